@@ -1,0 +1,125 @@
+"""Spans and diagnostics: every message points at a place in a .rules file.
+
+A diagnostic prints as::
+
+    games/x.rules:12:5: error: <plain words>
+       12 |     mvoe c to desk
+          |     ^
+      expected: a statement such as `move`, `let` or `if`
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Span(BaseModel):
+    """Where a construct starts in its source file (1-based line and column)."""
+
+    model_config = ConfigDict(frozen=True)
+    file: str = "<rules>"
+    line: int = 0
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NO_SPAN = Span()
+
+_source_cache: dict[str, list[str]] = {}
+
+
+def remember_source(file: str, text: str) -> None:
+    """Keep a file's text so diagnostics and runtime errors can quote it."""
+    _source_cache[file] = text.splitlines()
+
+
+def source_line(file: str, line: int) -> str | None:
+    lines = _source_cache.get(file)
+    if lines is None:
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return None
+        _source_cache[file] = lines
+    if 1 <= line <= len(lines):
+        return lines[line - 1]
+    return None
+
+
+@dataclass
+class Diagnostic:
+    span: Span
+    message: str
+    expected: str | None = None
+    hint: str | None = None
+    severity: str = "error"
+
+    def format(self) -> str:
+        out = [f"{self.span}: {self.severity}: {self.message}"]
+        text = source_line(self.span.file, self.span.line)
+        if text is not None:
+            gutter = f"{self.span.line:>5} | "
+            out.append(gutter + text.rstrip("\n"))
+            caret_at = max(self.span.column - 1, 0)
+            # keep tabs so the caret lines up under the same character
+            pad = "".join(ch if ch == "\t" else " " for ch in text[:caret_at])
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+                width = min(self.span.end_column - self.span.column, max(len(text) - caret_at, 1))
+            out.append(" " * (len(gutter) - 2) + "| " + pad + "^" * width)
+        if self.expected:
+            out.append(f"  expected: {self.expected}")
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class RulesError(Exception):
+    """One or more diagnostics about a .rules file (syntax, checks or a rule failing at run time)."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.format() for d in diagnostics))
+
+    def format(self) -> str:
+        return "\n\n".join(d.format() for d in self.diagnostics)
+
+
+class RulesRuntimeError(RulesError):
+    """A rule failed while a match was running (no options, a loop that never ends, ...)."""
+
+
+@dataclass
+class DiagnosticBag:
+    """Collects every problem in a file so they are reported together."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, span: Span, message: str, expected: str | None = None, hint: str | None = None) -> None:
+        self.items.append(Diagnostic(span, message, expected, hint))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            self.items.sort(key=lambda d: (d.span.file, d.span.line, d.span.column))
+            raise RulesError(list(self.items))
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.7)
+    return f'did you mean "{close[0]}"?' if close else None

@@ -1,0 +1,610 @@
+"""The abstract syntax tree: pydantic models, data only.
+
+Every node carries a ``span`` (file, line, column) taken from Lark's
+``propagate_positions``; the compiler keeps spans so run-time errors point back
+into the .rules file. Declarations and statements also keep their ``///`` doc
+comments, which become the published rulebook.
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import NO_SPAN, Span
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=False)
+    span: Span = NO_SPAN
+
+
+# ------------------------------------------------------------------ expressions
+class Expr(Node):
+    pass
+
+
+class IntLit(Expr):
+    value: int
+
+
+class StrLit(Expr):
+    value: str
+
+
+class BoolLit(Expr):
+    value: bool
+
+
+class NoneLit(Expr):
+    pass
+
+
+class Name(Expr):
+    id: str
+
+
+class KwArg(Node):
+    name: str
+    value: "AnyExpr"
+
+
+class Call(Expr):
+    func: str
+    args: list["AnyExpr"] = Field(default_factory=list)
+    kwargs: list[KwArg] = Field(default_factory=list)
+
+
+class Attr(Expr):
+    obj: "AnyExpr"
+    name: str
+
+
+class Index(Expr):
+    obj: "AnyExpr"
+    index: "AnyExpr"
+
+
+class ListLit(Expr):
+    items: list["AnyExpr"] = Field(default_factory=list)
+
+
+class FilterList(Expr):
+    """``[x in coll where cond]`` and ``count(x in coll where cond)``."""
+
+    var: str
+    coll: "AnyExpr"
+    cond: "AnyExpr"
+
+
+class MapList(Expr):
+    """``[expr for x in coll where cond]`` and ``sum(expr for x in coll)``."""
+
+    expr: "AnyExpr"
+    var: str
+    coll: "AnyExpr"
+    cond: Optional["AnyExpr"] = None
+
+
+class CondExpr(Expr):
+    test: "AnyExpr"
+    then: "AnyExpr"
+    other: "AnyExpr"
+
+
+class BinOp(Expr):
+    op: str
+    left: "AnyExpr"
+    right: "AnyExpr"
+
+
+class Compare(Expr):
+    op: str
+    left: "AnyExpr"
+    right: "AnyExpr"
+
+
+class Member(Expr):
+    elem: "AnyExpr"
+    coll: "AnyExpr"
+    negated: bool = False
+
+
+class BoolOp(Expr):
+    op: Literal["and", "or"]
+    items: list["AnyExpr"]
+
+
+class Not(Expr):
+    operand: "AnyExpr"
+
+
+class Neg(Expr):
+    operand: "AnyExpr"
+
+
+class Range(Expr):
+    low: "AnyExpr"
+    high: "AnyExpr"
+
+
+class CellLit(Expr):
+    a: "AnyExpr"
+    b: "AnyExpr"
+
+
+AnyExpr = Union[
+    IntLit, StrLit, BoolLit, NoneLit, Name, Call, Attr, Index, ListLit, FilterList, MapList,
+    CondExpr, BinOp, Compare, Member, BoolOp, Not, Neg, Range, CellLit,
+]
+
+
+# ------------------------------------------------------------------ statements
+class Stmt(Node):
+    doc: list[str] = Field(default_factory=list)
+
+
+class Let(Stmt):
+    name: str
+    value: AnyExpr
+
+
+class Assign(Stmt):
+    target: AnyExpr
+    op: Optional[str] = None  # None: a bare call used as a statement
+    value: Optional[AnyExpr] = None
+
+
+class If(Stmt):
+    branches: list[tuple[AnyExpr, list["AnyStmt"]]]
+    other: Optional[list["AnyStmt"]] = None
+
+
+class For(Stmt):
+    var: str
+    coll: AnyExpr
+    cond: Optional[AnyExpr] = None
+    chosen_by: Optional[AnyExpr] = None
+    body: list["AnyStmt"]
+
+
+class While(Stmt):
+    cond: AnyExpr
+    body: list["AnyStmt"]
+
+
+class RepeatTimes(Stmt):
+    count: AnyExpr
+    body: list["AnyStmt"]
+
+
+class RepeatUntil(Stmt):
+    cond: AnyExpr
+    body: list["AnyStmt"]
+
+
+class ChooseOpts(Node):
+    by: Optional[AnyExpr] = None
+    optional: bool = False
+    prompt: Optional[str] = None
+
+
+class Choose(Stmt):
+    var: str
+    coll: AnyExpr
+    cond: Optional[AnyExpr] = None
+    opts: ChooseOpts
+
+
+class Binding(Node):
+    var: str
+    coll: AnyExpr
+    cond: Optional[AnyExpr] = None
+
+
+class Option(Node):
+    doc: list[str] = Field(default_factory=list)
+    name: str
+    bindings: list[Binding] = Field(default_factory=list)
+    cond: Optional[AnyExpr] = None
+    body: list["AnyStmt"]
+
+
+class ChooseBlock(Stmt):
+    opts: ChooseOpts
+    options: list[Option]
+
+
+class Placement(Node):
+    at: Optional[AnyExpr] = None
+    end: Optional[Literal["top", "bottom"]] = None
+    face: Optional[Literal["up", "down"]] = None
+
+
+class Move(Stmt):
+    what: AnyExpr
+    to: AnyExpr
+    place: Placement
+
+
+class Discard(Stmt):
+    what: AnyExpr
+
+
+class Draw(Stmt):
+    count: Optional[AnyExpr] = None
+    up_to: bool = False
+    source: AnyExpr
+    to: AnyExpr
+    place: Placement
+
+
+class Shuffle(Stmt):
+    zone: AnyExpr
+
+
+class Create(Stmt):
+    cards: str
+    zone: AnyExpr
+
+
+class Reveal(Stmt):
+    what: AnyExpr
+    to: Optional[AnyExpr] = None
+
+
+class Hide(Stmt):
+    what: AnyExpr
+
+
+class Flip(Stmt):
+    what: AnyExpr
+    face: Literal["up", "down"]
+
+
+class Signal(Stmt):
+    name: str
+    args: list[AnyExpr] = Field(default_factory=list)
+
+
+class Perform(Stmt):
+    what: AnyExpr
+    on: Optional[AnyExpr] = None
+
+
+class Win(Stmt):
+    who: AnyExpr
+
+
+class End(Stmt):
+    what: Literal["turn", "phase", "round", "game"]
+
+
+class TakeTurns(Stmt):
+    start: Optional[AnyExpr] = None
+    direction: Optional[str] = None
+    skipping: Optional[AnyExpr] = None
+    until: Optional[AnyExpr] = None
+    once: bool = False
+    body: list["AnyStmt"]
+
+
+class StepBlock(Stmt):
+    name: str
+    body: list["AnyStmt"]
+
+
+class Log(Stmt):
+    message: AnyExpr
+
+
+class Fail(Stmt):
+    message: AnyExpr
+
+
+class Break(Stmt):
+    pass
+
+
+class Continue(Stmt):
+    pass
+
+
+class Return(Stmt):
+    pass
+
+
+AnyStmt = Union[
+    Let, Assign, If, For, While, RepeatTimes, RepeatUntil, Choose, ChooseBlock, Move, Discard,
+    Draw, Shuffle, Create, Reveal, Hide, Flip, Signal, Perform, Win, End, TakeTurns, StepBlock,
+    Log, Fail, Break, Continue, Return,
+]
+
+
+# ------------------------------------------------------------------ declarations
+class Decl(Node):
+    doc: list[str] = Field(default_factory=list)
+    replace: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(namespace, name): what a variant replaces or removes."""
+        return (type(self).__name__, getattr(self, "name", type(self).__name__))
+
+
+class GameDecl(Decl):
+    title: str
+    players_min: int = 2
+    players_max: int = 4
+    players_default: Optional[int] = None
+    direction: str = "clockwise"
+    round_phases: list[str] = Field(default_factory=list)
+    round_spans: list[Span] = Field(default_factory=list)
+    max_rounds: Optional[int] = None
+    member_docs: dict[str, list[str]] = Field(default_factory=dict)
+
+    @property
+    def key(self):
+        return ("GameDecl", "game")
+
+
+class EnumDecl(Decl):
+    name: str
+    members: list[str]
+    member_docs: list[list[str]] = Field(default_factory=list)
+
+
+class TypeRef(Node):
+    name: str
+    list_of: Optional["TypeRef"] = None
+
+    def __str__(self) -> str:
+        return f"list of {self.list_of}" if self.list_of else self.name
+
+
+class FieldDecl(Node):
+    doc: list[str] = Field(default_factory=list)
+    name: str
+    type: TypeRef
+    default: Optional[AnyExpr] = None
+
+
+class ComponentDecl(Decl):
+    name: str
+    fields: list[FieldDecl] = Field(default_factory=list)
+    label: Optional[str] = None
+    discards_to: Optional[AnyExpr] = None
+
+
+class PlayerDecl(Decl):
+    fields: list[FieldDecl] = Field(default_factory=list)
+
+    @property
+    def key(self):
+        return ("PlayerDecl", "player")
+
+
+class CardCtor(Node):
+    component: str
+    args: list[KwArg] = Field(default_factory=list)
+
+
+class GenClause(Node):
+    var: str
+    coll: AnyExpr
+
+
+class CardEntry(Node):
+    doc: list[str] = Field(default_factory=list)
+    ctor: CardCtor
+    copies: int = 1
+    gens: list[GenClause] = Field(default_factory=list)
+
+
+class CardsDecl(Decl):
+    name: str
+    zone: Optional[AnyExpr] = None
+    entries: list[CardEntry] = Field(default_factory=list)
+
+
+class Topology(Node):
+    kind: Literal["grid", "hex", "track", "graph"]
+    neighbours: int = 8
+    width: Optional[int] = None
+    height: Optional[int] = None
+    radius: Optional[int] = None
+    length: Optional[int] = None
+    loop: bool = False
+    nodes: list[str] = Field(default_factory=list)
+    edges: list[tuple[str, str]] = Field(default_factory=list)
+
+
+class ZoneDecl(Decl):
+    name: str
+    per_player: bool = False
+    board: Optional[Topology] = None
+    visibility: Literal["public", "hidden", "private"] = "public"
+
+
+class VarDecl(Decl):
+    name: str
+    type: TypeRef
+    default: Optional[AnyExpr] = None
+
+
+class SettingDecl(Decl):
+    name: str
+    default: AnyExpr
+    choices: list[str] = Field(default_factory=list)
+
+
+class SetSetting(Decl):
+    name: str
+    value: AnyExpr
+
+    @property
+    def key(self):
+        return ("SetSetting", self.name)
+
+
+class Param(Node):
+    name: str
+    type: Optional[TypeRef] = None
+
+
+class DefDecl(Decl):
+    name: str
+    params: list[Param] = Field(default_factory=list)
+    body: AnyExpr
+
+
+class ProcDecl(Decl):
+    name: str
+    params: list[Param] = Field(default_factory=list)
+    body: list[AnyStmt]
+
+
+class TriggerDecl(Decl):
+    kind: Literal["at", "enter", "leave", "signal"]
+    when: Optional[Literal["start", "end"]] = None
+    timing: Optional[str] = None  # game | round | phase | turn
+    phase: Optional[str] = None  # at start of phase NAME
+    var: Optional[str] = None  # when VAR enters ZONE
+    zone: Optional[str] = None
+    signal: Optional[str] = None
+    params: list[str] = Field(default_factory=list)
+    cond: Optional[AnyExpr] = None
+    name: Optional[str] = None
+    body: list[AnyStmt]
+
+    @property
+    def key(self):
+        return ("TriggerDecl", self.name or f"@{self.span.line}:{self.span.column}")
+
+    def describe(self) -> str:
+        if self.kind == "at":
+            return f"at {self.when} of {self.timing}" + (f" {self.phase}" if self.phase else "")
+        if self.kind == "enter":
+            return f"when {self.var} enters {self.zone}"
+        if self.kind == "leave":
+            return f"when {self.var} leaves {self.zone}"
+        return f"when {self.signal}({', '.join(self.params)})"
+
+
+class AlwaysDecl(Decl):
+    name: Optional[str] = None
+    body: list[AnyStmt]
+
+    @property
+    def key(self):
+        return ("AlwaysDecl", self.name or f"@{self.span.line}:{self.span.column}")
+
+
+class KeywordDecl(Decl):
+    name: str
+    params: list[Param] = Field(default_factory=list)
+    usable: Optional[AnyExpr] = None
+    effect: Optional[list[AnyStmt]] = None
+    triggers: list[TriggerDecl] = Field(default_factory=list)
+    always: list[AlwaysDecl] = Field(default_factory=list)
+    effect_span: Optional[Span] = None
+
+
+class PhaseDecl(Decl):
+    name: str
+    unless: Optional[AnyExpr] = None
+    body: list[AnyStmt]
+
+
+class SetupDecl(Decl):
+    body: list[AnyStmt]
+
+    @property
+    def key(self):
+        return ("SetupDecl", "setup")
+
+
+class ResultDecl(Decl):
+    body: list[AnyStmt]
+
+    @property
+    def key(self):
+        return ("ResultDecl", "result")
+
+
+class RemoveDecl(Decl):
+    name: str
+
+    @property
+    def key(self):
+        return ("RemoveDecl", self.name)
+
+
+class VariantDecl(Decl):
+    name: str
+    extends: list[str] = Field(default_factory=list)
+    items: list["AnyDecl"] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ scenarios
+class PosCard(Node):
+    ctor: Optional[CardCtor] = None
+    name: Optional[str] = None  # a card picked by its `name` attribute
+
+
+class PosItem(Node):
+    doc: list[str] = Field(default_factory=list)
+    kind: Literal["round", "phase", "set", "cards", "empty"]
+    round: Optional[int] = None
+    phase: Optional[str] = None
+    target: Optional[AnyExpr] = None
+    value: Optional[AnyExpr] = None
+    zone: Optional[str] = None
+    player: Optional[int] = None
+    at: Optional[AnyExpr] = None
+    cards: list[PosCard] = Field(default_factory=list)
+
+
+class ScenarioItem(Node):
+    doc: list[str] = Field(default_factory=list)
+    kind: Literal["game", "variant", "players", "seed", "position", "position_file", "run",
+                  "choose", "expect", "expect_error"]
+    text: Optional[str] = None
+    names: list[str] = Field(default_factory=list)
+    number: Optional[int] = None
+    position: list[PosItem] = Field(default_factory=list)
+    unit: Optional[str] = None
+    target: Optional[str] = None
+    expr: Optional[AnyExpr] = None
+
+
+class ScenarioDecl(Decl):
+    name: str
+    items: list[ScenarioItem] = Field(default_factory=list)
+
+
+AnyDecl = Union[
+    GameDecl, EnumDecl, ComponentDecl, PlayerDecl, CardsDecl, ZoneDecl, VarDecl, SettingDecl,
+    SetSetting, DefDecl, ProcDecl, KeywordDecl, PhaseDecl, SetupDecl, ResultDecl, TriggerDecl,
+    AlwaysDecl, VariantDecl, RemoveDecl, ScenarioDecl,
+]
+
+
+class RulesFile(Node):
+    path: str
+    decls: list[AnyDecl] = Field(default_factory=list)
+    header_doc: list[str] = Field(default_factory=list)
+
+    def variants(self) -> dict[str, VariantDecl]:
+        return {d.name: d for d in self.decls if isinstance(d, VariantDecl)}
+
+    def game(self) -> Optional[GameDecl]:
+        for d in self.decls:
+            if isinstance(d, GameDecl):
+                return d
+        return None
+
+
+for _model in list(globals().values()):
+    if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
+        _model.model_rebuild()

@@ -1,0 +1,1067 @@
+"""Parsing: .rules text -> pydantic AST (``nodes``), with plain-words syntax errors.
+
+Syntax errors never show Lark's token reprs. Like Lark's ``match_examples`` we
+keep a table of small bad snippets with a named message each; the failing parser
+state is matched against them. The expected tokens are translated to words.
+
+To report every syntax error in a file at once, a file that fails to parse is
+split into its top-level declarations, and each one is parsed on its own.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import nodes as N
+from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
+from .resources import grammar_path
+
+# ------------------------------------------------------------------ the parser
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(
+        grammar_path().read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+# ------------------------------------------------------------------ words for tokens
+
+KEYWORDS_AT_TOP = (
+    "game, enum, component, player, cards, zone, var, setting, def, procedure, keyword, "
+    "phase, setup, result, at, when, always, variant or scenario"
+)
+
+_TOKEN_WORDS = {
+    "NAME": "a name",
+    "INT": "a whole number",
+    "STRING": 'a text in double quotes ("...")',
+    "DOC": "a /// doc comment",
+    "LBRACE": '"{"',
+    "RBRACE": '"}"',
+    "LPAR": '"("',
+    "RPAR": '")"',
+    "LSQB": '"["',
+    "RSQB": '"]"',
+    "COMMA": '","',
+    "COLON": '":"',
+    "SEMICOLON": '";"',
+    "DOT": '"."',
+    "EQUAL": '"="',
+    "ASSIGN_OP": '"=", "+=" or "-="',
+    "COMP_OP": "a comparison such as == or <=",
+    "ADD_OP": '"+" or "-"',
+    "MUL_OP": '"*", "/" or "%"',
+    "MINUS": '"-"',
+    "STAR": '"*"',
+    "VBAR": '"|"',
+    "DIRECTION": "clockwise or counterclockwise",
+    "VISIBILITY": "public, hidden or private",
+    "START_END": "start or end",
+    "TIMING": "game, round, phase or turn",
+    "TOP_BOTTOM": "top or bottom",
+    "UP_DOWN": "up or down",
+    "END_WHAT": "turn, phase, round or game",
+    "RUN_UNIT": "round, phase, step, turn, choice, game or setup",
+    "OPTIONAL": "optional",
+    "REPLACE": "replace",
+    "LOOP": "loop",
+    "$END": "the end of the file",
+}
+
+
+def _describe_token_name(name: str, pattern_lookup: dict[str, str]) -> str:
+    if name in _TOKEN_WORDS:
+        return _TOKEN_WORDS[name]
+    literal = pattern_lookup.get(name)
+    if literal is not None:
+        return f'"{literal}"'
+    return name.lower().replace("_", " ")
+
+
+@lru_cache(maxsize=1)
+def _literal_patterns() -> dict[str, str]:
+    out = {}
+    for term in _lark().terminals:
+        if term.pattern.type == "str":
+            out[term.name] = term.pattern.value
+    return out
+
+
+def _expected_words(expected: set[str]) -> str:
+    lookup = _literal_patterns()
+    words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
+    # A long list of every statement keyword helps nobody: summarise it.
+    if len(words) > 12:
+        if "a name" in words:
+            return "a statement or declaration (a name or a keyword such as " + ", ".join(
+                w for w in words if w.startswith('"') and w.strip('"').isalpha()
+            )[:160] + ")"
+        return ", ".join(words[:12]) + ", ..."
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _token_in_words(token: Token) -> str:
+    if token.type == "$END":
+        return "the end of the file"
+    value = str(token)
+    if token.type == "NAME":
+        return f'the name "{value}"'
+    if token.type == "INT":
+        return f"the number {value}"
+    if token.type == "STRING":
+        return f"the text {value}"
+    if token.type == "DOC":
+        return "a /// doc comment"
+    return f'"{value}"'
+
+
+# Named messages for common mistakes (the match_examples idea): each entry is a
+# message and snippets that fail the same way.
+_EXAMPLES: dict[str, list[str]] = {
+    "Unclosed block: a '{' is never closed by a '}'": [
+        "phase a {",
+        "phase a { if x {",
+        "setup { move a to b",
+    ],
+    "A statement is missing its block in '{ ... }'": [
+        "phase a { if x move a to b }",
+        "phase a { for each c in d move c to e }",
+    ],
+    "'=' assigns a value; to compare two values use '=='": [
+        "def f = a = b",
+        "phase a { if x = 1 { } }",
+    ],
+    "A declaration is missing its name": [
+        "component {",
+        "phase {",
+        "zone :",
+    ],
+    "Unclosed parenthesis: a '(' is never closed by a ')'": [
+        "def f = g(1",
+        "def f = (1 + 2",
+    ],
+    "A doc comment (///) must come before a declaration or a statement, not at the end of a block": [
+        "phase a { /// hello\n }",
+    ],
+}
+
+
+@lru_cache(maxsize=1)
+def _example_states() -> list[tuple[str, str, frozenset]]:
+    """(message, last token type, expected set) for each bad snippet."""
+    table = []
+    for message, snippets in _EXAMPLES.items():
+        for snippet in snippets:
+            try:
+                _lark().parse(snippet)
+            except UnexpectedInput as exc:
+                tok = getattr(exc, "token", None)
+                table.append((message, getattr(tok, "type", "$END"), frozenset(getattr(exc, "expected", ()) or ())))
+    return table
+
+
+def _named_message(exc: UnexpectedInput) -> str | None:
+    tok = getattr(exc, "token", None)
+    ttype = getattr(tok, "type", "$END")
+    expected = frozenset(getattr(exc, "expected", ()) or ())
+    for message, ex_type, ex_expected in _example_states():
+        if ex_type == ttype and ex_expected == expected:
+            return message
+    return None
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str) -> Diagnostic:
+    line = (exc.line or 1) + line_offset
+    column = exc.column or 1
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        message = f'this character is not part of the language: "{ch}"'
+        if ch == "'":
+            hint = 'texts use double quotes: "like this"'
+        elif ch == "#":
+            hint = "comments start with // and doc comments with ///"
+        else:
+            hint = None
+        expected = _expected_words(set(exc.allowed)) if exc.allowed else None
+        return Diagnostic(Span(file=file, line=line, column=column), message, expected, hint)
+    if isinstance(exc, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        line = len(lines) + line_offset
+        column = len(lines[-1]) + 1
+        named = _named_message(exc)
+        message = named or "the file ends in the middle of a declaration"
+        return Diagnostic(Span(file=file, line=line, column=column), message, _expected_words(set(exc.expected)))
+    assert isinstance(exc, UnexpectedToken)
+    token = exc.token
+    if token.type == "$END":
+        lines = text.splitlines() or [""]
+        line = len(lines) + line_offset
+        column = len(lines[-1]) + 1
+    named = _named_message(exc)
+    found = _token_in_words(token)
+    message = named or f"unexpected {found}"
+    if named:
+        message = f"{named} (found {found})"
+    hint = None
+    if token.type == "NAME":
+        keywords = [v for v in _literal_patterns().values() if v.isalpha()]
+        hint = did_you_mean(str(token), keywords)
+    end_col = column + len(str(token)) if token.type != "$END" else column
+    return Diagnostic(
+        Span(file=file, line=line, column=column, end_line=line, end_column=end_col),
+        message,
+        _expected_words(set(exc.expected)),
+        hint,
+    )
+
+
+# ------------------------------------------------------------------ splitting for recovery
+
+_TOP_START = re.compile(
+    r"^(///|replace\b|game\b|enum\b|component\b|player\b|cards\b|zone\b|var\b|setting\b|set\b|def\b|"
+    r"procedure\b|keyword\b|phase\b|setup\b|result\b|at\b|when\b|always\b|variant\b|remove\b|scenario\b)"
+)
+
+
+def _split_top_level(text: str) -> list[tuple[int, str]]:
+    """Chunks of text, each starting at a line that opens a top-level declaration at depth 0."""
+    chunks: list[tuple[int, list[str]]] = []
+    depth = 0
+    current: list[str] = []
+    start_line = 0
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        stripped = line.lstrip()
+        at_col0 = line[:1] not in (" ", "\t")
+        if depth == 0 and at_col0 and _TOP_START.match(stripped):
+            # a run of /// lines belongs to the declaration after it
+            if not (current and all(l.lstrip().startswith("///") or not l.strip() for l in current)):
+                if current:
+                    chunks.append((start_line, current))
+                current, start_line = [], index
+        current.append(line)
+        code = re.sub(r'"([^"\\\n]|\\.)*"', '""', line.split("//", 1)[0])
+        depth = max(depth + code.count("{") - code.count("}"), 0)
+    if current:
+        chunks.append((start_line, current))
+    return [(offset, "".join(lines)) for offset, lines in chunks]
+
+
+# ------------------------------------------------------------------ tree -> AST
+
+
+def _docs(tree) -> list[str]:
+    if tree is None:
+        return []
+    out = []
+    for tok in tree.children:
+        text = str(tok)[3:]
+        out.append(text[1:] if text.startswith(" ") else text)
+    return out
+
+
+class _ToAst(Transformer):
+    def __init__(self, file: str, line_offset: int):
+        super().__init__(visit_tokens=False)
+        self.file = file
+        self.offset = line_offset
+
+    def _span(self, meta) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(file=self.file)
+        return Span(
+            file=self.file,
+            line=meta.line + self.offset,
+            column=meta.column,
+            end_line=meta.end_line + self.offset,
+            end_column=meta.end_column,
+        )
+
+    def _tok_span(self, tok: Token) -> Span:
+        return Span(file=self.file, line=tok.line + self.offset, column=tok.column,
+                    end_line=tok.end_line + self.offset, end_column=tok.end_column)
+
+    # ---- one-word choices such as `clockwise` or `face up`
+    def _word(self, c):
+        return str(c[0])
+
+    direction = assign_op = visibility = start_end = timing = top_bottom = up_down = end_what = run_unit = _word
+
+    # ---- top level
+    def start(self, children):
+        return [c for c in children if c is not None]
+
+    def doc(self, children):
+        return Tree("doc", children)
+
+    def replace_mark(self, children):
+        return bool(children and children[0] is not None)
+
+    def item(self, children):
+        doc, replace, decl = children
+        decl.doc = _docs(doc) + decl.doc
+        decl.replace = replace
+        return decl
+
+    @v_args(meta=True)
+    def game_decl(self, meta, children):
+        title = _unquote(children[0])
+        decl = N.GameDecl(span=self._span(meta), title=title)
+        for doc, spec in children[1:]:
+            kind, data = spec
+            if kind == "players":
+                lo, hi, default = data
+                decl.players_min = lo
+                decl.players_max = hi if hi is not None else lo
+                decl.players_default = default
+            elif kind == "direction":
+                decl.direction = data
+            elif kind == "round":
+                decl.round_phases = [str(t) for t in data]
+                decl.round_spans = [self._tok_span(t) for t in data]
+            elif kind == "max_rounds":
+                decl.max_rounds = data
+            if doc:
+                decl.member_docs[kind] = doc
+        return decl
+
+    def game_member(self, children):
+        return (_docs(children[0]), children[1])
+
+    def players_spec(self, c):
+        return ("players", (int(c[0]), int(c[1]) if c[1] is not None else None, int(c[2]) if c[2] is not None else None))
+
+    def turn_order_spec(self, c):
+        return ("direction", str(c[0]))
+
+    def round_spec(self, c):
+        return ("round", [t for t in c if t is not None])
+
+    def max_rounds_spec(self, c):
+        return ("max_rounds", int(c[0]))
+
+    @v_args(meta=True)
+    def enum_decl(self, meta, c):
+        members = [m for m in c[1:] if m is not None]
+        return N.EnumDecl(span=self._span(meta), name=str(c[0]), members=[m[1] for m in members],
+                          member_docs=[m[0] for m in members])
+
+    def enum_member(self, c):
+        return (_docs(c[0]), str(c[1]))
+
+    @v_args(meta=True)
+    def component_decl(self, meta, c):
+        decl = N.ComponentDecl(span=self._span(meta), name=str(c[0]))
+        self._fill_members(decl, c[1:])
+        return decl
+
+    def _fill_members(self, decl, members):
+        for doc, spec in members:
+            if isinstance(spec, N.FieldDecl):
+                spec.doc = doc
+                decl.fields.append(spec)
+            elif isinstance(spec, tuple) and spec[0] == "label":
+                decl.label = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "discards":
+                decl.discards_to = spec[1]
+
+    @v_args(meta=True)
+    def player_decl(self, meta, c):
+        decl = N.PlayerDecl(span=self._span(meta))
+        self._fill_members(decl, c)
+        return decl
+
+    def comp_member(self, c):
+        return (_docs(c[0]), c[1])
+
+    @v_args(meta=True)
+    def field(self, meta, c):
+        return N.FieldDecl(span=self._span(meta), name=str(c[0]), type=c[1], default=c[2])
+
+    def label_spec(self, c):
+        return ("label", _unquote(c[0]))
+
+    def discards_spec(self, c):
+        return ("discards", c[0])
+
+    @v_args(meta=True)
+    def simple_type(self, meta, c):
+        return N.TypeRef(span=self._span(meta), name=str(c[0]))
+
+    @v_args(meta=True)
+    def list_type(self, meta, c):
+        return N.TypeRef(span=self._span(meta), name="list", list_of=c[0])
+
+    @v_args(meta=True)
+    def cards_decl(self, meta, c):
+        return N.CardsDecl(span=self._span(meta), name=str(c[0]), zone=c[1], entries=[e for e in c[2:] if e])
+
+    @v_args(meta=True)
+    def card_entry(self, meta, c):
+        doc, ctor, copies, gens = c
+        return N.CardEntry(span=self._span(meta), doc=_docs(doc), ctor=ctor,
+                           copies=copies if copies is not None else 1, gens=gens or [])
+
+    @v_args(meta=True)
+    def card_ctor(self, meta, c):
+        return N.CardCtor(span=self._span(meta), component=str(c[0]), args=[a for a in c[1:] if a is not None])
+
+    @v_args(meta=True)
+    def named_arg(self, meta, c):
+        return N.KwArg(span=self._span(meta), name=str(c[0]), value=c[1])
+
+    def card_copies(self, c):
+        return int(c[0])
+
+    def card_gen(self, c):
+        return list(c)
+
+    @v_args(meta=True)
+    def gen_clause(self, meta, c):
+        return N.GenClause(span=self._span(meta), var=str(c[0]), coll=c[1])
+
+    @v_args(meta=True)
+    def zone_decl(self, meta, c):
+        name, per_player, kind, visibility = c
+        decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None)
+        if isinstance(kind, N.Topology):
+            decl.board = kind
+        if visibility is not None:
+            decl.visibility = str(visibility)
+        return decl
+
+    def per_player(self, c):
+        return True
+
+    def stack_kind(self, c):
+        return "stack"
+
+    def board_kind(self, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def grid_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="grid", neighbours=int(c[0]))
+
+    @v_args(meta=True)
+    def fixed_grid_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="grid", neighbours=int(c[0]), width=int(c[1]), height=int(c[2]))
+
+    @v_args(meta=True)
+    def hex_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="hex", neighbours=6)
+
+    @v_args(meta=True)
+    def hex_radius_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="hex", neighbours=6, radius=int(c[0]))
+
+    @v_args(meta=True)
+    def track_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="track", neighbours=2, length=int(c[0]), loop=c[1] is not None)
+
+    @v_args(meta=True)
+    def graph_topology(self, meta, c):
+        topo = N.Topology(span=self._span(meta), kind="graph")
+        for chain in c:
+            for n in chain:
+                if n not in topo.nodes:
+                    topo.nodes.append(n)
+            topo.edges.extend(zip(chain, chain[1:]))
+        return topo
+
+    def graph_item(self, c):
+        return [str(t) for t in c if t is not None]
+
+    @v_args(meta=True)
+    def var_decl(self, meta, c):
+        return N.VarDecl(span=self._span(meta), name=str(c[0]), type=c[1], default=c[2])
+
+    @v_args(meta=True)
+    def setting_decl(self, meta, c):
+        return N.SettingDecl(span=self._span(meta), name=str(c[0]), default=c[1],
+                             choices=[str(t) for t in c[2:] if t is not None])
+
+    @v_args(meta=True)
+    def set_setting_decl(self, meta, c):
+        return N.SetSetting(span=self._span(meta), name=str(c[0]), value=c[1])
+
+    @v_args(meta=True)
+    def def_decl(self, meta, c):
+        return N.DefDecl(span=self._span(meta), name=str(c[0]), params=c[1] or [], body=c[2])
+
+    @v_args(meta=True)
+    def proc_decl(self, meta, c):
+        return N.ProcDecl(span=self._span(meta), name=str(c[0]), params=c[1] or [], body=c[2])
+
+    def params(self, c):
+        return [p for p in c if p is not None]
+
+    @v_args(meta=True)
+    def param(self, meta, c):
+        return N.Param(span=self._span(meta), name=str(c[0]), type=c[1])
+
+    @v_args(meta=True)
+    def keyword_decl(self, meta, c):
+        decl = N.KeywordDecl(span=self._span(meta), name=str(c[0]), params=c[1] or [])
+        for doc, spec in c[2:]:
+            if isinstance(spec, tuple) and spec[0] == "usable":
+                decl.usable = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "effect":
+                decl.effect = spec[1]
+                decl.effect_span = spec[2]
+                decl.doc.extend(doc)
+            elif isinstance(spec, N.TriggerDecl):
+                spec.doc = doc + spec.doc
+                decl.triggers.append(spec)
+            elif isinstance(spec, N.AlwaysDecl):
+                spec.doc = doc + spec.doc
+                decl.always.append(spec)
+        return decl
+
+    def kw_member(self, c):
+        return (_docs(c[0]), c[1])
+
+    def usable_spec(self, c):
+        return ("usable", c[0])
+
+    @v_args(meta=True)
+    def effect_spec(self, meta, c):
+        return ("effect", c[0], self._span(meta))
+
+    @v_args(meta=True)
+    def phase_decl(self, meta, c):
+        return N.PhaseDecl(span=self._span(meta), name=str(c[0]), unless=c[1], body=c[2])
+
+    @v_args(meta=True)
+    def setup_decl(self, meta, c):
+        return N.SetupDecl(span=self._span(meta), body=c[0])
+
+    @v_args(meta=True)
+    def result_decl(self, meta, c):
+        return N.ResultDecl(span=self._span(meta), body=c[0])
+
+    @v_args(meta=True)
+    def trigger_decl(self, meta, c):
+        head, cond, name, body = c
+        head.update(cond=cond, name=str(name) if name is not None else None, body=body)
+        return N.TriggerDecl(span=self._span(meta), **head)
+
+    def at_trigger(self, c):
+        return dict(kind="at", when=str(c[0]), timing=str(c[1]), phase=str(c[2]) if c[2] is not None else None)
+
+    def enter_trigger(self, c):
+        return dict(kind="enter", var=str(c[0]), zone=str(c[1]))
+
+    def leave_trigger(self, c):
+        return dict(kind="leave", var=str(c[0]), zone=str(c[1]))
+
+    def signal_trigger(self, c):
+        return dict(kind="signal", signal=str(c[0]), params=[str(t) for t in c[1:] if t is not None])
+
+    @v_args(meta=True)
+    def always_decl(self, meta, c):
+        return N.AlwaysDecl(span=self._span(meta), name=str(c[0]) if c[0] is not None else None, body=c[1])
+
+    @v_args(meta=True)
+    def variant_decl(self, meta, c):
+        name = str(c[0])
+        extends = []
+        items = []
+        for x in c[1:]:
+            if isinstance(x, Token):
+                extends.append(str(x))
+            elif x is not None:
+                items.append(x)
+        return N.VariantDecl(span=self._span(meta), name=name, extends=extends, items=items)
+
+    @v_args(meta=True)
+    def remove_decl(self, meta, c):
+        return N.RemoveDecl(span=self._span(meta), name=str(c[0]))
+
+    # ---- scenarios
+    @v_args(meta=True)
+    def scenario_decl(self, meta, c):
+        return N.ScenarioDecl(span=self._span(meta), name=_unquote(c[0]), items=[i for i in c[1:] if i])
+
+    def scen_item(self, c):
+        doc, item = c[0], c[1]
+        item.doc = _docs(doc)
+        return item
+
+    @v_args(meta=True)
+    def scen_game(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="game", text=_unquote(c[0]))
+
+    @v_args(meta=True)
+    def scen_variant(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="variant", names=[str(t) for t in c if t is not None])
+
+    @v_args(meta=True)
+    def scen_players(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="players", number=int(c[0]))
+
+    @v_args(meta=True)
+    def scen_seed(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="seed", number=int(c[0]))
+
+    @v_args(meta=True)
+    def scen_position(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="position", position=[p for p in c if p])
+
+    @v_args(meta=True)
+    def scen_position_file(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="position_file", text=_unquote(c[0]))
+
+    @v_args(meta=True)
+    def scen_run(self, meta, c):
+        unit, target = c[0]
+        return N.ScenarioItem(span=self._span(meta), kind="run", unit=unit, target=target)
+
+    def run_target(self, c):
+        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+
+    @v_args(meta=True)
+    def scen_choose(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="choose", text=_unquote(c[0]))
+
+    @v_args(meta=True)
+    def scen_expect(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="expect", expr=c[0])
+
+    @v_args(meta=True)
+    def scen_expect_error(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="expect_error", text=_unquote(c[0]))
+
+    def pos_item(self, c):
+        doc, item = c[0], c[1]
+        item.doc = _docs(doc)
+        return item
+
+    @v_args(meta=True)
+    def pos_round(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="round", round=int(c[0]))
+
+    @v_args(meta=True)
+    def pos_phase(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="phase", phase=str(c[0]))
+
+    @v_args(meta=True)
+    def pos_set(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="set", target=c[0], value=c[1])
+
+    @v_args(meta=True)
+    def pos_cards(self, meta, c):
+        (zone, player), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
+        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, at=at, cards=cards)
+
+    @v_args(meta=True)
+    def pos_empty(self, meta, c):
+        (zone, player), at = c[0], c[1]
+        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, at=at)
+
+    def pos_zone(self, c):
+        return (str(c[0]), int(c[1]) if c[1] is not None else None)
+
+    @v_args(meta=True)
+    def pos_card(self, meta, c):
+        x = c[0]
+        if isinstance(x, N.CardCtor):
+            return N.PosCard(span=self._span(meta), ctor=x)
+        return N.PosCard(span=self._span(meta), name=_unquote(x))
+
+    # ---- statements
+    def block(self, c):
+        return [s for s in c if s is not None]
+
+    def stmt(self, c):
+        doc, s = c[0], c[1]
+        s.doc = _docs(doc)
+        return s
+
+    @v_args(meta=True)
+    def let_stmt(self, meta, c):
+        return N.Let(span=self._span(meta), name=str(c[0]), value=c[1])
+
+    @v_args(meta=True)
+    def assign_stmt(self, meta, c):
+        target, op, value = c[-3], c[-2], c[-1]
+        return N.Assign(span=self._span(meta), target=target, op=str(op) if op is not None else None, value=value)
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        branches = [(c[0], c[1])]
+        other = None
+        for x in c[2:]:
+            if isinstance(x, tuple) and x[0] == "elif":
+                branches.append((x[1], x[2]))
+            elif isinstance(x, tuple) and x[0] == "else":
+                other = x[1]
+        return N.If(span=self._span(meta), branches=branches, other=other)
+
+    def elif_clause(self, c):
+        return ("elif", c[0], c[1])
+
+    def else_clause(self, c):
+        return ("else", c[0])
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        var, coll, cond, chosen, body = c
+        return N.For(span=self._span(meta), var=str(var), coll=coll, cond=cond, chosen_by=chosen, body=body)
+
+    def chosen_by(self, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def while_stmt(self, meta, c):
+        return N.While(span=self._span(meta), cond=c[0], body=c[1])
+
+    @v_args(meta=True)
+    def repeat_times_stmt(self, meta, c):
+        return N.RepeatTimes(span=self._span(meta), count=c[0], body=c[1])
+
+    @v_args(meta=True)
+    def repeat_until_stmt(self, meta, c):
+        return N.RepeatUntil(span=self._span(meta), cond=c[0], body=c[1])
+
+    @v_args(meta=True)
+    def choose_stmt(self, meta, c):
+        var, coll, cond, opts = c
+        return N.Choose(span=self._span(meta), var=str(var), coll=coll, cond=cond, opts=opts)
+
+    @v_args(meta=True)
+    def choose_opts(self, meta, c):
+        by, optional, prompt = c
+        return N.ChooseOpts(span=self._span(meta), by=by, optional=optional is not None,
+                            prompt=_unquote(prompt) if prompt is not None else None)
+
+    @v_args(meta=True)
+    def choose_block(self, meta, c):
+        return N.ChooseBlock(span=self._span(meta), opts=c[0], options=list(c[1:]))
+
+    @v_args(meta=True)
+    def option(self, meta, c):
+        doc, name = c[0], c[1]
+        rest = c[2:]
+        body = rest[-1]
+        cond = rest[-2]
+        bindings = [b for b in rest[:-2] if b is not None]
+        return N.Option(span=self._span(meta), doc=_docs(doc), name=str(name), bindings=bindings, cond=cond, body=body)
+
+    @v_args(meta=True)
+    def binding(self, meta, c):
+        return N.Binding(span=self._span(meta), var=str(c[0]), coll=c[1], cond=c[2])
+
+    def _placement(self, opts) -> N.Placement:
+        place = N.Placement()
+        for kind, value in opts:
+            setattr(place, kind, value)
+        return place
+
+    @v_args(meta=True)
+    def move_stmt(self, meta, c):
+        return N.Move(span=self._span(meta), what=c[0], to=c[1], place=self._placement(c[2:]))
+
+    def at_place(self, c):
+        return ("at", c[0])
+
+    def end_place(self, c):
+        return ("end", str(c[0]))
+
+    def face_place(self, c):
+        return ("face", str(c[0]))
+
+    @v_args(meta=True)
+    def discard_stmt(self, meta, c):
+        return N.Discard(span=self._span(meta), what=c[0])
+
+    @v_args(meta=True)
+    def draw_stmt(self, meta, c):
+        return N.Draw(span=self._span(meta), count=c[0], source=c[1], to=c[2], place=self._placement(c[3:]))
+
+    @v_args(meta=True)
+    def draw_up_stmt(self, meta, c):
+        return N.Draw(span=self._span(meta), count=c[0], up_to=True, source=c[1], to=c[2], place=self._placement(c[3:]))
+
+    @v_args(meta=True)
+    def shuffle_stmt(self, meta, c):
+        return N.Shuffle(span=self._span(meta), zone=c[0])
+
+    @v_args(meta=True)
+    def create_stmt(self, meta, c):
+        return N.Create(span=self._span(meta), cards=str(c[0]), zone=c[1])
+
+    @v_args(meta=True)
+    def reveal_stmt(self, meta, c):
+        return N.Reveal(span=self._span(meta), what=c[0], to=c[1])
+
+    @v_args(meta=True)
+    def hide_stmt(self, meta, c):
+        return N.Hide(span=self._span(meta), what=c[0])
+
+    @v_args(meta=True)
+    def flip_stmt(self, meta, c):
+        return N.Flip(span=self._span(meta), what=c[0], face=str(c[1]))
+
+    @v_args(meta=True)
+    def signal_stmt(self, meta, c):
+        return N.Signal(span=self._span(meta), name=str(c[0]), args=[a for a in c[1:] if a is not None])
+
+    @v_args(meta=True)
+    def perform_stmt(self, meta, c):
+        return N.Perform(span=self._span(meta), what=c[0], on=c[1])
+
+    @v_args(meta=True)
+    def win_stmt(self, meta, c):
+        return N.Win(span=self._span(meta), who=c[0])
+
+    @v_args(meta=True)
+    def end_stmt(self, meta, c):
+        return N.End(span=self._span(meta), what=str(c[0]))
+
+    @v_args(meta=True)
+    def turns_stmt(self, meta, c):
+        stmt = N.TakeTurns(span=self._span(meta), body=c[-1])
+        for kind, value in c[:-1]:
+            setattr(stmt, kind, value)
+        return stmt
+
+    def turns_from(self, c):
+        return ("start", c[0])
+
+    def turns_direction(self, c):
+        return ("direction", str(c[0]))
+
+    def turns_skipping(self, c):
+        return ("skipping", c[0])
+
+    def turns_until(self, c):
+        return ("until", c[0])
+
+    def turns_once(self, c):
+        return ("once", True)
+
+    @v_args(meta=True)
+    def step_stmt(self, meta, c):
+        return N.StepBlock(span=self._span(meta), name=str(c[0]), body=c[1])
+
+    @v_args(meta=True)
+    def log_stmt(self, meta, c):
+        return N.Log(span=self._span(meta), message=c[0])
+
+    @v_args(meta=True)
+    def fail_stmt(self, meta, c):
+        return N.Fail(span=self._span(meta), message=c[0])
+
+    @v_args(meta=True)
+    def break_stmt(self, meta, c):
+        return N.Break(span=self._span(meta))
+
+    @v_args(meta=True)
+    def continue_stmt(self, meta, c):
+        return N.Continue(span=self._span(meta))
+
+    @v_args(meta=True)
+    def return_stmt(self, meta, c):
+        return N.Return(span=self._span(meta))
+
+    # ---- expressions
+    @v_args(meta=True)
+    def cond_expr(self, meta, c):
+        return N.CondExpr(span=self._span(meta), test=c[0], then=c[1], other=c[2])
+
+    @v_args(meta=True)
+    def or_expr(self, meta, c):
+        return N.BoolOp(span=self._span(meta), op="or", items=list(c))
+
+    @v_args(meta=True)
+    def and_expr(self, meta, c):
+        return N.BoolOp(span=self._span(meta), op="and", items=list(c))
+
+    @v_args(meta=True)
+    def not_expr(self, meta, c):
+        return N.Not(span=self._span(meta), operand=c[0])
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        op = {"≥": ">=", "≤": "<=", "≠": "!="}.get(str(c[1]), str(c[1]))
+        return N.Compare(span=self._span(meta), op=op, left=c[0], right=c[2])
+
+    @v_args(meta=True)
+    def member(self, meta, c):
+        return N.Member(span=self._span(meta), elem=c[0], coll=c[1])
+
+    @v_args(meta=True)
+    def not_member(self, meta, c):
+        return N.Member(span=self._span(meta), elem=c[0], coll=c[1], negated=True)
+
+    @v_args(meta=True)
+    def range(self, meta, c):
+        return N.Range(span=self._span(meta), low=c[0], high=c[1])
+
+    @v_args(meta=True)
+    def binop(self, meta, c):
+        return N.BinOp(span=self._span(meta), op=str(c[1]), left=c[0], right=c[2])
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return N.Neg(span=self._span(meta), operand=c[0])
+
+    @v_args(meta=True)
+    def attr(self, meta, c):
+        return N.Attr(span=self._span(meta), obj=c[0], name=str(c[1]))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return N.Index(span=self._span(meta), obj=c[0], index=c[1])
+
+    @v_args(meta=True)
+    def int_lit(self, meta, c):
+        return N.IntLit(span=self._span(meta), value=int(c[0]))
+
+    @v_args(meta=True)
+    def str_lit(self, meta, c):
+        return N.StrLit(span=self._span(meta), value=_unquote(c[0]))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, c):
+        return N.BoolLit(span=self._span(meta), value=True)
+
+    @v_args(meta=True)
+    def false_lit(self, meta, c):
+        return N.BoolLit(span=self._span(meta), value=False)
+
+    @v_args(meta=True)
+    def none_lit(self, meta, c):
+        return N.NoneLit(span=self._span(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, c):
+        return N.Name(span=self._span(meta), id=str(c[0]))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        call = N.Call(span=self._span(meta), func=str(c[0]))
+        for a in c[1:]:
+            if a is None:
+                continue
+            if isinstance(a, N.KwArg):
+                call.kwargs.append(a)
+            else:
+                call.args.append(a)
+        return call
+
+    @v_args(meta=True)
+    def kw_arg(self, meta, c):
+        return N.KwArg(span=self._span(meta), name=str(c[0]), value=c[1])
+
+    @v_args(meta=True)
+    def list_lit(self, meta, c):
+        return N.ListLit(span=self._span(meta), items=[x for x in c if x is not None])
+
+    def _filter(self, meta, left, cond):
+        if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
+            raise _SyntaxProblem(self._span(meta), 'before "where" write "NAME in COLLECTION", as in [c in hand where c.point > 3]')
+        return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond)
+
+    @v_args(meta=True)
+    def filter_list(self, meta, c):
+        return self._filter(meta, c[0], c[1])
+
+    @v_args(meta=True)
+    def filter_arg(self, meta, c):
+        return self._filter(meta, c[0], c[1])
+
+    @v_args(meta=True)
+    def map_list(self, meta, c):
+        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], cond=c[3])
+
+    @v_args(meta=True)
+    def map_arg(self, meta, c):
+        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], cond=c[3])
+
+    @v_args(meta=True)
+    def cell_lit(self, meta, c):
+        return N.CellLit(span=self._span(meta), a=c[0], b=c[1])
+
+
+class _SyntaxProblem(Exception):
+    def __init__(self, span: Span, message: str):
+        self.span = span
+        self.message = message
+
+
+def _unquote(tok) -> str:
+    s = str(tok)
+    return bytes(s[1:-1], "utf-8").decode("unicode_escape") if "\\" in s else s[1:-1]
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
+    tree = _lark().parse(text)
+    try:
+        return _ToAst(file, offset).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, _SyntaxProblem):
+            raise exc.orig_exc from None
+        raise
+
+
+def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
+    """Parse a whole file; raise RulesError listing every syntax error found."""
+    remember_source(file, text)
+    try:
+        decls = _parse_chunk(text, file, 0)
+    except (UnexpectedInput, _SyntaxProblem):
+        diagnostics: list[Diagnostic] = []
+        decls = []
+        for offset, chunk in _split_top_level(text):
+            try:
+                decls.extend(_parse_chunk(chunk, file, offset))
+            except UnexpectedInput as exc:
+                diagnostics.append(_syntax_diagnostic(exc, file, offset, chunk))
+            except _SyntaxProblem as exc:
+                diagnostics.append(Diagnostic(exc.span, exc.message))
+        if not diagnostics:  # splitting changed the meaning; report the whole-file error
+            try:
+                _parse_chunk(text, file, 0)
+            except UnexpectedInput as exc:
+                diagnostics.append(_syntax_diagnostic(exc, file, 0, text))
+            except _SyntaxProblem as exc:
+                diagnostics.append(Diagnostic(exc.span, exc.message))
+        raise RulesError(diagnostics) from None
+    header = _header_doc(text)
+    return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header)
+
+
+def _header_doc(text: str) -> list[str]:
+    """`//!` lines at the top of a file: the prose that opens its rulebook page."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("//!"):
+            out.append(line[3:].lstrip(" ") if line[3:4] == " " else line[3:])
+        elif line.strip():
+            break
+    return out
+
+
+def parse_file(path: str | Path) -> N.RulesFile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesError(Diagnostic(Span(file=str(path), line=0, column=0), f"cannot read the file: {exc.strerror}"))
+    return parse_text(text, str(path))

@@ -1,0 +1,39 @@
+"""Where the grammar and the bundled games live, in a checkout or an installed wheel."""
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _first_existing(*candidates: Path) -> Path:
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    return candidates[-1]
+
+
+def grammar_path() -> Path:
+    # In a wheel the grammar is bundled into the package; in a checkout it sits beside it.
+    return _first_existing(_PACKAGE / "_bundled" / "grammar" / "rulelang.lark",
+                           _PACKAGE.parent / "grammar" / "rulelang.lark")
+
+
+def games_dir() -> Path:
+    return _first_existing(_PACKAGE / "_bundled" / "games", _PACKAGE.parent / "games")
+
+
+def examples_dir() -> Path:
+    return _first_existing(_PACKAGE / "_bundled" / "examples", _PACKAGE.parent / "examples")
+
+
+def find_game(name_or_path: str) -> Path:
+    """A path as given, or the name of a bundled game ("zemico" -> games/zemico.rules)."""
+    path = Path(name_or_path)
+    if path.exists():
+        return path
+    for folder in (games_dir(), examples_dir()):
+        for candidate in (folder / name_or_path, folder / f"{name_or_path}.rules"):
+            if candidate.exists():
+                return candidate
+    return path
