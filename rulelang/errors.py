@@ -107,6 +107,9 @@ class DiagnosticBag:
     items: list[Diagnostic] = field(default_factory=list)
 
     def error(self, span: Span, message: str, expected: str | None = None, hint: str | None = None) -> None:
+        for old in self.items:
+            if old.span == span and old.message == message:
+                return
         self.items.append(Diagnostic(span, message, expected, hint))
 
     def __bool__(self) -> bool:

@@ -1,0 +1,171 @@
+"""Board topologies on a networkx graph.
+
+A board is a zone whose cards sit on cells. Cells are nodes of a networkx graph:
+- fixed topologies (a sized grid, a hex map of some radius, a track, a named
+  graph) create every cell up front;
+- open topologies (``grid 4``, ``grid 8``, ``hex``) grow: a cell becomes a node
+  when a card is placed on it, linked to the occupied cells around it. Their
+  empty neighbouring cells are found by lattice arithmetic.
+
+Each cell holds a stack of cards (bottom first); most games keep one per cell.
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+GRID4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
+GRID8 = GRID4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+# axial coordinates (q, r)
+HEX6 = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+
+
+class Topology:
+    """Geometry only: which cells exist and which are neighbours."""
+
+    open = False
+
+    def __init__(self, kind: str, neighbours: int = 8, width=None, height=None, radius=None,
+                 length=None, loop=False, nodes=(), edges=()):
+        self.kind = kind
+        self.neighbours = neighbours
+        self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
+        self.nodes, self.edges = list(nodes), list(edges)
+        if kind == "grid":
+            self.deltas = GRID8 if neighbours == 8 else GRID4
+            self.open = width is None
+        elif kind == "hex":
+            self.deltas = HEX6
+            self.open = radius is None
+        else:
+            self.deltas = ()
+
+    def origin(self):
+        if self.kind in ("grid", "hex"):
+            return (0, 0)
+        if self.kind == "track":
+            return 0
+        return self.nodes[0] if self.nodes else None
+
+    def initial_graph(self) -> nx.Graph:
+        g = nx.Graph()
+        if self.kind == "grid" and not self.open:
+            g.add_nodes_from((x, y) for x in range(self.width) for y in range(self.height))
+        elif self.kind == "hex" and not self.open:
+            r = self.radius
+            g.add_nodes_from((q, s) for q in range(-r, r + 1) for s in range(-r, r + 1) if abs(q + s) <= r)
+        elif self.kind == "track":
+            nx.add_path(g, range(self.length))
+            if self.loop and self.length > 2:
+                g.add_edge(self.length - 1, 0)
+        elif self.kind == "graph":
+            g.add_nodes_from(self.nodes)
+            g.add_edges_from(self.edges)
+        if self.deltas and not self.open:
+            for cell in list(g.nodes):
+                for other in self.lattice_neighbours(cell):
+                    if other in g:
+                        g.add_edge(cell, other)
+        for cell in g.nodes:
+            g.nodes[cell]["stack"] = []
+        return g
+
+    def lattice_neighbours(self, cell):
+        x, y = cell
+        return [(x + dx, y + dy) for dx, dy in self.deltas]
+
+    def distance(self, a, b, graph: nx.Graph) -> int:
+        if self.kind == "grid":
+            dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+            return max(dx, dy) if self.neighbours == 8 else dx + dy
+        if self.kind == "hex":
+            dq, dr = a[0] - b[0], a[1] - b[1]
+            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        try:
+            return nx.shortest_path_length(graph, a, b)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return -1
+
+
+class BoardCells:
+    """The cells of one board zone: a networkx graph whose nodes carry a 'stack' of cards."""
+
+    def __init__(self, topology: Topology):
+        self.topology = topology
+        self.graph = topology.initial_graph()
+
+    def stack(self, cell) -> list:
+        node = self.graph.nodes.get(cell)
+        return node["stack"] if node is not None else []
+
+    def has_cell(self, cell) -> bool:
+        return cell in self.graph or self.topology.open
+
+    def place(self, cell, entity, bottom=False) -> None:
+        g = self.graph
+        if cell not in g:
+            g.add_node(cell, stack=[])
+            if self.topology.open:
+                for other in self.topology.lattice_neighbours(cell):
+                    if other in g:
+                        g.add_edge(cell, other)
+        stack = g.nodes[cell]["stack"]
+        if bottom:
+            stack.insert(0, entity)
+        else:
+            stack.append(entity)
+
+    def remove(self, cell, entity) -> None:
+        g = self.graph
+        stack = g.nodes[cell]["stack"]
+        stack.remove(entity)
+        if not stack and self.topology.open:
+            g.remove_node(cell)  # open boards only keep occupied cells
+
+    def neighbour_cells(self, cell) -> list:
+        if self.topology.open:
+            return self.topology.lattice_neighbours(cell)
+        if cell not in self.graph:
+            return []
+        return sorted(self.graph.neighbors(cell), key=_cell_sort_key)
+
+    def occupied_neighbour_cells(self, cell) -> list:
+        if self.topology.open:
+            if cell in self.graph:
+                return list(self.graph.neighbors(cell))
+            return [c for c in self.topology.lattice_neighbours(cell) if c in self.graph]
+        return [c for c in self.neighbour_cells(cell) if self.graph.nodes[c]["stack"]]
+
+    def empty_neighbour_cells(self, cell) -> list:
+        return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
+
+    def cells(self) -> list:
+        return sorted(self.graph.nodes, key=_cell_sort_key)
+
+    def occupied_cells(self) -> list:
+        return sorted((c for c, d in self.graph.nodes(data=True) if d["stack"]), key=_cell_sort_key)
+
+    def frontier(self) -> list:
+        """Empty cells next to an occupied cell, in a stable order."""
+        seen = set()
+        out = []
+        for cell in self.occupied_cells():
+            for other in self.neighbour_cells(cell):
+                if other not in seen and not self.stack(other):
+                    seen.add(other)
+                    out.append(other)
+        return sorted(out, key=_cell_sort_key)
+
+    def distance(self, a, b) -> int:
+        return self.topology.distance(a, b, self.graph)
+
+
+def _cell_sort_key(cell):
+    if isinstance(cell, tuple):
+        return (0, cell[1], cell[0])
+    if isinstance(cell, int):
+        return (1, cell, 0)
+    return (2, str(cell), 0)
+
+
+def cell_sort_key(cell):
+    return _cell_sort_key(cell)

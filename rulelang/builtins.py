@@ -1,0 +1,434 @@
+"""Built-in functions and values of the language.
+
+Each built-in has an arity, a one-line meaning (used by the checker's messages
+and by the language reference), and an implementation over the match state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import networkx as nx
+
+from .model import BoardZone, Entity, KeywordValue, Player, Zone
+
+
+class RuleFailure(Exception):
+    """Raised by a built-in when the rules ask for something impossible; the VM adds the rules line."""
+
+
+@dataclass
+class Builtin:
+    name: str
+    min_args: int
+    max_args: int | None
+    doc: str
+    impl: Callable
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(name: str, min_args: int, max_args: int | None, doc: str):
+    def register(fn):
+        BUILTINS[name] = Builtin(name, min_args, max_args, doc, fn)
+        return fn
+
+    return register
+
+
+BUILTIN_VALUES = {
+    "players": "every player, in seat order",
+    "round": "the number of the current round (1 for the first)",
+    "current": "the player whose turn it is",
+    "phase": "the name of the current phase",
+    "player_count": "how many players are in the match",
+}
+
+
+def as_list(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    if isinstance(value, Zone):
+        if value.is_board:
+            return list(value.items)
+        return list(value.items)
+    if isinstance(value, (tuple, set)):
+        return list(value)
+    if isinstance(value, range):
+        return list(value)
+    return [value]
+
+
+def _board_of(x) -> BoardZone:
+    zone = x.zone if isinstance(x, Entity) else x
+    if not isinstance(zone, BoardZone):
+        raise RuleFailure(f"{describe(x)} is not on a board")
+    return zone
+
+
+def describe(x) -> str:
+    if isinstance(x, Entity):
+        return label(x)
+    if isinstance(x, Player):
+        return f"Player {x.seat + 1}"
+    if isinstance(x, Zone):
+        return x.key.replace("#", " of player ")
+    if isinstance(x, KeywordValue):
+        return repr(x)
+    if isinstance(x, tuple):
+        return "(" + ", ".join(describe(v) for v in x) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(describe(v) for v in x) + "]"
+    if x is None:
+        return "none"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    return str(x)
+
+
+LABELS: dict[str, Callable[[Entity], str]] = {}
+
+
+def label(e: Entity) -> str:
+    fn = LABELS.get(e.card.component)
+    if fn is not None:
+        return fn(e)
+    if e.card.name:
+        return e.card.name
+    shown = ", ".join(f"{k}: {describe(v)}" for k, v in e.attrs.items() if not isinstance(v, (list, dict)))
+    return f"{e.card.component}({shown})"
+
+
+# ------------------------------------------------------------------ collections
+
+
+@builtin("count", 1, 1, "how many items a collection holds")
+def _count(ctx, coll):
+    if isinstance(coll, Zone):
+        return len(coll.items)
+    return len(as_list(coll))
+
+
+@builtin("sum", 1, 1, "the total of a list of numbers")
+def _sum(ctx, coll):
+    return sum(as_list(coll))
+
+
+def _extreme(fn, args):
+    if len(args) == 1:
+        items = as_list(args[0])
+        return fn(items) if items else 0
+    return fn(args)
+
+
+@builtin("min", 1, None, "the smallest of a list of numbers, or of several numbers (0 for an empty list)")
+def _min(ctx, *args):
+    return _extreme(min, args)
+
+
+@builtin("max", 1, None, "the largest of a list of numbers, or of several numbers (0 for an empty list)")
+def _max(ctx, *args):
+    return _extreme(max, args)
+
+
+@builtin("any", 1, 1, "true when some item of the list is true (use with `x in coll where cond`)")
+def _any(ctx, coll):
+    return any(as_list(coll))
+
+
+@builtin("all", 1, 1, "true when every item of the list is true (use with `x in coll where cond`)")
+def _all(ctx, coll):
+    return all(as_list(coll))
+
+
+@builtin("abs", 1, 1, "the absolute value of a number")
+def _abs(ctx, x):
+    return abs(x)
+
+
+@builtin("first", 1, 1, "the first item of a list, or none")
+def _first(ctx, coll):
+    items = as_list(coll)
+    return items[0] if items else None
+
+
+@builtin("last", 1, 1, "the last item of a list, or none")
+def _last(ctx, coll):
+    items = as_list(coll)
+    return items[-1] if items else None
+
+
+@builtin("top", 1, 1, "the top card of a pile (the last one put on it), or none")
+def _top(ctx, zone):
+    items = as_list(zone)
+    return items[-1] if items else None
+
+
+@builtin("bottom", 1, 1, "the bottom card of a pile, or none")
+def _bottom(ctx, zone):
+    items = as_list(zone)
+    return items[0] if items else None
+
+
+@builtin("empty", 1, 1, "true when a collection holds nothing")
+def _empty(ctx, coll):
+    return _count(ctx, coll) == 0
+
+
+@builtin("distinct", 1, 1, "the list without repeated items, in first-seen order")
+def _distinct(ctx, coll):
+    out = []
+    for x in as_list(coll):
+        if x not in out:
+            out.append(x)
+    return out
+
+
+@builtin("concat", 1, None, "the lists joined one after another")
+def _concat(ctx, *lists):
+    out = []
+    for x in lists:
+        out.extend(as_list(x))
+    return out
+
+
+@builtin("sorted_by", 2, 2, "the items sorted by a number each: sorted_by(items, [key for x in items])")
+def _sorted_by(ctx, items, keys):
+    items = as_list(items)
+    keys = as_list(keys)
+    order = sorted(range(len(items)), key=lambda i: keys[i])
+    return [items[i] for i in order]
+
+
+@builtin("shared", 2, 2, "the items found in both lists")
+def _shared(ctx, a, b):
+    b_items = as_list(b)
+    return [x for x in as_list(a) if x in b_items]
+
+
+# ------------------------------------------------------------------ entities and players
+
+
+@builtin("owner", 1, 1, "the player a card belongs to, or none")
+def _owner(ctx, e):
+    if isinstance(e, Zone):
+        return ctx.s.players[e.owner] if e.owner is not None else None
+    return ctx.s.players[e.owner] if e.owner is not None else None
+
+
+@builtin("zone_of", 1, 1, "the zone a card is in")
+def _zone_of(ctx, e):
+    return e.zone
+
+
+@builtin("cell_of", 1, 1, "the board cell a card is on, or none")
+def _cell_of(ctx, e):
+    return e.cell
+
+
+@builtin("player", 1, 1, "a player by seat number, counting from 1")
+def _player(ctx, n):
+    if not 1 <= n <= len(ctx.s.players):
+        raise RuleFailure(f"there is no player {n} in a {len(ctx.s.players)}-player match")
+    return ctx.s.players[n - 1]
+
+
+@builtin("seat", 1, 1, "a player's seat number, counting from 1")
+def _seat(ctx, p):
+    return p.seat + 1
+
+
+@builtin("next_player", 1, 1, "the player after this one in the game's turn order")
+def _next_player(ctx, p):
+    n = len(ctx.s.players)
+    step = ctx.vm.program.game.step
+    return ctx.s.players[(p.seat + step) % n]
+
+
+@builtin("previous_player", 1, 1, "the player before this one in the game's turn order")
+def _previous_player(ctx, p):
+    n = len(ctx.s.players)
+    step = ctx.vm.program.game.step
+    return ctx.s.players[(p.seat - step) % n]
+
+
+@builtin("turn_order", 1, 1, "every player in the game's turn order, starting with the given one")
+def _turn_order(ctx, p):
+    n = len(ctx.s.players)
+    step = ctx.vm.program.game.step
+    return [ctx.s.players[(p.seat + step * i) % n] for i in range(n)]
+
+
+@builtin("opponents", 1, 1, "every player except the given one")
+def _opponents(ctx, p):
+    return [q for q in ctx.s.players if q is not p]
+
+
+@builtin("label", 1, 1, "the text that names a card or value")
+def _label(ctx, x):
+    return describe(x)
+
+
+@builtin("face_down", 1, 1, "true when a card lies face down")
+def _face_down(ctx, e):
+    return e.face_down
+
+
+# ------------------------------------------------------------------ board
+
+
+@builtin("neighbors", 1, 2, "the cards on the cells next to a card (or next to a cell: neighbors(board, cell))")
+def _neighbors(ctx, x, cell=None):
+    if cell is None:
+        board = _board_of(x)
+        cell = x.cell
+    else:
+        board = x
+    cells = board.cells
+    out = []
+    for c in cells.occupied_neighbour_cells(cell):
+        out.extend(cells.stack(c))
+    return out
+
+
+@builtin("adjacent", 2, 2, "true when two cards (or two cells of one board) are next to each other")
+def _adjacent(ctx, a, b):
+    if isinstance(a, Entity) and isinstance(b, Entity):
+        if a.zone is not b.zone or not isinstance(a.zone, BoardZone):
+            return False
+        board, ca, cb = a.zone, a.cell, b.cell
+    else:
+        raise RuleFailure("adjacent() compares two cards on a board")
+    if board.cells.topology.open:
+        return cb in board.cells.topology.lattice_neighbours(ca)
+    return board.cells.graph.has_edge(ca, cb)
+
+
+@builtin("distance", 2, 3, "the number of steps between two cards on one board (or distance(board, cell, cell))")
+def _distance(ctx, a, b, c=None):
+    if c is not None:
+        return a.cells.distance(b, c)
+    board = _board_of(a)
+    return board.cells.distance(a.cell, b.cell)
+
+
+@builtin("frontier", 1, 1, "the empty cells next to an occupied cell of a board")
+def _frontier(ctx, board):
+    return board.cells.frontier()
+
+
+@builtin("origin", 1, 1, "the centre cell of a board")
+def _origin(ctx, board):
+    return board.cells.topology.origin()
+
+
+@builtin("cells", 1, 1, "every cell of a board (for open boards: the occupied ones)")
+def _cells(ctx, board):
+    return board.cells.cells()
+
+
+@builtin("occupied_cells", 1, 1, "the cells of a board that hold a card")
+def _occupied_cells(ctx, board):
+    return board.cells.occupied_cells()
+
+
+@builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")
+def _neighbor_cells(ctx, x, cell=None):
+    if cell is None:
+        return list(_board_of(x).cells.neighbour_cells(x.cell))
+    return list(x.cells.neighbour_cells(cell))
+
+
+@builtin("empty_cells_around", 1, 2, "the empty cells next to a card (or next to a cell: empty_cells_around(board, cell))")
+def _empty_around(ctx, x, cell=None):
+    if cell is None:
+        return _board_of(x).cells.empty_neighbour_cells(x.cell)
+    return x.cells.empty_neighbour_cells(cell)
+
+
+@builtin("at", 2, 2, "the cards on one cell of a board, bottom first")
+def _at(ctx, board, cell):
+    return list(board.cells.stack(cell))
+
+
+@builtin("top_at", 2, 2, "the top card on one cell of a board, or none")
+def _top_at(ctx, board, cell):
+    stack = board.cells.stack(cell)
+    return stack[-1] if stack else None
+
+
+@builtin("connected_groups", 1, 1, "the groups of cards on a board whose cells touch each other")
+def _groups(ctx, board):
+    g = board.cells.graph.subgraph(board.cells.occupied_cells())
+    groups = []
+    for comp in sorted(nx.connected_components(g), key=lambda c: min(c)):
+        cards = []
+        for cell in sorted(comp):
+            cards.extend(board.cells.stack(cell))
+        groups.append(cards)
+    return groups
+
+
+# ------------------------------------------------------------------ chance
+
+
+@builtin("roll", 1, 2, "dice: roll(6) is one six-sided die, roll(2, 6) the total of two")
+def _roll(ctx, a, b=None):
+    count, sides = (1, a) if b is None else (a, b)
+    return sum(ctx.s.rng.randint(1, sides) for _ in range(count))
+
+
+@builtin("random", 1, 1, "one item of a list picked at random")
+def _random(ctx, coll):
+    items = as_list(coll)
+    if not items:
+        raise RuleFailure("random() was given an empty list")
+    return items[ctx.s.rng.randrange(len(items))]
+
+
+# ------------------------------------------------------------------ keywords
+
+
+def keywords_of(e) -> list[KeywordValue]:
+    out = []
+    if isinstance(e, Entity):
+        for value in e.attrs.values():
+            if isinstance(value, KeywordValue):
+                out.append(value)
+            elif isinstance(value, list):
+                out.extend(v for v in value if isinstance(v, KeywordValue))
+    return out
+
+
+@builtin("keywords", 1, 1, "every keyword printed on a card")
+def _keywords(ctx, e):
+    return keywords_of(e)
+
+
+# `has`, `usable` and `matched` need the compiled program: the compiler provides them.
+SPECIAL_FUNCS = {
+    "has": (2, 2, "true when a card carries a keyword: has(card, hunt)"),
+    "usable": (2, 2, "true when a keyword's `usable if` condition holds for a card: usable(k, card)"),
+    "matched": (3, 3, "true when every item of the first list can be matched to a different item of the second, "
+                      "using a two-parameter def as the test: matched(needs, providers, fits)"),
+    "matching": (3, 3, "a largest matching as a list of [item, partner] pairs: matching(needs, providers, fits)"),
+}
+
+
+def bipartite_matching(left: list, right: list, fits: Callable[[Any, Any], bool]) -> list[tuple[Any, Any]]:
+    """A maximum matching between two lists (networkx Hopcroft-Karp)."""
+    g = nx.Graph()
+    lefts = [("L", i) for i in range(len(left))]
+    g.add_nodes_from(lefts, bipartite=0)
+    g.add_nodes_from((("R", j) for j in range(len(right))), bipartite=1)
+    for i, a in enumerate(left):
+        for j, b in enumerate(right):
+            if fits(a, b):
+                g.add_edge(("L", i), ("R", j))
+    m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=lefts)
+    return [(left[i], right[m[("L", i)][1]]) for i in range(len(left)) if ("L", i) in m]

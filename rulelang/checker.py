@@ -1,0 +1,858 @@
+"""The static checker: every name, call and statement of a game, checked before play.
+
+It builds the ``SymbolTable`` (what each top-level name means) that the compiler
+uses too, then walks every declaration and reports every problem at once:
+undefined names (with "did you mean"), wrong arity, attributes no component has,
+values of the wrong kind, unreachable phases, and keywords or variants that refer
+to nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import nodes as N
+from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from .errors import DiagnosticBag, RulesError, Span, did_you_mean
+from .variants import apply_variants
+
+BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "effect", "zone", "any", "card"}
+ENTITY_BUILTIN_ATTRS = {"owner", "zone", "cell", "face_down", "component", "id"}
+PLAYER_BUILTIN_ATTRS = {"seat"}
+ZONE_BUILTIN_ATTRS = {"size", "owner"}
+STATEMENT_ONLY_IN_SETUP = {"create"}
+
+
+@dataclass
+class Symbol:
+    kind: str  # var, setting, enum, member, zone, component, cards, def, proc, keyword, phase
+    decl: object
+    type: str = "any"
+
+
+@dataclass
+class SymbolTable:
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    components: dict[str, N.ComponentDecl] = field(default_factory=dict)
+    player_fields: dict[str, N.FieldDecl] = field(default_factory=dict)
+    settings: dict[str, object] = field(default_factory=dict)
+    game: N.GameDecl | None = None
+    decls: list = field(default_factory=list)
+
+    def kind(self, name: str) -> str | None:
+        sym = self.symbols.get(name)
+        return sym.kind if sym else None
+
+    def all_fields(self) -> set[str]:
+        out = set()
+        for comp in self.components.values():
+            out.update(f.name for f in comp.fields)
+        return out
+
+    def enum_of_member(self, name: str) -> str | None:
+        sym = self.symbols.get(name)
+        return sym.type if sym and sym.kind == "member" else None
+
+
+def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
+    table = SymbolTable(decls=decls)
+
+    def define(name: str, sym: Symbol, span: Span):
+        if name in BUILTINS or name in SPECIAL_FUNCS or name in BUILTIN_VALUES:
+            bag.error(span, f'"{name}" is a built-in name of the language and cannot be declared again',
+                      hint="choose another name")
+            return
+        if name in table.symbols:
+            other = table.symbols[name]
+            where = getattr(other.decl, "span", None)
+            bag.error(span, f'"{name}" is declared twice' + (f" (first at line {where.line})" if where else ""))
+            return
+        table.symbols[name] = sym
+
+    for d in decls:
+        if isinstance(d, N.GameDecl):
+            if table.game is not None:
+                bag.error(d.span, "a file declares the game only once")
+            table.game = d
+        elif isinstance(d, N.EnumDecl):
+            define(d.name, Symbol("enum", d, d.name), d.span)
+            for m in d.members:
+                define(m, Symbol("member", d, d.name), d.span)
+        elif isinstance(d, N.ComponentDecl):
+            define(d.name, Symbol("component", d, f"entity:{d.name}"), d.span)
+            table.components[d.name] = d
+        elif isinstance(d, N.PlayerDecl):
+            for f in d.fields:
+                table.player_fields[f.name] = f
+        elif isinstance(d, N.CardsDecl):
+            define(d.name, Symbol("cards", d), d.span)
+        elif isinstance(d, N.ZoneDecl):
+            define(d.name, Symbol("zone", d, "zone"), d.span)
+        elif isinstance(d, N.VarDecl):
+            define(d.name, Symbol("var", d, type_name(d.type)), d.span)
+        elif isinstance(d, N.SettingDecl):
+            define(d.name, Symbol("setting", d), d.span)
+            for choice in d.choices:
+                define(choice, Symbol("member", d, f"setting:{d.name}"), d.span)
+        elif isinstance(d, N.DefDecl):
+            define(d.name, Symbol("def", d), d.span)
+        elif isinstance(d, N.ProcDecl):
+            define(d.name, Symbol("proc", d), d.span)
+        elif isinstance(d, N.KeywordDecl):
+            define(d.name, Symbol("keyword", d, "keyword"), d.span)
+        elif isinstance(d, N.PhaseDecl):
+            define(d.name, Symbol("phase", d, "str"), d.span)
+    if table.game is None:
+        bag.error(Span(file=decls[0].span.file if decls else "<rules>", line=1, column=1),
+                  'the file has no `game "Name" { ... }` declaration')
+    return table
+
+
+def type_name(t: N.TypeRef | None) -> str:
+    if t is None:
+        return "any"
+    if t.list_of is not None:
+        return "list:" + type_name(t.list_of)
+    return t.name
+
+
+class Checker:
+    def __init__(self, table: SymbolTable, bag: DiagnosticBag):
+        self.t = table
+        self.bag = bag
+        self.phase_refs: set[str] = set()
+        self.signals_sent: set[str] = set()
+        self.signals_heard: dict[str, Span] = {}
+
+    # ---- helpers
+    def err(self, span, msg, expected=None, hint=None):
+        self.bag.error(span, msg, expected, hint)
+
+    def check_type_ref(self, t: N.TypeRef):
+        if t.list_of is not None:
+            self.check_type_ref(t.list_of)
+            return
+        if t.name in BASE_TYPES or t.name in self.t.components:
+            return
+        sym = self.t.symbols.get(t.name)
+        if sym and sym.kind == "enum":
+            return
+        known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
+        self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, effect, "
+                 "a component name, an enum name or `list of T`", hint=did_you_mean(t.name, known))
+
+    # ---- whole program
+    def run(self):
+        t = self.t
+        for d in t.decls:
+            self.check_decl(d)
+        game = t.game
+        if game is not None:
+            phases = {n for n, s in t.symbols.items() if s.kind == "phase"}
+            seen = set()
+            for name, span in zip(game.round_phases, game.round_spans):
+                if name not in phases:
+                    self.err(span, f'the round lists "{name}", but no phase has that name',
+                             hint=did_you_mean(name, phases))
+                if name in seen:
+                    self.err(span, f'the round lists phase "{name}" twice')
+                seen.add(name)
+            for name in sorted(phases - seen - self.phase_refs):
+                decl = t.symbols[name].decl
+                self.err(decl.span, f'phase "{name}" can never be reached: it is not in the game\'s `round:` list',
+                         hint="add it to `round: ...` in the game declaration, or remove it")
+            if game.players_min < 1 or game.players_max < game.players_min:
+                self.err(game.span, f"the player count {game.players_min}..{game.players_max} is empty")
+            if game.players_default is not None and not game.players_min <= game.players_default <= game.players_max:
+                self.err(game.span, f"the default player count {game.players_default} is outside {game.players_min}..{game.players_max}")
+        for name, span in self.signals_heard.items():
+            if name not in self.signals_sent:
+                self.err(span, f'nothing ever signals "{name}", so this trigger never runs',
+                         hint=f"send it with `signal {name}(...)` or remove the trigger")
+
+    def check_decl(self, d):
+        if isinstance(d, N.ComponentDecl):
+            names = set()
+            for f in d.fields:
+                if f.name in names:
+                    self.err(f.span, f'component {d.name} declares field "{f.name}" twice')
+                names.add(f.name)
+                if f.name in ENTITY_BUILTIN_ATTRS:
+                    self.err(f.span, f'"{f.name}" is a built-in property of every card; choose another field name')
+                self.check_type_ref(f.type)
+                if f.default is not None:
+                    self.expr(f.default, set())
+            if d.discards_to is not None:
+                self.expect_zone(d.discards_to, {"self"})
+            if d.label:
+                self.check_label(d.label, d, d.span)
+        elif isinstance(d, N.PlayerDecl):
+            for f in d.fields:
+                self.check_type_ref(f.type)
+                if f.default is not None:
+                    self.expr(f.default, set())
+        elif isinstance(d, N.CardsDecl):
+            if d.zone is not None:
+                self.expect_zone(d.zone, set())
+                zsym = self.zone_decl_of(d.zone)
+                if zsym is not None and zsym.per_player:
+                    self.err(d.zone.span, f'cards cannot start in "{zsym.name}", which each player has',
+                             hint=f"leave out `in ...` and use `create {d.name} in {zsym.name}(p)` in setup")
+            for e in d.entries:
+                scope = set()
+                for g in e.gens:
+                    self.expr(g.coll, scope)
+                    scope = scope | {g.var}
+                self.card_ctor(e.ctor, scope)
+        elif isinstance(d, N.ZoneDecl):
+            pass
+        elif isinstance(d, N.VarDecl):
+            self.check_type_ref(d.type)
+            if d.default is not None:
+                self.expr(d.default, set())
+        elif isinstance(d, N.SettingDecl):
+            self.expr(d.default, set())
+            if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
+                self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices: {", ".join(d.choices)}')
+        elif isinstance(d, N.DefDecl):
+            self.expr(d.body, {p.name for p in d.params})
+        elif isinstance(d, N.ProcDecl):
+            self.block(d.body, {p.name for p in d.params}, ctx={"proc"})
+        elif isinstance(d, N.KeywordDecl):
+            scope = {"self"} | {p.name for p in d.params}
+            if d.usable is not None:
+                self.expr(d.usable, scope)
+            if d.effect is not None:
+                self.block(d.effect, scope, ctx={"proc"})
+            for trig in d.triggers:
+                self.trigger(trig, scope)
+            for a in d.always:
+                self.block(a.body, scope, ctx={"always"})
+            if d.effect is None and not d.triggers and not d.always and d.usable is None:
+                pass  # a marker keyword (such as evade): other rules test it with has(card, name)
+        elif isinstance(d, N.PhaseDecl):
+            if d.unless is not None:
+                self.expr(d.unless, set())
+            self.block(d.body, set(), ctx={"phase"})
+        elif isinstance(d, N.SetupDecl):
+            self.block(d.body, set(), ctx={"setup"})
+        elif isinstance(d, N.ResultDecl):
+            self.block(d.body, set(), ctx={"result"})
+        elif isinstance(d, N.TriggerDecl):
+            self.trigger(d, set())
+        elif isinstance(d, N.AlwaysDecl):
+            self.block(d.body, set(), ctx={"always"})
+        elif isinstance(d, N.SetSetting):
+            sym = self.t.symbols.get(d.name)
+            if sym is None or sym.kind != "setting":
+                settings = [n for n, s in self.t.symbols.items() if s.kind == "setting"]
+                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, settings))
+            else:
+                self.expr(d.value, set())
+                choices = sym.decl.choices
+                if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
+                    self.err(d.value.span, f'setting "{d.name}" is one of: {", ".join(choices)}')
+
+    def trigger(self, d: N.TriggerDecl, scope: set):
+        scope = set(scope)
+        if d.kind in ("enter", "leave"):
+            zsym = self.t.symbols.get(d.zone)
+            if zsym is None or zsym.kind != "zone":
+                zones = [n for n, s in self.t.symbols.items() if s.kind == "zone"]
+                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, zones))
+            scope.add(d.var)
+        elif d.kind == "signal":
+            scope.update(d.params)
+            self.signals_heard.setdefault(d.signal, d.span)
+        elif d.kind == "at" and d.phase is not None:
+            if d.timing != "phase":
+                self.err(d.span, f"only `at start of phase NAME` / `at end of phase NAME` take a name")
+            elif self.t.kind(d.phase) != "phase":
+                phases = [n for n, s in self.t.symbols.items() if s.kind == "phase"]
+                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
+        if d.cond is not None:
+            self.expr(d.cond, scope)
+        self.block(d.body, scope, ctx={"trigger"})
+
+    # ---- statements
+    def block(self, stmts, scope: set, ctx: set):
+        scope = set(scope)
+        for s in stmts:
+            scope = self.stmt(s, scope, ctx)
+
+    def stmt(self, s, scope: set, ctx: set) -> set:
+        e = self.expr
+        if isinstance(s, N.Let):
+            e(s.value, scope)
+            return scope | {s.name}
+        if isinstance(s, N.Assign):
+            if s.op is None:
+                if not isinstance(s.target, N.Call):
+                    self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
+                             hint="to change a value write `x.field = value`")
+                    e(s.target, scope)
+                else:
+                    self.call(s.target, scope, statement=True)
+                return scope
+            if not isinstance(s.target, (N.Name, N.Attr)):
+                self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
+            elif isinstance(s.target, N.Name):
+                kind = self.t.kind(s.target.id)
+                if s.target.id not in scope and kind != "var":
+                    if kind is None:
+                        self.undefined(s.target.id, s.target.span, scope)
+                    else:
+                        self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
+                                 hint="declare a global with `var NAME: TYPE` or a local with `let`")
+            else:
+                e(s.target, scope)
+            e(s.value, scope)
+            if s.op in ("+=", "-="):
+                self.expect_type(s.value, scope, "int", "a number")
+            return scope
+        if isinstance(s, N.If):
+            for cond, body in s.branches:
+                e(cond, scope)
+                self.block(body, scope, ctx)
+            if s.other is not None:
+                self.block(s.other, scope, ctx)
+            return scope
+        if isinstance(s, N.For):
+            e(s.coll, scope)
+            inner = scope | {s.var}
+            if s.cond is not None:
+                e(s.cond, inner)
+            if s.chosen_by is not None:
+                self.expect_player(s.chosen_by, scope)
+            self.block(s.body, inner, ctx | {"loop"})
+            return scope
+        if isinstance(s, (N.While, N.RepeatUntil)):
+            e(s.cond, scope)
+            self.block(s.body, scope, ctx | {"loop"})
+            return scope
+        if isinstance(s, N.RepeatTimes):
+            self.expect_type(s.count, scope, "int", "a number")
+            self.block(s.body, scope, ctx | {"loop"})
+            return scope
+        if isinstance(s, N.Choose):
+            self.no_choice_in(ctx, s.span)
+            e(s.coll, scope)
+            if s.cond is not None:
+                e(s.cond, scope | {s.var})
+            if s.opts.by is not None:
+                self.expect_player(s.opts.by, scope)
+            return scope | {s.var}
+        if isinstance(s, N.ChooseBlock):
+            self.no_choice_in(ctx, s.span)
+            if s.opts.by is not None:
+                self.expect_player(s.opts.by, scope)
+            names = set()
+            for opt in s.options:
+                if opt.name in names:
+                    self.err(opt.span, f'two options are named "{opt.name}"')
+                names.add(opt.name)
+                inner = set(scope)
+                for b in opt.bindings:
+                    e(b.coll, inner)
+                    inner = inner | {b.var}
+                    if b.cond is not None:
+                        e(b.cond, inner)
+                if opt.cond is not None:
+                    e(opt.cond, inner)
+                self.block(opt.body, inner, ctx)
+            return scope
+        if isinstance(s, N.Move):
+            e(s.what, scope)
+            self.expect_zone(s.to, scope)
+            self.placement(s.place, scope)
+            return scope
+        if isinstance(s, N.Draw):
+            if s.count is not None:
+                self.expect_type(s.count, scope, "int", "a number")
+            self.expect_zone(s.source, scope)
+            self.expect_zone(s.to, scope)
+            self.placement(s.place, scope)
+            return scope
+        if isinstance(s, N.Discard):
+            e(s.what, scope)
+            return scope
+        if isinstance(s, N.Shuffle):
+            self.expect_zone(s.zone, scope)
+            return scope
+        if isinstance(s, N.Create):
+            if "setup" not in ctx:
+                self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
+                         hint="put the cards in a zone at setup and move them later")
+            if self.t.kind(s.cards) != "cards":
+                sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
+                self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
+            self.expect_zone(s.zone, scope)
+            return scope
+        if isinstance(s, (N.Reveal,)):
+            e(s.what, scope)
+            if s.to is not None:
+                self.expect_player(s.to, scope)
+            return scope
+        if isinstance(s, (N.Hide, N.Flip)):
+            e(s.what, scope)
+            return scope
+        if isinstance(s, N.Signal):
+            self.signals_sent.add(s.name)
+            for a in s.args:
+                e(a, scope)
+            return scope
+        if isinstance(s, N.Perform):
+            e(s.what, scope)
+            if s.on is not None:
+                e(s.on, scope)
+            return scope
+        if isinstance(s, N.Win):
+            e(s.who, scope)
+            return scope
+        if isinstance(s, N.End):
+            return scope
+        if isinstance(s, N.TakeTurns):
+            self.no_choice_in(ctx, s.span)
+            for x in (s.start,):
+                if x is not None:
+                    self.expect_player(x, scope)
+            for x in (s.skipping, s.until):
+                if x is not None:
+                    e(x, scope)
+            self.block(s.body, scope, ctx | {"turns"})
+            return scope
+        if isinstance(s, N.StepBlock):
+            self.block(s.body, scope, ctx)
+            return scope
+        if isinstance(s, (N.Log, N.Fail)):
+            e(s.message, scope)
+            return scope
+        if isinstance(s, (N.Break, N.Continue)):
+            if "loop" not in ctx:
+                self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
+            return scope
+        if isinstance(s, N.Return):
+            return scope
+        return scope
+
+    def no_choice_in(self, ctx: set, span: Span):
+        if "always" in ctx:
+            self.err(span, "a continuous rule (`always`) cannot ask a player to choose: it must settle by itself")
+        if "result" in ctx:
+            self.err(span, "the `result` block cannot ask a player to choose")
+
+    def placement(self, p: N.Placement, scope):
+        if p.at is not None:
+            self.expr(p.at, scope)
+
+    # ---- expressions
+    def undefined(self, name: str, span: Span, scope: set):
+        candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS)
+        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates))
+
+    def zone_decl_of(self, x) -> N.ZoneDecl | None:
+        if isinstance(x, N.Name):
+            sym = self.t.symbols.get(x.id)
+            if sym and sym.kind == "zone":
+                return sym.decl
+        if isinstance(x, N.Call):
+            sym = self.t.symbols.get(x.func)
+            if sym and sym.kind == "zone":
+                return sym.decl
+        return None
+
+    def expect_zone(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty not in ("zone", "any"):
+            self.err(x.span, f"this should be a zone, but it is {describe_type(ty)}",
+                     expected="a zone such as `discard` or `hand(p)`")
+
+    def expect_player(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty not in ("player", "any"):
+            self.err(x.span, f"this should be a player, but it is {describe_type(ty)}")
+
+    def expect_type(self, x, scope, want: str, words: str):
+        ty = self.expr(x, scope)
+        if ty not in (want, "any"):
+            self.err(x.span, f"this should be {words}, but it is {describe_type(ty)}")
+
+    def check_label(self, template: str, comp: N.ComponentDecl, span: Span):
+        import re
+
+        fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS
+        for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template):
+            if m.group(1) not in fields:
+                self.err(span, f'the label of {comp.name} uses "{m.group(1)}", which is not one of its fields',
+                         hint=did_you_mean(m.group(1), fields))
+
+    def card_ctor(self, ctor: N.CardCtor, scope: set):
+        comp = self.t.components.get(ctor.component)
+        if comp is None:
+            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components))
+            for a in ctor.args:
+                self.expr(a.value, scope)
+            return
+        fields = {f.name: f for f in comp.fields}
+        given = set()
+        for a in ctor.args:
+            if a.name not in fields:
+                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=did_you_mean(a.name, fields))
+            given.add(a.name)
+            f = fields.get(a.name)
+            if f is not None and type_name(f.type) in ("condition", "effect"):
+                self.expr(a.value, scope | {"self"}) if type_name(f.type) == "condition" else None
+                continue
+            ty = self.expr(a.value, scope)
+            if f is not None:
+                want = type_name(f.type)
+                if not compatible(want, ty, self.t):
+                    self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
+        for name, f in fields.items():
+            if name not in given and f.default is None and type_name(f.type) not in ("condition", "effect") \
+                    and not type_name(f.type).startswith("list:"):
+                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{f.type}>")
+
+    def call(self, c: N.Call, scope: set, statement=False) -> str:
+        name = c.func
+        sym = self.t.symbols.get(name)
+        args = c.args
+
+        def arity(lo, hi, what):
+            n = len(args)
+            if n < lo or (hi is not None and n > hi):
+                if lo == hi:
+                    want = f"{lo} argument{'s' if lo != 1 else ''}"
+                elif hi is None:
+                    want = f"at least {lo} arguments"
+                else:
+                    want = f"{lo} to {hi} arguments"
+                self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
+
+        if c.kwargs and not (sym and sym.kind == "component"):
+            self.err(c.kwargs[0].span, f'"{c.kwargs[0].name}:" names an argument, which only cards take (Component(field: value))')
+        if name in ("has", "usable", "matched", "matching"):
+            lo, hi, _ = SPECIAL_FUNCS[name]
+            arity(lo, hi, f"{name}()")
+            if name == "has":
+                if args:
+                    self.expr(args[0], scope)
+                if len(args) > 1:
+                    if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                        self.err(args[1].span, "the second argument of has() is the name of a keyword",
+                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]))
+                return "bool"
+            if name in ("matched", "matching"):
+                for a in args[:2]:
+                    self.expr(a, scope)
+                if len(args) == 3:
+                    f = args[2]
+                    if not (isinstance(f, N.Name) and self.t.kind(f.id) == "def" and len(self.t.symbols[f.id].decl.params) == 2):
+                        self.err(f.span, f"the third argument of {name}() is the name of a def with two parameters")
+                return "bool" if name == "matched" else "list:any"
+            for a in args:
+                self.expr(a, scope)
+            return "bool"
+        if name in BUILTINS and name not in scope:
+            b = BUILTINS[name]
+            arity(b.min_args, b.max_args, f"{name}()")
+            tys = [self.expr(a, scope) for a in args]
+            return BUILTIN_RESULT.get(name, "any") if name != "first" else "any"
+        if sym is None:
+            if name in scope:
+                self.err(c.span, f'"{name}" is a local value, not something that can be called')
+            else:
+                self.undefined(name, c.span, scope)
+            for a in args:
+                self.expr(a, scope)
+            return "any"
+        arg_types = [self.expr(a, scope) for a in args]
+        if sym.kind == "def":
+            arity(len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
+            return "any"
+        if sym.kind == "proc":
+            arity(len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
+            if not statement:
+                self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
+            return "any"
+        if sym.kind == "keyword":
+            arity(len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
+            if statement:
+                self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
+            return "keyword"
+        if sym.kind == "zone":
+            if not sym.decl.per_player:
+                self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
+            arity(1, 1, f'zone "{name}"')
+            if args:
+                ty = arg_types[0]
+                if ty not in ("player", "any"):
+                    self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(ty)}')
+            return "zone"
+        if sym.kind == "component":
+            self.card_ctor(N.CardCtor(span=c.span, component=name, args=c.kwargs), scope)
+            self.err(c.span, "cards are declared in a `cards` block, not made inside rules")
+            return "any"
+        self.err(c.span, f'"{name}" is a {sym.kind}, not something that can be called')
+        return "any"
+
+    def expr(self, x, scope: set) -> str:
+        if isinstance(x, N.IntLit):
+            return "int"
+        if isinstance(x, N.StrLit):
+            return "str"
+        if isinstance(x, N.BoolLit):
+            return "bool"
+        if isinstance(x, N.NoneLit):
+            return "any"
+        if isinstance(x, N.Name):
+            if x.id in scope:
+                return "any"
+            if x.id in BUILTIN_VALUES:
+                return {"players": "list:player", "round": "int", "current": "player", "phase": "str",
+                        "player_count": "int"}[x.id]
+            sym = self.t.symbols.get(x.id)
+            if sym is None:
+                if x.id == "self":
+                    self.err(x.span, '"self" only exists inside a keyword or a card field that is a condition or effect')
+                else:
+                    self.undefined(x.id, x.span, scope)
+                return "any"
+            if sym.kind == "zone":
+                if sym.decl.per_player:
+                    self.err(x.span, f'each player has their own "{x.id}"; say whose: {x.id}(p)')
+                return "zone"
+            if sym.kind == "member":
+                return "sym:" + sym.type
+            if sym.kind == "enum":
+                return "list:sym:" + x.id
+            if sym.kind == "var":
+                return sym.type if sym.type in ("int", "bool", "str", "player") else "any"
+            if sym.kind == "def":
+                if sym.decl.params:
+                    self.err(x.span, f'def "{x.id}" takes {len(sym.decl.params)} argument(s): write {x.id}(...)')
+                return "any"
+            if sym.kind == "proc":
+                self.err(x.span, f'procedure "{x.id}" must be called as a statement: {x.id}(...)')
+                return "any"
+            if sym.kind == "keyword":
+                return "keyword"
+            if sym.kind == "component":
+                return f"list:entity:{x.id}"
+            if sym.kind == "cards":
+                return "list:any"
+            if sym.kind == "phase":
+                self.phase_refs.add(x.id)
+                return "str"
+            return "any"
+        if isinstance(x, N.Call):
+            return self.call(x, scope)
+        if isinstance(x, N.Attr):
+            ty = self.expr(x.obj, scope)
+            return self.attr_type(ty, x)
+        if isinstance(x, N.Index):
+            ty = self.expr(x.obj, scope)
+            self.expect_type(x.index, scope, "int", "a whole number")
+            return ty[5:] if ty.startswith("list:") else "any"
+        if isinstance(x, N.ListLit):
+            tys = [self.expr(i, scope) for i in x.items]
+            return "list:" + (tys[0] if tys and all(t == tys[0] for t in tys) else "any")
+        if isinstance(x, N.FilterList):
+            ty = self.expr(x.coll, scope)
+            self.expr(x.cond, scope | {x.var})
+            return ty if ty.startswith("list:") else "list:any"
+        if isinstance(x, N.MapList):
+            self.expr(x.coll, scope)
+            inner = scope | {x.var}
+            if x.cond is not None:
+                self.expr(x.cond, inner)
+            return "list:" + self.expr(x.expr, inner)
+        if isinstance(x, N.CondExpr):
+            self.expr(x.test, scope)
+            a = self.expr(x.then, scope)
+            b = self.expr(x.other, scope)
+            return a if a == b else "any"
+        if isinstance(x, N.BinOp):
+            a = self.expr(x.left, scope)
+            b = self.expr(x.right, scope)
+            if x.op == "+" and (a.startswith("list:") or b.startswith("list:")):
+                return a if a.startswith("list:") else b
+            if x.op == "+" and (a == "str" or b == "str"):
+                return "str"
+            for ty, side in ((a, x.left), (b, x.right)):
+                if ty not in ("int", "any"):
+                    self.err(side.span, f'"{x.op}" works on numbers, but this is {describe_type(ty)}')
+            return "int"
+        if isinstance(x, N.Compare):
+            a = self.expr(x.left, scope)
+            b = self.expr(x.right, scope)
+            if x.op in ("<", ">", "<=", ">="):
+                for ty, side in ((a, x.left), (b, x.right)):
+                    if ty not in ("int", "any"):
+                        self.err(side.span, f'"{x.op}" compares numbers, but this is {describe_type(ty)}')
+            elif a.startswith("sym:") and b.startswith("sym:") and a != b:
+                self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
+            return "bool"
+        if isinstance(x, N.Member):
+            self.expr(x.elem, scope)
+            self.expr(x.coll, scope)
+            return "bool"
+        if isinstance(x, N.BoolOp):
+            for i in x.items:
+                self.expr(i, scope)
+            return "bool"
+        if isinstance(x, N.Not):
+            self.expr(x.operand, scope)
+            return "bool"
+        if isinstance(x, N.Neg):
+            self.expect_type(x.operand, scope, "int", "a number")
+            return "int"
+        if isinstance(x, N.Range):
+            self.expect_type(x.low, scope, "int", "a number")
+            self.expect_type(x.high, scope, "int", "a number")
+            return "list:int"
+        if isinstance(x, N.CellLit):
+            self.expr(x.a, scope)
+            self.expr(x.b, scope)
+            return "cell"
+        return "any"
+
+    def attr_type(self, ty: str, x: N.Attr) -> str:
+        name = x.name
+        if ty == "player":
+            if name in self.t.player_fields:
+                return type_name(self.t.player_fields[name].type)
+            if name not in PLAYER_BUILTIN_ATTRS:
+                self.err(x.span, f'players have no field "{name}"', expected="a field declared in `player { ... }`",
+                         hint=did_you_mean(name, set(self.t.player_fields) | PLAYER_BUILTIN_ATTRS))
+            return "int"
+        if ty.startswith("entity:"):
+            comp = self.t.components.get(ty[7:])
+            fields = {f.name: f for f in comp.fields} if comp else {}
+            if name in fields:
+                return value_type(type_name(fields[name].type))
+            if name not in ENTITY_BUILTIN_ATTRS:
+                self.err(x.span, f'{ty[7:]} cards have no field "{name}"', hint=did_you_mean(name, set(fields) | ENTITY_BUILTIN_ATTRS))
+            return "any"
+        if ty == "zone":
+            if name not in ZONE_BUILTIN_ATTRS:
+                self.err(x.span, f'zones have no field "{name}"', expected="size or owner")
+            return "int" if name == "size" else "player"
+        if ty in ("int", "bool", "str") or ty.startswith("list:") or ty.startswith("sym:"):
+            self.err(x.span, f'{describe_type(ty)} has no field "{name}"')
+            return "any"
+        # unknown owner: the field must exist on some component or on players
+        everything = self.t.all_fields() | set(self.t.player_fields) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS | ZONE_BUILTIN_ATTRS
+        if name not in everything:
+            self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
+            return "any"
+        types = set()
+        for comp in self.t.components.values():
+            for f in comp.fields:
+                if f.name == name:
+                    types.add(value_type(type_name(f.type)))
+        if name in self.t.player_fields:
+            types.add(type_name(self.t.player_fields[name].type))
+        return types.pop() if len(types) == 1 else "any"
+
+
+BUILTIN_RESULT = {
+    "count": "int", "sum": "int", "min": "int", "max": "int", "any": "bool", "all": "bool", "abs": "int",
+    "empty": "bool", "owner": "player", "zone_of": "zone", "player": "player", "seat": "int",
+    "next_player": "player", "previous_player": "player", "turn_order": "list:player", "opponents": "list:player",
+    "label": "str", "face_down": "bool", "adjacent": "bool", "distance": "int", "roll": "int",
+    "frontier": "list:cell", "cells": "list:cell", "occupied_cells": "list:cell", "neighbor_cells": "list:cell",
+    "empty_cells_around": "list:cell", "origin": "cell", "keywords": "list:keyword", "neighbors": "list:any",
+}
+
+
+def value_type(field_type: str) -> str:
+    if field_type in ("condition",):
+        return "bool"
+    if field_type in BASE_TYPES or field_type.startswith("list:"):
+        return field_type if field_type not in ("effect", "card") else "any"
+    return field_type
+
+
+def compatible(want: str, got: str, table: SymbolTable) -> bool:
+    if got == "any" or want == "any":
+        return True
+    if want == got:
+        return True
+    sym = table.symbols.get(want)
+    if sym and sym.kind == "enum":
+        return got == f"sym:{want}"
+    if want in table.components:
+        return got.startswith("entity:") or got == "any"
+    if want.startswith("list:"):
+        return got.startswith("list:") and (got == "list:any" or compatible(want[5:], got[5:], table))
+    if want == "keyword":
+        return got == "keyword"
+    return False
+
+
+def describe_type(ty: str) -> str:
+    if ty == "any":
+        return "a value"
+    if ty == "int":
+        return "a number"
+    if ty == "bool":
+        return "true or false"
+    if ty == "str":
+        return "a text"
+    if ty == "zone":
+        return "a zone"
+    if ty == "player":
+        return "a player"
+    if ty == "cell":
+        return "a cell"
+    if ty == "keyword":
+        return "a keyword"
+    if ty.startswith("sym:setting:"):
+        return f"a choice of setting {ty[12:]}"
+    if ty.startswith("sym:"):
+        return f"a {ty[4:]}"
+    if ty.startswith("entity:"):
+        return f"a {ty[7:]} card"
+    if ty.startswith("list:"):
+        return f"a list of {describe_type(ty[5:]).removeprefix('a ').removeprefix('an ')}s"
+    return ty
+
+
+def check_decls(decls: list, bag: DiagnosticBag) -> SymbolTable:
+    table = build_symbols(decls, bag)
+    checker = Checker(table, bag)
+    checker.run()
+    return table
+
+
+def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False) -> SymbolTable:
+    """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError."""
+    bag = DiagnosticBag()
+    decls, settings = apply_variants(rules, variants or [], bag)
+    table = check_decls(decls, bag)
+    checker = Checker(table, bag)
+    for s in settings:
+        checker.check_decl(s)
+    if all_variants:
+        base_count = len(bag.items)
+        seen = {(d.span.line, d.span.column, d.message) for d in bag.items}
+        for name in rules.variants():
+            vbag = DiagnosticBag()
+            vdecls, vsettings = apply_variants(rules, [name], vbag)
+            vtable = check_decls(vdecls, vbag)
+            vchecker = Checker(vtable, vbag)
+            for s in vsettings:
+                vchecker.check_decl(s)
+            for d in vbag.items:
+                key = (d.span.line, d.span.column, d.message)
+                if key not in seen:
+                    seen.add(key)
+                    d.message = f"{d.message} (in variant {name})"
+                    bag.items.append(d)
+        del base_count
+    for d in rules.decls:
+        if isinstance(d, N.SetSetting):
+            bag.error(d.span, "`set NAME = value` belongs inside a variant")
+    bag.raise_if_any()
+    table.settings_overrides = settings  # type: ignore[attr-defined]
+    return table

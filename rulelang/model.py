@@ -1,0 +1,184 @@
+"""The state of a match: entities (cards, tokens), zones, players, globals.
+
+Plain Python objects for speed; ``encode``/``decode`` turn every value into JSON
+and back, so a match can be saved mid-game and resumed identically.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .board import BoardCells, Topology
+
+
+class CardDef:
+    """The printed side of a card: its component and the values it was declared with."""
+
+    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span")
+
+    def __init__(self, index, set_name, component, values, code, name, span):
+        self.index = index
+        self.set_name = set_name
+        self.component = component
+        self.values = values  # plain values: copied into each entity's attrs
+        self.code = code  # field -> compiled thunk (condition / effect fields)
+        self.name = name
+        self.span = span
+
+
+class Entity:
+    __slots__ = ("id", "card", "attrs", "zone", "cell", "face_down", "known", "owner")
+
+    def __init__(self, id: int, card: CardDef, attrs: dict, owner=None):
+        self.id = id
+        self.card = card
+        self.attrs = attrs
+        self.zone = None
+        self.cell = None
+        self.face_down = False
+        self.known: set[int] = set()
+        self.owner = owner  # seat index or None
+
+    def __repr__(self):
+        return f"<{self.card.component} #{self.id}>"
+
+
+class Player:
+    __slots__ = ("seat", "attrs")
+
+    def __init__(self, seat: int, attrs: dict):
+        self.seat = seat
+        self.attrs = attrs
+
+    def __repr__(self):
+        return f"Player {self.seat + 1}"
+
+
+class KeywordValue:
+    """A keyword with its arguments, as printed on a card: ``hunt`` or ``plus(2)``."""
+
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str, args: tuple = ()):
+        self.name = name
+        self.args = tuple(args)
+
+    def __eq__(self, other):
+        return isinstance(other, KeywordValue) and other.name == self.name and other.args == self.args
+
+    def __hash__(self):
+        return hash((self.name, self.args))
+
+    def __repr__(self):
+        return self.name + (f"({', '.join(map(str, self.args))})" if self.args else "")
+
+
+class Zone:
+    """An ordered pile of entities: index 0 is the bottom, the last item the top."""
+
+    is_board = False
+
+    def __init__(self, name: str, key: str, owner, visibility: str):
+        self.name = name  # the declaration's name, e.g. "hand"
+        self.key = key  # unique: "hand#2" for player 2's hand
+        self.owner = owner
+        self.visibility = visibility
+        self.items: list[Entity] = []
+
+    def __repr__(self):
+        return f"<zone {self.key}>"
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
+
+class BoardZone(Zone):
+    is_board = True
+
+    def __init__(self, name, key, owner, visibility, topology: Topology):
+        super().__init__(name, key, owner, visibility)
+        self.cells = BoardCells(topology)
+
+
+class State:
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.entities: list[Entity] = []
+        self.zones: dict[str, Zone] = {}
+        self.players: list[Player] = []
+        self.globals: dict[str, Any] = {}
+        self.round = 0
+        self.phase: str | None = None
+        self.current: int | None = None
+        self.stack: list = []  # frames of the rules program (see runtime)
+        self.pending = None  # the choice waiting for an answer
+        self.over = False
+        self.winners: list[int] = []
+        self.version = 0  # bumped by every change; continuous rules run to a fixed point
+        self.events: list = []
+        self.log: list[str] = []
+        self.decisions = 0
+        self.stats: dict[str, int] = {}
+        self.ending = False
+
+    def zone_of_player(self, name: str, seat: int) -> Zone:
+        return self.zones[f"{name}#{seat + 1}"]
+
+
+# ------------------------------------------------------------------ JSON encoding
+
+
+def encode(value, state: State | None = None):
+    if value is None or isinstance(value, (bool, int, str, float)):
+        return value
+    if isinstance(value, Entity):
+        return {"$e": value.id}
+    if isinstance(value, Player):
+        return {"$p": value.seat}
+    if isinstance(value, Zone):
+        return {"$z": value.key}
+    if isinstance(value, KeywordValue):
+        return {"$k": value.name, "args": [encode(a) for a in value.args]}
+    if isinstance(value, tuple):
+        return {"$c": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, set):
+        return {"$s": sorted((encode(v) for v in value), key=repr)}
+    raise TypeError(f"cannot save a value of type {type(value).__name__}")
+
+
+def decode(value, state: State):
+    if value is None or isinstance(value, (bool, int, str, float)):
+        return value
+    if isinstance(value, list):
+        return [decode(v, state) for v in value]
+    if "$e" in value:
+        return state.entities[value["$e"]]
+    if "$p" in value:
+        return state.players[value["$p"]]
+    if "$z" in value:
+        return state.zones[value["$z"]]
+    if "$k" in value:
+        return KeywordValue(value["$k"], tuple(decode(a, state) for a in value["args"]))
+    if "$c" in value:
+        return tuple(decode(v, state) for v in value["$c"])
+    if "$d" in value:
+        return {decode(k, state): decode(v, state) for k, v in value["$d"]}
+    if "$s" in value:
+        return {decode(v, state) for v in value["$s"]}
+    raise ValueError(f"unknown saved value {value!r}")
+
+
+def encode_cell(cell):
+    return encode(cell)
+
+
+def decode_cell(value, state):
+    return decode(value, state)
