@@ -91,13 +91,9 @@ def describe(x) -> str:
     return str(x)
 
 
-LABELS: dict[str, Callable[[Entity], str]] = {}
-
-
 def label(e: Entity) -> str:
-    fn = LABELS.get(e.card.component)
-    if fn is not None:
-        return fn(e)
+    if e.card.label is not None:
+        return e.card.label(e)
     if e.card.name:
         return e.card.name
     shown = ", ".join(f"{k}: {describe(v)}" for k, v in e.attrs.items() if not isinstance(v, (list, dict)))

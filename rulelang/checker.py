@@ -15,7 +15,7 @@ from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from .errors import DiagnosticBag, RulesError, Span, did_you_mean
 from .variants import apply_variants
 
-BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "effect", "zone", "any", "card"}
+BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "any", "card"}
 ENTITY_BUILTIN_ATTRS = {"owner", "zone", "cell", "face_down", "component", "id"}
 PLAYER_BUILTIN_ATTRS = {"seat"}
 ZONE_BUILTIN_ATTRS = {"size", "owner"}
@@ -137,7 +137,7 @@ class Checker:
         if sym and sym.kind == "enum":
             return
         known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
-        self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, effect, "
+        self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
                  "a component name, an enum name or `list of T`", hint=did_you_mean(t.name, known))
 
     # ---- whole program

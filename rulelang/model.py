@@ -14,9 +14,10 @@ from .board import BoardCells, Topology
 class CardDef:
     """The printed side of a card: its component and the values it was declared with."""
 
-    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span")
+    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label")
 
-    def __init__(self, index, set_name, component, values, code, name, span):
+    def __init__(self, index, set_name, component, values, code, name, span, label=None):
+        self.label = label  # compiled `label "..."` template of the component, or None
         self.index = index
         self.set_name = set_name
         self.component = component
@@ -182,3 +183,44 @@ def encode_cell(cell):
 
 def decode_cell(value, state):
     return decode(value, state)
+
+
+# ------------------------------------------------------------------ changing the state
+
+
+def detach(state: State, e: Entity) -> None:
+    zone = e.zone
+    if zone is None:
+        return
+    if zone.is_board:
+        zone.cells.remove(e.cell, e)
+        e.cell = None
+    zone.items.remove(e)
+    e.zone = None
+
+
+def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False) -> None:
+    """Put a detached entity into a zone (on a cell for boards); records enter/leave events."""
+    if zone.is_board:
+        zone.cells.place(cell, e, bottom=bottom)
+        e.cell = cell
+        zone.items.append(e)
+    elif bottom:
+        zone.items.insert(0, e)
+    else:
+        zone.items.append(e)
+    e.zone = zone
+    e.face_down = face_down
+    e.known.clear()
+    state.version += 1
+
+
+def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None) -> None:
+    old = e.zone
+    detach(state, e)
+    place(state, e, zone, cell, bottom, face_down)
+    if watched is not None:
+        if old is not None and old.name in watched:
+            state.events.append(("leave", old.name, e))
+        if zone.name in watched:
+            state.events.append(("enter", zone.name, e))

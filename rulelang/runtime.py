@@ -1,0 +1,805 @@
+"""The runtime: a small VM that runs a compiled ``Program`` as a match.
+
+The match state is data (``model.State``), including the VM's frames, so a match
+saves to JSON at any point, even while a player is choosing, and resumes
+identically. Every player decision is a choice among enumerated legal options.
+Triggers run from an event queue after the statement that caused them; the
+queue, loops and trigger chains are bounded, and a runaway names its rules line.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import nodes as N
+from .builtins import as_list, describe, keywords_of
+from .checker import check_rules
+from .compiler import Code, Ctx, FlowOp, Program, RuleError, compile_program
+from .errors import Diagnostic, DiagnosticBag, RulesError, RulesRuntimeError, Span
+from .model import BoardZone, Entity, Player, State, Zone, decode, encode, place
+from .parser import parse_file, parse_text
+from .variants import apply_variants
+
+STEP_LIMIT = 2_000_000  # ops between two decisions before the rules are called stuck
+TRIGGER_DEPTH_LIMIT = 100
+SETTLE_LIMIT = 100
+SAVE_FORMAT = 1
+
+
+class Frame:
+    __slots__ = ("code", "pc", "vars", "handlers", "kind")
+
+    def __init__(self, code: Code, pc: int, vars: dict, handlers: list, kind: str):
+        self.code, self.pc, self.vars, self.handlers, self.kind = code, pc, vars, handlers, kind
+
+
+class _Stop(Exception):
+    pass
+
+
+class VM:
+    def __init__(self, program: Program, state: State):
+        self.program = program
+        self.s = state
+        self.sync_floor: int | None = None
+        self.stop_at_step: str | None = None
+        self.stopped = False
+        self.current_op = None
+
+    # ---- frames
+    def push(self, code: Code, vars: dict, kind: str):
+        if kind == "trigger":
+            depth = sum(1 for f in self.s.stack if f.kind == "trigger")
+            if depth >= TRIGGER_DEPTH_LIMIT:
+                raise RuleError(code.span, f"triggers set each other off more than {TRIGGER_DEPTH_LIMIT} times in a row; "
+                                "this chain never ends")
+        self.s.stack.append(Frame(code, 0, vars, [], kind))
+
+    def unwind(self, kind: str, span: Span):
+        stack = self.s.stack
+        if kind == "game":
+            self.s.ending = True
+        floor = self.sync_floor or 0
+        while len(stack) > floor:
+            frame = stack[-1]
+            for i in range(len(frame.handlers) - 1, -1, -1):
+                if frame.handlers[i][0] == kind:
+                    del frame.handlers[i + 1:]
+                    frame.pc = frame.handlers[i][1]
+                    return
+            stack.pop()
+        if self.sync_floor is not None and kind == "game":
+            return  # a continuous rule ended the game: the main loop finishes the unwinding
+        raise RuleError(span, f"`end {kind}` was used where no {kind} is running")
+
+    # ---- choices
+    def chooser(self, by, ctx, span) -> Player:
+        if by is not None:
+            p = by(ctx)
+            if not isinstance(p, Player):
+                raise RuleError(span, f"a choice is made by a player, not by {describe(p)}")
+            return p
+        if self.s.current is not None:
+            return self.s.players[self.s.current]
+        raise RuleError(span, "nobody is taking a turn here, so say who makes this choice: add `by PLAYER`")
+
+    def ask(self, player: Player, options: list[dict], prompt: str | None, span: Span):
+        if self.sync_floor is not None:
+            raise RuleError(span, "a choice was asked for inside a continuous rule or a value computation")
+        self.s.pending = {"player": player.seat, "options": options, "prompt": prompt, "span": span}
+
+    def answer(self, index: int):
+        pending = self.s.pending
+        option = pending["options"][index]
+        self.s.pending = None
+        self.s.decisions += 1
+        frame = self.s.stack[-1]
+        op = frame.code.ops[frame.pc]
+        self._guarded(op, lambda: op.resume(self, frame, option))
+
+    # ---- triggers
+    def fire_at(self, when: str, timing: str, phase: str | None = None):
+        keys = [("at", when, timing, None)]
+        if phase is not None:
+            keys.append(("at", when, timing, phase))
+        infos = []
+        for key in keys:
+            infos.extend((info, {}) for info in self.program.triggers.get(key, ()))
+            for info in self.program.keyword_triggers.get(key, ()):
+                infos.extend((info, {"self": e}) for e in self.bearers(info.keyword))
+        self._push_triggers(infos)
+
+    def bearers(self, keyword: str) -> list[Entity]:
+        out = []
+        for e in self.s.entities:
+            zone = e.zone
+            if zone is None or e.face_down or zone.visibility != "public":
+                continue
+            for k in keywords_of(e):
+                if k.name == keyword:
+                    out.append(e)
+                    break
+        return out
+
+    def _push_triggers(self, infos):
+        ready = []
+        for info, bound in infos:
+            if info.keyword is not None:
+                kw = next((k for k in keywords_of(bound["self"]) if k.name == info.keyword), None)
+                params = self.program.keywords[info.keyword].params
+                if kw is not None:
+                    bound = {**bound, **dict(zip(params, kw.args))}
+            if info.cond is not None and not info.cond(Ctx(dict(bound), self.s, self)):
+                continue
+            ready.append((info, bound))
+        for info, bound in reversed(ready):
+            self.push(info.code, dict(bound), "trigger")
+
+    def dispatch(self):
+        s = self.s
+        events, s.events = s.events, []
+        infos = []
+        for ev in events:
+            if ev[0] in ("enter", "leave"):
+                _, zone, entity = ev
+                key = (ev[0], zone)
+                for info in self.program.triggers.get(key, ()):
+                    infos.append((info, {info.var: entity}))
+                for info in self.program.keyword_triggers.get(key, ()):
+                    infos.extend((info, {info.var: entity, "self": b}) for b in self.bearers(info.keyword))
+            elif ev[0] == "signal":
+                _, name, args = ev
+                key = ("signal", name)
+                for info in self.program.triggers.get(key, ()):
+                    infos.append((info, dict(zip(info.params, args))))
+                for info in self.program.keyword_triggers.get(key, ()):
+                    infos.extend((info, {**dict(zip(info.params, args)), "self": b}) for b in self.bearers(info.keyword))
+        self._push_triggers(infos)
+
+    # ---- continuous rules
+    def has_continuous(self) -> bool:
+        return bool(self.program.always) or any(k.always for k in self.program.keywords.values())
+
+    def settle(self):
+        """Run every `always` rule until nothing changes (a fixed point)."""
+        s = self.s
+        if not self.has_continuous() or getattr(s, "settled_version", None) == s.version:
+            return
+        for _ in range(SETTLE_LIMIT):
+            before = s.version
+            for code in self.program.always:
+                self.run_sync(code, {})
+            for info in self.program.keywords.values():
+                for code in info.always:
+                    for e in self.bearers(info.name):
+                        kw = next(k for k in keywords_of(e) if k.name == info.name)
+                        self.run_sync(code, {"self": e, **dict(zip(info.params, kw.args))})
+            if s.version == before:
+                s.settled_version = s.version
+                if s.ending and not s.over:
+                    self._end_game_from_rule()
+                return
+        code = self.program.always[0] if self.program.always else None
+        raise RuleError(code.span if code else Span(),
+                        f"the continuous rules keep changing the game after {SETTLE_LIMIT} passes; they never settle")
+
+    def _end_game_from_rule(self):
+        flow = self.s.stack[0] if self.s.stack else None
+        if flow is not None and flow.pc < self.program.result_pc:
+            self.unwind("game", Span())
+
+    def settle_before_choice(self) -> bool:
+        """Settle continuous rules before a player decides; True when other work must run first."""
+        depth = len(self.s.stack)
+        self.settle()
+        if self.s.events and self.sync_floor is None:
+            self.dispatch()
+        return len(self.s.stack) != depth
+
+    def run_sync(self, code: Code, vars: dict):
+        """Run a block to its end right now (continuous rules); it may not ask for a choice."""
+        saved_floor = self.sync_floor
+        floor = len(self.s.stack)
+        self.sync_floor = floor
+        try:
+            self.s.stack.append(Frame(code, 0, vars, [], "always"))
+            steps = 0
+            while len(self.s.stack) > floor:
+                frame = self.s.stack[-1]
+                if frame.pc >= len(frame.code.ops):
+                    self.s.stack.pop()
+                    continue
+                op = frame.code.ops[frame.pc]
+                op.run(self, frame)
+                steps += 1
+                if steps > STEP_LIMIT:
+                    raise RuleError(op.span, "this continuous rule runs forever")
+        finally:
+            del self.s.stack[floor:]
+            self.sync_floor = saved_floor
+
+    # ---- steps (for scenarios)
+    def step_finished(self, name: str):
+        if self.stop_at_step == name:
+            self.stopped = True
+
+    # ---- the skeleton of a game
+    def flow_step(self, op: FlowOp, frame: Frame):
+        s = self.s
+        what = op.what
+        if what == "setup":
+            frame.pc += 1
+            if self.program.setup is not None:
+                self.push(self.program.setup, {}, "setup")
+        elif what == "handler_game":
+            frame.handlers.append(("game", op.arg))
+            frame.pc += 1
+        elif what == "round_start":
+            if s.ending:
+                frame.pc = op.arg
+                return
+            s.round += 1
+            s.phase = None
+            frame.handlers.append(("round", self.program.round_end_pc))
+            frame.pc += 1
+            self.fire_at("start", "round")
+        elif what == "phase":
+            info = self.program.phases[op.arg]
+            if info.unless is not None and info.unless(Ctx({}, s, self)):
+                frame.pc += 2
+                return
+            s.phase = op.arg
+            frame.handlers.append(("phase", frame.pc + 1))
+            frame.pc += 1
+            self.push(info.code, {}, "phase")
+            self.fire_at("start", "phase", op.arg)
+        elif what == "phase_end":
+            if frame.handlers and frame.handlers[-1][0] == "phase":
+                frame.handlers.pop()
+            frame.pc += 1
+            self.phase_finished(op.arg)
+            self.fire_at("end", "phase", op.arg)
+            self.settle()
+        elif what == "round_end":
+            while frame.handlers and frame.handlers[-1][0] in ("round", "phase"):
+                frame.handlers.pop()
+            frame.pc += 1
+            self.fire_at("end", "round")
+            self.settle()
+        elif what == "round_loop":
+            self.round_finished()
+            max_rounds = self.program.game.max_rounds
+            if s.ending or (max_rounds is not None and s.round >= max_rounds):
+                s.ending = True
+                frame.pc = self.program.result_pc
+            else:
+                frame.pc = op.arg
+        elif what == "result":
+            s.ending = True
+            del frame.handlers[:]
+            frame.pc += 1
+            s.phase = None
+            s.current = None
+            if self.program.result is not None:
+                self.push(self.program.result, {}, "result")
+            self.fire_at("end", "game")
+            self.settle()
+        elif what == "over":
+            s.over = True
+            frame.pc += 1
+
+    def phase_finished(self, name: str):
+        if self.stop_at_step == "phase:" + name or self.stop_at_step == "phase:*":
+            self.stopped = True
+
+    def round_finished(self):
+        if self.stop_at_step == "round":
+            self.stopped = True
+
+    # ---- the main loop
+    def _guarded(self, op, fn):
+        try:
+            fn()
+        except RuleError as exc:
+            raise RulesRuntimeError(Diagnostic(exc.span, exc.message)) from None
+        except RulesError:
+            raise
+        except RecursionError:
+            raise RulesRuntimeError(Diagnostic(op.span, "the rules call themselves too deeply (a def or procedure that never stops)")) from None
+        except Exception as exc:  # a value of the wrong kind reached a rule: report it at the rule
+            raise RulesRuntimeError(Diagnostic(op.span, f"this rule could not run: {type(exc).__name__}: {exc}")) from None
+
+    def run(self):
+        """Run until a player must choose, the game is over, or a requested stop is reached."""
+        s = self.s
+        steps = 0
+        self.stopped = False
+        try:
+            while s.pending is None and not s.over and not self.stopped:
+                stack = s.stack
+                if not stack:
+                    s.over = True
+                    break
+                frame = stack[-1]
+                ops = frame.code.ops
+                if frame.pc >= len(ops):
+                    stack.pop()
+                    continue
+                op = ops[frame.pc]
+                op.run(self, frame)
+                if s.events:
+                    self.dispatch()
+                steps += 1
+                if steps > STEP_LIMIT:
+                    raise RuleError(op.span, f"the rules ran {STEP_LIMIT:,} steps without any player decision; "
+                                    "a loop or a chain of turns probably never ends")
+        except RuleError as exc:
+            raise RulesRuntimeError(Diagnostic(exc.span, exc.message)) from None
+        except RulesError:
+            raise
+        except RecursionError:
+            raise RulesRuntimeError(Diagnostic(op.span, "the rules call themselves too deeply (a def or procedure that never stops)")) from None
+        except Exception as exc:
+            raise RulesRuntimeError(Diagnostic(op.span, f"this rule could not run: {type(exc).__name__}: {exc}")) from None
+
+    def create_cards(self, set_name: str, zone: Zone, span: Span):
+        for card in self.program.card_sets[set_name]:
+            e = Entity(len(self.s.entities), card, dict(_copy_values(card.values)), owner=zone.owner)
+            self.s.entities.append(e)
+            if zone.is_board:
+                raise RuleError(span, "cards are created into a pile or hand, then moved onto a board")
+            place(self.s, e, zone)
+
+
+def _copy_values(values: dict) -> dict:
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in values.items()}
+
+
+# ------------------------------------------------------------------ public API
+
+
+@dataclass
+class Option:
+    """One legal answer to the pending choice."""
+
+    index: int
+    label: str
+    name: str
+
+    def __str__(self):
+        return self.label
+
+
+class Game:
+    """A loaded, checked and compiled game (with its variants applied)."""
+
+    def __init__(self, program: Program, rules: N.RulesFile, variants: list[str], settings: dict, path: str, source: str):
+        self.program = program
+        self.rules = rules
+        self.variants = variants
+        self.settings = settings
+        self.path = path
+        self.fingerprint = hashlib.sha256((source + "|" + ",".join(variants) + "|" +
+                                           json.dumps(settings, sort_keys=True, default=str)).encode()).hexdigest()[:16]
+
+    @property
+    def title(self) -> str:
+        return self.program.game.title
+
+    def new_match(self, players: int | None = None, seed: int = 0) -> "Match":
+        n = players if players is not None else self.program.game.players_default
+        g = self.program.game
+        if not g.players_min <= n <= g.players_max:
+            raise RulesError(Diagnostic(self.rules.game().span if self.rules.game() else Span(),
+                                        f"{g.title} is played by {g.players_min} to {g.players_max} players, not {n}"))
+        match = Match(self, _new_state(self.program, n, seed))
+        match.start()
+        return match
+
+    def match_from_json(self, data: dict | str) -> "Match":
+        if isinstance(data, str):
+            data = json.loads(data)
+        if data.get("fingerprint") != self.fingerprint:
+            raise RulesError(Diagnostic(Span(file=self.path), "this saved match was made with different rules "
+                                        "(the .rules file, variant or settings changed since it was saved)"))
+        return Match(self, state_from_json(self.program, data))
+
+
+def _new_state(program: Program, n: int, seed: int) -> State:
+    s = State(seed)
+    vm = VM(program, s)
+    for seat in range(n):
+        s.players.append(Player(seat, {}))
+    ctx = Ctx({}, s, vm)
+    for p in s.players:
+        for name, default in program.player_fields:
+            p.attrs[name] = default(ctx)
+    for name, default in program.global_vars:
+        s.globals[name] = default(ctx)
+    for info in program.zones.values():
+        owners = range(n) if info.per_player else [None]
+        for owner in owners:
+            key = info.name if owner is None else f"{info.name}#{owner + 1}"
+            if info.topology is not None:
+                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
+            else:
+                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+    for set_name, zone_fn in program.auto_sets:
+        vm.create_cards(set_name, zone_fn(ctx), Span())
+    s.version = 0
+    return s
+
+
+class Match:
+    """One game being played: ask it for legal options and apply one at a time."""
+
+    def __init__(self, game: Game, state: State):
+        self.game = game
+        self.s = state
+        self.vm = VM(game.program, state)
+
+    def start(self):
+        self.s.stack.append(Frame(self.game.program.flow, 0, {}, [], "flow"))
+        self.vm.run()
+
+    # ---- playing
+    @property
+    def is_over(self) -> bool:
+        return self.s.over
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat (0-based) that must answer the pending choice."""
+        return self.s.pending["player"] if self.s.pending else None
+
+    @property
+    def prompt(self) -> str | None:
+        return self.s.pending["prompt"] if self.s.pending else None
+
+    def legal_options(self) -> list[Option]:
+        if self.s.pending is None:
+            return []
+        seat = self.s.pending["player"]
+        return [Option(i, option_label(self.s, o, seat), o["name"]) for i, o in enumerate(self.s.pending["options"])]
+
+    def option_count(self) -> int:
+        return len(self.s.pending["options"]) if self.s.pending else 0
+
+    def apply(self, option: Option | int):
+        if self.s.pending is None:
+            raise ValueError("no choice is pending: the match is over")
+        index = option.index if isinstance(option, Option) else int(option)
+        if not 0 <= index < len(self.s.pending["options"]):
+            raise ValueError(f"option {index} is not one of the {len(self.s.pending['options'])} legal options")
+        self.vm.answer(index)
+        self.vm.run()
+
+    def run_until_stop(self, stop: str):
+        """Scenario helper: run until a step, phase or round finishes (choices must be answered by the caller)."""
+        self.vm.stop_at_step = stop
+        self.vm.run()
+
+    @property
+    def result(self) -> dict | None:
+        if not self.s.over:
+            return None
+        return {
+            "winners": [w + 1 for w in self.s.winners],
+            "rounds": self.s.round,
+            "decisions": self.s.decisions,
+            "players": [dict(_plain_attrs(p.attrs)) for p in self.s.players],
+            "keyword_uses": dict(self.s.stats),
+        }
+
+    # ---- views
+    def view(self, seat: int) -> dict:
+        return player_view(self.s, seat, self.game.program)
+
+    # ---- saving
+    def to_json(self) -> dict:
+        data = state_to_json(self.s)
+        data["fingerprint"] = self.game.fingerprint
+        data["game"] = self.game.title
+        data["variants"] = self.game.variants
+        return data
+
+    def clone(self) -> "Match":
+        return Match(self.game, state_from_json(self.game.program, json.loads(json.dumps(state_to_json(self.s)))))
+
+    def sample_for(self, seat: int, rng: random.Random) -> "Match":
+        """A copy of the match as the given player might imagine it: every card they cannot see is
+        shuffled among the places they cannot see (same component only), and chance is reseeded."""
+        copy = self.clone()
+        determinize(copy.s, seat, rng)
+        return copy
+
+    def evaluate(self, seat: int) -> float:
+        """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic."""
+        copy = self.clone()
+        s = copy.s
+        s.winners = []
+        program = self.game.program
+        value = 0.0
+        if program.result is not None and not s.over:
+            copy.vm.run_sync(program.result, {})
+            value = 1.0 if seat in s.winners else 0.0
+        elif s.over:
+            value = 1.0 if seat in self.s.winners else 0.0
+        if program.heuristic is not None:
+            h = program.heuristic(Ctx({}, s, copy.vm), (s.players[seat],))
+            value += 0.01 * float(h or 0)
+        return value
+
+
+def _plain_attrs(attrs: dict):
+    for k, v in attrs.items():
+        if isinstance(v, (int, str, bool, float)) or v is None:
+            yield k, v
+        else:
+            yield k, describe(v)
+
+
+def option_label(state: State, option: dict, seat: int) -> str:
+    values = option["values"]
+    shown = [seen_as(state, v, seat) for v in values.values()]
+    if option["name"] in ("choose", "next"):
+        return ", ".join(shown) if shown else option["name"]
+    if option["name"] == "none" and not shown:
+        return "nothing"
+    return option["name"] + (" " + ", ".join(shown) if shown else "")
+
+
+def seen_as(state: State, value, seat: int) -> str:
+    if isinstance(value, Entity) and not visible(value, seat):
+        where = value.zone.key.replace("#", " of player ") if value.zone else "nowhere"
+        return f"a hidden card in {where}"
+    return describe(value)
+
+
+def visible(e: Entity, seat: int) -> bool:
+    zone = e.zone
+    if zone is None:
+        return False
+    if seat in e.known:
+        return True
+    if zone.visibility == "hidden":
+        return False
+    if zone.visibility == "private":
+        return zone.owner == seat
+    if e.face_down:
+        return e.owner == seat
+    return True
+
+
+def card_view(e: Entity) -> dict:
+    out = {"card": describe(e), "component": e.card.component}
+    for k, v in e.attrs.items():
+        out[k] = v if isinstance(v, (int, str, bool)) or v is None else describe(v)
+    if e.owner is not None:
+        out["owner"] = e.owner + 1
+    if e.face_down:
+        out["face_down"] = True
+    return out
+
+
+def player_view(state: State, seat: int, program: Program) -> dict:
+    """Everything one player may see: hidden cards appear only as {"hidden": true}."""
+
+    def show(e: Entity):
+        if visible(e, seat):
+            return card_view(e)
+        out = {"hidden": True}
+        if e.face_down and e.zone is not None and e.zone.visibility == "public":
+            out["face_down"] = True
+        return out
+
+    zones = {}
+    for key, zone in state.zones.items():
+        entry: dict[str, Any] = {"count": len(zone.items), "visibility": zone.visibility}
+        if zone.owner is not None:
+            entry["owner"] = zone.owner + 1
+        if zone.is_board:
+            entry["cells"] = [{"cell": list(c) if isinstance(c, tuple) else c,
+                               "cards": [show(e) for e in zone.cells.stack(c)]}
+                              for c in zone.cells.occupied_cells()]
+        elif zone.visibility == "hidden" and not any(seat in e.known for e in zone.items):
+            pass  # only the size of a face-down pile
+        else:
+            entry["cards"] = [show(e) for e in zone.items]
+        zones[key] = entry
+    pending = state.pending
+    return {
+        "you": seat + 1,
+        "round": state.round,
+        "phase": state.phase,
+        "current": state.current + 1 if state.current is not None else None,
+        "players": [{"seat": p.seat + 1, **dict(_plain_attrs(p.attrs))} for p in state.players],
+        "globals": {k: (v if isinstance(v, (int, str, bool)) or v is None else seen_as(state, v, seat))
+                    for k, v in state.globals.items() if not k.startswith("__")},
+        "zones": zones,
+        "choice": None if pending is None or pending["player"] != seat else {
+            "prompt": pending["prompt"],
+            "options": [option_label(state, o, seat) for o in pending["options"]],
+        },
+        "log": state.log[-20:],
+    }
+
+
+def determinize(state: State, seat: int, rng: random.Random):
+    """Shuffle what `seat` cannot see among the places it cannot see, grouped by component."""
+    groups: dict[str, list[Entity]] = {}
+    for e in state.entities:
+        if e.zone is not None and not visible(e, seat):
+            groups.setdefault(e.card.component, []).append(e)
+    for entities in groups.values():
+        if len(entities) < 2:
+            continue
+        slots = [(e.zone, e.zone.items.index(e), e.cell, e.face_down, e.owner) for e in entities]
+        shuffled = list(entities)
+        rng.shuffle(shuffled)
+        # detach every entity first, then place them back slot by slot
+        for e in entities:
+            if e.zone.is_board:
+                e.zone.cells.remove(e.cell, e)
+        for (zone, index, cell, face_down, owner), e in zip(slots, shuffled):
+            zone.items[index] = e
+            e.zone, e.cell, e.face_down = zone, cell, face_down
+            if zone.is_board:
+                zone.cells.place(cell, e)
+    state.rng.seed(rng.random())
+
+
+# ------------------------------------------------------------------ saving and loading
+
+
+def state_to_json(s: State) -> dict:
+    def enc(v):
+        return encode(v)
+
+    zones = {}
+    for key, zone in s.zones.items():
+        if zone.is_board:
+            zones[key] = {"items": [e.id for e in zone.items],
+                          "cells": [[enc(c), [e.id for e in zone.cells.stack(c)]] for c in zone.cells.occupied_cells()]}
+        else:
+            zones[key] = [e.id for e in zone.items]
+    pending = None
+    if s.pending is not None:
+        p = s.pending
+        span = p["span"]
+        pending = {"player": p["player"], "prompt": p["prompt"], "span": [span.file, span.line, span.column],
+                   "options": [{"alt": o["alt"], "name": o["name"], "values": {k: enc(v) for k, v in o["values"].items()}}
+                               for o in p["options"]]}
+    rng_state = s.rng.getstate()
+    return {
+        "format": SAVE_FORMAT,
+        "seed": s.seed,
+        "players": [{"attrs": {k: enc(v) for k, v in p.attrs.items()}} for p in s.players],
+        "rng": [rng_state[0], list(rng_state[1]), rng_state[2]],
+        "round": s.round, "phase": s.phase, "current": s.current,
+        "over": s.over, "winners": list(s.winners), "ending": s.ending,
+        "version": s.version, "decisions": s.decisions, "stats": dict(s.stats), "log": s.log[-50:],
+        "globals": {k: enc(v) for k, v in s.globals.items()},
+        "entities": [{"card": [e.card.set_name, e.card.index], "attrs": {k: enc(v) for k, v in e.attrs.items()},
+                      "face_down": e.face_down, "known": sorted(e.known), "owner": e.owner} for e in s.entities],
+        "zones": zones,
+        "stack": [{"code": f.code.id, "pc": f.pc, "kind": f.kind, "handlers": [list(h) for h in f.handlers],
+                   "vars": {k: enc(v) for k, v in f.vars.items()}} for f in s.stack],
+        "pending": pending,
+    }
+
+
+def state_from_json(program: Program, data: dict) -> State:
+    if data.get("format") != SAVE_FORMAT:
+        raise RulesError(Diagnostic(Span(), f"unknown save format {data.get('format')!r}"))
+    s = State(data["seed"])
+    rng = data["rng"]
+    s.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
+    for seat, p in enumerate(data["players"]):
+        s.players.append(Player(seat, {}))
+    for info in program.zones.values():
+        owners = range(len(s.players)) if info.per_player else [None]
+        for owner in owners:
+            key = info.name if owner is None else f"{info.name}#{owner + 1}"
+            if info.topology is not None:
+                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
+            else:
+                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+    for i, ed in enumerate(data["entities"]):
+        set_name, index = ed["card"]
+        e = Entity(i, program.card_sets[set_name][index], {}, owner=ed["owner"])
+        e.face_down = ed["face_down"]
+        e.known = set(ed["known"])
+        s.entities.append(e)
+    for e, ed in zip(s.entities, data["entities"]):
+        e.attrs = {k: decode(v, s) for k, v in ed["attrs"].items()}
+    for key, content in data["zones"].items():
+        zone = s.zones[key]
+        if zone.is_board:
+            for cell_enc, ids in content["cells"]:
+                cell = decode(cell_enc, s)
+                for i in ids:
+                    zone.cells.place(cell, s.entities[i])
+                    s.entities[i].cell = cell
+            zone.items = [s.entities[i] for i in content["items"]]
+        else:
+            zone.items = [s.entities[i] for i in content]
+        for e in zone.items:
+            e.zone = zone
+    for p, pd in zip(s.players, data["players"]):
+        p.attrs = {k: decode(v, s) for k, v in pd["attrs"].items()}
+    s.globals = {k: decode(v, s) for k, v in data["globals"].items()}
+    s.round, s.phase, s.current = data["round"], data["phase"], data["current"]
+    s.over, s.winners, s.ending = data["over"], list(data["winners"]), data["ending"]
+    s.version, s.decisions, s.stats, s.log = data["version"], data["decisions"], dict(data["stats"]), list(data["log"])
+    for fd in data["stack"]:
+        s.stack.append(Frame(program.codes[fd["code"]], fd["pc"], {k: decode(v, s) for k, v in fd["vars"].items()},
+                             [tuple(h) for h in fd["handlers"]], fd["kind"]))
+    if data["pending"] is not None:
+        p = data["pending"]
+        s.pending = {"player": p["player"], "prompt": p["prompt"], "span": Span(file=p["span"][0], line=p["span"][1], column=p["span"][2]),
+                     "options": [{"alt": o["alt"], "name": o["name"], "values": {k: decode(v, s) for k, v in o["values"].items()}}
+                                 for o in p["options"]]}
+    return s
+
+
+# ------------------------------------------------------------------ loading
+
+
+def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, bag: DiagnosticBag) -> dict:
+    settings: dict[str, Any] = {}
+    from .compiler import Compiler
+
+    compiler = Compiler(table, {})
+    for d in decls:
+        if isinstance(d, N.SettingDecl):
+            settings[d.name] = compiler.const(d.default, {})
+    for o in overrides:
+        settings[o.name] = compiler.const(o.value, {})
+    for name, text in (cli or {}).items():
+        decl = next((d for d in decls if isinstance(d, N.SettingDecl) and d.name == name), None)
+        if decl is None:
+            bag.error(Span(), f'there is no setting "{name}"', expected=", ".join(settings) or "(this game has no settings)")
+            continue
+        if decl.choices:
+            if text not in decl.choices:
+                bag.error(decl.span, f'setting "{name}" is one of {", ".join(decl.choices)}, not "{text}"')
+            settings[name] = text
+        elif text in ("true", "false"):
+            settings[name] = text == "true"
+        else:
+            try:
+                settings[name] = int(text)
+            except ValueError:
+                settings[name] = text
+    return settings
+
+
+def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,
+         text: str | None = None) -> Game:
+    """Parse, check and compile a .rules file; raise RulesError with every problem found."""
+    from .resources import find_game
+
+    if text is None:
+        resolved = find_game(str(path))
+        rules = parse_file(resolved)
+        source = Path(resolved).read_text(encoding="utf-8")
+        path = str(resolved)
+    else:
+        rules = parse_text(text, str(path))
+        source = text
+    variants = [v for v in (variant.split(",") if isinstance(variant, str) else (variant or [])) if v]
+    table = check_rules(rules, variants)
+    bag = DiagnosticBag()
+    decls, overrides = apply_variants(rules, variants, bag)
+    chosen = resolve_settings(table, decls, overrides, settings, bag)
+    bag.raise_if_any()
+    try:
+        program = compile_program(decls, table, chosen)
+    except RuleError as exc:
+        raise RulesError(Diagnostic(exc.span, exc.message)) from None
+    return Game(program, rules, variants, chosen, str(path), source)
