@@ -92,34 +92,36 @@ class BoardCells:
     def __init__(self, topology: Topology):
         self.topology = topology
         self.graph = topology.initial_graph()
+        # the same stacks as the graph's node attributes, in a plain dict for the hot path
+        self.stacks: dict = {cell: data["stack"] for cell, data in self.graph.nodes(data=True)}
 
     def stack(self, cell) -> list:
-        node = self.graph.nodes.get(cell)
-        return node["stack"] if node is not None else []
+        return self.stacks.get(cell, _EMPTY)
 
     def has_cell(self, cell) -> bool:
         return cell in self.graph or self.topology.open
 
     def place(self, cell, entity, bottom=False) -> None:
         g = self.graph
-        if cell not in g:
+        if cell not in self.stacks:
             g.add_node(cell, stack=[])
+            self.stacks[cell] = g.nodes[cell]["stack"]
             if self.topology.open:
                 for other in self.topology.lattice_neighbours(cell):
-                    if other in g:
+                    if other in self.stacks:
                         g.add_edge(cell, other)
-        stack = g.nodes[cell]["stack"]
+        stack = self.stacks[cell]
         if bottom:
             stack.insert(0, entity)
         else:
             stack.append(entity)
 
     def remove(self, cell, entity) -> None:
-        g = self.graph
-        stack = g.nodes[cell]["stack"]
+        stack = self.stacks[cell]
         stack.remove(entity)
         if not stack and self.topology.open:
-            g.remove_node(cell)  # open boards only keep occupied cells
+            self.graph.remove_node(cell)  # open boards only keep occupied cells
+            del self.stacks[cell]
 
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
@@ -130,10 +132,10 @@ class BoardCells:
 
     def occupied_neighbour_cells(self, cell) -> list:
         if self.topology.open:
-            if cell in self.graph:
+            if cell in self.stacks:
                 return list(self.graph.neighbors(cell))
-            return [c for c in self.topology.lattice_neighbours(cell) if c in self.graph]
-        return [c for c in self.neighbour_cells(cell) if self.graph.nodes[c]["stack"]]
+            return [c for c in self.topology.lattice_neighbours(cell) if c in self.stacks]
+        return [c for c in self.neighbour_cells(cell) if self.stacks[c]]
 
     def empty_neighbour_cells(self, cell) -> list:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
@@ -142,21 +144,24 @@ class BoardCells:
         return sorted(self.graph.nodes, key=_cell_sort_key)
 
     def occupied_cells(self) -> list:
-        return sorted((c for c, d in self.graph.nodes(data=True) if d["stack"]), key=_cell_sort_key)
+        return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)
 
     def frontier(self) -> list:
         """Empty cells next to an occupied cell, in a stable order."""
-        seen = set()
-        out = []
-        for cell in self.occupied_cells():
-            for other in self.neighbour_cells(cell):
-                if other not in seen and not self.stack(other):
-                    seen.add(other)
-                    out.append(other)
+        stacks = self.stacks
+        out = set()
+        for cell, stack in stacks.items():
+            if stack:
+                for other in self.neighbour_cells(cell):
+                    if not stacks.get(other):
+                        out.add(other)
         return sorted(out, key=_cell_sort_key)
 
     def distance(self, a, b) -> int:
         return self.topology.distance(a, b, self.graph)
+
+
+_EMPTY: list = []
 
 
 def _cell_sort_key(cell):

@@ -360,13 +360,21 @@ class ChooseAmong(Op):
             v = dict(frame.vars)
             ctx = Ctx(v, vm.s, vm)
 
+            fixed = {}  # collections that do not depend on earlier bindings are computed once
+
             def walk(depth):
                 if depth == len(bindings):
                     if cond is None or cond(ctx):
                         options.append({"alt": index, "name": name, "values": {b[0]: v[b[0]] for b in bindings}})
                     return
-                var, coll, bcond = bindings[depth]
-                for x in as_list(coll(ctx)):
+                var, coll, bcond, independent = bindings[depth]
+                if independent:
+                    items = fixed.get(depth)
+                    if items is None:
+                        items = fixed[depth] = as_list(coll(ctx))
+                else:
+                    items = as_list(coll(ctx))
+                for x in items:
                     v[var] = x
                     if bcond is None or bcond(ctx):
                         walk(depth + 1)
@@ -574,6 +582,7 @@ class TurnEnd(Op):
         if frame.handlers and frame.handlers[-1][0] == "turn":
             frame.handlers.pop()
         frame.pc = self.next_pc
+        vm.turn_finished()
         vm.fire_at("end", "turn")
         vm.settle()
 
@@ -1197,10 +1206,11 @@ class Compiler:
             for b in opt.bindings:
                 with self.scoped(names):
                     coll = self.expr(b.coll)
+                independent = not (free_names(b.coll) & names)
                 names.add(b.var)
                 with self.scoped(names):
                     bcond = self.opt(b.cond)
-                bindings.append((b.var, coll, bcond))
+                bindings.append((b.var, coll, bcond, independent))
             with self.scoped(names):
                 cond = self.opt(opt.cond)
                 body_pc = self.here(code)
@@ -1610,6 +1620,26 @@ class _NoState:
 
     def __getattr__(self, name):
         raise RuleError(Span(), "a card's printed values must not depend on the match (they are computed before play)")
+
+
+def free_names(node) -> set[str]:
+    """Every name an expression mentions (a safe over-approximation of what it depends on)."""
+    out: set[str] = set()
+
+    def visit(x):
+        if isinstance(x, N.Name):
+            out.add(x.id)
+        elif isinstance(x, N.Call):
+            out.add(x.func)
+        if isinstance(x, N.Node):
+            for value in x.__dict__.values():
+                visit(value)
+        elif isinstance(x, (list, tuple)):
+            for item in x:
+                visit(item)
+
+    visit(node)
+    return out
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):

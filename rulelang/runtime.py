@@ -48,6 +48,7 @@ class VM:
         self.sync_floor: int | None = None
         self.stop_at_step: str | None = None
         self.stopped = False
+        self.stop_when_depth: int | None = None
         self.current_op = None
 
     # ---- frames
@@ -223,9 +224,13 @@ class VM:
             self.sync_floor = saved_floor
 
     # ---- steps (for scenarios)
+    def _stop_here(self):
+        # stop once whatever this point sets off (end-of-X triggers) has run
+        self.stop_when_depth = len(self.s.stack)
+
     def step_finished(self, name: str):
         if self.stop_at_step == name:
-            self.stopped = True
+            self._stop_here()
 
     # ---- the skeleton of a game
     def flow_step(self, op: FlowOp, frame: Frame):
@@ -238,6 +243,8 @@ class VM:
         elif what == "handler_game":
             frame.handlers.append(("game", op.arg))
             frame.pc += 1
+            if self.stop_at_step == "setup":
+                self._stop_here()
         elif what == "round_start":
             if s.ending:
                 frame.pc = op.arg
@@ -268,10 +275,10 @@ class VM:
             while frame.handlers and frame.handlers[-1][0] in ("round", "phase"):
                 frame.handlers.pop()
             frame.pc += 1
+            self.round_finished()
             self.fire_at("end", "round")
             self.settle()
         elif what == "round_loop":
-            self.round_finished()
             max_rounds = self.program.game.max_rounds
             if s.ending or (max_rounds is not None and s.round >= max_rounds):
                 s.ending = True
@@ -294,11 +301,15 @@ class VM:
 
     def phase_finished(self, name: str):
         if self.stop_at_step == "phase:" + name or self.stop_at_step == "phase:*":
-            self.stopped = True
+            self._stop_here()
+
+    def turn_finished(self):
+        if self.stop_at_step == "turn":
+            self._stop_here()
 
     def round_finished(self):
         if self.stop_at_step == "round":
-            self.stopped = True
+            self._stop_here()
 
     # ---- the main loop
     def _guarded(self, op, fn):
@@ -333,6 +344,9 @@ class VM:
                 op.run(self, frame)
                 if s.events:
                     self.dispatch()
+                if self.stop_when_depth is not None and len(stack) <= self.stop_when_depth:
+                    self.stop_when_depth = None
+                    self.stopped = True
                 steps += 1
                 if steps > STEP_LIMIT:
                     raise RuleError(op.span, f"the rules ran {STEP_LIMIT:,} steps without any player decision; "
@@ -508,7 +522,7 @@ class Match:
         return data
 
     def clone(self) -> "Match":
-        return Match(self.game, state_from_json(self.game.program, json.loads(json.dumps(state_to_json(self.s)))))
+        return Match(self.game, copy_state(self.s))
 
     def sample_for(self, seat: int, rng: random.Random) -> "Match":
         """A copy of the match as the given player might imagine it: every card they cannot see is
@@ -517,9 +531,10 @@ class Match:
         determinize(copy.s, seat, rng)
         return copy
 
-    def evaluate(self, seat: int) -> float:
-        """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic."""
-        copy = self.clone()
+    def evaluate(self, seat: int, in_place: bool = False) -> float:
+        """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic.
+        With in_place the match itself is used up (for throw-away copies)."""
+        copy = self if in_place else self.clone()
         s = copy.s
         s.winners = []
         program = self.game.program
@@ -651,6 +666,73 @@ def determinize(state: State, seat: int, rng: random.Random):
             if zone.is_board:
                 zone.cells.place(cell, e)
     state.rng.seed(rng.random())
+
+
+# ------------------------------------------------------------------ copying (for agents that plan)
+
+
+def copy_state(s: State) -> State:
+    """A deep copy of a match state, much faster than a JSON round trip."""
+    new = State(s.seed)
+    new.rng.setstate(s.rng.getstate())
+    new.players = [Player(p.seat, {}) for p in s.players]
+    entity_map: dict[int, Entity] = {}
+    for e in s.entities:
+        c = Entity(e.id, e.card, {}, owner=e.owner)
+        c.face_down, c.known, c.cell = e.face_down, set(e.known), e.cell
+        entity_map[e.id] = c
+        new.entities.append(c)
+    zones = {}
+    for key, zone in s.zones.items():
+        if zone.is_board:
+            z = BoardZone(zone.name, key, zone.owner, zone.visibility, zone.cells.topology)
+            z.cells.graph = zone.cells.graph.copy()
+            z.cells.stacks = {}
+            for cell, data in z.cells.graph.nodes(data=True):
+                data["stack"] = [entity_map[e.id] for e in zone.cells.stacks.get(cell, ())]
+                z.cells.stacks[cell] = data["stack"]
+        else:
+            z = Zone(zone.name, key, zone.owner, zone.visibility)
+        z.items = [entity_map[e.id] for e in zone.items]
+        for e in z.items:
+            e.zone = z
+        zones[key] = z
+    new.zones = zones
+
+    def remap(v):
+        t = type(v)
+        if t is Entity:
+            return entity_map[v.id]
+        if t is Player:
+            return new.players[v.seat]
+        if isinstance(v, Zone):
+            return zones[v.key]
+        if t is list:
+            return [remap(x) for x in v]
+        if t is tuple:
+            return tuple(remap(x) for x in v)
+        if t is dict:
+            return {remap(k): remap(x) for k, x in v.items()}
+        if t is set:
+            return {remap(x) for x in v}
+        return v
+
+    for e, c in zip(s.entities, new.entities):
+        c.attrs = {k: remap(v) for k, v in e.attrs.items()}
+    for p, c in zip(s.players, new.players):
+        c.attrs = {k: remap(v) for k, v in p.attrs.items()}
+    new.globals = {k: remap(v) for k, v in s.globals.items()}
+    new.round, new.phase, new.current = s.round, s.phase, s.current
+    new.over, new.winners, new.ending = s.over, list(s.winners), s.ending
+    new.version, new.decisions, new.stats, new.log = s.version, s.decisions, dict(s.stats), list(s.log[-20:])
+    new.settled_version = getattr(s, "settled_version", None)
+    new.stack = [Frame(f.code, f.pc, remap(f.vars), list(f.handlers), f.kind) for f in s.stack]
+    if s.pending is not None:
+        p = s.pending
+        new.pending = {"player": p["player"], "prompt": p["prompt"], "span": p["span"],
+                       "options": [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in p["options"]]}
+    new.events = [remap(ev) for ev in s.events]
+    return new
 
 
 # ------------------------------------------------------------------ saving and loading

@@ -1,0 +1,136 @@
+"""Agents: who answers a match's choices.
+
+An agent sees only its own player's view (``Match.view``) and the labelled legal
+options. Simulating agents never touch the real match: they plan on copies in
+which every card their player cannot see has been re-dealt at random
+(``Match.sample_for``).
+"""
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from .runtime import Match, Option
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, match: "AgentHandle", options: list[Option]) -> int: ...
+
+
+class AgentHandle:
+    """What an agent may use: its player's view, the options, and imagined copies of the match."""
+
+    def __init__(self, match: Match, seat: int):
+        self._match = match
+        self.seat = seat
+
+    def view(self) -> dict:
+        return self._match.view(self.seat)
+
+    @property
+    def prompt(self) -> str | None:
+        return self._match.prompt
+
+    def imagine(self, rng: random.Random) -> Match:
+        """A copy of the match consistent with what this player knows."""
+        return self._match.sample_for(self.seat, rng)
+
+
+class RandomAgent:
+    """Picks uniformly among the legal options, from its own seeded generator."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        return self.rng.randrange(len(options))
+
+
+class GreedyAgent:
+    """Greedy lookahead: tries each option on imagined copies of the match, plays the rest of
+    the round out at random, and keeps the option after which the game, were it to end then,
+    looks best for its player (its `result`, plus the rules' optional `def heuristic(p)`).
+    Ties are broken at random."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, max_options: int = 24, samples: int = 2):
+        self.rng = random.Random(seed)
+        self.max_options = max_options
+        self.samples = samples
+
+    def rollout_value(self, world: Match, index: int, seat: int) -> float:
+        trial = world.clone()
+        trial.apply(index)
+        start_round = trial.s.round
+        while not trial.is_over and trial.s.round == start_round:
+            trial.apply(self.rng.randrange(trial.option_count()))
+        return trial.evaluate(seat, in_place=True)
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        indexes = list(range(len(options)))
+        if len(indexes) > self.max_options:
+            indexes = self.rng.sample(indexes, self.max_options)
+        worlds = [handle.imagine(self.rng) for _ in range(self.samples)]
+        best, best_value = [], None
+        for i in indexes:
+            value = sum(self.rollout_value(w, i, handle.seat) for w in worlds)
+            if best_value is None or value > best_value + 1e-9:
+                best, best_value = [i], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(i)
+        return self.rng.choice(best)
+
+
+class MonteCarloAgent:
+    """Flat Monte Carlo: plays each option out to the end several times with random moves on
+    imagined copies, and keeps the option that won most often."""
+
+    name = "mc"
+
+    def __init__(self, seed: int = 0, playouts: int = 200, max_options: int = 20):
+        self.rng = random.Random(seed)
+        self.playouts = playouts
+        self.max_options = max_options
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        indexes = list(range(len(options)))
+        if len(indexes) > self.max_options:
+            indexes = self.rng.sample(indexes, self.max_options)
+        per_option = max(1, self.playouts // len(indexes))
+        scores = {}
+        for i in indexes:
+            total = 0.0
+            for _ in range(per_option):
+                world = handle.imagine(self.rng)
+                world.apply(i)
+                while not world.is_over:
+                    world.apply(self.rng.randrange(world.option_count()))
+                total += 1.0 if handle.seat in world.s.winners else 0.0
+            scores[i] = total
+        top = max(scores.values())
+        return self.rng.choice([i for i, v in scores.items() if v == top])
+
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent}
+
+
+def make_agent(name: str, seed: int):
+    try:
+        return AGENTS[name](seed=seed)
+    except KeyError:
+        raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human') from None
+
+
+def play_match(match: Match, agents: list) -> Match:
+    """Let agents answer every choice until the match is over."""
+    while not match.is_over:
+        seat = match.to_move
+        options = match.legal_options()
+        index = agents[seat].choose(AgentHandle(match, seat), options)
+        match.apply(index)
+    return match

@@ -1,0 +1,293 @@
+"""The `rulelang` command: check, play, simulate, test."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .errors import RulesError
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _settings(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise SystemExit(f"--set takes NAME=VALUE, not {pair!r}")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+# ------------------------------------------------------------------ check
+
+
+def cmd_check(args) -> int:
+    from .checker import check_rules
+    from .parser import parse_file
+    from .resources import find_game
+
+    failed = 0
+    for name in args.files:
+        path = find_game(name)
+        try:
+            rules = parse_file(path)
+            check_rules(rules, all_variants=True)
+            variants = ", ".join(rules.variants()) or "none"
+            console.print(f"{path}: ok (variants: {variants})")
+        except RulesError as exc:
+            failed += 1
+            err_console.print(exc.format(), markup=False)
+            n = len(exc.diagnostics)
+            err_console.print(f"{path}: {n} error{'s' if n != 1 else ''}", markup=False)
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def cmd_simulate(args) -> int:
+    from .simulate import simulate
+
+    agents = args.agents.split(",") if args.agents else ["random"]
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err_console, transient=False, disable=args.quiet) as progress:
+        task = progress.add_task("simulating", total=args.n)
+        summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
+                           seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
+                           progress=lambda: progress.advance(task))
+    title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
+    table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
+    table.add_column("seat")
+    table.add_column("agent")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate", justify="right")
+    fields = summary.numeric_player_fields()
+    for name in fields:
+        table.add_column(f"{name} (mean ± sd)", justify="right")
+    for i, w in enumerate(summary.wins()):
+        row = [str(i + 1), summary.agents[i], str(w), f"{w / max(summary.count, 1):.1%}"]
+        row += [f"{fields[name][i][0]:.2f} ± {fields[name][i][1]:.2f}" for name in fields]
+        table.add_row(*row)
+    console.print(table)
+    rounds_mean, rounds_sd = summary.length("rounds")
+    decisions_mean, decisions_sd = summary.length("decisions")
+    console.print(f"no winner: {summary.no_winner_rate():.1%}")
+    console.print(f"game length: {rounds_mean:.2f} ± {rounds_sd:.2f} rounds, {decisions_mean:.1f} ± {decisions_sd:.1f} decisions")
+    uses = summary.keyword_uses()
+    if uses:
+        kt = Table(title="keyword uses")
+        kt.add_column("keyword")
+        kt.add_column("uses", justify="right")
+        kt.add_column("per game", justify="right")
+        for k, v in uses.items():
+            kt.add_row(k, str(v), f"{v / max(summary.count, 1):.2f}")
+        console.print(kt)
+    console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second")
+    if args.out:
+        Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
+        console.print(f"results written to {args.out}")
+    return 0
+
+
+def _variants(value: str | None) -> list[str]:
+    return [v for v in (value or "").split(",") if v]
+
+
+# ------------------------------------------------------------------ play
+
+
+def render_view(view: dict) -> str:
+    lines = [f"Round {view['round']}" + (f", phase {view['phase']}" if view["phase"] else "")
+             + (f", Player {view['current']} to play" if view["current"] else "")]
+    for name, value in view["globals"].items():
+        if value is not None:
+            lines.append(f"  {name}: {value}")
+    for key, zone in view["zones"].items():
+        owner = zone.get("owner")
+        title = key.split("#")[0] + (f" of Player {owner}" if owner else "")
+        if owner is not None and owner != view["you"] and zone["visibility"] == "private":
+            lines.append(f"  {title}: {zone['count']} cards")
+            continue
+        if "cells" in zone:
+            if not zone["cells"]:
+                lines.append(f"  {title}: empty")
+                continue
+            lines.append(f"  {title}:")
+            for cell in zone["cells"]:
+                where = tuple(cell["cell"]) if isinstance(cell["cell"], list) else cell["cell"]
+                cards = ", ".join(c.get("card", "a hidden card") for c in cell["cards"])
+                lines.append(f"    {where}: {cards}")
+        elif "cards" in zone:
+            cards = ", ".join(c.get("card", "a hidden card") for c in zone["cards"]) or "empty"
+            lines.append(f"  {title}: {cards}")
+        else:
+            lines.append(f"  {title}: {zone['count']} cards face down")
+    return "\n".join(lines)
+
+
+def cmd_play(args) -> int:
+    from .agents import AgentHandle, make_agent
+    from .runtime import load
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    players = args.players or game.program.game.players_default
+    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    if len(seats) == 1:
+        seats = seats * players
+    if len(seats) != players:
+        raise SystemExit(f"--seats lists {len(seats)} seats for {players} players")
+    agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    match = game.new_match(players=players, seed=args.seed)
+    console.print(f"[bold]{game.title}[/bold]: {players} players, seed {args.seed}. Seats: {', '.join(seats)}")
+    shown_log = 0
+    while not match.is_over:
+        for line in match.s.log[shown_log:]:
+            console.print(f"  [dim]{line}[/dim]")
+        shown_log = len(match.s.log)
+        seat = match.to_move
+        options = match.legal_options()
+        if agents[seat] is not None:
+            index = agents[seat].choose(AgentHandle(match, seat), options)
+            if any(a is None for a in agents):
+                console.print(f"Player {seat + 1} ({seats[seat]}): {options[index].label}")
+            match.apply(index)
+            continue
+        console.print()
+        console.print(render_view(match.view(seat)), markup=False)
+        console.print(f"[bold]Player {seat + 1}[/bold]: {match.prompt or 'choose'}")
+        for o in options:
+            console.print(f"  {o.index + 1}. {o.label}", markup=False)
+        while True:
+            try:
+                answer = input("> ").strip()
+            except EOFError:
+                console.print("no more input: the game stops here")
+                return 1
+            if answer.isdigit() and 1 <= int(answer) <= len(options):
+                match.apply(int(answer) - 1)
+                break
+            if answer in ("q", "quit"):
+                return 0
+            if answer.startswith("save "):
+                Path(answer[5:].strip()).write_text(json.dumps(match.to_json()), encoding="utf-8")
+                console.print(f"saved to {answer[5:].strip()}")
+                continue
+            console.print(f"type a number from 1 to {len(options)} (or 'save FILE', or 'q')")
+    for line in match.s.log[shown_log:]:
+        console.print(f"  [dim]{line}[/dim]")
+    result = match.result
+    winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
+    console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {winners}")
+    return 0
+
+
+# ------------------------------------------------------------------ test
+
+
+def cmd_test(args) -> int:
+    from .scenario import run_file
+
+    files: list[Path] = []
+    for name in args.files:
+        p = Path(name)
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()))
+        else:
+            files.append(p)
+    passed = failed = 0
+    cache: dict = {}
+    for path in files:
+        try:
+            results = run_file(path, cache)
+        except RulesError as exc:
+            err_console.print(exc.format(), markup=False)
+            failed += 1
+            continue
+        for r in results:
+            if r.passed:
+                passed += 1
+                if args.verbose:
+                    console.print(f"PASS {r.span.file}:{r.span.line}: {r.name}", markup=False)
+            else:
+                failed += 1
+                where = r.failed_at or r.span
+                console.print(f"FAIL {where}: {r.name}", markup=False)
+                for line in r.message.splitlines():
+                    console.print(f"     {line}", markup=False)
+    console.print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not (passed + failed) else 0
+
+
+# ------------------------------------------------------------------ main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulelang", description="Check, play and simulate board and card games written as .rules files.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="check .rules files and report every problem")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("play", help="play a game in the terminal")
+    p.add_argument("file")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
+    p.add_argument("file")
+    p.add_argument("-n", type=int, default=100, help="number of games")
+    p.add_argument("--variant")
+    p.add_argument("--players", type=int)
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--jobs", type=int, default=1, help="processes to use")
+    p.add_argument("--out", help="write every result as JSON")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
+    p.add_argument("files", nargs="+", help="scenario files or folders")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=cmd_test)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RulesError as exc:
+        err_console.print(exc.format(), markup=False)
+        return 1
+    except (ValueError, OSError) as exc:
+        err_console.print(f"rulelang: {exc}", markup=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug in rulelang itself: say so plainly
+        if os.environ.get("RULELANG_DEBUG"):
+            raise
+        err_console.print(f"rulelang: internal error: {type(exc).__name__}: {exc}\n"
+                          "  this is a bug in rulelang, not in your rules; set RULELANG_DEBUG=1 to see the details",
+                          markup=False)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,397 @@
+"""Rule tests that designers write: a position, a step, the expected outcome.
+
+A scenario file holds ``scenario "name" { ... }`` blocks (rules syntax) or is a JSON
+file with the same parts. ``rulelang test FILE...`` runs them::
+
+    /// "Discard all herbivourous consumer cards that aren't adjacent to any producer card."
+    scenario "a lonely herbivore starves" {
+      game "zemico"
+      players 4
+      position {
+        round 2
+        phase survival
+        set first_player = player(1)
+        desk at (0, 0): Organism(kind: herbivore, point: 3)
+      }
+      run step herbivores
+      expect count(c in desk where c.kind == herbivore) == 0
+    }
+
+Cards named in a position are taken from the game's own cards (never made up), so
+cards stay conserved. Piles are listed from the top down.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import nodes as N
+from .builtins import describe
+from .compiler import Code, Compiler, Ctx, Exec, RuleError
+from .errors import Diagnostic, RulesError, Span
+from .model import Entity, Zone, move as move_entity
+from .parser import parse_file, parse_text
+from .resources import find_game
+from .runtime import Frame, Game, Match, _new_state, load
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    span: Span
+    passed: bool
+    message: str = ""
+    failed_at: Span | None = None
+    checks: int = 0
+
+
+class ScenarioFailure(Exception):
+    def __init__(self, span: Span, message: str):
+        super().__init__(message)
+        self.span = span
+        self.message = message
+
+
+class ScenarioRunner:
+    def __init__(self, scenario: N.ScenarioDecl, base_dir: Path, game_cache: dict):
+        self.sc = scenario
+        self.base_dir = base_dir
+        self.cache = game_cache
+        self.answers: list[N.ScenarioItem] = []
+        self.last_error: RulesError | None = None
+        self.checks = 0
+
+    # ---- setting up
+    def _items(self, kind):
+        return [i for i in self.sc.items if i.kind == kind]
+
+    def load_game(self) -> Game:
+        games = self._items("game")
+        if not games:
+            raise ScenarioFailure(self.sc.span, 'the scenario does not say which game it tests: add `game "path/to/game.rules"`')
+        text = games[0].text
+        path = self.base_dir / text
+        if not path.exists():
+            path = find_game(text)
+        if not Path(path).exists():
+            raise ScenarioFailure(games[0].span, f'cannot find the game "{text}"')
+        variants = [n for i in self._items("variant") for n in i.names]
+        key = (str(Path(path).resolve()), tuple(variants))
+        if key not in self.cache:
+            self.cache[key] = load(str(path), variant=variants)
+        return self.cache[key]
+
+    def build(self) -> Match:
+        game = self.load_game()
+        players_items = self._items("players")
+        players = players_items[0].number if players_items else game.program.game.players_default
+        seed_items = self._items("seed")
+        seed = seed_items[0].number if seed_items else 0
+        positions = self._items("position")
+        files = self._items("position_file")
+        state = _new_state(game.program, players, seed)
+        match = Match(game, state)
+        if not positions and not files:
+            state.stack.append(Frame(game.program.flow, 0, {}, [], "flow"))
+            return match
+        if files:
+            data = json.loads((self.base_dir / files[0].text).read_text(encoding="utf-8"))
+            match = game.match_from_json(data) if "stack" in data else match
+            if "stack" in data:
+                return match
+        box = Zone("box", "__box", None, "hidden")
+        state.zones["__box"] = box
+        used: set[int] = set()
+        phase = None
+        for pos in positions:
+            for item in pos.position:
+                phase = self.apply_position(match, item, used) or phase
+        self.start_at(match, phase)
+        return match
+
+    def apply_position(self, match: Match, item: N.PosItem, used: set[int]):
+        s = match.s
+        if item.kind == "round":
+            s.round = item.round
+            return None
+        if item.kind == "phase":
+            if item.phase not in match.game.program.phases:
+                raise ScenarioFailure(item.span, f'the game has no phase "{item.phase}"')
+            return item
+        if item.kind == "set":
+            stmt = N.Assign(span=item.span, target=item.target, op="=", value=item.value)
+            self.run_statement(match, stmt)
+            return None
+        zone = self.zone(match, item)
+        cell = self.eval(match, item.at) if item.at is not None else None
+        if zone.is_board and cell is None:
+            raise ScenarioFailure(item.span, f"cards on the board {zone.name} need a cell: write `{zone.name} at (x, y): ...`")
+        if item.kind == "empty":
+            for e in list(zone.cells.stack(cell) if zone.is_board and cell is not None else zone.items):
+                move_entity(s, e, s.zones["__box"])
+            return None
+        # listed from the top down: the first card ends on top
+        for pc in reversed(item.cards):
+            e = self.find_card(match, pc, used)
+            used.add(e.id)
+            move_entity(s, e, zone, cell)
+            if zone.owner is not None:
+                e.owner = zone.owner
+        return None
+
+    def zone(self, match: Match, item: N.PosItem) -> Zone:
+        info = match.game.program.zones.get(item.zone)
+        if info is None:
+            raise ScenarioFailure(item.span, f'the game has no zone "{item.zone}"')
+        if info.per_player:
+            if item.player is None:
+                raise ScenarioFailure(item.span, f'each player has a "{item.zone}": write `{item.zone} of player N`')
+            key = f"{item.zone}#{item.player}"
+        else:
+            key = item.zone
+        if key not in match.s.zones:
+            raise ScenarioFailure(item.span, f"there is no {item.zone} of player {item.player} in this match")
+        return match.s.zones[key]
+
+    def find_card(self, match: Match, pc: N.PosCard, used: set[int]) -> Entity:
+        s = match.s
+        program = match.game.program
+        if pc.name is not None:
+            matches = [e for e in s.entities if e.card.name == pc.name and e.id not in used]
+            wanted = f'"{pc.name}"'
+            ctor_values = None
+        else:
+            ctor = pc.ctor
+            if ctor.component not in program.components:
+                raise ScenarioFailure(pc.span, f'the game has no component "{ctor.component}"')
+            ctor_values = {a.name: self.eval(match, a.value) for a in ctor.args}
+            matches = [e for e in s.entities if e.card.component == ctor.component and e.id not in used
+                       and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
+            wanted = f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in ctor_values.items()) + ")"
+        if matches:
+            return matches[0]
+        # a card of a set that is only created during setup: take it from the game's card lists
+        for set_name, defs in program.card_sets.items():
+            for card in defs:
+                if pc.name is not None and card.name != pc.name:
+                    continue
+                if ctor_values is not None and (card.component != pc.ctor.component or
+                                                not all(card.values.get(k) == v for k, v in ctor_values.items())):
+                    continue
+                if any(e.card is card for e in s.entities):
+                    continue
+                e = Entity(len(s.entities), card, {k: (list(v) if isinstance(v, list) else v) for k, v in card.values.items()})
+                s.entities.append(e)
+                move_entity(s, e, s.zones["__box"])
+                return e
+        raise ScenarioFailure(pc.span, f"the game has no card {wanted} left to put here (each card exists only once)")
+
+    def start_at(self, match: Match, phase_item):
+        program = match.game.program
+        s = match.s
+        flow = program.flow
+        if phase_item is None:
+            pc = program.result_pc if s.over else _round_start_pc(program)
+            handlers = [("game", program.result_pc)]
+            if s.round == 0:
+                s.round = 0
+            frame = Frame(flow, pc, {}, handlers, "flow")
+            s.stack = [frame]
+            return
+        if s.round == 0:
+            s.round = 1
+        index = next(i for i, op in enumerate(flow.ops) if op.what == "phase" and op.arg == phase_item.phase)
+        s.stack = [Frame(flow, index, {}, [("game", program.result_pc), ("round", program.round_end_pc)], "flow")]
+
+    # ---- evaluating the game's own expressions
+    def compiler(self, match: Match) -> Compiler:
+        comp = Compiler(match.game.program.table, match.game.settings)
+        comp.program = match.game.program
+        return comp
+
+    def eval(self, match: Match, expr):
+        try:
+            fn = self.compiler(match).expr(expr)
+            return fn(Ctx({}, match.s, match.vm))
+        except RuleError as exc:
+            raise ScenarioFailure(exc.span, exc.message) from None
+
+    def run_statement(self, match: Match, stmt):
+        comp = self.compiler(match)
+        code = Code(-1, "scenario", "always", stmt.span)
+        try:
+            comp.block(code, [stmt], loops=[])
+            match.vm.run_sync(code, {})
+        except RuleError as exc:
+            raise ScenarioFailure(exc.span, exc.message) from None
+
+    # ---- running
+    def run(self) -> ScenarioResult:
+        try:
+            match = self.build()
+            steps = [i for i in self.sc.items if i.kind in ("run", "choose", "expect", "expect_error")]
+            started = any(i.kind in ("position", "position_file") for i in self.sc.items)
+            pending_error: tuple[RulesError, Span] | None = None
+            for item in steps:
+                if pending_error is not None and item.kind != "expect_error":
+                    raise ScenarioFailure(pending_error[1], "the rules failed here:\n" + pending_error[0].format())
+                if item.kind == "choose":
+                    self.answers.append(item)
+                elif item.kind == "run":
+                    try:
+                        self.run_unit(match, item, started)
+                        started = True
+                    except RulesError as exc:
+                        pending_error = (exc, item.span)
+                elif item.kind == "expect":
+                    self.expect(match, item)
+                elif item.kind == "expect_error":
+                    self.checks += 1
+                    if pending_error is None:
+                        raise ScenarioFailure(item.span, f'expected the rules to fail with "{item.text}", but they did not')
+                    if item.text.lower() not in pending_error[0].format().lower():
+                        raise ScenarioFailure(item.span, f'expected an error containing "{item.text}", but got:\n'
+                                              + pending_error[0].format())
+                    pending_error = None
+            if pending_error is not None:
+                raise ScenarioFailure(pending_error[1], "the rules failed here:\n" + pending_error[0].format())
+            if self.answers:
+                raise ScenarioFailure(self.answers[0].span, f'this answer was never used: no choice came up for "{self.answers[0].text}"')
+            if self.checks == 0:
+                raise ScenarioFailure(self.sc.span, "the scenario checks nothing: add at least one `expect`")
+            return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
+        except ScenarioFailure as exc:
+            return ScenarioResult(self.sc.name, self.sc.span, False, exc.message, exc.span, self.checks)
+        except RulesError as exc:
+            return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks)
+
+    def run_unit(self, match: Match, item: N.ScenarioItem, started: bool):
+        unit, target = item.unit, item.target
+        vm = match.vm
+        program = match.game.program
+        if unit == "step":
+            names = sorted({n for code in program.codes for n in code.step_names})
+            if target is None:
+                raise ScenarioFailure(item.span, "say which step to run: `run step NAME`"
+                                      + (f"; the steps are: {', '.join(names)}" if names else ""))
+            if target not in names:
+                raise ScenarioFailure(item.span, f'the game has no step "{target}"'
+                                      + (f"; its steps are: {', '.join(names)}" if names else ""))
+        if unit == "phase" and target is not None and target not in program.phases:
+            raise ScenarioFailure(item.span, f'the game has no phase "{target}"')
+        stop = {"step": target, "phase": f"phase:{target or '*'}", "round": "round", "turn": "turn",
+                "setup": "setup", "game": None, "choice": None}[unit]
+        vm.stop_at_step = stop
+        answered = 0
+        try:
+            if match.s.pending is None and not match.s.over:
+                vm.run()
+            while not match.s.over and not vm.stopped and match.s.pending is not None:
+                if unit == "choice" and answered == 1:
+                    break
+                index = self.answer(match, item)
+                answered += 1
+                vm.answer(index)
+                vm.run()
+        finally:
+            vm.stop_at_step = None
+        if unit in ("step", "phase", "turn", "round", "setup") and not vm.stopped and not match.s.over:
+            raise ScenarioFailure(item.span, f"the {unit} did not finish")
+
+    def answer(self, match: Match, item: N.ScenarioItem):
+        options = match.legal_options()
+        if not self.answers:
+            listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
+            raise ScenarioFailure(item.span, f'the match asks Player {match.to_move + 1}: "{match.prompt or "choose"}", '
+                                  f"but the scenario has no `choose` left for it. The options are:\n{listing}")
+        answer = self.answers.pop(0)
+        text = answer.text.strip().lower()
+        exact = [o for o in options if o.label.lower() == text]
+        found = exact or [o for o in options if text in o.label.lower()]
+        if len(found) != 1:
+            listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
+            what = "matches none" if not found else f"matches {len(found)}"
+            raise ScenarioFailure(answer.span, f'"{answer.text}" {what} of the options for "{match.prompt or "choose"}":\n{listing}')
+        return found[0].index
+
+    def expect(self, match: Match, item: N.ScenarioItem):
+        self.checks += 1
+        expr = item.expr
+        value = self.eval(match, expr)
+        if value:
+            return
+        detail = ""
+        if isinstance(expr, N.Compare):
+            left, right = self.eval(match, expr.left), self.eval(match, expr.right)
+            detail = f" (left side is {describe(left)}, right side is {describe(right)})"
+        elif isinstance(expr, N.Member):
+            detail = f" ({describe(self.eval(match, expr.elem))} in {describe(self.eval(match, expr.coll))})"
+        quote = " ".join(item.doc) if item.doc else ""
+        raise ScenarioFailure(item.span, "expectation failed" + detail + (f'\n  rule: {quote}' if quote else ""))
+
+
+def _round_start_pc(program) -> int:
+    return next(i for i, op in enumerate(program.flow.ops) if op.what == "round_start")
+
+
+def json_to_rules(data: dict, name: str) -> str:
+    """A JSON scenario written as rules syntax (one item per line)."""
+    lines = [f"scenario {json.dumps(data.get('name', name))} {{"]
+    if "game" in data:
+        lines.append(f"  game {json.dumps(data['game'])}")
+    variants = data.get("variant") or data.get("variants")
+    if variants:
+        lines.append("  variant " + (variants if isinstance(variants, str) else ", ".join(variants)))
+    for key in ("players", "seed"):
+        if key in data:
+            lines.append(f"  {key} {int(data[key])}")
+    pos = data.get("position")
+    if pos:
+        lines.append("  position {")
+        if "round" in pos:
+            lines.append(f"    round {int(pos['round'])}")
+        if "phase" in pos:
+            lines.append(f"    phase {pos['phase']}")
+        for target, value in (pos.get("set") or {}).items():
+            lines.append(f"    set {target} = {value}")
+        for zone, cards in (pos.get("zones") or {}).items():
+            if isinstance(cards, dict):
+                for cell, items in cards.items():
+                    lines.append(f"    {zone} at {cell}: " + (", ".join(items) if items else "empty"))
+            else:
+                lines.append(f"    {zone}: " + (", ".join(cards) if cards else "empty"))
+        lines.append("  }")
+    for step in data.get("steps", []):
+        if "run" in step:
+            lines.append(f"  run {step['run']}")
+        elif "choose" in step:
+            lines.append(f"  choose {json.dumps(step['choose'])}")
+        elif "expect" in step:
+            if "rule" in step:
+                lines.append(f"  /// {step['rule']}")
+            lines.append(f"  expect {step['expect']}")
+        elif "expect_error" in step:
+            lines.append(f"  expect error {json.dumps(step['expect_error'])}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def load_scenarios(path: Path) -> list[N.ScenarioDecl]:
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        items = data if isinstance(data, list) else [data]
+        text = "".join(json_to_rules(d, f"{path.stem} {i + 1}") for i, d in enumerate(items))
+        rules = parse_text(text, str(path) + " (as rules)")
+    else:
+        rules = parse_file(path)
+    return [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
+
+
+def run_file(path: str | Path, cache: dict | None = None) -> list[ScenarioResult]:
+    path = Path(path)
+    cache = {} if cache is None else cache
+    scenarios = load_scenarios(path)
+    if not scenarios:
+        return [ScenarioResult(str(path), Span(file=str(path), line=1, column=1), False, "the file holds no scenario")]
+    return [ScenarioRunner(sc, path.parent, cache).run() for sc in scenarios]

@@ -1,0 +1,131 @@
+"""Simulating many seeded games with bots, and summarising the balance."""
+from __future__ import annotations
+
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from .agents import make_agent, play_match
+from .runtime import load
+
+
+@dataclass
+class GameRecord:
+    seed: int
+    winners: list[int]
+    rounds: int
+    decisions: int
+    players: list[dict]
+    keyword_uses: dict[str, int]
+
+
+@dataclass
+class Summary:
+    title: str
+    variant: list[str]
+    players: int
+    agents: list[str]
+    games: list[GameRecord] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.games)
+
+    def wins(self) -> list[int]:
+        out = [0] * self.players
+        for g in self.games:
+            for w in g.winners:
+                out[w - 1] += 1
+        return out
+
+    def no_winner_rate(self) -> float:
+        return sum(1 for g in self.games if not g.winners) / max(self.count, 1)
+
+    def length(self, key: str) -> tuple[float, float]:
+        values = [getattr(g, key) for g in self.games]
+        if not values:
+            return 0.0, 0.0
+        return statistics.fmean(values), statistics.pstdev(values)
+
+    def keyword_uses(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for g in self.games:
+            for k, v in g.keyword_uses.items():
+                out[k] = out.get(k, 0) + v
+        return dict(sorted(out.items()))
+
+    def numeric_player_fields(self) -> dict[str, list[tuple[float, float]]]:
+        """For each number players carry (such as a score): mean and spread per seat."""
+        fields: dict[str, list[list[float]]] = {}
+        for g in self.games:
+            for seat, attrs in enumerate(g.players):
+                for k, v in attrs.items():
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        fields.setdefault(k, [[] for _ in range(self.players)])[seat].append(v)
+        return {k: [(statistics.fmean(v) if v else 0.0, statistics.pstdev(v) if v else 0.0) for v in seats]
+                for k, seats in fields.items()}
+
+    def to_json(self) -> dict:
+        wins = self.wins()
+        return {
+            "game": self.title, "variant": self.variant, "players": self.players, "agents": self.agents,
+            "games": self.count, "seconds": round(self.seconds, 3),
+            "games_per_second": round(self.count / self.seconds, 2) if self.seconds else None,
+            "wins": {f"seat {i + 1} ({self.agents[i]})": w for i, w in enumerate(wins)},
+            "win_rate": {f"seat {i + 1} ({self.agents[i]})": w / max(self.count, 1) for i, w in enumerate(wins)},
+            "no_winner_rate": self.no_winner_rate(),
+            "rounds": dict(zip(("mean", "stdev"), self.length("rounds"))),
+            "decisions": dict(zip(("mean", "stdev"), self.length("decisions"))),
+            "keyword_uses": self.keyword_uses(),
+            "player_fields": {k: [{"mean": m, "stdev": s} for m, s in v] for k, v in self.numeric_player_fields().items()},
+            "results": [g.__dict__ for g in self.games],
+        }
+
+
+_worker_cache: dict = {}
+
+
+def _play_one(args) -> GameRecord:
+    path, variant, settings, players, agents, seed = args
+    key = (path, tuple(variant or ()), tuple(sorted((settings or {}).items())))
+    game = _worker_cache.get(key)
+    if game is None:
+        game = _worker_cache[key] = load(path, variant=variant, settings=settings)
+    match = game.new_match(players=players, seed=seed)
+    bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
+    play_match(match, bots)
+    r = match.result
+    return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"])
+
+
+def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
+             agents: list[str] | None = None, seed: int = 0, jobs: int = 1, settings: dict | None = None,
+             progress=None) -> Summary:
+    game = load(path, variant=variant, settings=settings)
+    players = players or game.program.game.players_default
+    agents = list(agents or ["random"])
+    if len(agents) == 1:
+        agents = agents * players
+    if len(agents) != players:
+        raise ValueError(f"{len(agents)} agents were given for {players} players")
+    for name in agents:
+        make_agent(name, 0)  # fail early on an unknown agent name
+    summary = Summary(game.title, list(game.variants), players, agents)
+    tasks = [(path, game.variants, settings, players, agents, seed + i) for i in range(n)]
+    start = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for record in pool.map(_play_one, tasks, chunksize=max(1, n // (jobs * 8))):
+                summary.games.append(record)
+                if progress:
+                    progress()
+    else:
+        for task in tasks:
+            summary.games.append(_play_one(task))
+            if progress:
+                progress()
+    summary.seconds = time.perf_counter() - start
+    summary.games.sort(key=lambda g: g.seed)
+    return summary
