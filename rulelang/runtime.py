@@ -245,6 +245,7 @@ class VM:
             frame.pc += 1
             if self.stop_at_step == "setup":
                 self._stop_here()
+            self.fire_at("start", "game")
         elif what == "round_start":
             if s.ending:
                 frame.pc = op.arg
