@@ -19,6 +19,19 @@ file with the same parts. ``rulelang test FILE...`` runs them::
 
 Cards named in a position are taken from the game's own cards (never made up), so
 cards stay conserved. Piles are listed from the top down.
+
+`choose "text"` lines queue answers; a `run` uses them in order for the choices it meets
+(an exact label, or the one label containing the text). `run choice` answers one choice
+and runs on to the next one; with no `choose` queued it only runs up to the next choice
+and stops there. In an `expect`, `chooser` is the player who must answer the pending
+choice (none when nothing is asked) and `offered` the labels of its options::
+
+    run choice
+    expect chooser == player(1)
+    expect "place herbivore 3, (2, 0)" not in offered
+
+A `choose` that matches none or several of the options fails the scenario, unless the
+next line is `expect error "matches none"` (or `"matches 2"`).
 """
 from __future__ import annotations
 
@@ -51,6 +64,13 @@ class ScenarioFailure(Exception):
         super().__init__(message)
         self.span = span
         self.message = message
+
+
+class AnswerNotOffered(ScenarioFailure):
+    """A `choose` that matches none (or several) of the options: `expect error` may check it."""
+
+    def format(self) -> str:
+        return self.message
 
 
 class ScenarioRunner:
@@ -212,8 +232,13 @@ class ScenarioRunner:
 
     def eval(self, match: Match, expr):
         try:
-            fn = self.compiler(match).expr(expr)
-            return fn(Ctx({}, match.s, match.vm))
+            comp = self.compiler(match)
+            names = {"chooser": match.s.players[match.to_move] if match.s.pending else None,
+                     "offered": [o.label for o in match.legal_options()]}
+            names = {k: v for k, v in names.items() if k not in comp.t.symbols}
+            comp.scope = frozenset(comp.scope) | frozenset(names)
+            fn = comp.expr(expr)
+            return fn(Ctx(names, match.s, match.vm))
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message) from None
 
@@ -235,14 +260,14 @@ class ScenarioRunner:
             pending_error: tuple[RulesError, Span] | None = None
             for item in steps:
                 if pending_error is not None and item.kind != "expect_error":
-                    raise ScenarioFailure(pending_error[1], "the rules failed here:\n" + pending_error[0].format())
+                    self.unexpected(pending_error)
                 if item.kind == "choose":
                     self.answers.append(item)
                 elif item.kind == "run":
                     try:
                         self.run_unit(match, item, started)
                         started = True
-                    except RulesError as exc:
+                    except (RulesError, AnswerNotOffered) as exc:
                         pending_error = (exc, item.span)
                 elif item.kind == "expect":
                     self.expect(match, item)
@@ -255,7 +280,7 @@ class ScenarioRunner:
                                               + pending_error[0].format())
                     pending_error = None
             if pending_error is not None:
-                raise ScenarioFailure(pending_error[1], "the rules failed here:\n" + pending_error[0].format())
+                self.unexpected(pending_error)
             if self.answers:
                 raise ScenarioFailure(self.answers[0].span, f'this answer was never used: no choice came up for "{self.answers[0].text}"')
             if self.checks == 0:
@@ -265,6 +290,12 @@ class ScenarioRunner:
             return ScenarioResult(self.sc.name, self.sc.span, False, exc.message, exc.span, self.checks)
         except RulesError as exc:
             return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks)
+
+    def unexpected(self, pending_error):
+        exc, span = pending_error
+        if isinstance(exc, AnswerNotOffered):
+            raise exc
+        raise ScenarioFailure(span, "the rules failed here:\n" + exc.format())
 
     def run_unit(self, match: Match, item: N.ScenarioItem, started: bool):
         unit, target = item.unit, item.target
@@ -288,8 +319,8 @@ class ScenarioRunner:
             if match.s.pending is None and not match.s.over:
                 vm.run()
             while not match.s.over and not vm.stopped and match.s.pending is not None:
-                if unit == "choice" and answered == 1:
-                    break
+                if unit == "choice" and (answered == 1 or not self.answers):
+                    break  # one answer given, or none queued: stop at the choice so `expect` can look at it
                 index = self.answer(match, item)
                 answered += 1
                 vm.answer(index)
@@ -312,7 +343,7 @@ class ScenarioRunner:
         if len(found) != 1:
             listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
             what = "matches none" if not found else f"matches {len(found)}"
-            raise ScenarioFailure(answer.span, f'"{answer.text}" {what} of the options for "{match.prompt or "choose"}":\n{listing}')
+            raise AnswerNotOffered(answer.span, f'"{answer.text}" {what} of the options for "{match.prompt or "choose"}":\n{listing}')
         return found[0].index
 
     def expect(self, match: Match, item: N.ScenarioItem):
