@@ -24,7 +24,8 @@ cards stay conserved. Piles are listed from the top down.
 (an exact label, or the one label containing the text). `run choice` answers one choice
 and runs on to the next one; with no `choose` queued it only runs up to the next choice
 and stops there. In an `expect`, `chooser` is the player who must answer the pending
-choice (none when nothing is asked) and `offered` the labels of its options::
+choice (none when nothing is asked), `offered` the labels of its options, `game_over` is
+true once the game has ended and `winners` lists the players who won::
 
     run choice
     expect chooser == player(1)
@@ -234,7 +235,9 @@ class ScenarioRunner:
         try:
             comp = self.compiler(match)
             names = {"chooser": match.s.players[match.to_move] if match.s.pending else None,
-                     "offered": [o.label for o in match.legal_options()]}
+                     "offered": [o.label for o in match.legal_options()],
+                     "game_over": match.s.over,
+                     "winners": [match.s.players[w] for w in match.s.winners]}
             names = {k: v for k, v in names.items() if k not in comp.t.symbols}
             comp.scope = frozenset(comp.scope) | frozenset(names)
             fn = comp.expr(expr)
