@@ -1,4 +1,4 @@
-"""The `rulelang` command: check, play, simulate, test."""
+"""The `rulelang` command: check, play, simulate, test, docs."""
 from __future__ import annotations
 
 import argparse
@@ -227,6 +227,24 @@ def cmd_test(args) -> int:
     return 1 if failed or not (passed + failed) else 0
 
 
+# ------------------------------------------------------------------ docs
+
+
+def cmd_docs(args) -> int:
+    from .docgen import build_page
+    from .resources import find_game
+
+    page = build_page(find_game(args.file))
+    for problem in page.problems:
+        err_console.print(f"rulelang docs: {problem}", markup=False)
+    if args.out:
+        Path(args.out).write_text(page.markdown, encoding="utf-8")
+        console.print(f"{page.title}: page written to {args.out}", markup=False)
+    else:
+        sys.stdout.write(page.markdown)
+    return 1 if page.problems else 0
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -264,6 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", help="scenario files or folders")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_test)
+
+    p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
+    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("-o", "--out", help="write the page to this file (default: print it)")
+    p.set_defaults(func=cmd_docs)
     return parser
 
 
