@@ -564,7 +564,7 @@ def option_label(state: State, option: dict, seat: int) -> str:
     shown = [seen_as(state, v, seat) for v in values.values()]
     if option["name"] in ("choose", "next"):
         return ", ".join(shown) if shown else option["name"]
-    if option["name"] == "none" and not shown:
+    if option["name"] == "none" and all(v is None for v in values.values()):  # `optional`: choose nothing
         return "nothing"
     return option["name"] + (" " + ", ".join(shown) if shown else "")
 
