@@ -647,10 +647,11 @@ def player_view(state: State, seat: int, program: Program) -> dict:
 
 def determinize(state: State, seat: int, rng: random.Random):
     """Shuffle what `seat` cannot see among the places it cannot see, grouped by component."""
-    groups: dict[str, list[Entity]] = {}
+    groups: dict[tuple, list[Entity]] = {}
     for e in state.entities:
         if e.zone is not None and not visible(e, seat):
-            groups.setdefault(e.card.component, []).append(e)
+            # cards only trade places with cards of the same kind and the same owner
+            groups.setdefault((e.card.component, e.owner), []).append(e)
     for entities in groups.values():
         if len(entities) < 2:
             continue
