@@ -92,7 +92,7 @@ class MonteCarloAgent:
 
     name = "mc"
 
-    def __init__(self, seed: int = 0, playouts: int = 200, max_options: int = 20):
+    def __init__(self, seed: int = 0, playouts: int = 40, max_options: int = 12):
         self.rng = random.Random(seed)
         self.playouts = playouts
         self.max_options = max_options
@@ -119,11 +119,20 @@ class MonteCarloAgent:
 AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent}
 
 
-def make_agent(name: str, seed: int):
-    try:
+def make_agent(spec: str, seed: int):
+    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" (options tried)."""
+    name, _, budget = spec.partition(":")
+    if name not in AGENTS:
+        raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
+    if not budget:
         return AGENTS[name](seed=seed)
-    except KeyError:
-        raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human') from None
+    if not budget.isdigit():
+        raise ValueError(f'the budget in "{spec}" must be a whole number')
+    if name == "mc":
+        return MonteCarloAgent(seed=seed, playouts=int(budget))
+    if name == "greedy":
+        return GreedyAgent(seed=seed, max_options=int(budget))
+    raise ValueError(f'agent "{name}" takes no budget')
 
 
 def play_match(match: Match, agents: list) -> Match:

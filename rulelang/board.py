@@ -30,6 +30,7 @@ class Topology:
         self.neighbours = neighbours
         self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
         self.nodes, self.edges = list(nodes), list(edges)
+        self._neighbour_cache: dict = {}
         if kind == "grid":
             self.deltas = GRID8 if neighbours == 8 else GRID4
             self.open = width is None
@@ -70,8 +71,11 @@ class Topology:
         return g
 
     def lattice_neighbours(self, cell):
-        x, y = cell
-        return [(x + dx, y + dy) for dx, dy in self.deltas]
+        found = self._neighbour_cache.get(cell)
+        if found is None:
+            x, y = cell
+            found = self._neighbour_cache[cell] = [(x + dx, y + dy) for dx, dy in self.deltas]
+        return found
 
     def distance(self, a, b, graph: nx.Graph) -> int:
         if self.kind == "grid":
