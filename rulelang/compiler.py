@@ -134,6 +134,7 @@ class Program:
     components: dict[str, N.ComponentDecl] = field(default_factory=dict)
     round_end_pc: int = 0
     result_pc: int = 0
+    at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
 
     def new_code(self, name: str, kind: str, span: Span) -> Code:
         code = Code(len(self.codes), name, kind, span)
@@ -359,6 +360,16 @@ class ChooseAmong(Op):
         for index, (name, bindings, cond, _pc) in enumerate(self.alts):
             v = dict(frame.vars)
             ctx = Ctx(v, vm.s, vm)
+
+            if cond is None and all(b[2] is None and b[3] for b in bindings):
+                # the common case: independent bindings without conditions, a plain product
+                names = [b[0] for b in bindings]
+                combos = [()]
+                for b in bindings:
+                    items = as_list(b[1](ctx))
+                    combos = [c + (x,) for c in combos for x in items]
+                options.extend({"alt": index, "name": name, "values": dict(zip(names, c))} for c in combos)
+                continue
 
             fixed = {}  # collections that do not depend on earlier bindings are computed once
 
@@ -1460,6 +1471,8 @@ class Compiler:
         if "heuristic" in program.defs:
             program.heuristic = program.defs["heuristic"]
         program.flow = self.compile_flow()
+        program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
+                              for k in table if k[0] == "at"}
         return program
 
     def compile_def(self, d: N.DefDecl):

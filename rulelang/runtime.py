@@ -104,6 +104,8 @@ class VM:
 
     # ---- triggers
     def fire_at(self, when: str, timing: str, phase: str | None = None):
+        if (when, timing) not in self.program.at_timings:
+            return
         keys = [("at", when, timing, None)]
         if phase is not None:
             keys.append(("at", when, timing, phase))
