@@ -82,6 +82,19 @@ def cmd_simulate(args) -> int:
     decisions_mean, decisions_sd = summary.length("decisions")
     console.print(f"no winner: {summary.no_winner_rate():.1%}")
     console.print(f"game length: {rounds_mean:.2f} ± {rounds_sd:.2f} rounds, {decisions_mean:.1f} ± {decisions_sd:.1f} decisions")
+    values = summary.global_values()
+    if values:
+        gt = Table(title="game values at the end (global variables)")
+        gt.add_column("variable")
+        gt.add_column("rate / mean ± sd", justify="right")
+        gt.add_column("min  q1  median  q3  max", justify="right")
+        for k, v in values.items():
+            if "rate" in v:
+                gt.add_row(k, f"{v['rate']:.1%} true", "")
+            else:
+                gt.add_row(k, f"{v['mean']:.2f} ± {v['stdev']:.2f}",
+                           "  ".join(f"{v[q]:g}" for q in ("min", "q1", "median", "q3", "max")))
+        console.print(gt)
     uses = summary.keyword_uses()
     if uses:
         kt = Table(title="keyword uses")

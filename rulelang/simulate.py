@@ -18,6 +18,7 @@ class GameRecord:
     decisions: int
     players: list[dict]
     keyword_uses: dict[str, int]
+    globals: dict = field(default_factory=dict)  # the game's numeric and true/false global variables at the end
 
 
 @dataclass
@@ -67,6 +68,24 @@ class Summary:
         return {k: [(statistics.fmean(v) if v else 0.0, statistics.pstdev(v) if v else 0.0) for v in seats]
                 for k, seats in fields.items()}
 
+    def global_values(self) -> dict[str, dict]:
+        """For each global variable the games end with: the rate of `true` (true/false variables), or the
+        mean, spread and quartiles (numbers)."""
+        values: dict[str, list] = {}
+        for g in self.games:
+            for k, v in g.globals.items():
+                values.setdefault(k, []).append(v)
+        out = {}
+        for k, vs in values.items():
+            if all(isinstance(v, bool) for v in vs):
+                out[k] = {"rate": sum(vs) / len(vs)}
+            else:
+                nums = sorted(float(v) for v in vs)
+                q = statistics.quantiles(nums, n=4, method="inclusive") if len(nums) > 1 else [nums[0]] * 3
+                out[k] = {"mean": statistics.fmean(nums), "stdev": statistics.pstdev(nums), "min": nums[0],
+                          "q1": q[0], "median": q[1], "q3": q[2], "max": nums[-1]}
+        return out
+
     def to_json(self) -> dict:
         wins = self.wins()
         return {
@@ -80,6 +99,7 @@ class Summary:
             "decisions": dict(zip(("mean", "stdev"), self.length("decisions"))),
             "keyword_uses": self.keyword_uses(),
             "player_fields": {k: [{"mean": m, "stdev": s} for m, s in v] for k, v in self.numeric_player_fields().items()},
+            "globals": self.global_values(),
             "results": [g.__dict__ for g in self.games],
         }
 
@@ -97,7 +117,9 @@ def _play_one(args) -> GameRecord:
     bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
     play_match(match, bots)
     r = match.result
-    return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"])
+    values = {k: v for k, v in match.s.globals.items()
+              if not k.startswith("__") and isinstance(v, (bool, int, float))}
+    return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"], values)
 
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
