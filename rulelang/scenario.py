@@ -371,7 +371,9 @@ def _round_start_pc(program) -> int:
 
 def json_to_rules(data: dict, name: str) -> str:
     """A JSON scenario written as rules syntax (one item per line)."""
-    lines = [f"scenario {json.dumps(data.get('name', name))} {{"]
+    rule = data.get("rule", [])  # the rulebook sentence checked: a text or a list of lines
+    lines = [f"/// {line}" for part in ([rule] if isinstance(rule, str) else rule) for line in str(part).splitlines()]
+    lines.append(f"scenario {json.dumps(data.get('name', name))} {{")
     if "game" in data:
         lines.append(f"  game {json.dumps(data['game'])}")
     variants = data.get("variant") or data.get("variants")
