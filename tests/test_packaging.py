@@ -1,0 +1,21 @@
+"""An installed wheel, not only a checkout, must find the grammar and the games."""
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_bundles_grammar_games_and_examples(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True)
+    wheel = next(tmp_path.glob("rulelang-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "rulelang/_bundled/grammar/rulelang.lark" in names
+    for game in (ROOT / "games").glob("*.rules"):
+        assert f"rulelang/_bundled/games/{game.name}" in names
+    for example in (ROOT / "examples").glob("*.rules"):
+        assert f"rulelang/_bundled/examples/{example.name}" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "rulelang = rulelang.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
