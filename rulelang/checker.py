@@ -192,9 +192,10 @@ class Checker:
                     self.expr(f.default, set())
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
-                self.expect_zone(d.zone, set())
                 zsym = self.zone_decl_of(d.zone)
-                if zsym is not None and zsym.per_player:
+                if zsym is None or not zsym.per_player:
+                    self.expect_zone(d.zone, set())
+                elif zsym is not None and zsym.per_player:
                     self.err(d.zone.span, f'cards cannot start in "{zsym.name}", which each player has',
                              hint=f"leave out `in ...` and use `create {d.name} in {zsym.name}(p)` in setup")
             for e in d.entries:
@@ -210,9 +211,11 @@ class Checker:
             if d.default is not None:
                 self.expr(d.default, set())
         elif isinstance(d, N.SettingDecl):
-            self.expr(d.default, set())
             if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
-                self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices: {", ".join(d.choices)}')
+                self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',
+                         expected=" | ".join(d.choices), hint=did_you_mean(getattr(d.default, "id", ""), d.choices))
+            else:
+                self.expr(d.default, set())
         elif isinstance(d, N.DefDecl):
             self.expr(d.body, {p.name for p in d.params})
         elif isinstance(d, N.ProcDecl):
@@ -247,10 +250,12 @@ class Checker:
                 settings = [n for n, s in self.t.symbols.items() if s.kind == "setting"]
                 self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, settings))
             else:
-                self.expr(d.value, set())
                 choices = sym.decl.choices
                 if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
-                    self.err(d.value.span, f'setting "{d.name}" is one of: {", ".join(choices)}')
+                    self.err(d.value.span, f'"{getattr(d.value, "id", "this")}" is not one of the options of setting "{d.name}"',
+                             expected=" | ".join(choices), hint=did_you_mean(getattr(d.value, "id", ""), choices))
+                else:
+                    self.expr(d.value, set())
 
     def trigger(self, d: N.TriggerDecl, scope: set):
         scope = set(scope)
@@ -276,7 +281,13 @@ class Checker:
     # ---- statements
     def block(self, stmts, scope: set, ctx: set):
         scope = set(scope)
+        prev = None
         for s in stmts:
+            # `shufle deck` parses as two bare names: the first one's error covers the line
+            bare = isinstance(s, N.Assign) and s.op is None and not isinstance(s.target, N.Call)
+            if bare and prev is not None and prev.span.line == s.span.line:
+                continue
+            prev = s if bare else None
             scope = self.stmt(s, scope, ctx)
 
     def stmt(self, s, scope: set, ctx: set) -> set:
@@ -286,7 +297,13 @@ class Checker:
             return scope | {s.name}
         if isinstance(s, N.Assign):
             if s.op is None:
-                if not isinstance(s.target, N.Call):
+                if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
+                        and s.target.id not in BUILTIN_VALUES:
+                    from .parser import _LEADING_WORDS
+                    self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
+                             expected="a statement (move, let, if, choose, ...), a call or an assignment",
+                             hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
+                elif not isinstance(s.target, N.Call):
                     self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
                              hint="to change a value write `x.field = value`")
                     e(s.target, scope)
@@ -361,7 +378,7 @@ class Checker:
                 self.block(opt.body, inner, ctx)
             return scope
         if isinstance(s, N.Move):
-            e(s.what, scope)
+            self.expect_cards(s.what, scope)
             self.expect_zone(s.to, scope)
             self.placement(s.place, scope)
             return scope
@@ -373,7 +390,7 @@ class Checker:
             self.placement(s.place, scope)
             return scope
         if isinstance(s, N.Discard):
-            e(s.what, scope)
+            self.expect_cards(s.what, scope)
             return scope
         if isinstance(s, N.Shuffle):
             self.expect_zone(s.zone, scope)
@@ -388,12 +405,12 @@ class Checker:
             self.expect_zone(s.zone, scope)
             return scope
         if isinstance(s, (N.Reveal,)):
-            e(s.what, scope)
+            self.expect_cards(s.what, scope)
             if s.to is not None:
                 self.expect_player(s.to, scope)
             return scope
         if isinstance(s, (N.Hide, N.Flip)):
-            e(s.what, scope)
+            self.expect_cards(s.what, scope)
             return scope
         if isinstance(s, N.Signal):
             self.signals_sent.add(s.name)
@@ -401,9 +418,12 @@ class Checker:
                 e(a, scope)
             return scope
         if isinstance(s, N.Perform):
-            e(s.what, scope)
+            ty = e(s.what, scope)
+            if ty not in ("keyword", "any"):
+                self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
+                         expected="a keyword, as in `perform boost(2) on card`")
             if s.on is not None:
-                e(s.on, scope)
+                self.expect_cards(s.on, scope)
             return scope
         if isinstance(s, N.Win):
             e(s.who, scope)
@@ -465,6 +485,15 @@ class Checker:
         if ty not in ("zone", "any"):
             self.err(x.span, f"this should be a zone, but it is {describe_type(ty)}",
                      expected="a zone such as `discard` or `hand(p)`")
+
+    def expect_cards(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
+            hint = None
+            if ty == "keyword":
+                hint = "a keyword is an ability printed on cards; to use one write `perform KEYWORD on card`"
+            self.err(x.span, f"this should be a card (or a list of cards, or a zone), but it is {describe_type(ty)}",
+                     hint=hint)
 
     def expect_player(self, x, scope):
         ty = self.expr(x, scope)
@@ -716,11 +745,17 @@ class Checker:
             return "cell"
         return "any"
 
+    def field_value(self, field_type: str) -> str:
+        """The type of a field's value: members of an enum compare only with that enum's members."""
+        if self.t.kind(field_type) == "enum":
+            return "sym:" + field_type
+        return value_type(field_type)
+
     def attr_type(self, ty: str, x: N.Attr) -> str:
         name = x.name
         if ty == "player":
             if name in self.t.player_fields:
-                return type_name(self.t.player_fields[name].type)
+                return self.field_value(type_name(self.t.player_fields[name].type))
             if name not in PLAYER_BUILTIN_ATTRS:
                 self.err(x.span, f'players have no field "{name}"', expected="a field declared in `player { ... }`",
                          hint=did_you_mean(name, set(self.t.player_fields) | PLAYER_BUILTIN_ATTRS))
@@ -729,7 +764,7 @@ class Checker:
             comp = self.t.components.get(ty[7:])
             fields = {f.name: f for f in comp.fields} if comp else {}
             if name in fields:
-                return value_type(type_name(fields[name].type))
+                return self.field_value(type_name(fields[name].type))
             if name not in ENTITY_BUILTIN_ATTRS:
                 self.err(x.span, f'{ty[7:]} cards have no field "{name}"', hint=did_you_mean(name, set(fields) | ENTITY_BUILTIN_ATTRS))
             return "any"
@@ -749,9 +784,9 @@ class Checker:
         for comp in self.t.components.values():
             for f in comp.fields:
                 if f.name == name:
-                    types.add(value_type(type_name(f.type)))
+                    types.add(self.field_value(type_name(f.type)))
         if name in self.t.player_fields:
-            types.add(type_name(self.t.player_fields[name].type))
+            types.add(self.field_value(type_name(self.t.player_fields[name].type)))
         return types.pop() if len(types) == 1 else "any"
 
 

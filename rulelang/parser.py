@@ -102,10 +102,18 @@ def _expected_words(expected: set[str]) -> str:
     words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
     # A long list of every statement keyword helps nobody: summarise it.
     if len(words) > 12:
-        if "a name" in words:
-            return "a statement or declaration (a name or a keyword such as " + ", ".join(
-                w for w in words if w.startswith('"') and w.strip('"').isalpha()
-            )[:160] + ")"
+        literals = {lookup.get(n) for n in expected}
+        groups = []
+        if {"move", "let", "choose"} <= literals:
+            groups.append("a statement (move, let, if, choose, ...)")
+        if {"phase", "component", "zone"} <= literals:
+            groups.append("a declaration (game, zone, component, def, phase, ...)")
+        if literals & {"and", "or", "+", "*"} or expected & {"COMP_OP", "ADD_OP", "MUL_OP"}:
+            groups.append("an operator (==, +, and, ...)")
+        if "RBRACE" in expected:
+            groups.append('"}"')
+        if groups:
+            return ", ".join(groups[:-1]) + " or " + groups[-1] if len(groups) > 1 else groups[0]
         return ", ".join(words[:12]) + ", ..."
     if len(words) == 1:
         return words[0]
@@ -117,68 +125,120 @@ def _token_in_words(token: Token) -> str:
         return "the end of the file"
     value = str(token)
     if token.type == "NAME":
-        return f'the name "{value}"'
+        return f'name "{value}"'
     if token.type == "INT":
-        return f"the number {value}"
+        return f"number {value}"
     if token.type == "STRING":
-        return f"the text {value}"
+        return f"text {value}"
     if token.type == "DOC":
-        return "a /// doc comment"
+        return "/// doc comment"
     return f'"{value}"'
 
 
 # Named messages for common mistakes (the match_examples idea): each entry is a
-# message and snippets that fail the same way.
-_EXAMPLES: dict[str, list[str]] = {
-    "Unclosed block: a '{' is never closed by a '}'": [
-        "phase a {",
-        "phase a { if x {",
-        "setup { move a to b",
-    ],
-    "A statement is missing its block in '{ ... }'": [
+# message, what is expected instead, and snippets that fail the same way.
+_EXAMPLES: dict[str, tuple[str, list[str]]] = {
+    "a statement is missing its block { ... }": ('"{"', [
         "phase a { if x move a to b }",
         "phase a { for each c in d move c to e }",
-    ],
-    "'=' assigns a value; to compare two values use '=='": [
-        "def f = a = b",
-        "phase a { if x = 1 { } }",
-    ],
-    "A declaration is missing its name": [
+    ]),
+    "a declaration is missing its name": ("a name", [
         "component {",
         "phase {",
         "zone :",
-    ],
-    "Unclosed parenthesis: a '(' is never closed by a ')'": [
-        "def f = g(1",
-        "def f = (1 + 2",
-    ],
-    "A doc comment (///) must come before a declaration or a statement, not at the end of a block": [
-        "phase a { /// hello\n }",
-    ],
+    ]),
+    "a /// doc comment must come before a declaration, a member or a statement, not at the end of a block": (
+        "a statement after the doc comment (or no doc comment)", [
+            "phase a { /// hello\n }",
+        ]),
 }
+
+# Words that start a statement or a declaration (for "did you mean" on a misspelt one).
+_LEADING_WORDS = (
+    "let set if elif else for while repeat choose move discard draw shuffle create reveal hide turn signal "
+    "perform win end take step log fail break continue return option usable effect "
+    "game enum component player cards zone var setting def procedure keyword phase setup result at when "
+    "always variant remove replace scenario"
+).split()
 
 
 @lru_cache(maxsize=1)
-def _example_states() -> list[tuple[str, str, frozenset]]:
-    """(message, last token type, expected set) for each bad snippet."""
+def _example_states() -> list[tuple[str, str, str, frozenset]]:
+    """(message, expected words, last token type, expected set) for each bad snippet."""
     table = []
-    for message, snippets in _EXAMPLES.items():
+    for message, (expected, snippets) in _EXAMPLES.items():
         for snippet in snippets:
             try:
                 _lark().parse(snippet)
             except UnexpectedInput as exc:
                 tok = getattr(exc, "token", None)
-                table.append((message, getattr(tok, "type", "$END"), frozenset(getattr(exc, "expected", ()) or ())))
+                table.append((message, expected, getattr(tok, "type", "$END"),
+                              frozenset(getattr(exc, "expected", ()) or ())))
     return table
 
 
-def _named_message(exc: UnexpectedInput) -> str | None:
+def _named_message(exc: UnexpectedInput) -> tuple[str, str] | None:
     tok = getattr(exc, "token", None)
     ttype = getattr(tok, "type", "$END")
     expected = frozenset(getattr(exc, "expected", ()) or ())
-    for message, ex_type, ex_expected in _example_states():
+    for message, words, ex_type, ex_expected in _example_states():
         if ex_type == ttype and ex_expected == expected:
-            return message
+            return message, words
+    return None
+
+
+def _code_only(line: str) -> str:
+    """A line with its texts blanked and its comment cut off (columns kept)."""
+    line = re.sub(r'"([^"\\\n]|\\.)*"', lambda m: '"' + " " * (len(m.group()) - 2) + '"', line)
+    cut = line.find("//")
+    return line if cut < 0 else line[:cut]
+
+
+def _open_brackets(text: str, stop_line: int, stop_col: int):
+    """Brackets still open before (stop_line, stop_col), innermost last, as (char, line, column, indent);
+    and the first "{" that a "}" less indented than the opener's line seems to close by mistake."""
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack: list[tuple[str, int, int, int]] = []
+    suspect = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if lineno > stop_line:
+            break
+        indent = len(line) - len(line.lstrip())
+        for col, ch in enumerate(_code_only(line), 1):
+            if lineno == stop_line and col >= stop_col:
+                break
+            if ch in "([{":
+                stack.append((ch, lineno, col, indent))
+            elif ch in pairs and stack and stack[-1][0] == pairs[ch]:
+                opener = stack.pop()
+                if ch == "}" and suspect is None and col == indent + 1 and indent < opener[3]:
+                    suspect = opener
+    return stack, suspect
+
+
+def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, found,
+                        braces_too: bool) -> Diagnostic | None:
+    """An unclosed "(", "[" or "{" explains the error: point at it."""
+    at_end = found == "the end of the file"
+    stack, suspect = _open_brackets(text, stop_line, stop_col)
+    if stack and stack[-1][0] in "([":
+        ch, line, col, _ = stack[-1]
+        close = ")" if ch == "(" else "]"
+        if at_end or {"(": "RPAR", "[": "RSQB"}[ch] in expected:
+            what = "parenthesis" if ch == "(" else "bracket"
+            return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
+                                   end_column=col + 1),
+                              f'unclosed {what}: this "{ch}" is never closed by a "{close}"',
+                              f'"{close}" before {found}')
+    braces = [b for b in stack if b[0] == "{"]
+    if braces and braces_too:
+        ch, line, col, _ = suspect if suspect is not None else braces[-1]
+        hint = None
+        if not at_end:
+            hint = f"{found} on line {stop_line + line_offset} starts a new declaration while this block is still open"
+        return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
+                               end_column=col + 1),
+                          'unclosed block: this "{" is never closed by a "}"', '"}"', hint)
     return None
 
 
@@ -187,6 +247,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     column = exc.column or 1
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        expected = _expected_words(set(exc.allowed)) if exc.allowed else None
+        if ch == '"':
+            return Diagnostic(Span(file=file, line=line, column=column),
+                              'this text is never closed: its closing " is missing',
+                              'a " before the end of the line')
         message = f'this character is not part of the language: "{ch}"'
         if ch == "'":
             hint = 'texts use double quotes: "like this"'
@@ -194,37 +259,55 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
             hint = "comments start with // and doc comments with ///"
         else:
             hint = None
-        expected = _expected_words(set(exc.allowed)) if exc.allowed else None
         return Diagnostic(Span(file=file, line=line, column=column), message, expected, hint)
-    if isinstance(exc, UnexpectedEOF):
+    token = getattr(exc, "token", None)
+    expected_set = set(getattr(exc, "expected", ()) or ())
+    if token is None or token.type == "$END":
         lines = text.splitlines() or [""]
-        line = len(lines) + line_offset
-        column = len(lines[-1]) + 1
+        stop_line, stop_col = len(lines), len(lines[-1]) + 1
+        found = "the end of the file"
+    else:
+        stop_line, stop_col = exc.line or 1, exc.column or 1
+        found = _token_in_words(token)
+    # `=` where a comparison was due
+    if token is not None and str(token) == "=" and "COMP_OP" in expected_set:
+        return Diagnostic(Span(file=file, line=line, column=column, end_line=line, end_column=column + 1),
+                          '"=" gives a value; to compare two values write "=="', '"=="')
+    # an unclosed bracket: at the end of the file, where a new declaration starts, or where ")" was due
+    top_words = KEYWORDS_AT_TOP.replace(" or ", ", ").split(", ")
+    new_decl = found == "the end of the file" or (column == 1 and str(token) in top_words)
+    if new_decl or expected_set & {"RPAR", "RSQB"}:
+        diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, new_decl)
+        if diag is not None:
+            return diag
+    if found == "the end of the file":
+        line, column = stop_line + line_offset, stop_col
         named = _named_message(exc)
-        message = named or "the file ends in the middle of a declaration"
-        return Diagnostic(Span(file=file, line=line, column=column), message, _expected_words(set(exc.expected)))
-    assert isinstance(exc, UnexpectedToken)
-    token = exc.token
-    if token.type == "$END":
-        lines = text.splitlines() or [""]
-        line = len(lines) + line_offset
-        column = len(lines[-1]) + 1
+        message = named[0] if named else "the file ends in the middle of a declaration"
+        return Diagnostic(Span(file=file, line=line, column=column), message,
+                          named[1] if named else _expected_words(expected_set))
+    end_col = column + len(str(token))
+    span = Span(file=file, line=line, column=column, end_line=line, end_column=end_col)
+    # a misspelt keyword at the start of the line: `mvoe c to discard`
+    lines = text.splitlines()
+    source = lines[stop_line - 1] if 0 < stop_line <= len(lines) else ""
+    lead = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)", source)
+    if lead and len(lead.group(1)) < stop_col - 1 or (lead and token.type == "NAME" and len(lead.group(1)) == stop_col - 1):
+        word = lead.group(2)
+        guess = did_you_mean(word, _LEADING_WORDS) if word not in _literal_patterns().values() else None
+        if guess:
+            col = len(lead.group(1)) + 1
+            return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
+                              f'"{word}" is not a keyword of the language', _expected_words(expected_set), guess)
     named = _named_message(exc)
-    found = _token_in_words(token)
-    message = named or f"unexpected {found}"
-    if named:
-        message = f"{named} (found {found})"
+    if named is None and expected_set == {"LBRACE"} and token.type != "LBRACE":
+        named = ("a block in { ... } must come here", '"{"')
+    message = f"{named[0]} (found {found})" if named else f"unexpected {found}"
     hint = None
     if token.type == "NAME":
         keywords = [v for v in _literal_patterns().values() if v.isalpha()]
         hint = did_you_mean(str(token), keywords)
-    end_col = column + len(str(token)) if token.type != "$END" else column
-    return Diagnostic(
-        Span(file=file, line=line, column=column, end_line=line, end_column=end_col),
-        message,
-        _expected_words(set(exc.expected)),
-        hint,
-    )
+    return Diagnostic(span, message, named[1] if named else _expected_words(expected_set), hint)
 
 
 # ------------------------------------------------------------------ splitting for recovery

@@ -1,0 +1,53 @@
+"""Shared helpers for the foundation's test suite.
+
+* ``REPO``: the repository root; diagnostics name files relative to it.
+* ``load_rules(text)``: load an inline game (parse, check, compile).
+* ``play_random(match, seed)``: answer every choice at random until the game ends.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import rulelang
+
+REPO = Path(__file__).resolve().parent.parent
+GAMES = sorted((REPO / "games").glob("*.rules"))
+EXAMPLES = sorted((REPO / "examples").glob("*.rules"))
+
+# Lark's own vocabulary must never reach a person reading a diagnostic.
+LARK_WORDS = ("Traceback", "Token(", "$END", "LBRACE", "RBRACE", "LPAR", "RPAR", "LSQB", "RSQB", "__ANON",
+              "UnexpectedToken", "UnexpectedCharacters", "UnexpectedEOF", "lark.")
+
+
+def load_rules(text: str, name: str = "inline.rules", **kwargs):
+    """Load a game written inline in a test (the path is only used in messages)."""
+    return rulelang.load(name, text=text, **kwargs)
+
+
+def play_random(match, seed: int = 0, limit: int = 20_000) -> list[int]:
+    """Answer every pending choice with a seeded random pick; return the answers given."""
+    rng = random.Random(seed)
+    answers = []
+    while not match.is_over:
+        n = match.option_count()
+        assert n > 0, "a choice is pending with no options"
+        index = rng.randrange(n)
+        answers.append(index)
+        match.apply(index)
+        assert len(answers) < limit, "the game does not end"
+    return answers
+
+
+def assert_plain_words(text: str) -> None:
+    for word in LARK_WORDS:
+        assert word not in text, f"a diagnostic shows {word!r}:\n{text}"
+
+
+@pytest.fixture
+def repo_cwd(monkeypatch):
+    """Run from the repository root, so paths in diagnostics are relative to it."""
+    monkeypatch.chdir(REPO)
+    return REPO
