@@ -846,15 +846,15 @@ class _ToAst(Transformer):
     def binding(self, meta, c):
         return N.Binding(span=self._span(meta), var=str(c[0]), coll=c[1], cond=c[2])
 
-    def _placement(self, opts) -> N.Placement:
-        place = N.Placement()
+    def _placement(self, opts, span: Span | None = None) -> N.Placement:
+        place = N.Placement(span=span) if span is not None else N.Placement()
         for kind, value in opts:
             setattr(place, kind, value)
         return place
 
     @v_args(meta=True)
     def move_stmt(self, meta, c):
-        return N.Move(span=self._span(meta), what=c[0], to=c[1], place=self._placement(c[2:]))
+        return N.Move(span=self._span(meta), what=c[0], to=c[1], place=self._placement(c[2:], self._span(meta)))
 
     def at_place(self, c):
         return ("at", c[0])
@@ -871,11 +871,11 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def draw_stmt(self, meta, c):
-        return N.Draw(span=self._span(meta), count=c[0], source=c[1], to=c[2], place=self._placement(c[3:]))
+        return N.Draw(span=self._span(meta), count=c[0], source=c[1], to=c[2], place=self._placement(c[3:], self._span(meta)))
 
     @v_args(meta=True)
     def draw_up_stmt(self, meta, c):
-        return N.Draw(span=self._span(meta), count=c[0], up_to=True, source=c[1], to=c[2], place=self._placement(c[3:]))
+        return N.Draw(span=self._span(meta), count=c[0], up_to=True, source=c[1], to=c[2], place=self._placement(c[3:], self._span(meta)))
 
     @v_args(meta=True)
     def shuffle_stmt(self, meta, c):
