@@ -193,7 +193,8 @@ class Checker:
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
                 zsym = self.zone_decl_of(d.zone)
-                if zsym is None or not zsym.per_player:
+                if zsym is None or not zsym.per_player or isinstance(d.zone, N.Call):
+                    # a per-player zone with its player named, `in deck(player(1))`, is one zone
                     self.expect_zone(d.zone, set())
                 elif zsym is not None and zsym.per_player:
                     self.err(d.zone.span, f'cards cannot start in "{zsym.name}", which each player has',
@@ -628,6 +629,15 @@ class Checker:
         if isinstance(x, N.IntLit):
             return "int"
         if isinstance(x, N.StrLit):
+            # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
+            import re
+
+            for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}", x.value):
+                names = m.group(1).split(".")
+                node = N.Name(span=x.span, id=names[0])
+                for attr in names[1:]:
+                    node = N.Attr(span=x.span, obj=node, name=attr)
+                self.expr(node, scope)
             return "str"
         if isinstance(x, N.BoolLit):
             return "bool"
