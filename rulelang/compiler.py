@@ -1069,6 +1069,9 @@ class Compiler:
 
         def set_attr(c):
             o = obj(c)
+            if type(o) is Entity and attr in _CARD_PSEUDO_FIELDS and attr not in o.attrs:
+                _set_card_pseudo_field(c, o, attr, value(c), op, span)
+                return
             if type(o) in (Entity, Player):
                 attrs = o.attrs
                 new = _update(attrs.get(attr), value(c), op, span)
@@ -1711,6 +1714,33 @@ def _update(old, value, op, span):
     if old is None:
         old = 0
     return _arith(old, value, "+" if op == "+=" else "-", span)
+
+
+# A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
+# the others only change by moving the card.
+_CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "face_down", "component", "id"}
+
+
+def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
+    if attr == "face_down" and op == "=":
+        down = bool(value)
+        if e.face_down != down:
+            e.face_down = down  # like `turn x face up|down`: nobody remembers what it showed
+            e.known.clear()
+            c.s.version += 1
+        return
+    if attr == "owner" and op == "=":
+        if value is not None and not isinstance(value, Player):
+            raise RuleError(span, f"a card's owner is a player (or none), not {describe(value)}")
+        seat = value.seat if value is not None else None
+        if e.owner != seat:
+            e.owner = seat
+            c.s.version += 1
+        return
+    if attr in ("face_down", "owner"):
+        raise RuleError(span, f'"{attr}" of a card can only be set with `=`')
+    raise RuleError(span, f'"{attr}" of a card cannot be set: it changes when the card moves '
+                          f"(`move`{', `turn x face up|down`' if attr == 'face_down' else ''})")
 
 
 def _type_default(t: N.TypeRef):

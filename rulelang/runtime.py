@@ -139,6 +139,8 @@ class VM:
             if info.cond is not None and not info.cond(Ctx(dict(bound), self.s, self)):
                 continue
             ready.append((info, bound))
+            if info.keyword is not None:  # a keyword's trigger that runs is a use of the keyword
+                self.s.stats[info.keyword] = self.s.stats.get(info.keyword, 0) + 1
         for info, bound in reversed(ready):
             self.push(info.code, dict(bound), "trigger")
 
@@ -180,7 +182,10 @@ class VM:
                 for code in info.always:
                     for e in self.bearers(info.name):
                         kw = next(k for k in keywords_of(e) if k.name == info.name)
+                        changed = s.version
                         self.run_sync(code, {"self": e, **dict(zip(info.params, kw.args))})
+                        if s.version != changed:  # a keyword's continuous rule that acts is a use
+                            s.stats[info.name] = s.stats.get(info.name, 0) + 1
             if s.version == before:
                 s.settled_version = s.version
                 if s.ending and not s.over:
