@@ -258,6 +258,38 @@ def cmd_docs(args) -> int:
     return 1 if page.problems else 0
 
 
+# ------------------------------------------------------------------ render
+
+
+def cmd_render(args) -> int:
+    from .agents import make_agent, play_match, AgentHandle
+    from .render import render_board
+    from .runtime import load
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    players = args.players or game.program.game.players_default
+    seats = (args.agents or "random").split(",")
+    if len(seats) == 1:
+        seats = seats * players
+    if len(seats) != players:
+        raise SystemExit(f"--agents lists {len(seats)} agents for {players} players")
+    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    match = game.new_match(players=players, seed=args.seed)
+    if args.after is None:
+        play_match(match, agents)
+    else:
+        for _ in range(args.after):
+            if match.is_over:
+                break
+            seat = match.to_move
+            match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
+    where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
+    title = f"{game.title}: seed {args.seed}, round {match.s.round}, {where}"
+    out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark)
+    console.print(f"board written to {out}", markup=False)
+    return 0
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -300,6 +332,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a .rules file or the name of a bundled game")
     p.add_argument("-o", "--out", help="write the page to this file (default: print it)")
     p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
+    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--zone", help="the board zone to draw (default: the first board)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--after", type=int, metavar="N", help="draw the board after N decisions")
+    when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")
+    p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
+    p.add_argument("-o", "--out", required=True, help="the image file to write (.png, .svg, .pdf)")
+    p.set_defaults(func=cmd_render)
     return parser
 
 

@@ -1,0 +1,187 @@
+"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra).
+
+- square grids: one square per cell, at (x, y) with y growing downwards;
+- hex maps: one pointy-top hexagon per cell at its axial coordinates (q, r);
+- tracks and named graphs: the graph's nodes as circles joined by its edges.
+
+Each occupied cell shows the label of its top card (and how many cards lie under it). Open boards
+also show their empty frontier cells as faint outlines, so the places where the next card may go
+are visible. Cards are filled with a colour per value of their first "kind-like" field (colour,
+color, kind, suit, type; else their component), the same for every picture of a game. Cards with a
+true `mark` field (e.g. ``mark="established"``) get a dot.
+
+    from rulelang.render import render_board
+    render_board(match, "board.png", zone="desk")
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+from .builtins import describe
+from .model import BoardZone, Entity
+
+KIND_FIELDS = ("colour", "color", "kind", "suit", "type")
+PALETTE = ["#f2d45c", "#a8d672", "#4f9a5b", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",
+           "#d9e68a", "#7fc9b8", "#e6a6c9", "#9fa8da"]
+FACE_DOWN = "#6d6d6d"
+SQRT3 = math.sqrt(3)
+
+
+def board_zones(match) -> list[BoardZone]:
+    return [z for z in match.s.zones.values() if isinstance(z, BoardZone)]
+
+
+def pick_zone(match, name: str | None) -> BoardZone:
+    boards = board_zones(match)
+    if not boards:
+        raise ValueError("this game has no board zone to draw")
+    if name is None:
+        return boards[0]
+    for z in boards:
+        if z.key == name or z.name == name:
+            return z
+    raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
+
+
+def kind_of(e: Entity):
+    for f in KIND_FIELDS:
+        v = e.attrs.get(f)
+        if isinstance(v, str) and v:
+            return f"{f}={v}"
+    return e.card.component
+
+
+def second_kind(e: Entity) -> str | None:
+    """The value of the second kind-like field a card has (shown small under its label), if any."""
+    found = [e.attrs[f] for f in KIND_FIELDS if isinstance(e.attrs.get(f), str) and e.attrs.get(f)]
+    return found[1].replace("_", " ") if len(found) > 1 else None
+
+
+def colour_table(match) -> dict:
+    """A stable colour for every kind of card the game has (not only those in play)."""
+    kinds = sorted({kind_of(e) for e in match.s.entities})
+    return {k: PALETTE[i % len(PALETTE)] for i, k in enumerate(kinds)}
+
+
+def _centre(topology, cell, layout):
+    kind = topology.kind
+    if kind == "hex":
+        q, r = cell
+        return SQRT3 * (q + r / 2), -1.5 * r
+    if kind == "grid":
+        x, y = cell
+        return float(x), float(-y)
+    return layout[cell]
+
+
+def _graph_layout(cells, graph, topology) -> dict:
+    import networkx as nx
+
+    if topology.kind == "track":
+        n = max(len(cells), 1)
+        if topology.loop:
+            return {c: (math.cos(2 * math.pi * i / n) * n / 3, math.sin(2 * math.pi * i / n) * n / 3)
+                    for i, c in enumerate(sorted(cells))}
+        return {c: (float(i) * 1.6, 0.0) for i, c in enumerate(sorted(cells))}
+    pos = nx.kamada_kawai_layout(graph) if graph.number_of_nodes() > 1 else {c: (0.0, 0.0) for c in cells}
+    scale = max(2.0, math.sqrt(len(cells)) * 1.5)
+    return {c: (float(x) * scale, float(y) * scale) for c, (x, y) in pos.items()}
+
+
+def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
+                 mark: str | None = None, dpi: int = 150) -> Path:
+    """Draw one board zone of a match (the first board when no zone is named) into an image file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Circle, Polygon, RegularPolygon, Rectangle
+
+    board = pick_zone(match, zone)
+    cells_obj = board.cells
+    topology = cells_obj.topology
+    occupied = cells_obj.occupied_cells()
+    if topology.open:
+        shown = list(occupied) + [c for c in cells_obj.frontier() if c not in occupied]
+    else:
+        shown = cells_obj.cells()
+    layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
+    colours = colour_table(match)
+
+    n = max(len(shown), 1)
+    span_cells = max(4.0, math.sqrt(n) * 1.6)
+    fig, ax = plt.subplots(figsize=(min(24, 2 + span_cells * 1.4), min(24, 2 + span_cells * 1.3)))
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+    if topology.kind not in ("hex", "grid"):
+        for a, b in cells_obj.graph.edges():
+            if a in layout and b in layout:
+                (xa, ya), (xb, yb) = layout[a], layout[b]
+                ax.plot([xa, xb], [ya, yb], color="#999999", linewidth=1.5, zorder=0)
+
+    xs, ys = [], []
+    font = 7 if topology.kind == "hex" else 6
+    for cell in shown:
+        x, y = _centre(topology, cell, layout)
+        xs.append(x)
+        ys.append(y)
+        stack = cells_obj.stack(cell)
+        top = stack[-1] if stack else None
+        if top is None:
+            face, edge, alpha, line = "none", "#c8c8c8", 1.0, 0.8
+        elif top.face_down:
+            face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
+        else:
+            face, edge, alpha, line = colours.get(kind_of(top), "#dddddd"), "#333333", 1.0, 1.2
+        style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
+                     linestyle="-" if top is not None else "--")
+        if topology.kind == "hex":
+            patch = RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style)
+        elif topology.kind == "grid":
+            patch = Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style)
+        else:
+            patch = Circle((x, y), 0.6, **style)
+        ax.add_patch(patch)
+        if topology.kind not in ("hex", "grid"):
+            ax.text(x, y - 0.8, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
+        if top is None:
+            continue
+        text = "face down" if top.face_down else describe(top)
+        text = textwrap.fill(text, 10 if topology.kind == "hex" else 9, break_long_words=False)
+        longest = max(len(line) for line in text.splitlines())
+        size = font if longest <= 11 else font * 11 / longest
+        if len(stack) > 1:
+            text += f"\n(+{len(stack) - 1})"
+        ax.text(x, y + 0.08, text, ha="center", va="center", fontsize=size,
+                color="white" if top.face_down else "black", zorder=3)
+        sub = None if top.face_down else second_kind(top)
+        if sub:
+            ax.text(x, y - (0.55 if topology.kind == "hex" else 0.3), sub, ha="center", va="center",
+                    fontsize=font - 1.5, style="italic", color="#333333", zorder=3)
+        if mark and not top.face_down and top.attrs.get(mark):
+            ax.add_patch(Circle((x, y + (0.62 if topology.kind == "hex" else 0.3)), 0.13,
+                                facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
+    if xs:
+        pad = 1.3
+        ax.set_xlim(min(xs) - pad, max(xs) + pad)
+        ax.set_ylim(min(ys) - pad, max(ys) + pad)
+
+    handles = []
+    in_play = sorted({kind_of(e) for e in board.items if not e.face_down})
+    for k in in_play:
+        handles.append(Polygon([[0, 0]], closed=True, facecolor=colours[k], edgecolor="#333333",
+                               label=k.split("=", 1)[-1].replace("_", " ")))
+    if any(e.face_down for e in board.items):
+        handles.append(Polygon([[0, 0]], closed=True, facecolor=FACE_DOWN, edgecolor="#333333", label="face down"))
+    if mark:
+        handles.append(Circle((0, 0), 0.1, facecolor="#7a4a1e", edgecolor="black", label=mark.replace("_", " ")))
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_title(title or f"{match.game.title}: {board.key}", fontsize=11)
+    out = Path(out)
+    fig.savefig(out, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return out
