@@ -1,6 +1,6 @@
 """rulelang: a rules language and interpreter for board and card games.
 
-    game = rulelang.load("games/zemico.rules", variant="cooperation")
+    game = rulelang.load("games/mygame.rules", variant="short")
     match = game.new_match(players=4, seed=1)
     while not match.is_over:
         match.apply(match.legal_options()[0])

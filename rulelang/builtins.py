@@ -408,7 +408,7 @@ def _keywords(ctx, e):
 
 # `has`, `usable` and `matched` need the compiled program: the compiler provides them.
 SPECIAL_FUNCS = {
-    "has": (2, 2, "true when a card carries a keyword: has(card, hunt)"),
+    "has": (2, 2, "true when a card carries a keyword: has(card, flying)"),
     "usable": (2, 2, "true when a keyword's `usable if` condition holds for a card: usable(k, card)"),
     "matched": (3, 3, "true when every item of the first list can be matched to a different item of the second, "
                       "using a two-parameter def as the test: matched(needs, providers, fits)"),

@@ -56,7 +56,7 @@ class Player:
 
 
 class KeywordValue:
-    """A keyword with its arguments, as printed on a card: ``hunt`` or ``plus(2)``."""
+    """A keyword with its arguments, as printed on a card: ``flying`` or ``armour(2)``."""
 
     __slots__ = ("name", "args")
 

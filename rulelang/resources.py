@@ -28,7 +28,7 @@ def examples_dir() -> Path:
 
 
 def find_game(name_or_path: str) -> Path:
-    """A path as given, or the name of a bundled game ("zemico" -> games/zemico.rules)."""
+    """A path as given, or the name of a bundled game ("chess" -> games/chess.rules)."""
     path = Path(name_or_path)
     if path.exists():
         return path

@@ -3,18 +3,18 @@
 A scenario file holds ``scenario "name" { ... }`` blocks (rules syntax) or is a JSON
 file with the same parts. ``rulelang test FILE...`` runs them::
 
-    /// "Discard all herbivourous consumer cards that aren't adjacent to any producer card."
-    scenario "a lonely herbivore starves" {
-      game "zemico"
-      players 4
+    /// "A piece with no neighbour is removed at the end of the round."
+    scenario "a lonely piece is removed" {
+      game "games/mygame.rules"
+      players 2
       position {
         round 2
-        phase survival
+        phase cleanup
         set first_player = player(1)
-        desk at (0, 0): Organism(kind: herbivore, point: 3)
+        board at (0, 0): Piece(colour: red, strength: 3)
       }
-      run step herbivores
-      expect count(c in desk where c.kind == herbivore) == 0
+      run step remove_lonely
+      expect count(board) == 0
     }
 
 Cards named in a position are taken from the game's own cards (never made up), so
