@@ -29,7 +29,7 @@ true once the game has ended and `winners` lists the players who won::
 
     run choice
     expect chooser == player(1)
-    expect "place herbivore 3, (2, 0)" not in offered
+    expect "place red 3, (2, 0)" not in offered
 
 A `choose` that matches none or several of the options fails the scenario, unless the
 next line is `expect error "matches none"` (or `"matches 2"`).
