@@ -429,7 +429,7 @@ def flow_list(flow: list[FlowNode], site: bool = False) -> str:
     def line_ref(n: FlowNode) -> str:
         if not n.line:
             return ""
-        return f" ([line {n.line}](#L-{n.line}))" if site else f" (line {n.line})"
+        return f" ({_line_link(n.line)})" if site else f" (line {n.line})"
 
     def item(n: FlowNode, depth: int, numbered: bool, index: int):
         pad = "    " * depth
@@ -454,15 +454,27 @@ def flow_list(flow: list[FlowNode], site: bool = False) -> str:
     return "\n".join(out)
 
 
+def _line_link(line: int) -> str:
+    # raw HTML: the line anchors live inside the highlighted source, where MkDocs does not look
+    return f'<a href="#L-{line}">line {line}</a>'
+
+
 # ------------------------------------------------------------------ cards
 
 
-def _format_value(v) -> str:
+def _format_value(v, top: bool = False) -> str:
+    """A card's value as the rules would write it (a top-level list without its brackets)."""
+    from .model import KeywordValue
+
     if isinstance(v, bool):
         return "true" if v else "false"
     if v is None:
         return "none"
-    if isinstance(v, list):
+    if isinstance(v, KeywordValue):
+        return v.name + (f"({', '.join(_format_value(a) for a in v.args)})" if v.args else "")
+    if isinstance(v, (list, tuple)):
+        if top:
+            return ", ".join(_format_value(x) for x in v) if v else "–"
         return "[" + ", ".join(_format_value(x) for x in v) + "]"
     return str(v)
 
@@ -529,7 +541,7 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
                 arg = next((a for a in e.ctor.args if a.name == f), None) if e else None
                 vals.append(src.of(arg.value) if arg else "(code)")
             else:
-                vals.append(_format_value(cd.values.get(f)))
+                vals.append(_format_value(cd.values.get(f), top=True))
         return (cd.component,) + tuple(vals)
 
     rows = Counter(row(cd) for cd in defs)
@@ -545,20 +557,21 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
         if len(rows) == 1:
             return [f"{len(defs)} cards, all with {code(fields[0])} {values}."]
         return [f"{len(defs)} cards: {code(fields[0])} {values}" + (f", {each}." if each else ".")]
-    if len(rows) > 24:
-        # many different cards: a summary per field, and whether they are every combination
+    columns = list(zip(*[r for r in rows]))
+    total = 1
+    for col in columns[1:]:
+        total *= len(set(col))
+    combination = len(components) == 1 and len(fields) > 1 and total == len(rows)
+    if combination or len(rows) > 80:
+        # every combination of a few values (a suit-and-rank deck), or very many cards: a summary
         out.append(f"{len(defs)} cards, {len(rows)} different ones.")
         out.append("")
         out.append("| field | values |")
         out.append("|---|---|")
-        columns = list(zip(*[r for r in rows]))
-        for i, f in enumerate(fields, 1):
-            out.append(f"| {code(f)} | {cell(_value_summary([cd.values.get(f) for cd in defs]) if f not in defs[0].code else 'an expression per card')} |")
-        sizes = [len(set(col)) for col in columns[1:]]
-        total = 1
-        for s in sizes:
-            total *= s
-        if len(components) == 1 and total == len(rows):
+        for f in fields:
+            summary = _value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields else "an expression per card"
+            out.append(f"| {code(f)} | {cell(summary)} |")
+        if combination:
             copies = set(rows.values())
             each = "once" if copies == {1} else (f"{copies.pop()} times" if len(copies) == 1 else "")
             out.append("")
@@ -580,7 +593,7 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
 
 @dataclass
 class GamePage:
-    name: str  # the file's stem: games/zemico.rules -> zemico
+    name: str  # the file's stem: games/NAME.rules -> NAME
     title: str
     markdown: str
     problems: list[str] = field(default_factory=list)  # why parts of the page could not be made
@@ -635,7 +648,7 @@ class _Renderer:
         line = node_or_line if isinstance(node_or_line, int) else node_or_line.span.line
         if not line:
             return ""
-        return f"[line {line}](#L-{line})" if self.site else f"line {line}"
+        return _line_link(line) if self.site else f"line {line}"
 
     def w(self, *lines: str):
         self.out.extend(lines)
@@ -993,7 +1006,7 @@ class _Renderer:
         while fence in self.text:
             fence += "`"
         if self.site:
-            self.w(fence + '{ .rules linenums="1" }')
+            self.w(fence + '{ .rules linenums="1" lineanchors="L" anchorlinenos="1" }')
         else:
             self.w(fence + "rules")
         self.w(self.text.rstrip("\n"), fence, "")
@@ -1060,4 +1073,30 @@ def builtins_table() -> str:
     out.append("|---|---|")
     for name, doc in BUILTIN_VALUES.items():
         out.append(f"| {code(name)} | {cell(doc)} |")
+    return "\n".join(out)
+
+
+def cli_usage(command: str) -> str:
+    """The usage and options of one `rulelang` subcommand, from the CLI's own argument parser."""
+    import argparse
+
+    from .cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if command not in sub.choices:
+        raise KeyError(f"rulelang has no command {command!r}")
+    p = sub.choices[command]
+    usage = p.format_usage().replace("usage: ", "").strip()
+    out = ["```text", re.sub(r"\s+", " ", usage), "```", "", "| argument | meaning |", "|---|---|"]
+    for action in p._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        name = ", ".join(action.option_strings) or action.dest
+        if action.option_strings and action.nargs != 0:
+            name += " " + (action.metavar or action.dest.upper())
+        help_text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+            help_text += f" (default: {action.default})"
+        out.append(f"| {code(name)} | {cell(help_text)} |")
     return "\n".join(out)
