@@ -1,0 +1,163 @@
+"""The `rulelang` command: check, simulate, test and play.
+
+Starting Python is slow on a busy machine, so each command runs once as a real process
+(exit code, stdout, stderr) and its other cases run in-process through
+``rulelang.cli.main`` (same code, same output).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+
+from conftest import REPO, assert_plain_words
+from rulelang.cli import main
+
+
+def rulelang(*args, input: str | None = None, cwd=REPO, timeout: float = 300):
+    """`rulelang ARGS` as a real process."""
+    return subprocess.run([sys.executable, "-m", "rulelang.cli", *map(str, args)], cwd=cwd, input=input,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def run_main(*args, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    """`rulelang ARGS` in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+# ------------------------------------------------------------------ check
+
+
+def test_check_clean_files_exit_zero(repo_cwd):
+    code, out, err = run_main("check", "examples/tictactoe.rules", "examples/eights.rules")
+    assert code == 0, err
+    assert "examples/tictactoe.rules: ok (variants: none)" in out
+    assert "examples/eights.rules: ok (variants: quick)" in out
+    assert err == ""
+
+
+def test_check_errors_exit_non_zero_and_every_file_is_checked():
+    proc = rulelang("check", "tests/bad/check_undefined_name.rules", "examples/tictactoe.rules",
+                    "tests/bad/syntax_unclosed_paren.rules")
+    assert proc.returncode == 1
+    assert "examples/tictactoe.rules: ok" in proc.stdout
+    assert "tests/bad/check_undefined_name.rules:11:21: error: " in proc.stderr
+    assert "tests/bad/syntax_unclosed_paren.rules:10:11: error: unclosed parenthesis" in proc.stderr
+    assert "tests/bad/check_undefined_name.rules: 1 error" in proc.stderr
+    assert_plain_words(proc.stderr)
+
+
+def test_check_a_missing_file(repo_cwd):
+    code, out, err = run_main("check", "no/such/game.rules")
+    assert code != 0
+    assert "cannot read" in err or "no/such/game.rules" in err
+    assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def test_simulate_writes_results(tmp_path):
+    out = tmp_path / "x.json"
+    proc = rulelang("simulate", "examples/eights.rules", "-n", 5, "--quiet", "--out", out, "--seed", 3)
+    assert proc.returncode == 0, proc.stderr
+    assert "5 games" in proc.stdout
+    assert f"results written to {out}" in proc.stdout
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["game"] == "Eights" and data["games"] == 5
+    games = data["results"]
+    assert len(games) == 5
+    assert [g["seed"] for g in games] == [3, 4, 5, 6, 7]
+    assert all(isinstance(g["winners"], list) and g["rounds"] >= 1 for g in games)
+
+
+def test_simulate_same_seed_same_results(tmp_path, repo_cwd):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (a, b):
+        code, _, err = run_main("simulate", "examples/tictactoe.rules", "-n", 4, "--quiet", "--out", out)
+        assert code == 0, err
+    strip = lambda path: [(g["seed"], g["winners"], g["rounds"], g["decisions"]) for g in json.loads(path.read_text())["results"]]
+    assert strip(a) == strip(b)
+
+
+# ------------------------------------------------------------------ test
+SCENARIOS = """
+/// "Player 1 plays crosses, player 2 noughts."
+scenario "each player starts with five marks" {{
+  game "{game}"
+  players 2
+  run setup
+  expect count(supply(player(1))) == 5
+  expect count(supply(player(2))) == 5
+}}
+"""
+FAILING = """
+/// A deliberately wrong expectation.
+scenario "a wrong count" {{
+  game "{game}"
+  players 2
+  run setup
+  expect count(supply(player(1))) == 5
+  expect count(supply(player(2))) == 4
+}}
+"""
+
+
+def test_test_command_passing_scenario(tmp_path):
+    path = tmp_path / "pass.rules"
+    path.write_text(SCENARIOS.format(game=REPO / "examples" / "tictactoe.rules"), encoding="utf-8")
+    code, out, err = run_main("test", path)
+    assert code == 0, out + err
+    assert "1 passed, 0 failed" in out
+
+
+def test_test_command_failing_scenario_names_the_line(tmp_path):
+    path = tmp_path / "fail.rules"
+    text = SCENARIOS + FAILING
+    path.write_text(text.format(game=REPO / "examples" / "tictactoe.rules"), encoding="utf-8")
+    failing_line = text.splitlines().index("  expect count(supply(player(2))) == 4") + 1
+    proc = rulelang("test", path)
+    assert proc.returncode == 1
+    assert f"FAIL {path}:{failing_line}:3: a wrong count" in proc.stdout
+    assert "left side is 5, right side is 4" in proc.stdout
+    assert "1 passed, 1 failed" in proc.stdout
+
+
+def test_test_command_with_nothing_to_run_fails(tmp_path):
+    code, out, _ = run_main("test", tmp_path)
+    assert code != 0
+    assert "0 passed, 0 failed" in out
+
+
+# ------------------------------------------------------------------ play
+
+
+def test_play_tictactoe_through_stdin():
+    proc = rulelang("play", "examples/tictactoe.rules", "--seed", 1, input="1\n" * 20, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Where do you mark?" in proc.stdout
+    assert "Game over" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_play_stops_cleanly_when_input_ends(repo_cwd, monkeypatch):
+    code, out, err = run_main("play", "examples/eights.rules", "--seed", 1, "--players", 2, stdin="1\n",
+                              monkeypatch=monkeypatch)
+    assert code == 1
+    assert "no more input" in out
+    assert "Traceback" not in err
+
+
+def test_play_asks_again_after_a_wrong_answer(repo_cwd, monkeypatch):
+    code, out, _ = run_main("play", "examples/tictactoe.rules", "--seed", 2, stdin="99\nx\n" + "1\n" * 10,
+                            monkeypatch=monkeypatch)
+    assert code == 0
+    assert "type a number from 1 to 9" in out
+    assert "Game over" in out
