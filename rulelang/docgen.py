@@ -34,7 +34,7 @@ from .errors import DiagnosticBag, RulesError
 
 __all__ = [
     "GamePage", "Assumption", "FlowNode", "render_game_page", "build_page", "collect_assumptions",
-    "build_flow", "flow_mermaid", "flow_list", "grammar_rule", "grammar_rules", "builtins_table",
+    "build_flow", "flow_mermaid", "flow_list", "flow_svg", "grammar_rule", "grammar_rules", "builtins_table",
 ]
 
 
@@ -422,6 +422,127 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
     return "\n".join(out)
 
 
+def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
+    """The flow as an inline SVG picture (no JavaScript needed): boxes in boxes, arrows between them.
+
+    The same drawing as the Mermaid diagram, laid out here so that the site shows it offline.
+    """
+    from html import escape
+
+    char_w, line_h, pad, gap, head_h = 6.6, 15, 10, 14, 22
+    colours = {"setup": "#e8f0fe", "result": "#e8f0fe", "round": "#fafafa", "phase": "#f1f8e9",
+               "turns": "#fff8e1", "step": "#ffffff", "trigger": "#fce4ec", "note": "#fce4ec",
+               "call": "#ffffff", "end": "#eeeeee", "anytime": "#f3e5f5", "decision": "#eeeeee"}
+
+    def short(text: str, n: int = 64) -> str:
+        return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+    def lines_of(n: FlowNode) -> list[str]:
+        shown = n.detail if n.kind in ("phase", "turns", "round", "trigger", "note") else ""
+        out = [short(n.label)]
+        if shown:
+            out.append(short(shown))
+        if n.kind == "turns":
+            out[0] = "↻ " + out[0]
+        return out
+
+    class Box:
+        def __init__(self, node: FlowNode):
+            self.node = node
+            self.lines = lines_of(node)
+            self.kids = [Box(c) for c in node.children]
+            text_w = max(len(x) for x in self.lines) * char_w + 2 * pad
+            if self.kids:
+                self.head = len(self.lines) * line_h + 8
+                self.w = max(text_w, max(k.w for k in self.kids) + 2 * pad)
+                self.h = self.head + sum(k.h for k in self.kids) + gap * (len(self.kids) - 1) + 2 * pad
+            else:
+                self.w = text_w
+                self.h = len(self.lines) * line_h + 14
+
+    def decision_box(text: str) -> Box:
+        b = Box(FlowNode("decision", text))
+        b.h = 40
+        b.w = len(text) * char_w + 60
+        return b
+
+    parts: list[str] = []
+    arrows: list[str] = []
+
+    def draw(b: Box, x: float, y: float):
+        """Draw a box with its top-left at (x, y); remember where it is."""
+        b.x, b.y = x, y
+        kind = b.node.kind
+        fill = colours.get(kind, "#ffffff")
+        dash = ' stroke-dasharray="4 3"' if kind in ("trigger", "note", "anytime") else ""
+        radius = 14 if kind in ("setup", "result") else 4
+        if kind == "decision":
+            cx, cy = x + b.w / 2, y + b.h / 2
+            parts.append(f'<polygon points="{cx},{y} {x + b.w},{cy} {cx},{y + b.h} {x},{cy}" fill="{fill}" stroke="#666"/>')
+        else:
+            parts.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="{b.w:.0f}" height="{b.h:.0f}" rx="{radius}" '
+                         f'fill="{fill}" stroke="#888"{dash}/>')
+        if b.kids:
+            ty = y + pad + 11
+            for i, text in enumerate(b.lines):
+                weight = ' font-weight="bold"' if i == 0 else ' fill="#555"'
+                parts.append(f'<text x="{x + pad:.0f}" y="{ty:.0f}"{weight}>{escape(text)}</text>')
+                ty += line_h
+            cy = y + pad + b.head
+            prev = None
+            for k in b.kids:
+                draw(k, x + (b.w - k.w) / 2, cy)
+                if prev is not None and kind != "anytime" and k.node.kind != "note" and prev.node.kind != "note":
+                    arrow(prev, k)
+                prev = k
+                cy += k.h + gap
+        else:
+            ty = y + b.h / 2 - (len(b.lines) - 1) * line_h / 2 + 4
+            for i, text in enumerate(b.lines):
+                colour = "" if i == 0 else ' fill="#555"'
+                parts.append(f'<text x="{x + b.w / 2:.0f}" y="{ty:.0f}" text-anchor="middle"{colour}>{escape(text)}</text>')
+                ty += line_h
+
+    def arrow(a: Box, b: Box):
+        x = a.x + a.w / 2 if abs((a.x + a.w / 2) - (b.x + b.w / 2)) < 1 else b.x + b.w / 2
+        arrows.append(f'<line x1="{x:.0f}" y1="{a.y + a.h:.0f}" x2="{x:.0f}" y2="{b.y - 2:.0f}" stroke="#444" marker-end="url(#{ident}-arrow)"/>')
+
+    # the top level: a column; the round loops back from the "game over?" question
+    column: list[Box] = []
+    round_box = None
+    for n in flow:
+        if n.kind == "end":
+            column.append(decision_box("game over?"))
+            column.append(Box(FlowNode("end", "the game ends")))
+            continue
+        b = Box(n)
+        column.append(b)
+        if n.kind == "round":
+            round_box = b
+    width = max(b.w for b in column) + 120
+    y = 10.0
+    prev = None
+    for b in column:
+        draw(b, (width - 120 - b.w) / 2 + 10, y)
+        if prev is not None and b.node.kind != "anytime":
+            arrow(prev, b)
+        if b.node.kind == "decision" and round_box is not None:
+            # "no": back up to the start of the round, on the right
+            rx = max(round_box.x + round_box.w, b.x + b.w) + 30
+            arrows.append(f'<path d="M{b.x + b.w:.0f},{b.y + b.h / 2:.0f} H{rx:.0f} V{round_box.y + 12:.0f} '
+                          f'H{round_box.x + round_box.w + 2:.0f}" fill="none" stroke="#444" marker-end="url(#{ident}-arrow)"/>')
+            parts.append(f'<text x="{rx + 4:.0f}" y="{(b.y + round_box.y) / 2:.0f}" fill="#555">no: next round</text>')
+            parts.append(f'<text x="{b.x + b.w / 2 + 6:.0f}" y="{b.y + b.h + 12:.0f}" fill="#555">yes</text>')
+        prev = b
+        y += b.h + gap + (6 if b.node.kind == "decision" else 0)
+    height = y + 4
+    return (f'<svg class="rules-flow" xmlns="http://www.w3.org/2000/svg" width="{width + 100:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width + 100:.0f} {height:.0f}" font-family="sans-serif" font-size="12" role="img">'
+            f'<defs><marker id="{ident}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>'
+            + "".join(parts) + "".join(arrows) + "</svg>")
+
+
 def flow_list(flow: list[FlowNode], site: bool = False) -> str:
     """The flow as a nested Markdown list."""
     out: list[str] = []
@@ -718,6 +839,14 @@ class _Renderer:
     def flow(self, decls: list | None = None, level: int = 2, title: str = "How a game flows"):
         flow = build_flow(decls if decls is not None else self.base, self.src)
         self.w(f"{'#' * level} {title}", "")
+        if self.site:
+            # the site draws the picture itself (no script), and keeps the Mermaid text to copy
+            ident = "flow-" + re.sub(r"\W+", "-", title.lower()).strip("-")
+            self.w('<div class="rules-flow-picture">' + flow_svg(flow, ident) + "</div>", "")
+            self.w(flow_list(flow, self.site), "")
+            self.w('<details markdown="1">', "<summary>The diagram as Mermaid</summary>", "")
+            self.w("```mermaid", flow_mermaid(flow), "```", "", "</details>", "")
+            return
         self.w("```mermaid", flow_mermaid(flow), "```", "")
         self.w("The same flow as a list:" if level == 2 else "As a list:", "")
         self.w(flow_list(flow, self.site), "")
