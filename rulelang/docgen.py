@@ -452,6 +452,8 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
             self.lines = lines_of(node)
             self.kids = [Box(c) for c in node.children]
             text_w = max(len(x) for x in self.lines) * char_w + 2 * pad
+            if node.children:  # the heading is bold: wider letters
+                text_w = max(text_w, len(self.lines[0]) * char_w * 1.15 + 2 * pad)
             if self.kids:
                 self.head = len(self.lines) * line_h + 8
                 self.w = max(text_w, max(k.w for k in self.kids) + 2 * pad)

@@ -200,7 +200,8 @@ def test_docgen_renders_a_page(path):
     for heading in ("## At a glance", "## How a game flows", "## The rules", "## Components and cards",
                     "## Settings", "## Keywords", "## Variants", "## Assumptions", "## Source"):
         assert f"\n{heading}" in md, f"{path.name}: no {heading!r}"
-    # the flow: a mermaid diagram with every phase of the round, and the same as a list
+    # the flow: a picture (inline SVG), a mermaid diagram with every phase of the round, and a list
+    assert '<svg class="rules-flow"' in md
     assert "```mermaid\nflowchart TD" in md
     for phase in game.round_phases:
         assert f'"phase {phase}' in md, f"{path.name}: the diagram lacks phase {phase}"
@@ -210,6 +211,7 @@ def test_docgen_renders_a_page(path):
             for s in _walk(decl.body):
                 if isinstance(s, N.StepBlock):
                     assert f'"step {s.name}"' in md, f"{path.name}: the diagram lacks step {s.name}"
+                    assert f">step {s.name}</text>" in md, f"{path.name}: the picture lacks step {s.name}"
     # the decks: one row per cards declaration, with the number of cards computed by loading the game
     loaded = rulelang.load(str(path))
     for name, defs in loaded.program.card_sets.items():
