@@ -1207,6 +1207,17 @@ def builtins_table() -> str:
     return "\n".join(out)
 
 
+# what an argument means when the command's parser gives it no help text
+_CLI_MEANINGS = {
+    "file": "a .rules file, or the name of a bundled game (`zemico`, `highcard`)",
+    "files": ".rules files (or bundled games' names)",
+    "variant": "variant(s) to apply, comma-separated, in order",
+    "players": "how many players (default: the game's default)",
+    "seed": "the seed of the match's random numbers",
+    "set": "change a setting of the game: NAME=VALUE (repeatable)",
+}
+
+
 def cli_usage(command: str) -> str:
     """The usage and options of one `rulelang` subcommand, from the CLI's own argument parser."""
     import argparse
@@ -1226,7 +1237,7 @@ def cli_usage(command: str) -> str:
         name = ", ".join(action.option_strings) or action.dest
         if action.option_strings and action.nargs != 0:
             name += " " + (action.metavar or action.dest.upper())
-        help_text = action.help or ""
+        help_text = action.help or _CLI_MEANINGS.get(action.dest, "")
         if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
             help_text += f" (default: {action.default})"
         out.append(f"| {code(name)} | {cell(help_text)} |")
