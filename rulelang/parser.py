@@ -100,6 +100,11 @@ def _literal_patterns() -> dict[str, str]:
 def _expected_words(expected: set[str]) -> str:
     lookup = _literal_patterns()
     words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
+    # Everything that can start a value, said once.
+    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF"}
+    if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
+        rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
+        words = ["a value (a name, a number, a text, ...)"] + rest
     # A long list of every statement keyword helps nobody: summarise it.
     if len(words) > 12:
         literals = {lookup.get(n) for n in expected}
@@ -247,7 +252,10 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     column = exc.column or 1
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
-        expected = _expected_words(set(exc.allowed)) if exc.allowed else None
+        allowed = set(exc.allowed or ())
+        if not any(b[0] == "{" for b in _open_brackets(text, exc.line or 1, exc.column or 1)[0]):
+            allowed.discard("RBRACE")  # outside every block a "}" is never what is missing
+        expected = _expected_words(allowed) if allowed else None
         if ch == '"':
             return Diagnostic(Span(file=file, line=line, column=column),
                               'this text is never closed: its closing " is missing',
@@ -269,6 +277,8 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     else:
         stop_line, stop_col = exc.line or 1, exc.column or 1
         found = _token_in_words(token)
+    if not any(b[0] == "{" for b in _open_brackets(text, stop_line, stop_col)[0]):
+        expected_set.discard("RBRACE")  # outside every block a "}" is never what is missing
     # `=` where a comparison was due
     if token is not None and str(token) == "=" and "COMP_OP" in expected_set:
         return Diagnostic(Span(file=file, line=line, column=column, end_line=line, end_column=column + 1),
