@@ -90,3 +90,53 @@ def test_the_conservation_check_catches_a_duplicate():
     zone.items.append(zone.items[0])
     with pytest.raises(AssertionError):
         assert_conserved(match.s)
+
+
+# ------------------------------------------------------------------ broken files never crash the checker
+
+from conftest import EXAMPLES, GAMES, assert_plain_words  # noqa: E402
+from rulelang.checker import check_rules  # noqa: E402
+from rulelang.errors import RulesError  # noqa: E402
+from rulelang.parser import parse_text  # noqa: E402
+
+SOURCES = [p.read_text(encoding="utf-8") for p in GAMES + EXAMPLES]
+
+
+@st.composite
+def damaged_source(draw):
+    """A game from games/ or examples/ with one typing mistake: a character lost, a stray
+    character, a line lost, a span lost, or two letters of a word swapped."""
+    text = draw(st.sampled_from(SOURCES))
+    kind = draw(st.sampled_from(["drop_char", "insert_char", "drop_line", "drop_span", "swap_letters"]))
+    pos = draw(st.integers(0, len(text) - 1))
+    if kind == "drop_char":
+        return text[:pos] + text[pos + 1:]
+    if kind == "insert_char":
+        return text[:pos] + draw(st.sampled_from(list("{}()[]=,.;:'#\"|*x1 \n"))) + text[pos:]
+    if kind == "drop_line":
+        lines = text.splitlines(keepends=True)
+        i = pos % len(lines)
+        return "".join(lines[:i] + lines[i + 1:])
+    if kind == "drop_span":
+        return text[:pos] + text[pos + draw(st.integers(1, 40)):]
+    start = text.find(" ", pos) + 1
+    end = start
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    word = text[start:end]
+    if len(word) < 3:
+        return text
+    return text[:start] + word[1] + word[0] + word[2:] + text[end:]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged_source())
+def test_a_damaged_file_gets_plain_diagnostics_never_a_crash(text):
+    try:
+        rules = parse_text(text, "damaged.rules")
+        check_rules(rules, all_variants=True)
+    except RulesError as exc:
+        report = exc.format()
+        assert_plain_words(report)
+        for d in exc.diagnostics:
+            assert d.message and d.span.file == "damaged.rules" and d.span.line >= 1, report
