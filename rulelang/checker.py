@@ -232,7 +232,7 @@ class Checker:
             for a in d.always:
                 self.block(a.body, scope, ctx={"always"})
             if d.effect is None and not d.triggers and not d.always and d.usable is None:
-                pass  # a marker keyword (such as evade): other rules test it with has(card, name)
+                pass  # a marker keyword: other rules test it with has(card, name)
         elif isinstance(d, N.PhaseDecl):
             if d.unless is not None:
                 self.expr(d.unless, set())

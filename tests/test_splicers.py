@@ -515,3 +515,57 @@ def test_a_greedy_bot_plays_on_imagined_copies():
     match = game().new_match(seed=2)
     play_match(match, [make_agent("greedy", 1), make_agent("random", 2)])
     assert match.is_over
+
+
+def test_a_new_keyword_written_only_in_the_rules_file_works_on_a_card():
+    """A designer adds a keyword in the .rules file alone and prints it on a card: an active
+    ability ("@: bloom") is offered, performed and counted; a passive one (a trigger) acts and is
+    counted; nothing in rulelang/ knows either."""
+    source = GAME.read_text(encoding="utf-8")
+    source = source.replace(
+        'Card(name: "Reed Bed", kind: ting, types: [plant], dominance: 1, genes: [Plant, Nautic])',
+        'Card(name: "Reed Bed", kind: ting, types: [plant], dominance: 1, genes: [Plant, Nautic], actions: [bloom(2)])')
+    source = source.replace(
+        'Card(name: "Polyp", kind: ting, types: [animal], dominance: 1, genes: [Nautic, Mini])',
+        'Card(name: "Polyp", kind: ting, types: [animal], dominance: 1, genes: [Nautic, Mini], abilities: [skittish])')
+    source += '''
+/// "bloom X - this plant gets +X until the end of the round, if a close plant is face up."
+keyword bloom(x) {
+  usable if any(t in close_tings(self) where plant in t.types)
+  effect { perform plus(x) on self }
+}
+/// "skittish - when an enemy ting evolves in front of the same biom, this ting is exhausted."
+keyword skittish {
+  when evolved(t) if in_play(self) and is_close(t, self) and t.owner != self.owner {
+    self.exhausted = true
+  }
+}
+'''
+    new_game = rulelang.load(str(GAME), text=source)
+    text = f'''scenario "t" {{
+  game "{GAME}"
+  position {{
+    round 2
+    phase action_phase
+    set first_player = player(1)
+    bioms at 0: "Fen"
+    field of player 1 at 0: "Reed Bed", "Bramble Wall", "Bog Wolf"
+    set card_named("Bog Wolf").face_down = true
+    field of player 2 at 0: "Polyp"
+  }}
+  expect true
+}}
+'''
+    sc = [d for d in parse_text(text, "inline.rules").decls if isinstance(d, N.ScenarioDecl)][0]
+    match = ScenarioRunner(sc, REPO, {(str(GAME.resolve()), ()): new_game}).build()
+    match.vm.run()
+    labels = [o.label for o in match.legal_options()]
+    assert "ability Reed Bed, bloom(2)" in labels
+    pick(match, "ability Reed Bed, bloom(2)")
+    assert card(match, "Reed Bed").attrs["bonus"] == 2
+    assert match.s.stats["bloom"] == 1 and match.s.stats["plus"] == 1
+    # player 2 can only pass; player 1's last turn: evolving Bog Wolf makes the enemy Polyp skittish
+    assert match.to_move == 0 and match.s.players[1].attrs["passed"]
+    pick(match, "evolve Bog Wolf")
+    assert match.s.stats["skittish"] == 1
+    assert match.s.round == 3  # the round ended; Polyp was exhausted, then unexhausted again
