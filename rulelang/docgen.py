@@ -167,7 +167,7 @@ def decl_bodies(decl: N.Node) -> list[list]:
 
 
 def decl_title(d: N.Node, src: Source | None = None) -> str:
-    """How a declaration is named on the page: `phase planning`, `at end of round`."""
+    """How a declaration is named on the page: `phase main`, `at end of round`."""
     if isinstance(d, N.GameDecl):
         return f'game "{d.title}"'
     if isinstance(d, N.PlayerDecl):
@@ -1209,7 +1209,7 @@ def builtins_table() -> str:
 
 # what an argument means when the command's parser gives it no help text
 _CLI_MEANINGS = {
-    "file": "a .rules file, or the name of a bundled game (`zemico`, `highcard`)",
+    "file": "a .rules file, or the name of a bundled game or example (its file name without .rules)",
     "files": ".rules files (or bundled games' names)",
     "variant": "variant(s) to apply, comma-separated, in order",
     "players": "how many players (default: the game's default)",

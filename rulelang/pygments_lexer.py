@@ -116,7 +116,7 @@ class RulesLexer(RegexLexer):
             (r"[{}()\[\],;:.|]", Punctuation),
             (words(sorted(_CONSTANTS), prefix=r"\b", suffix=r"\b"), Keyword.Constant),
             (words(sorted(_WORD_OPERATORS), prefix=r"\b", suffix=r"\b"), Operator.Word),
-            # a declaration keyword followed by the name it declares: `zone hand`, `phase planning`
+            # a declaration keyword followed by the name it declares: `zone hand`, `phase main`
             (r"\b(%s)([ \t]+)(?!(?:%s)\b)([A-Za-z_]\w*)" % (_alternatives(_NAMING_DECLARATIONS), _alternatives(_KEYWORDS)),
              bygroups(Keyword.Declaration, Whitespace, Name.Class)),
             # built-in functions where they are called: `player(1)`, `count(hand(p))`
