@@ -2,6 +2,8 @@
 in every mode (base and each variant), at several player counts."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import rulelang
@@ -101,3 +103,42 @@ def test_eights_rules_of_play():
         if match.s.globals["winner"] is not None:
             assert match.result["winners"] == [match.s.globals["winner"].seat + 1]
             assert not match.s.zones[f"hand#{match.result['winners'][0]}"].items
+
+
+def _strings(x, out):
+    if isinstance(x, str):
+        out.append(x)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _strings(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            _strings(v, out)
+    return out
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_views_never_show_a_card_the_player_cannot_see(path):
+    """At every step of a whole game, a player's view names no card hidden from them (the log,
+    which is public history, aside)."""
+    from rulelang.builtins import describe
+    from rulelang.runtime import visible
+
+    game = loaded(path, None)
+    for seed in range(2):
+        match = game.new_match(seed=seed)
+        agents = [make_agent("random", seed + seat) for seat in range(len(match.s.players))]
+        while True:
+            for seat in range(len(match.s.players)):
+                view = match.view(seat)
+                view.pop("log")
+                shown = "\n".join(_strings(view, []))
+                seen = {describe(e) for e in match.s.entities if visible(e, seat)}
+                secret = {describe(e) for e in match.s.entities if not visible(e, seat)} - seen
+                for label in secret:
+                    assert not re.search(rf"(?<!\w){re.escape(label)}(?!\w)", shown), \
+                        f"seat {seat + 1} sees the hidden card {label!r}"
+            if match.is_over:
+                break
+            seat = match.to_move
+            match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
