@@ -638,6 +638,11 @@ class Checker:
                 for attr in names[1:]:
                     node = N.Attr(span=x.span, obj=node, name=attr)
                 self.expr(node, scope)
+            for m in re.finditer(r"\{([^{}]*)\}", x.value):
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", m.group(1)):
+                    self.err(x.span, f'a text shows names and fields only, so "{{{m.group(1)}}}" would be printed as it is',
+                             expected='a name or a field in braces, as in "{p.score}"',
+                             hint="compute the value first: `let n = ...`, then write \"{n}\"")
             return "str"
         if isinstance(x, N.BoolLit):
             return "bool"

@@ -80,7 +80,7 @@ phase play {
   if all(p in players where p.passed) or empty(deck) { end game }
 }
 at end of round if speed == fast { discard table }
-when c enters pile { log "{label(c)} discarded" }
+when c enters pile { log "{c} discarded" }
 when scored(p) { p.score += 1 }
 always { if turns_taken > 100 { signal scored(leader) } }
 result {
@@ -139,6 +139,7 @@ phase unused { }
     ("def total = sum(c.piont for c in deck)", 'no component or player has a field "piont"', 'did you mean "point"?'),
     ("phase play { log \"{current.scroe} points\" }", 'players have no field "scroe"', 'did you mean "score"?'),
     ("phase play { log \"{nobody} wins\" }", '"nobody" is not defined', None),
+    ("phase play { log \"{count(deck)} left\" }", 'a text shows names and fields only', None),
     ("phase play { current.scroe += 1 }", 'players have no field "scroe"', 'did you mean "score"?'),
     ("phase play { let n = points(current, 2) }", 'def "points" takes 1 argument, but 2 were given', None),
     ("phase play { deal(current) }", 'procedure "deal" takes 2 arguments, but 1 was given', None),

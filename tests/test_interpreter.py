@@ -448,7 +448,7 @@ def test_infinite_while_loop_names_its_line():
 
 
 def test_same_seed_and_choices_give_identical_matches():
-    g = game(CHOICE_GAME + "\nphase extra { log \"{roll(6)}\" }", round_="play, extra", max_rounds=2)
+    g = game(CHOICE_GAME + "\nphase extra {\n  let r = roll(6)\n  log \"{r}\"\n}", round_="play, extra", max_rounds=2)
     a, b = g.new_match(players=3, seed=11), g.new_match(players=3, seed=11)
     assert play_random(a, seed=4) == play_random(b, seed=4)
     assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
@@ -608,7 +608,8 @@ phase play {
   take turns once {
     repeat 10 times { current.rolled = current.rolled + [roll(6)] }
   }
-  log "{sum(sum(p.rolled) for p in players)}"
+  let total = sum(sum(p.rolled) for p in players)
+  log "{total}"
 }
 '''
 
