@@ -467,7 +467,8 @@ class Checker:
 
     # ---- expressions
     def undefined(self, name: str, span: Span, scope: set):
-        candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS)
+        candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
+            | {"true", "false", "none"}
         self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:

@@ -167,6 +167,16 @@ _LEADING_WORDS = (
 ).split()
 
 
+# Keywords that only start a member of another construct, and where they belong.
+_MEMBER_WORDS = {
+    "option": "an option is written inside `choose { option NAME { ... } }`",
+    "usable": "`usable if ...` is written inside `keyword NAME { ... }`",
+    "effect": "`effect { ... }` is written inside `keyword NAME { ... }`",
+    "label": '`label "..."` is written inside `component NAME { ... }`',
+    "discards": "`discards to ZONE` is written inside `component NAME { ... }`",
+}
+
+
 @lru_cache(maxsize=1)
 def _example_states() -> list[tuple[str, str, str, frozenset]]:
     """(message, expected words, last token type, expected set) for each bad snippet."""
@@ -224,9 +234,10 @@ def _open_brackets(text: str, stop_line: int, stop_col: int):
 def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, found,
                         braces_too: bool) -> Diagnostic | None:
     """An unclosed "(", "[" or "{" explains the error: point at it."""
-    at_end = found == "the end of the file"
+    at_end = found.startswith("the end of the")
     stack, suspect = _open_brackets(text, stop_line, stop_col)
-    if stack and stack[-1][0] in "([":
+    never_closed = {b[:3] for b in _open_brackets(text, 10**9, 0)[0]}
+    if stack and stack[-1][0] in "([" and stack[-1][:3] in never_closed:
         ch, line, col, _ = stack[-1]
         close = ")" if ch == "(" else "]"
         if at_end or {"(": "RPAR", "[": "RSQB"}[ch] in expected:
@@ -247,7 +258,8 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
     return None
 
 
-def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str) -> Diagnostic:
+def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
+    """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it."""
     line = (exc.line or 1) + line_offset
     column = exc.column or 1
     if isinstance(exc, UnexpectedCharacters):
@@ -265,6 +277,8 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
             hint = 'texts use double quotes: "like this"'
         elif ch == "#":
             hint = "comments start with // and doc comments with ///"
+        elif ch in "&|!":
+            hint = {"&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")'}[ch]
         else:
             hint = None
         return Diagnostic(Span(file=file, line=line, column=column), message, expected, hint)
@@ -273,7 +287,7 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     if token is None or token.type == "$END":
         lines = text.splitlines() or [""]
         stop_line, stop_col = len(lines), len(lines[-1]) + 1
-        found = "the end of the file"
+        found = "the end of the file" if last else "the end of the declaration"
     else:
         stop_line, stop_col = exc.line or 1, exc.column or 1
         found = _token_in_words(token)
@@ -285,15 +299,17 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
                           '"=" gives a value; to compare two values write "=="', '"=="')
     # an unclosed bracket: at the end of the file, where a new declaration starts, or where ")" was due
     top_words = KEYWORDS_AT_TOP.replace(" or ", ", ").split(", ")
-    new_decl = found == "the end of the file" or (column == 1 and str(token) in top_words)
+    at_end = token is None or token.type == "$END"
+    new_decl = at_end or (column == 1 and str(token) in top_words)
     if new_decl or expected_set & {"RPAR", "RSQB"}:
         diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, new_decl)
         if diag is not None:
             return diag
-    if found == "the end of the file":
+    if at_end:
         line, column = stop_line + line_offset, stop_col
         named = _named_message(exc)
-        message = named[0] if named else "the file ends in the middle of a declaration"
+        message = named[0] if named else ("the file ends in the middle of a declaration" if last
+                                          else "this declaration stops before it is complete")
         return Diagnostic(Span(file=file, line=line, column=column), message,
                           named[1] if named else _expected_words(expected_set))
     end_col = column + len(str(token))
@@ -309,14 +325,36 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
             col = len(lead.group(1)) + 1
             return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
                               f'"{word}" is not a keyword of the language', _expected_words(expected_set), guess)
+    # a keyword that belongs inside another construct: `option` outside `choose { }`
+    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1:
+        word = lead.group(2)
+        col = len(lead.group(1)) + 1
+        return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
+                          f'"{word}" cannot start a statement here', _expected_words(expected_set), _MEMBER_WORDS[word])
+    before = source[:stop_col - 1].rstrip()
+    # a "}" with no block to close
+    if token.type == "RBRACE" and not any(b[0] == "{" for b in _open_brackets(text, stop_line, stop_col)[0]):
+        return Diagnostic(span, 'this "}" closes no block', _expected_words(expected_set),
+                          'remove it, or look for a "{" missing above')
+    # `let x == 3`: "==" where one "=" gives a value
+    if str(token) == "=" and before.endswith("=") and source[stop_col - 2:stop_col - 1] == "=":
+        return Diagnostic(Span(file=file, line=line, column=column - 1, end_line=line, end_column=column + 1),
+                          '"==" compares two values; to give a value write one "="', '"="')
     named = _named_message(exc)
     if named is None and expected_set == {"LBRACE"} and token.type != "LBRACE":
         named = ("a block in { ... } must come here", '"{"')
     message = f"{named[0]} (found {found})" if named else f"unexpected {found}"
     hint = None
     if token.type == "NAME":
-        keywords = [v for v in _literal_patterns().values() if v.isalpha()]
-        hint = did_you_mean(str(token), keywords)
+        # a misspelt keyword: first among the words that could come here
+        allowed = [lookup for n in expected_set if (lookup := _literal_patterns().get(n)) and lookup.isalpha()]
+        hint = did_you_mean(str(token), allowed)
+        if hint is None and source[stop_col - 1 + len(str(token)):][:1] not in ("(", "."):
+            hint = did_you_mean(str(token), [v for v in _literal_patterns().values() if v.isalpha()])
+    if str(token) == "if" and before.endswith("else"):
+        hint = 'write "elif CONDITION { ... }" for "else if"'
+    if hint is None and token.type in ("NAME", "INT", "STRING") and "COMMA" in expected_set:
+        hint = 'is a "," missing before it?'
     return Diagnostic(span, message, named[1] if named else _expected_words(expected_set), hint)
 
 
@@ -1121,11 +1159,12 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
     except (UnexpectedInput, _SyntaxProblem):
         diagnostics: list[Diagnostic] = []
         decls = []
-        for offset, chunk in _split_top_level(text):
+        chunks = _split_top_level(text)
+        for i, (offset, chunk) in enumerate(chunks):
             try:
                 decls.extend(_parse_chunk(chunk, file, offset))
             except UnexpectedInput as exc:
-                diagnostics.append(_syntax_diagnostic(exc, file, offset, chunk))
+                diagnostics.append(_syntax_diagnostic(exc, file, offset, chunk, last=i == len(chunks) - 1))
             except _SyntaxProblem as exc:
                 diagnostics.append(Diagnostic(exc.span, exc.message))
         if not diagnostics:  # splitting changed the meaning; report the whole-file error
