@@ -567,7 +567,7 @@ class PosItem(Node):
 
 class ScenarioItem(Node):
     doc: list[str] = Field(default_factory=list)
-    kind: Literal["game", "variant", "players", "seed", "position", "position_file", "run",
+    kind: Literal["game", "variant", "setting", "players", "seed", "position", "position_file", "run",
                   "choose", "expect", "expect_error"]
     text: Optional[str] = None
     names: list[str] = Field(default_factory=list)

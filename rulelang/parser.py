@@ -739,6 +739,10 @@ class _ToAst(Transformer):
         return N.ScenarioItem(span=self._span(meta), kind="variant", names=[str(t) for t in c if t is not None])
 
     @v_args(meta=True)
+    def scen_setting(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="setting", names=[str(c[0]), str(c[1])])
+
+    @v_args(meta=True)
     def scen_players(self, meta, c):
         return N.ScenarioItem(span=self._span(meta), kind="players", number=int(c[0]))
 

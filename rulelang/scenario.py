@@ -98,9 +98,12 @@ class ScenarioRunner:
         if not Path(path).exists():
             raise ScenarioFailure(games[0].span, f'cannot find the game "{text}"')
         variants = [n for i in self._items("variant") for n in i.names]
+        settings = {i.names[0]: i.names[1] for i in self._items("setting")}
         key = (str(Path(path).resolve()), tuple(variants))
+        if settings:
+            key += (tuple(sorted(settings.items())),)
         if key not in self.cache:
-            self.cache[key] = load(str(path), variant=variants)
+            self.cache[key] = load(str(path), variant=variants, settings=settings)
         return self.cache[key]
 
     def build(self) -> Match:
