@@ -799,8 +799,16 @@ class Compiler:
             return call_builtin
         kind = sym.kind if sym else None
         if kind == "def":
+            if len(args) == 1:
+                (only,) = args
+
+                def call_def1(c):
+                    return c.vm.program.defs[name](c, (only(c),))
+
+                return call_def1
+
             def call_def(c):
-                return c.vm.program.defs[name](c, tuple(a(c) for a in args))
+                return c.vm.program.defs[name](c, [a(c) for a in args])
 
             return call_def
         if kind == "zone":
@@ -1483,17 +1491,12 @@ class Compiler:
         with self.scoped(set(params)):
             body = self.expr(d.body)
         span = d.span
-        depth = [0]
 
         def call(c, args):
-            depth[0] += 1
-            if depth[0] > 200:
-                depth[0] = 0
-                raise RuleError(span, f'def "{d.name}" calls itself more than 200 times deep; it never stops')
             try:
                 return body(Ctx(dict(zip(params, args)), c.s, c.vm))
-            finally:
-                depth[0] -= 1
+            except RecursionError:
+                raise RuleError(span, f'def "{d.name}" calls itself too deeply; it never stops') from None
 
         return call
 
