@@ -15,7 +15,8 @@ from .errors import NO_SPAN, Span
 
 
 class Node(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=False)
+    # schemas are built on first use, not at import (dozens of recursive unions are slow to build)
+    model_config = ConfigDict(defer_build=True)
     span: Span = NO_SPAN
 
 
@@ -605,6 +606,3 @@ class RulesFile(Node):
         return None
 
 
-for _model in list(globals().values()):
-    if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
-        _model.model_rebuild()

@@ -31,6 +31,7 @@ def _lark() -> Lark:
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=True,
+        cache=True,  # the LALR tables are kept in a temporary file between runs
     )
 
 
