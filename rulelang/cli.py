@@ -284,7 +284,8 @@ def cmd_render(args) -> int:
             seat = match.to_move
             match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
     where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
-    title = f"{game.title}: seed {args.seed}, round {match.s.round}, {where}"
+    variants = f" ({', '.join(game.variants)})" if game.variants else ""
+    title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
     out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark)
     console.print(f"board written to {out}", markup=False)
     return 0
