@@ -384,16 +384,26 @@ def _copy_values(values: dict) -> dict:
 # ------------------------------------------------------------------ public API
 
 
-@dataclass
 class Option:
-    """One legal answer to the pending choice."""
+    """One legal answer to the pending choice. Its label (as its chooser sees it) is made on first use."""
 
-    index: int
-    label: str
-    name: str
+    __slots__ = ("index", "name", "_state", "_raw", "_seat", "_label")
+
+    def __init__(self, index: int, name: str, state: State, raw: dict, seat: int):
+        self.index, self.name = index, name
+        self._state, self._raw, self._seat, self._label = state, raw, seat, None
+
+    @property
+    def label(self) -> str:
+        if self._label is None:
+            self._label = option_label(self._state, self._raw, self._seat)
+        return self._label
 
     def __str__(self):
         return self.label
+
+    def __repr__(self):
+        return f"Option({self.index}, {self.label!r})"
 
 
 class Game:
@@ -486,7 +496,7 @@ class Match:
         if self.s.pending is None:
             return []
         seat = self.s.pending["player"]
-        return [Option(i, option_label(self.s, o, seat), o["name"]) for i, o in enumerate(self.s.pending["options"])]
+        return [Option(i, o["name"], self.s, o, seat) for i, o in enumerate(self.s.pending["options"])]
 
     def option_count(self) -> int:
         return len(self.s.pending["options"]) if self.s.pending else 0
