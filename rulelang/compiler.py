@@ -1445,6 +1445,7 @@ class Compiler:
                     b = d.board
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges)
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
+        self.impure_defs = impure_defs(decls)
         for d in decls:
             if isinstance(d, N.ComponentDecl):
                 if d.discards_to is not None:
@@ -1491,12 +1492,37 @@ class Compiler:
         with self.scoped(set(params)):
             body = self.expr(d.body)
         span = d.span
+        name = d.name
+        pure = name not in self.impure_defs
 
-        def call(c, args):
+        def evaluate(c, args):
             try:
+                if len(params) == 1:
+                    return body(Ctx({params[0]: args[0]}, c.s, c.vm))
                 return body(Ctx(dict(zip(params, args)), c.s, c.vm))
             except RecursionError:
-                raise RuleError(span, f'def "{d.name}" calls itself too deeply; it never stops') from None
+                raise RuleError(span, f'def "{name}" calls itself too deeply; it never stops') from None
+
+        if not pure:
+            return evaluate
+
+        def call(c, args):
+            # a def without chance is a pure function of the state: remember its values until the state changes
+            s = c.s
+            stamp = (s.version, s.current, s.round, s.phase)
+            cache = s.def_cache
+            if cache.get("__stamp") != stamp:
+                cache.clear()
+                cache["__stamp"] = stamp
+            key = (name, *args) if args else name
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            except TypeError:  # an argument that cannot be a key (a list): just compute
+                return evaluate(c, args)
+            value = cache[key] = evaluate(c, args)
+            return value
 
         return call
 
@@ -1639,6 +1665,24 @@ class _NoState:
 
     def __getattr__(self, name):
         raise RuleError(Span(), "a card's printed values must not depend on the match (they are computed before play)")
+
+
+# built-ins whose value changes from one call to the next (chance), so a def using them is not cached
+IMPURE_CALLS = {"roll", "random"}
+
+
+def impure_defs(decls) -> set[str]:
+    """The defs that use chance, directly or through other defs: their values are never cached."""
+    bodies = {d.name: free_names(d.body) for d in decls if isinstance(d, N.DefDecl)}
+    impure: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, names in bodies.items():
+            if name not in impure and (names & IMPURE_CALLS or names & impure):
+                impure.add(name)
+                changed = True
+    return impure
 
 
 def free_names(node) -> set[str]:

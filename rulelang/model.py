@@ -125,6 +125,7 @@ class State:
         self.decisions = 0
         self.stats: dict[str, int] = {}
         self.ending = False
+        self.def_cache: dict = {}  # values of chance-free defs for the current state (see compiler)
 
     def zone_of_player(self, name: str, seat: int) -> Zone:
         return self.zones[f"{name}#{seat + 1}"]

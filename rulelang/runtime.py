@@ -405,6 +405,12 @@ class Option:
     def __repr__(self):
         return f"Option({self.index}, {self.label!r})"
 
+    def __eq__(self, other):
+        return isinstance(other, Option) and (self.index, self.name, self.label) == (other.index, other.name, other.label)
+
+    def __hash__(self):
+        return hash((self.index, self.name))
+
 
 class Game:
     """A loaded, checked and compiled game (with its variants applied)."""
@@ -685,6 +691,7 @@ def determinize(state: State, seat: int, rng: random.Random):
             if zone.is_board:
                 zone.cells.place(cell, e)
     state.rng.seed(rng.random())
+    state.version += 1
 
 
 # ------------------------------------------------------------------ copying (for agents that plan)
