@@ -1108,6 +1108,25 @@ class Compiler:
         for j in ends:
             j.target = self.here(code)
 
+    def loop(self, code, loops, top: int, head, body: list, slot: str, span: Span):
+        """The shared tail of every loop: `head` (an op with an `end` or `target` to patch) was
+        emitted at `top`; compile the body, jump back, and patch `break` / `continue`."""
+        frame = {"breaks": [], "continues": []}
+        loops.append(frame)
+        self.block(code, body, loops)
+        loops.pop()
+        self.emit(code, Jump(top, span))
+        end = self.here(code)
+        self.emit(code, ClearSlot(slot, span))
+        if isinstance(head, JumpIfNot):
+            head.target = end
+        else:
+            head.end = end
+        for j in frame["breaks"]:
+            j.target = end
+        for j in frame["continues"]:
+            j.target = top
+
     def s_For(self, code, s, loops):
         slot = self.slot("for")
         span = s.span
@@ -1118,64 +1137,29 @@ class Compiler:
                 cond = self.opt(s.cond)
                 if cond is not None:
                     # filter once, then let the player order what is left
-                    filt = FilterOnce(slot, s.var, cond, span)
-                    self.emit(code, filt)
+                    self.emit(code, FilterOnce(slot, s.var, cond, span))
                     top = self.here(code)
                 head = ForChosenNext(slot, s.var, self.expr(s.chosen_by), None, span, "which comes next?")
             else:
                 head = ForNext(slot, s.var, self.opt(s.cond), None, span)
             self.emit(code, head)
-            frame = {"breaks": [], "continues": []}
-            loops.append(frame)
-            self.block(code, s.body, loops)
-            loops.pop()
-            self.emit(code, Jump(top, span))
-        end = self.here(code)
-        self.emit(code, ClearSlot(slot, span))
-        head.end = end
-        for j in frame["breaks"]:
-            j.target = end
-        for j in frame["continues"]:
-            j.target = top
+            self.loop(code, loops, top, head, s.body, slot, span)
 
-    def s_While(self, code, s, loops):
+    def _guarded_loop(self, code, loops, cond, body, span):
+        """`while` and `repeat until`: test, count the turn (a loop that never ends is stopped), body."""
         guard = self.slot("guard")
         top = self.here(code)
-        test = JumpIfNot(self.expr(s.cond), None, s.span)
-        self.emit(code, test)
-        self.emit(code, LoopGuard(guard, s.span))
-        frame = {"breaks": [], "continues": []}
-        loops.append(frame)
-        self.block(code, s.body, loops)
-        loops.pop()
-        self.emit(code, Jump(top, s.span))
-        end = self.here(code)
-        self.emit(code, ClearSlot(guard, s.span))
-        test.target = end
-        for j in frame["breaks"]:
-            j.target = end
-        for j in frame["continues"]:
-            j.target = top
+        head = JumpIfNot(cond, None, span)
+        self.emit(code, head)
+        self.emit(code, LoopGuard(guard, span))
+        self.loop(code, loops, top, head, body, guard, span)
+
+    def s_While(self, code, s, loops):
+        self._guarded_loop(code, loops, self.expr(s.cond), s.body, s.span)
 
     def s_RepeatUntil(self, code, s, loops):
         cond = self.expr(s.cond)
-        guard = self.slot("guard")
-        top = self.here(code)
-        test = JumpIfNot(lambda c: not cond(c), None, s.span)
-        self.emit(code, test)
-        self.emit(code, LoopGuard(guard, s.span))
-        frame = {"breaks": [], "continues": []}
-        loops.append(frame)
-        self.block(code, s.body, loops)
-        loops.pop()
-        self.emit(code, Jump(top, s.span))
-        end = self.here(code)
-        self.emit(code, ClearSlot(guard, s.span))
-        test.target = end
-        for j in frame["breaks"]:
-            j.target = end
-        for j in frame["continues"]:
-            j.target = top
+        self._guarded_loop(code, loops, lambda c: not cond(c), s.body, s.span)
 
     def s_RepeatTimes(self, code, s, loops):
         slot = self.slot("repeat")
@@ -1183,18 +1167,7 @@ class Compiler:
         top = self.here(code)
         head = RepeatNext(slot, None, s.span)
         self.emit(code, head)
-        frame = {"breaks": [], "continues": []}
-        loops.append(frame)
-        self.block(code, s.body, loops)
-        loops.pop()
-        self.emit(code, Jump(top, s.span))
-        end = self.here(code)
-        self.emit(code, ClearSlot(slot, s.span))
-        head.end = end
-        for j in frame["breaks"]:
-            j.target = end
-        for j in frame["continues"]:
-            j.target = top
+        self.loop(code, loops, top, head, s.body, slot, s.span)
 
     def s_Break(self, code, s, loops):
         j = Jump(None, s.span)
