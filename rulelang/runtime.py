@@ -323,19 +323,14 @@ class VM:
     def _guarded(self, op, fn):
         try:
             fn()
-        except RuleError as exc:
-            raise RulesRuntimeError(Diagnostic(exc.span, exc.message)) from None
-        except RulesError:
-            raise
-        except RecursionError:
-            raise RulesRuntimeError(Diagnostic(op.span, "the rules call themselves too deeply (a def or procedure that never stops)")) from None
-        except Exception as exc:  # a value of the wrong kind reached a rule: report it at the rule
-            raise RulesRuntimeError(Diagnostic(op.span, f"this rule could not run: {type(exc).__name__}: {exc}")) from None
+        except Exception as exc:
+            raise _as_rules_error(exc, op) from None
 
     def run(self):
         """Run until a player must choose, the game is over, or a requested stop is reached."""
         s = self.s
         steps = 0
+        op = None
         self.stopped = False
         try:
             while s.pending is None and not s.over and not self.stopped:
@@ -359,14 +354,8 @@ class VM:
                 if steps > STEP_LIMIT:
                     raise RuleError(op.span, f"the rules ran {STEP_LIMIT:,} steps without any player decision; "
                                     "a loop or a chain of turns probably never ends")
-        except RuleError as exc:
-            raise RulesRuntimeError(Diagnostic(exc.span, exc.message)) from None
-        except RulesError:
-            raise
-        except RecursionError:
-            raise RulesRuntimeError(Diagnostic(op.span, "the rules call themselves too deeply (a def or procedure that never stops)")) from None
         except Exception as exc:
-            raise RulesRuntimeError(Diagnostic(op.span, f"this rule could not run: {type(exc).__name__}: {exc}")) from None
+            raise _as_rules_error(exc, op) from None
 
     def create_cards(self, set_name: str, zone: Zone, span: Span):
         for card in self.program.card_sets[set_name]:
@@ -375,6 +364,19 @@ class VM:
             if zone.is_board:
                 raise RuleError(span, "cards are created into a pile or hand, then moved onto a board")
             place(self.s, e, zone)
+
+
+def _as_rules_error(exc: Exception, op) -> RulesError:
+    """Whatever went wrong while a rule ran, as a diagnostic that names the rule's line."""
+    if isinstance(exc, RulesError):
+        return exc
+    if isinstance(exc, RuleError):
+        return RulesRuntimeError(Diagnostic(exc.span, exc.message))
+    span = getattr(op, "span", Span())
+    if isinstance(exc, RecursionError):
+        return RulesRuntimeError(Diagnostic(span, "the rules call themselves too deeply (a def or procedure that never stops)"))
+    # a value of the wrong kind reached a rule: report it at the rule
+    return RulesRuntimeError(Diagnostic(span, f"this rule could not run: {type(exc).__name__}: {exc}"))
 
 
 def _copy_values(values: dict) -> dict:
