@@ -147,10 +147,9 @@ class Program:
 
 
 class Op:
-    span: Span = Span()
+    """An instruction of a compiled block; each kind defines run(vm, frame)."""
 
-    def run(self, vm, frame):  # pragma: no cover - interface
-        raise NotImplementedError
+    span: Span = Span()
 
 
 class Exec(Op):

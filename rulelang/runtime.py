@@ -449,6 +449,18 @@ class Game:
         return Match(self, state_from_json(self.program, data))
 
 
+def make_zones(program: Program, s: State) -> None:
+    """Every zone of the game, one per player for `per player` zones (keys like "hand#2")."""
+    for info in program.zones.values():
+        owners = range(len(s.players)) if info.per_player else [None]
+        for owner in owners:
+            key = info.name if owner is None else f"{info.name}#{owner + 1}"
+            if info.topology is not None:
+                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
+            else:
+                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+
+
 def _new_state(program: Program, n: int, seed: int) -> State:
     s = State(seed)
     vm = VM(program, s)
@@ -460,14 +472,7 @@ def _new_state(program: Program, n: int, seed: int) -> State:
             p.attrs[name] = default(ctx)
     for name, default in program.global_vars:
         s.globals[name] = default(ctx)
-    for info in program.zones.values():
-        owners = range(n) if info.per_player else [None]
-        for owner in owners:
-            key = info.name if owner is None else f"{info.name}#{owner + 1}"
-            if info.topology is not None:
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
-            else:
-                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+    make_zones(program, s)
     for set_name, zone_fn in program.auto_sets:
         vm.create_cards(set_name, zone_fn(ctx), Span())
     s.version = 0
@@ -811,14 +816,7 @@ def state_from_json(program: Program, data: dict) -> State:
     s.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
     for seat, p in enumerate(data["players"]):
         s.players.append(Player(seat, {}))
-    for info in program.zones.values():
-        owners = range(len(s.players)) if info.per_player else [None]
-        for owner in owners:
-            key = info.name if owner is None else f"{info.name}#{owner + 1}"
-            if info.topology is not None:
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
-            else:
-                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+    make_zones(program, s)
     for i, ed in enumerate(data["entities"]):
         set_name, index = ed["card"]
         e = Entity(i, program.card_sets[set_name][index], {}, owner=ed["owner"])
