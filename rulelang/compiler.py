@@ -135,6 +135,7 @@ class Program:
     round_end_pc: int = 0
     result_pc: int = 0
     at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
+    member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
 
     def new_code(self, name: str, kind: str, span: Span) -> Code:
         code = Code(len(self.codes), name, kind, span)
@@ -1418,6 +1419,9 @@ class Compiler:
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges)
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
+        for d in decls:
+            if isinstance(d, N.EnumDecl):
+                program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})
         for d in decls:
             if isinstance(d, N.ComponentDecl):
                 if d.discards_to is not None:

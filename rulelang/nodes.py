@@ -353,6 +353,7 @@ class EnumDecl(Decl):
     name: str
     members: list[str]
     member_docs: list[list[str]] = Field(default_factory=list)
+    member_colours: list[Optional[str]] = Field(default_factory=list)  # for pictures of the board
 
 
 class TypeRef(Node):

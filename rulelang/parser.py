@@ -487,10 +487,10 @@ class _ToAst(Transformer):
     def enum_decl(self, meta, c):
         members = [m for m in c[1:] if m is not None]
         return N.EnumDecl(span=self._span(meta), name=str(c[0]), members=[m[1] for m in members],
-                          member_docs=[m[0] for m in members])
+                          member_docs=[m[0] for m in members], member_colours=[m[2] for m in members])
 
     def enum_member(self, c):
-        return (_docs(c[0]), str(c[1]))
+        return (_docs(c[0]), str(c[1]), _unquote(c[2]) if c[2] is not None else None)
 
     @v_args(meta=True)
     def component_decl(self, meta, c):

@@ -60,9 +60,11 @@ def second_kind(e: Entity) -> str | None:
 
 
 def colour_table(match) -> dict:
-    """A stable colour for every kind of card the game has (not only those in play)."""
+    """A stable colour for every kind of card the game has (not only those in play); an enum member
+    declared with a colour (`meadow "gold"`) is drawn in that colour."""
     kinds = sorted({kind_of(e) for e in match.s.entities})
-    return {k: PALETTE[i % len(PALETTE)] for i, k in enumerate(kinds)}
+    declared = match.game.program.member_colours
+    return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
 def _centre(topology, cell, layout):

@@ -88,3 +88,23 @@ def test_cli_render_to_the_end_of_a_square_grid_game(tmp_path):
                  "-o", str(out)])
     assert code == 0
     assert out.stat().st_size > 2000
+
+
+def test_enum_members_can_name_their_colour_for_pictures(tmp_path):
+    """`enum Colour { red "#ff0000" }`: cards holding that member are drawn in that colour."""
+    from rulelang.render import colour_table
+
+    text = '''
+game "Dots" { players 2; round: play }
+enum Colour { red "#ff0000", blue }
+component Dot { colour: Colour }
+cards dots in supply { Dot(colour: c) for c in Colour }
+zone supply
+zone board: board grid 4 size 2 by 1
+phase play { end game }
+'''
+    game = rulelang.load("dots.rules", text=text)
+    match = game.new_match(seed=0)
+    table = colour_table(match)
+    assert table["colour=red"] == "#ff0000"
+    assert table["colour=blue"] != "#ff0000"
