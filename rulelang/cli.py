@@ -128,7 +128,8 @@ def render_view(view: dict) -> str:
         owner = zone.get("owner")
         title = key.split("#")[0] + (f" of Player {owner}" if owner else "")
         if owner is not None and owner != view["you"] and zone["visibility"] == "private":
-            lines.append(f"  {title}: {zone['count']} cards")
+            if zone["count"]:
+                lines.append(f"  {title}: {zone['count']} card{'s' if zone['count'] != 1 else ''}")
             continue
         if "cells" in zone:
             if not zone["cells"]:
@@ -149,7 +150,7 @@ def render_view(view: dict) -> str:
 
 def cmd_play(args) -> int:
     from .agents import AgentHandle, make_agent
-    from .runtime import load
+    from .runtime import load, option_label
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default
@@ -170,9 +171,13 @@ def cmd_play(args) -> int:
         options = match.legal_options()
         if agents[seat] is not None:
             index = agents[seat].choose(AgentHandle(match, seat), options)
-            if any(a is None for a in agents):
-                console.print(f"Player {seat + 1} ({seats[seat]}): {options[index].label}")
+            humans = [i for i, a in enumerate(agents) if a is None]
+            chosen = match.s.pending["options"][index]
             match.apply(index)
+            if humans:
+                # what the bot did, as the human sees it once it is done: a card still hidden from
+                # them (a kept mission) stays hidden, a card laid face up is named
+                console.print(f"Player {seat + 1} ({seats[seat]}): {option_label(match.s, chosen, humans[0])}")
             continue
         console.print()
         console.print(render_view(match.view(seat)), markup=False)
