@@ -161,3 +161,19 @@ def test_play_asks_again_after_a_wrong_answer(repo_cwd, monkeypatch):
     assert code == 0
     assert "type a number from 1 to 9" in out
     assert "Game over" in out
+
+
+def test_play_never_shows_a_human_the_bots_secret_cards():
+    """Players see only what they may see: bots' kept missions are not printed to the human."""
+    import re
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "rulelang", "play", "games/zemico.rules", "--seed", "2",
+                          "--seats", "human,random,random,random"], input="1\n" * 40, capture_output=True,
+                         text=True, timeout=120, cwd=REPO).stdout
+    offer = out.split("Keep which mission?")[1].split(">")[0]
+    mine = set(re.findall(r"mission \d+:", offer))
+    assert len(mine) == 3
+    assert set(re.findall(r"mission \d+:", out)) == mine
+    assert "a hidden card in mission of player 2" in out
