@@ -87,7 +87,8 @@ def _graph_layout(cells, graph, topology) -> dict:
             return {c: (math.cos(2 * math.pi * i / n) * n / 3, math.sin(2 * math.pi * i / n) * n / 3)
                     for i, c in enumerate(sorted(cells))}
         return {c: (float(i) * 1.6, 0.0) for i, c in enumerate(sorted(cells))}
-    pos = nx.kamada_kawai_layout(graph) if graph.number_of_nodes() > 1 else {c: (0.0, 0.0) for c in cells}
+    # spring layout needs only numpy (kamada-kawai would need scipy); seeded, so pictures are stable
+    pos = nx.spring_layout(graph, seed=0) if graph.number_of_nodes() > 1 else {c: (0.0, 0.0) for c in cells}
     scale = max(2.0, math.sqrt(len(cells)) * 1.5)
     return {c: (float(x) * scale, float(y) * scale) for c, (x, y) in pos.items()}
 
