@@ -87,8 +87,34 @@ def on_files(files, config):
     css += "\n.codehilite .linenos, .codehilitetable .linenos { color: #999; padding-right: .5em; user-select: none; }\n"
     css += ".codehilitetable { border: none; width: 100%; } .codehilitetable td { padding: 0; border: none; }\n"
     css += ".codehilitetable td.code { width: 100%; }\n"
+    css += _LAYOUT_CSS
     files.append(File.generated(config, "css/pygments.css", content=css))
     return files
+
+
+# Layout fixes for the readthedocs theme, checked in a real browser (headless Chromium):
+# * its table cells never wrap (white-space: nowrap), so a table with a sentence in a cell
+#   (the reference's example conventions, a game's "At a glance" settings) ran off the
+#   right edge behind a scroll bar; cells now wrap between words, code in them too
+#   (a long expression in a card table), but never inside a word ("poin" / "t"); not
+#   the source listings with line numbers, which are tables too (codehilitetable);
+# * the text column stopped at 800px on any screen, so code blocks scrolled sideways;
+# * in a source listing with line numbers, the numbers were set 1.4 lines high and the code
+#   1.5, and the code was centred vertically: line 13 stood beside the code of line 8;
+# * a table whose header row is all empty cells ("| | |", a key/value table) showed an
+#   empty grey band above its rows.
+_LAYOUT_CSS = """
+.wy-nav-content { max-width: 1100px; }
+.wy-table-responsive table:not(.codehilitetable) td,
+.wy-table-responsive table:not(.codehilitetable) th { white-space: normal; }
+.rst-content table:not(.codehilitetable) td code,
+.rst-content table:not(.codehilitetable) th code { white-space: normal; word-break: normal; overflow-wrap: normal; }
+.rst-content table thead:not(:has(th:not(:empty))) { display: none; }
+.codehilitetable td { vertical-align: top; }
+.rst-content .codehilitetable .linenodiv pre { font-size: 12px; line-height: 18px; padding: 12px; margin: 0; }
+.rst-content .codehilitetable td.code pre { margin: 0; line-height: 18px; }
+.rst-content .codehilitetable td.code pre code { line-height: 18px; padding: 12px; }
+"""
 
 
 def _games_index() -> str:

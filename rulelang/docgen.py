@@ -184,7 +184,8 @@ def decl_title(d: N.Node, src: Source | None = None) -> str:
         return f'scenario "{d.name}"'
     if isinstance(d, (N.DefDecl, N.ProcDecl, N.KeywordDecl)):
         word = {N.DefDecl: "def", N.ProcDecl: "procedure", N.KeywordDecl: "keyword"}[type(d)]
-        params = f"({', '.join(p.name for p in d.params)})" if d.params or not isinstance(d, N.DefDecl) else ""
+        # a procedure is called with (), a keyword without parameters is printed bare: `evade`
+        params = f"({', '.join(p.name for p in d.params)})" if d.params or isinstance(d, N.ProcDecl) else ""
         return f"{word} {d.name}{params}"
     word = {N.EnumDecl: "enum", N.ComponentDecl: "component", N.CardsDecl: "cards", N.ZoneDecl: "zone",
             N.VarDecl: "var", N.SettingDecl: "setting", N.PhaseDecl: "phase", N.VariantDecl: "variant",
