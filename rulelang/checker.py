@@ -352,7 +352,7 @@ class Checker:
             self.block(s.body, scope, ctx | {"loop"})
             return scope
         if isinstance(s, N.Choose):
-            self.no_choice_in(ctx, s.span)
+            self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
             e(s.coll, scope)
             if s.cond is not None:
                 e(s.cond, scope | {s.var})
@@ -360,7 +360,7 @@ class Checker:
                 self.expect_player(s.opts.by, scope)
             return scope | {s.var}
         if isinstance(s, N.ChooseBlock):
-            self.no_choice_in(ctx, s.span)
+            self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
             if s.opts.by is not None:
                 self.expect_player(s.opts.by, scope)
             names = set()
@@ -455,7 +455,10 @@ class Checker:
             return scope
         return scope
 
-    def no_choice_in(self, ctx: set, span: Span):
+    def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
+        if is_choice and by is None and "setup" in ctx and "turns" not in ctx:
+            self.err(span, "nobody is taking a turn during setup, so this choice needs to say who makes it",
+                     hint="add `by PLAYER`, e.g. `by p` inside `for each p in players`")
         if "always" in ctx:
             self.err(span, "a continuous rule (`always`) cannot ask a player to choose: it must settle by itself")
         if "result" in ctx:
