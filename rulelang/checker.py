@@ -533,8 +533,8 @@ class Checker:
                 self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=did_you_mean(a.name, fields))
             given.add(a.name)
             f = fields.get(a.name)
-            if f is not None and type_name(f.type) in ("condition", "effect"):
-                self.expr(a.value, scope | {"self"}) if type_name(f.type) == "condition" else None
+            if f is not None and type_name(f.type) == "condition":
+                self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
             if f is not None:
@@ -542,7 +542,7 @@ class Checker:
                 if not compatible(want, ty, self.t):
                     self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
         for name, f in fields.items():
-            if name not in given and f.default is None and type_name(f.type) not in ("condition", "effect") \
+            if name not in given and f.default is None and type_name(f.type) != "condition" \
                     and not type_name(f.type).startswith("list:"):
                 self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{f.type}>")
 
@@ -589,8 +589,9 @@ class Checker:
         if name in BUILTINS and name not in scope:
             b = BUILTINS[name]
             arity(b.min_args, b.max_args, f"{name}()")
-            tys = [self.expr(a, scope) for a in args]
-            return BUILTIN_RESULT.get(name, "any") if name != "first" else "any"
+            for a in args:
+                self.expr(a, scope)
+            return BUILTIN_RESULT.get(name, "any")
         if sym is None:
             if name in scope:
                 self.err(c.span, f'"{name}" is a local value, not something that can be called')
@@ -823,7 +824,7 @@ def value_type(field_type: str) -> str:
     if field_type in ("condition",):
         return "bool"
     if field_type in BASE_TYPES or field_type.startswith("list:"):
-        return field_type if field_type not in ("effect", "card") else "any"
+        return field_type if field_type != "card" else "any"
     return field_type
 
 
@@ -888,7 +889,6 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     for s in settings:
         checker.check_decl(s)
     if all_variants:
-        base_count = len(bag.items)
         seen = {(d.span.line, d.span.column, d.message) for d in bag.items}
         for name in rules.variants():
             vbag = DiagnosticBag()
@@ -903,7 +903,6 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
                     seen.add(key)
                     d.message = f"{d.message} (in variant {name})"
                     bag.items.append(d)
-        del base_count
     for d in rules.decls:
         if isinstance(d, N.SetSetting):
             bag.error(d.span, "`set NAME = value` belongs inside a variant")

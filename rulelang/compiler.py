@@ -135,6 +135,7 @@ class Program:
     round_end_pc: int = 0
     result_pc: int = 0
     at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
+    has_continuous: bool = False  # any `always` rule, in the game or in a keyword
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
 
     def new_code(self, name: str, kind: str, span: Span) -> Code:
@@ -519,10 +520,10 @@ class StepOp(Op):
 
 
 class TurnsInit(Op):
-    __slots__ = ("slot", "start", "direction", "once", "span")
+    __slots__ = ("slot", "start", "direction", "span")
 
-    def __init__(self, slot, start, direction, once, span):
-        self.slot, self.start, self.direction, self.once, self.span = slot, start, direction, once, span
+    def __init__(self, slot, start, direction, span):
+        self.slot, self.start, self.direction, self.span = slot, start, direction, span
 
     def run(self, vm, frame):
         s = vm.s
@@ -1050,7 +1051,7 @@ class Compiler:
                 self.emit(code, CallProc(call.func, args, span))
                 return
             fn = self.expr(call)
-            self.emit(code, Exec(lambda c: fn(c), span))
+            self.emit(code, Exec(fn, span))
             return
         value = self.expr(s.value)
         op = s.op
@@ -1362,7 +1363,7 @@ class Compiler:
     def s_TakeTurns(self, code, s, loops):
         slot = self.slot("turns")
         span = s.span
-        self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, s.once, span))
+        self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, span))
         top = self.here(code)
         head = TurnsNext(slot, self.opt(s.until), self.opt(s.skipping), s.once, None, span)
         self.emit(code, head)
@@ -1459,6 +1460,7 @@ class Compiler:
         if "heuristic" in program.defs:
             program.heuristic = program.defs["heuristic"]
         program.flow = self.compile_flow()
+        program.has_continuous = bool(program.always) or any(k.always for k in program.keywords.values())
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
         return program

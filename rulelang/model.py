@@ -126,6 +126,7 @@ class State:
         self.stats: dict[str, int] = {}
         self.ending = False
         self.def_cache: dict = {}  # values of chance-free defs for the current state (see compiler)
+        self.settled_version: int | None = None  # the version at which continuous rules last settled
 
     def zone_of_player(self, name: str, seat: int) -> Zone:
         return self.zones[f"{name}#{seat + 1}"]
@@ -176,14 +177,6 @@ def decode(value, state: State):
     if "$s" in value:
         return {decode(v, state) for v in value["$s"]}
     raise ValueError(f"unknown saved value {value!r}")
-
-
-def encode_cell(cell):
-    return encode(cell)
-
-
-def decode_cell(value, state):
-    return decode(value, state)
 
 
 # ------------------------------------------------------------------ changing the state

@@ -37,10 +37,6 @@ class Frame:
         self.code, self.pc, self.vars, self.handlers, self.kind = code, pc, vars, handlers, kind
 
 
-class _Stop(Exception):
-    pass
-
-
 class VM:
     def __init__(self, program: Program, state: State):
         self.program = program
@@ -49,7 +45,6 @@ class VM:
         self.stop_at_step: str | None = None
         self.stopped = False
         self.stop_when_depth: int | None = None
-        self.current_op = None
 
     # ---- frames
     def push(self, code: Code, vars: dict, kind: str):
@@ -166,13 +161,10 @@ class VM:
         self._push_triggers(infos)
 
     # ---- continuous rules
-    def has_continuous(self) -> bool:
-        return bool(self.program.always) or any(k.always for k in self.program.keywords.values())
-
     def settle(self):
         """Run every `always` rule until nothing changes (a fixed point)."""
         s = self.s
-        if not self.has_continuous() or getattr(s, "settled_version", None) == s.version:
+        if not self.program.has_continuous or s.settled_version == s.version:
             return
         for _ in range(SETTLE_LIMIT):
             before = s.version
@@ -758,7 +750,7 @@ def copy_state(s: State) -> State:
     new.round, new.phase, new.current = s.round, s.phase, s.current
     new.over, new.winners, new.ending = s.over, list(s.winners), s.ending
     new.version, new.decisions, new.stats, new.log = s.version, s.decisions, dict(s.stats), list(s.log[-20:])
-    new.settled_version = getattr(s, "settled_version", None)
+    new.settled_version = s.settled_version
     new.stack = [Frame(f.code, f.pc, remap(f.vars), list(f.handlers), f.kind) for f in s.stack]
     if s.pending is not None:
         p = s.pending

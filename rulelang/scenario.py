@@ -218,8 +218,6 @@ class ScenarioRunner:
         if phase_item is None:
             pc = program.result_pc if s.over else _round_start_pc(program)
             handlers = [("game", program.result_pc)]
-            if s.round == 0:
-                s.round = 0
             frame = Frame(flow, pc, {}, handlers, "flow")
             s.stack = [frame]
             return
