@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File
 
+from rulelang.cli import build_parser
 from rulelang.docgen import build_page, builtins_table, cli_usage, grammar_rules
 
 log = logging.getLogger("mkdocs.hooks.rulelang")
@@ -176,7 +177,7 @@ def on_page_markdown(markdown, page, config, files):
 
     def cli(m: re.Match) -> str:
         try:
-            return cli_usage(m.group(1))
+            return cli_usage(m.group(1), build_parser())
         except KeyError as exc:
             log.warning("%s: %s", page.file.src_uri, exc.args[0])
             return m.group(0)

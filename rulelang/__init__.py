@@ -7,7 +7,8 @@
     print(match.result)
 """
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
-from .runtime import Game, Match, Option, load
+from .loader import load
+from .runtime import Game, Match, Option
 
 __all__ = ["load", "Game", "Match", "Option", "RulesError", "RulesRuntimeError", "Diagnostic", "Span"]
 __version__ = "0.1.0"

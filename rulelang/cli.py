@@ -150,7 +150,8 @@ def render_view(view: dict) -> str:
 
 def cmd_play(args) -> int:
     from .agents import AgentHandle, make_agent
-    from .runtime import load, option_label
+    from .loader import load
+    from .runtime import option_label
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default
@@ -269,7 +270,7 @@ def cmd_docs(args) -> int:
 def cmd_render(args) -> int:
     from .agents import make_agent, play_match, AgentHandle
     from .render import render_board
-    from .runtime import load
+    from .loader import load
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default

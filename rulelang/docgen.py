@@ -757,7 +757,7 @@ class _Renderer:
         self.card_sets = self._load()
 
     def _load(self) -> dict | None:
-        from .runtime import load
+        from .loader import load
 
         try:
             game = load(self.path, text=self.text)
@@ -1219,13 +1219,11 @@ _CLI_MEANINGS = {
 }
 
 
-def cli_usage(command: str) -> str:
-    """The usage and options of one `rulelang` subcommand, from the CLI's own argument parser."""
+def cli_usage(command: str, parser) -> str:
+    """The usage and options of one `rulelang` subcommand, from the CLI's own argument parser
+    (``rulelang.cli.build_parser()``, passed in so that the docs do not import the CLI)."""
     import argparse
 
-    from .cli import build_parser
-
-    parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     if command not in sub.choices:
         raise KeyError(f"rulelang has no command {command!r}")

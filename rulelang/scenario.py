@@ -47,7 +47,8 @@ from .errors import Diagnostic, RulesError, Span
 from .model import Entity, Zone, move as move_entity
 from .parser import parse_file, parse_text
 from .resources import find_game
-from .runtime import Frame, Game, Match, _new_state, load
+from .loader import load
+from .runtime import Frame, Game, Match, _new_state
 
 
 @dataclass

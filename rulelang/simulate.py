@@ -7,7 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from .agents import make_agent, play_match
-from .runtime import load
+from .loader import load
 
 
 @dataclass

@@ -1,0 +1,70 @@
+"""Loading a game: parse a .rules file, check it, apply its variants and settings, compile it.
+
+``load()`` is the one door from a file to a playable ``Game``; the runtime itself knows nothing
+of parsing or checking.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import nodes as N
+from .checker import check_rules
+from .compiler import Compiler, RuleError, compile_program
+from .errors import Diagnostic, DiagnosticBag, RulesError, Span
+from .parser import parse_file, parse_text
+from .runtime import Game
+from .variants import apply_variants
+
+
+def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, bag: DiagnosticBag) -> dict:
+    settings: dict[str, Any] = {}
+    compiler = Compiler(table, {})
+    for d in decls:
+        if isinstance(d, N.SettingDecl):
+            settings[d.name] = compiler.const(d.default, {})
+    for o in overrides:
+        settings[o.name] = compiler.const(o.value, {})
+    for name, text in (cli or {}).items():
+        decl = next((d for d in decls if isinstance(d, N.SettingDecl) and d.name == name), None)
+        if decl is None:
+            bag.error(Span(), f'there is no setting "{name}"', expected=", ".join(settings) or "(this game has no settings)")
+            continue
+        if decl.choices:
+            if text not in decl.choices:
+                bag.error(decl.span, f'setting "{name}" is one of {", ".join(decl.choices)}, not "{text}"')
+            settings[name] = text
+        elif text in ("true", "false"):
+            settings[name] = text == "true"
+        else:
+            try:
+                settings[name] = int(text)
+            except ValueError:
+                settings[name] = text
+    return settings
+
+
+def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,
+         text: str | None = None) -> Game:
+    """Parse, check and compile a .rules file; raise RulesError with every problem found."""
+    from .resources import find_game
+
+    if text is None:
+        resolved = find_game(str(path))
+        rules = parse_file(resolved)
+        source = Path(resolved).read_text(encoding="utf-8")
+        path = str(resolved)
+    else:
+        rules = parse_text(text, str(path))
+        source = text
+    variants = [v for v in (variant.split(",") if isinstance(variant, str) else (variant or [])) if v]
+    table = check_rules(rules, variants)
+    bag = DiagnosticBag()
+    decls, overrides = apply_variants(rules, variants, bag)
+    chosen = resolve_settings(table, decls, overrides, settings, bag)
+    bag.raise_if_any()
+    try:
+        program = compile_program(decls, table, chosen)
+    except RuleError as exc:
+        raise RulesError(Diagnostic(exc.span, exc.message)) from None
+    return Game(program, rules, variants, chosen, str(path), source)
