@@ -209,6 +209,27 @@ def cmd_play(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ serve
+
+
+def cmd_serve(args) -> int:
+    try:
+        from .server import Table, serve
+    except ImportError as exc:
+        raise SystemExit(f"rulelang serve needs the web extra: pip install 'rulelang[web]' ({exc})")
+    from .loader import load
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    players = args.players or game.program.game.players_default
+    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    table = Table(game, seats, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
+    if args.load:
+        data = table.load_data(json.loads(Path(args.load).read_text(encoding="utf-8")))
+        table.restart(data["base"], data["choices"])
+    serve(table, host=args.host, port=args.port, announce=lambda line: console.print(line, markup=False))
+    return 0
+
+
 # ------------------------------------------------------------------ test
 
 
@@ -316,6 +337,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("serve", help="play a game at a table in the browser (people and bots)")
+    p.add_argument("file")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS", help="pause before each bot move")
+    p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
+    p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
     p.add_argument("file")

@@ -389,6 +389,12 @@ class Option:
             self._label = option_label(self._state, self._raw, self._seat)
         return self._label
 
+    @property
+    def bindings(self) -> dict:
+        """The option's parts, in order: each name it binds and its value (a card, a cell, a player,
+        a plain value), so a table can let a person choose them one at a time."""
+        return dict(self._raw["values"])
+
     def __str__(self):
         return self.label
 

@@ -17,5 +17,7 @@ def test_wheel_bundles_grammar_games_and_examples(tmp_path):
         assert f"rulelang/_bundled/games/{game.name}" in names
     for example in (ROOT / "examples").glob("*.rules"):
         assert f"rulelang/_bundled/examples/{example.name}" in names
+    for asset in ("table.html", "table.js", "table.css", "favicon.svg"):  # the browser table's page
+        assert f"rulelang/static/{asset}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "rulelang = rulelang.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

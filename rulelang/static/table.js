@@ -1,0 +1,482 @@
+// The rulelang table: draws whatever view the server sends for this seat, for any game.
+// Plain JavaScript, no build step, nothing fetched from the internet.
+"use strict";
+
+const token = location.pathname.split("/").pop();
+const $ = (id) => document.getElementById(id);
+const SVGNS = "http://www.w3.org/2000/svg";
+
+let socket = null;
+let state = null;        // the last message from the server
+let picked = [];         // the parts of an option chosen so far (tokens)
+let pickedAt = null;     // the decision those parts belong to
+let notice = null;
+
+// ------------------------------------------------------------------ connection
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}/ws/${token}`);
+  socket.onopen = () => { setBanner(null); };
+  socket.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === "view") {
+      const key = `${msg.history.at}/${msg.history.live}`;
+      if (key !== pickedAt) { picked = []; pickedAt = key; }
+      state = msg;
+      render();
+    } else if (msg.type === "notice") {
+      notice = msg; renderFiles();
+    } else if (msg.type === "saves") {
+      renderSaves(msg.files);
+    }
+  };
+  socket.onclose = () => {
+    setBanner("Disconnected from the table: trying again…", "offline");
+    setTimeout(connect, 1000);
+  };
+}
+
+function send(msg) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(msg)); }
+
+function setBanner(text, cls) {
+  const b = $("banner");
+  b.hidden = !text;
+  b.className = cls || "";
+  b.textContent = text || "";
+}
+
+// ------------------------------------------------------------------ helpers
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function svg(tag, attrs) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  return e;
+}
+
+const pretty = (s) => String(s).replace(/_/g, " ");
+const seatName = (n) => `Player ${n}`;
+function who(seat) {
+  const s = state.seats.find((x) => x.seat === seat);
+  return s && s.who !== "human" ? `${seatName(seat)} (${s.who})` : seatName(seat);
+}
+function valueText(v) {
+  if (v === true) return "yes";
+  if (v === false) return "no";
+  if (v === null || v === undefined) return "–";
+  return pretty(v);
+}
+
+// ------------------------------------------------------------------ choosing part by part
+
+// What an option still needs after the parts picked so far: one list of tokens per way it can
+// still be reached (none when it no longer fits). A named option ("place c, cell") may be reached
+// by its name or straight by its first part.
+function remaining(option) {
+  const seqs = [option.tokens];
+  if (option.named && option.tokens.length > 1) seqs.push(option.tokens.slice(1));
+  const out = [];
+  for (const seq of seqs) {
+    if (picked.length > seq.length) continue;
+    if (picked.every((t, i) => t.key === seq[i].key)) out.push(seq.slice(picked.length));
+  }
+  return out;
+}
+
+function candidates() {
+  const choice = state && state.view.choice;
+  if (!choice) return { fitting: [], next: [] };
+  const fitting = choice.options.map((o) => ({ o, rests: remaining(o) })).filter((x) => x.rests.length > 0);
+  for (const x of fitting) x.done = x.rests.some((r) => r.length === 0);
+  const next = new Map();
+  for (const { rests } of fitting) for (const rest of rests) if (rest.length) next.set(rest[0].key, rest[0]);
+  return { fitting, next: [...next.values()] };
+}
+
+function pick(tok) {
+  picked.push(tok);
+  const { fitting, next } = candidates();
+  const done = fitting.filter((x) => x.done);
+  if (done.length && (fitting.length === 1 || (done.length === fitting.length && !next.length))) submit(done[0].o);
+  else render();
+}
+
+function submit(option) {
+  send({ type: "choose", index: option.index, at: state.history.at });
+  picked = [];
+  state.view.choice = null; // until the server answers
+  render();
+}
+
+// ------------------------------------------------------------------ drawing
+
+function render() {
+  if (!state) return;
+  const v = state.view;
+  document.title = `${v.title} · ${v.you ? seatName(v.you) : "watching"}`;
+  $("title").textContent = v.title + (v.variants.length ? ` (${v.variants.map(pretty).join(", ")})` : "");
+  $("you").textContent = v.you ? `You are ${seatName(v.you)}` : "Watching: public cards only";
+  const status = $("status");
+  status.replaceChildren();
+  const bits = [];
+  if (v.round) bits.push(`Round ${v.round}`);
+  if (v.phase) bits.push(`phase: ${v.phase}`);
+  if (v.to_move) bits.push(`${who(v.to_move)} to play`);
+  status.append(bits.join(" · "), " ");
+  for (const [k, val] of Object.entries(v.globals)) {
+    if (val === null || val === undefined) continue;
+    status.append(el("span", { class: "chip", text: `${pretty(k)}: ${valueText(val)}` }));
+  }
+  if (v.over) {
+    const w = v.winners.length ? v.winners.map(seatName).join(", ") : "nobody";
+    setBanner(`Game over. Winner${v.winners.length > 1 ? "s" : ""}: ${w}.`, "over");
+  } else if (!state.history.live) {
+    setBanner(`Looking back at decision ${state.history.at} of ${state.history.length}. ` +
+              "Nothing can be played here: use “Play on from here” or go back to now.");
+  } else setBanner(null);
+
+  const { next } = candidates();
+  const targets = new Map(next.map((t) => [t.key, t]));
+  const placed = new Set();
+  renderBoards(v, targets, placed);
+  renderShared(v, targets, placed);
+  renderPlayers(v, targets, placed);
+  renderPrompt(v, next, placed);
+  renderTravel();
+  renderFeed();
+  renderFiles();
+}
+
+function isPicked(key) { return picked.some((t) => t.key === key); }
+
+function cardEl(card, targets, placed) {
+  if (card.hidden) {
+    const e = el("div", { class: "card back" + (card.face_down ? " facedown" : ""), "data-ref": card.ref,
+                          title: card.face_down ? "a face-down card" : "a hidden card" }, "?");
+    markCard(e, card, targets, placed);
+    return e;
+  }
+  // the fields worth a glance (the rest, and every field, are in the tooltip)
+  const extra = Object.entries(card.fields)
+    .filter(([k, val]) => val !== null && val !== "" && val !== false && val !== 0 && val !== "[]" &&
+                          typeof val !== "object" && !card.label.includes(String(val)))
+    .slice(0, 6)
+    .map(([k, val]) => val === true ? pretty(k) : `${pretty(k)} ${valueText(val)}`);
+  const tip = [card.label, `(${card.component})`, ...Object.entries(card.fields).map(([k, val]) => `${pretty(k)}: ${valueText(val)}`)];
+  if (card.face_down) tip.push("face down: only its owner sees it");
+  const e = el("div", { class: "card" + (card.face_down ? " facedown" : ""), "data-ref": card.ref,
+                        style: `background:${card.colour}`, title: tip.join("\n") },
+               el("div", { class: "name", text: pretty(card.label) }),
+               extra.length ? el("div", { class: "fields", text: extra.join(" · ") }) : null);
+  markCard(e, card, targets, placed);
+  return e;
+}
+
+function markCard(e, card, targets, placed) {
+  const key = "card:" + card.ref;
+  if (isPicked(key)) e.classList.add("chosen");
+  const t = targets.get(key);
+  if (t) {
+    placed.add(key);
+    e.classList.add("target");
+    e.addEventListener("click", () => pick(t));
+  }
+}
+
+function zoneEl(zone, targets, placed, title) {
+  const name = title || pretty(zone.name);
+  const head = el("h3", {}, name, " ", el("span", { class: "count", text: `(${zone.count})` }));
+  const box = el("div", { class: "zone", "data-zone": zone.key }, head);
+  if (!zone.cards) {
+    box.append(el("div", { class: "deck", title: `${zone.count} face-down cards`, text: String(zone.count) }));
+    return box;
+  }
+  const cards = zone.cards;
+  const wanted = cards.some((c) => targets.has("card:" + c.ref));
+  const LIMIT = 10;
+  if (cards.length > LIMIT && !wanted) {
+    // a long pile: its top cards, the rest folded away
+    const top = cards.slice(-LIMIT).reverse();
+    box.append(el("div", { class: "cards" }, ...top.map((c) => cardEl(c, targets, placed))));
+    const rest = el("details", { class: "more" }, el("summary", { text: `${cards.length - LIMIT} more below` }),
+                    el("div", { class: "cards" }, ...cards.slice(0, -LIMIT).reverse().map((c) => cardEl(c, targets, placed))));
+    box.append(rest);
+  } else {
+    box.append(el("div", { class: "cards" }, ...cards.map((c) => cardEl(c, targets, placed))));
+  }
+  return box;
+}
+
+function renderShared(v, targets, placed) {
+  const root = $("shared");
+  root.replaceChildren();
+  const shared = v.zones.filter((z) => !z.board && z.owner === undefined);
+  const full = shared.filter((z) => z.count > 0);
+  const empty = shared.filter((z) => z.count === 0);
+  if (!full.length && !empty.length) return;
+  const row = el("div", { class: "zones" }, ...full.map((z) => zoneEl(z, targets, placed)));
+  if (empty.length)
+    row.append(el("div", { class: "zone empty-list", text: "Empty: " + empty.map((z) => pretty(z.name)).join(", ") }));
+  root.append(row);
+}
+
+function renderPlayers(v, targets, placed) {
+  const root = $("players");
+  root.replaceChildren();
+  $("mine").replaceChildren();
+  const order = v.players.map((p) => p.seat);
+  if (v.you) order.sort((a, b) => (a === v.you ? -1 : b === v.you ? 1 : a - b));
+  for (const seat of order) {
+    const p = v.players.find((x) => x.seat === seat);
+    const mine = v.zones.filter((z) => z.owner === seat && !z.board);
+    const boards = v.zones.filter((z) => z.owner === seat && z.board);
+    const head = el("header", {}, el("span", { class: "who", text: who(seat) + (seat === v.you ? " · you" : "") }),
+                    v.to_move === seat ? el("span", { class: "badge", text: "to play" }) : null);
+    const fields = el("div", { class: "fields" });
+    for (const [k, val] of Object.entries(p.fields)) fields.append(el("span", { class: "chip", text: `${pretty(k)}: ${valueText(val)}` }));
+    const box = el("div", { class: "player" + (seat === v.you ? " you" : "") + (v.to_move === seat ? " turn" : ""), "data-seat": seat },
+                   head, fields);
+    const emptyNames = [];
+    for (const z of mine) {
+      if (z.count === 0) { emptyNames.push(pretty(z.name)); continue; }
+      box.append(zoneEl(z, targets, placed));
+    }
+    if (emptyNames.length) box.append(el("div", { class: "hint", style: "color:var(--muted);font-size:12px", text: "Empty: " + emptyNames.join(", ") }));
+    for (const z of boards) box.append(boardEl(z, targets, placed, `${pretty(z.name)}`));
+    const t = targets.get("player:" + seat);
+    if (t) { box.classList.add("target"); box.addEventListener("click", () => pick(t)); placed.add(t.key); }
+    (seat === v.you ? $("mine") : root).append(box);
+  }
+}
+
+// ---- boards
+
+const SQ = 84, HR = 50;
+
+function cellXY(board, cell, index, count) {
+  const k = board.kind;
+  if (k === "grid") return [cell[0] * SQ, cell[1] * SQ];
+  if (k === "hex") return [Math.sqrt(3) * HR * (cell[0] + cell[1] / 2), 1.5 * HR * cell[1]];
+  if (k === "track" && !board.loop) { const per = 10; return [(index % per) * SQ, Math.floor(index / per) * SQ * 1.2]; }
+  const r = Math.max(1.4 * SQ, (count * SQ * 1.1) / (2 * Math.PI));
+  const a = (2 * Math.PI * index) / Math.max(count, 1) - Math.PI / 2;
+  return [r * Math.cos(a), r * Math.sin(a)];
+}
+
+function shape(board, x, y) {
+  if (board.kind === "hex") {
+    const pts = [];
+    for (let i = 0; i < 6; i++) {
+      const a = Math.PI / 180 * (60 * i - 30);
+      pts.push(`${(x + (HR - 2) * Math.cos(a)).toFixed(1)},${(y + (HR - 2) * Math.sin(a)).toFixed(1)}`);
+    }
+    return svg("polygon", { points: pts.join(" ") });
+  }
+  if (board.kind === "grid") return svg("rect", { x: x - SQ / 2 + 3, y: y - SQ / 2 + 3, width: SQ - 6, height: SQ - 6, rx: 7 });
+  return svg("circle", { cx: x, cy: y, r: SQ * 0.42 });
+}
+
+function wrap(text, width) {
+  const words = text.split(/\s+/);
+  const lines = [];
+  let line = "";
+  for (const w of words) {
+    if (line && (line + " " + w).length > width) { lines.push(line); line = w; }
+    else line = line ? line + " " + w : w;
+  }
+  if (line) lines.push(line);
+  return lines.slice(0, 4);
+}
+
+function boardEl(zone, targets, placed, title) {
+  const board = zone.board;
+  const box = el("div", { class: "board", "data-zone": zone.key },
+                 el("h2", { text: title || pretty(zone.name) }));
+  const s = svg("svg", {});
+  const pos = new Map();
+  zone.cells.forEach((c, i) => pos.set(c.key, cellXY(board, c.cell, i, zone.cells.length)));
+  if (board.edges || board.kind === "track") {
+    const edges = board.edges || zone.cells.slice(1).map((c, i) => [zone.cells[i].cell, c.cell])
+      .concat(board.loop && zone.cells.length > 2 ? [[zone.cells[zone.cells.length - 1].cell, zone.cells[0].cell]] : []);
+    for (const [a, b] of edges) {
+      const pa = pos.get(String(a)), pb = pos.get(String(b));
+      if (pa && pb) s.append(svg("line", { class: "edge", x1: pa[0], y1: pa[1], x2: pb[0], y2: pb[1] }));
+    }
+  }
+  const xs = [], ys = [];
+  for (const c of zone.cells) {
+    const [x, y] = pos.get(c.key);
+    xs.push(x); ys.push(y);
+    const g = svg("g", { "data-cell": `${zone.key}:${c.key}` });
+    const top = c.cards.length ? c.cards[c.cards.length - 1] : null;
+    const sh = shape(board, x, y);
+    sh.classList.add("cell-shape");
+    if (!top) sh.classList.add("empty");
+    else if (top.hidden) sh.classList.add("occupied", "back");
+    else { sh.classList.add("occupied"); sh.style.fill = top.colour; }
+    g.append(sh);
+    if (top) {
+      const txt = top.hidden ? "face down" : pretty(top.label);
+      const lines = wrap(txt, board.kind === "hex" ? 11 : 10);
+      const lh = 13;
+      lines.forEach((ln, i) => {
+        const t = svg("text", { x, y: y + (i - (lines.length - 1) / 2) * lh - (c.cards.length > 1 ? 6 : 0), class: top.hidden ? "onback" : "" });
+        t.textContent = ln;
+        g.append(t);
+      });
+      if (c.cards.length > 1) {
+        const t = svg("text", { x, y: y + (lines.length / 2) * lh + 2, class: "sub" + (top.hidden ? " onback" : "") });
+        t.textContent = `+${c.cards.length - 1} below`;
+        g.append(t);
+      }
+      const tip = svg("title", {});
+      tip.textContent = c.cards.slice().reverse().map((cd) => cd.hidden ? "a hidden card" : cd.label).join("\n") + `\ncell ${c.key}`;
+      g.append(tip);
+    } else {
+      const t = svg("text", { x, y, class: "coord" });
+      t.textContent = board.kind === "grid" || board.kind === "hex" ? `${c.cell[0]}, ${c.cell[1]}` : String(c.cell);
+      g.append(t);
+    }
+    if (top && board.kind !== "grid" && board.kind !== "hex") {
+      const t = svg("text", { x, y: y + SQ * 0.42 + 11, class: "coord" });
+      t.textContent = String(c.cell);
+      g.append(t);
+    }
+    // what clicking here picks: the top card if it is wanted, else the cell
+    const cardKey = top ? "card:" + top.ref : null;
+    const cellKey = `cell:${zone.key}:${c.key}`;
+    if ((cardKey && isPicked(cardKey)) || isPicked(cellKey)) g.classList.add("chosen");
+    const t = (cardKey && targets.get(cardKey)) || targets.get(cellKey);
+    if (t) {
+      placed.add(t.key);
+      if (t.kind === "cell" && t.also_listed) placed.delete(t.key); // listed as a button as well
+      g.classList.add("target");
+      if (!top) g.classList.add("empty-target");
+      g.addEventListener("click", () => pick(t));
+      if (cardKey && targets.get(cardKey) && targets.get(cellKey)) placed.add(cellKey);
+    }
+    s.append(g);
+  }
+  const pad = board.kind === "hex" ? HR + 6 : SQ / 2 + 6;
+  const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + pad;
+  const minY = Math.min(...ys) - pad, maxY = Math.max(...ys) + pad + (board.kind === "track" || board.kind === "graph" ? 14 : 0);
+  s.setAttribute("viewBox", `${minX} ${minY} ${maxX - minX} ${maxY - minY}`);
+  s.setAttribute("width", Math.round(maxX - minX));
+  s.setAttribute("height", Math.round(maxY - minY));
+  box.append(s);
+  return box;
+}
+
+function renderBoards(v, targets, placed) {
+  const root = $("boards");
+  root.replaceChildren();
+  for (const z of v.zones) if (z.board && z.owner === undefined) root.append(boardEl(z, targets, placed));
+}
+
+// ---- prompt
+
+function renderPrompt(v, next, placed) {
+  const root = $("prompt");
+  root.replaceChildren();
+  if (v.over) { root.append(el("div", { class: "waiting", text: "The game is over." })); return; }
+  if (!state.history.live) { root.append(el("div", { class: "waiting", text: "Looking back: no choice here." })); return; }
+  if (!v.choice) {
+    if (v.to_move) root.append(el("div", { class: "waiting" }, `Waiting for ${who(v.to_move)}`,
+                                    v.waiting_prompt ? `: ${v.waiting_prompt}` : ""));
+    return;
+  }
+  root.append(el("div", { class: "ask", text: v.choice.prompt || "Your choice" }));
+  if (picked.length) {
+    root.append(el("div", { class: "picked" }, "Chosen: ", ...picked.map((t) => el("span", { class: "chip", text: t.text }))));
+  }
+  const listed = next.filter((t) => !placed.has(t.key));
+  const onBoard = next.filter((t) => placed.has(t.key));
+  if (onBoard.length) {
+    const kinds = new Set(onBoard.map((t) => t.kind));
+    const what = [...kinds].map((k) => ({ card: "a highlighted card", cell: "a highlighted place", player: "a highlighted player" }[k] || "an option")).join(" or ");
+    root.append(el("div", { class: "hint", text: `Click ${what}${listed.length ? ", or choose below" : ""}.` }));
+  }
+  for (const t of listed) {
+    root.append(el("button", { class: "option", "data-key": t.key, onclick: () => pick(t) },
+                   t.kind === "name" ? el("b", { text: t.text }) : t.text));
+  }
+  const { fitting } = candidates();
+  for (const x of fitting) {
+    // the parts chosen already make a whole option, yet others go on (or look alike): offer it whole
+    if (x.done && (next.length || fitting.length > 1)) root.append(el("button", { class: "option", onclick: () => submit(x.o) }, x.o.label));
+  }
+  if (picked.length) root.append(el("button", { onclick: () => { picked.pop(); render(); } }, "← Back"),
+                                 " ", el("button", { onclick: () => { picked = []; render(); } }, "Start over"));
+}
+
+// ---- time travel
+
+function renderTravel() {
+  const root = $("travel");
+  const h = state.history;
+  root.replaceChildren(el("h2", { text: "Time travel" }));
+  const go = (to) => send({ type: "travel", to });
+  const range = el("input", { type: "range", min: 0, max: h.length, value: h.at, "aria-label": "decision" });
+  range.addEventListener("change", () => go(Number(range.value)));
+  root.append(el("div", { class: "row" },
+    el("button", { title: "the start", disabled: h.at === 0, onclick: () => go(0) }, "|◀"),
+    el("button", { title: "one decision back", disabled: h.at === 0, onclick: () => go(h.at - 1) }, "◀"),
+    range,
+    el("button", { title: "one decision on", disabled: h.live, onclick: () => go(h.at + 1) }, "▶"),
+    el("button", { title: "now", disabled: h.live, onclick: () => go(h.length) }, "▶|")));
+  root.append(el("div", { class: "where", text: h.live ? `Now: after decision ${h.length}` : `Decision ${h.at} of ${h.length}` }));
+  if (!h.live && state.view.you) {
+    root.append(el("button", { class: "primary", style: "margin-top:6px",
+                               onclick: () => send({ type: "rewind", to: h.at }) }, "Play on from here"));
+  }
+}
+
+function renderFeed() {
+  const root = $("feed");
+  root.replaceChildren();
+  for (const item of state.feed) {
+    if (item.log !== undefined) root.append(el("li", { class: "log", text: item.log }));
+    else root.append(el("li", {}, el("span", { class: "seat", text: who(item.seat) }), `: ${pretty(item.text)}`,
+                        item.prompt ? el("span", { class: "asked", text: ` (${item.prompt})` }) : null));
+  }
+  root.scrollTop = root.scrollHeight;
+}
+
+// ---- save and load (files stay on the server: a save holds every hidden card)
+
+let saveList = null;
+function renderFiles() {
+  const root = $("files");
+  if (!state) return;
+  root.replaceChildren(el("h2", { text: "Save and load" }));
+  if (!state.view.you) { root.append(el("div", { class: "hint", text: "Only players can save and load." })); return; }
+  const row = el("div", { class: "row" },
+    el("button", { onclick: () => send({ type: "save" }) }, "Save"),
+    el("button", { onclick: () => send({ type: "saves" }) }, "Load…"));
+  root.append(row);
+  if (saveList) {
+    if (!saveList.length) root.append(el("div", { class: "hint", text: "No saves of this game yet." }));
+    else {
+      const sel = el("select", { "aria-label": "saved games" }, ...saveList.map((f) => el("option", { value: f, text: f })));
+      root.append(el("div", { class: "row", style: "margin-top:6px" }, sel,
+                     el("button", { onclick: () => { send({ type: "load", file: sel.value }); saveList = null; renderFiles(); } }, "Load")));
+    }
+  }
+  if (notice) root.append(el("div", { class: "notice" + (notice.error ? " error" : ""), text: notice.text }));
+}
+function renderSaves(files) { saveList = files; renderFiles(); }
+
+connect();

@@ -1,0 +1,112 @@
+"""The table behind `rulelang serve`: each seat's view, options in parts, history, saves and the
+web server's routes (driven here without a browser; tests/test_table_browser.py clicks in one)."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from rulelang.loader import load
+from rulelang.server import Table, create_app
+from rulelang.tableview import table_view
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def zemico():
+    return load(ROOT / "games/zemico.rules")
+
+
+def played(game, decisions, seed=1, players=4):
+    match = game.new_match(players=players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        match.apply(rng.randrange(match.option_count()))
+    return match
+
+
+def test_a_view_names_only_the_cards_its_seat_may_see(zemico):
+    match = played(zemico, 12)
+    text = json.dumps(table_view(match, 0))
+    for e in match.s.entities:
+        zone = e.zone
+        if zone is not None and zone.visibility == "private" and zone.owner not in (None, 0):
+            assert f'"c{e.id}"' not in text  # not even its id
+    hand = [z for z in table_view(match, 0)["zones"] if z["key"] == "hand#2"][0]
+    assert all(c == {"ref": c["ref"], "hidden": True} for c in hand["cards"])
+    assert hand["count"] == len(match.s.zones["hand#2"].items)
+    deck = [z for z in table_view(match, 0)["zones"] if z["key"] == "organism_deck"][0]
+    assert "cards" not in deck and deck["count"] > 0  # a face-down pile is only its size
+
+
+def test_options_come_in_parts_a_card_then_a_cell(zemico):
+    match = played(zemico, 8)
+    while match.prompt != "Place a card or skip" or match.to_move is None:
+        match.apply(0)
+    seat = match.to_move
+    choice = table_view(match, seat)["choice"]
+    place = [o for o in choice["options"] if o["tokens"][0]["key"] == "name:place"]
+    assert place and all([t["kind"] for t in o["tokens"]] == ["name", "card", "cell"] for o in place)
+    assert all(o["tokens"][2]["zone"] == "desk" for o in place)
+    # every cell an option names is drawn on the board, so it can be clicked
+    desk = [z for z in table_view(match, seat)["zones"] if z["key"] == "desk"][0]
+    drawn = {c["key"] for c in desk["cells"]}
+    assert {o["tokens"][2]["key"].split(":")[-1] for o in place} <= drawn
+    skip = [o for o in choice["options"] if o["tokens"][0]["key"] == "name:skip"]
+    assert len(skip) == 1 and len(skip[0]["tokens"]) == 1
+    # the runtime's general API: an option's bindings in order
+    opt = match.legal_options()[place[0]["index"]]
+    assert list(opt.bindings) == ["c", "cell"]
+    assert table_view(match, (seat + 1) % 4)["choice"] is None
+
+
+def test_history_replays_rewinds_saves_and_loads(zemico, tmp_path):
+    table = Table(zemico, ["human", "random", "random", "random"], seed=3, saves=tmp_path)
+    rng = random.Random(0)
+    for _ in range(15):
+        table._apply(rng.randrange(table.match.option_count()))
+    now = json.dumps(table.match.to_json(), sort_keys=True)
+    assert json.dumps(table.replay(15).to_json(), sort_keys=True) == now
+    past = table.message(0, at=5)
+    assert past["history"] == {"at": 5, "length": 15, "live": False} and past["view"]["choice"] is None
+    path = table.save()
+    table.restart(table.base, table.choices[:5])
+    assert len(table.choices) == 5
+    data = table.read_save(path.name)
+    table.restart(data["base"], data["choices"])
+    assert json.dumps(table.match.to_json(), sort_keys=True) == now
+    assert table.save_files() == [path.name]
+    # a plain saved match (Match.to_json) loads too: its history starts there
+    plain = table.load_data(table.match.to_json())
+    assert plain["choices"] == []
+
+
+def test_the_server_gives_each_token_its_own_seat(tmp_path):
+    game = load(ROOT / "examples/tictactoe.rules")
+    table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    links = dict(table.links("http://testserver"))
+    client = TestClient(create_app(table))
+    token_one = links["Player 1"].rsplit("/", 1)[1]
+    token_two = links["Player 2"].rsplit("/", 1)[1]
+    page = client.get(f"/t/{token_one}")
+    assert page.status_code == 200 and "/static/table.js" in page.text
+    assert client.get("/t/not-a-token").status_code == 404
+    assert client.get("/static/table.js").status_code == 200
+    with client.websocket_connect(f"/ws/{token_one}") as one, client.websocket_connect(f"/ws/{token_two}") as two:
+        first, other = one.receive_json(), two.receive_json()
+        assert first["view"]["you"] == 1 and other["view"]["you"] == 2
+        assert first["view"]["choice"] and other["view"]["choice"] is None
+        # player 2 cannot answer player 1's choice
+        two.send_json({"type": "choose", "index": 0, "at": 0})
+        assert two.receive_json()["history"]["length"] == 0
+        one.send_json({"type": "choose", "index": 4, "at": 0})
+        assert one.receive_json()["history"]["length"] == 1
+        after = two.receive_json()
+        assert after["view"]["choice"] and after["feed"][0]["text"] == "(1, 1)"
+        two.send_json({"type": "save"})
+        assert "saved on the server" in two.receive_json()["text"]
+    assert table.save_files()

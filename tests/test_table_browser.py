@@ -1,0 +1,193 @@
+"""The browser table (`rulelang serve`) played by clicks in a real headless Chromium.
+
+Debian's `chromium` is driven by Playwright (which cannot download its own browsers here); the
+README's test command installs chromium when it is missing, so these tests run, never skip.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import sync_playwright
+
+from rulelang.loader import load
+from rulelang.server import Table, create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chromium_path() -> str:
+    for name in (os.environ.get("RULELANG_CHROMIUM"), "chromium", "chromium-browser"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    raise AssertionError("Debian's chromium is not installed: run `apt-get install -y chromium` "
+                         "(the README's test command does it for you)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+class Served:
+    def __init__(self, table: Table):
+        self.table = table
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.server = uvicorn.Server(uvicorn.Config(create_app(table), host="127.0.0.1", port=self.port,
+                                                    log_level="warning", timeout_graceful_shutdown=1))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.time() + 10
+        while not self.server.started:
+            assert time.time() < deadline, "the table did not start"
+            time.sleep(0.02)
+        self.links = dict(table.links(f"http://127.0.0.1:{self.port}"))
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started = []
+
+    def start(file, seats, seed=1, variant=None):
+        table = Table(load(ROOT / file, variant=variant), seats, seed=seed, bot_delay=0.0, saves=tmp_path)
+        started.append(Served(table))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+def open_seat(browser, url):
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector(".player")
+    page.errors = errors
+    return page
+
+
+def test_whole_tic_tac_toe_game_by_clicks(browser, serve):
+    served = serve("examples/tictactoe.rules", ["human", "human"])
+    one = open_seat(browser, served.links["Player 1"])
+    two = open_seat(browser, served.links["Player 2"])
+    # crosses take the top row; noughts answer in the middle row
+    moves = [(one, "0,0"), (two, "0,1"), (one, "1,0"), (two, "1,1"), (one, "2,0")]
+    for page, cell in moves:
+        target = page.locator(f'g.target[data-cell="grid:{cell}"]')
+        target.wait_for(timeout=5000)
+        target.click()
+    for page in (one, two):
+        page.wait_for_selector("#banner.over")
+        assert "Winner: Player 1" in page.inner_text("#banner")
+        assert page.locator("#feed li").count() == 5
+        assert not page.errors
+    assert served.table.match.result["winners"] == [1]
+
+    # time travel: two decisions back, nothing can be played there, then play on from it
+    one.locator("#travel button[title='one decision back']").click()
+    one.wait_for_selector("text=Decision 4 of 5")
+    one.locator("#travel button[title='one decision back']").click()
+    one.wait_for_selector("text=Decision 3 of 5")
+    assert "Looking back" in one.inner_text("#banner")
+    assert one.locator("g.target").count() == 0
+    one.locator("#travel button.primary").click()
+    two.wait_for_selector("g.target")  # it is noughts' turn again, after three marks
+    assert len(served.table.choices) == 3 and not served.table.match.is_over
+    assert two.locator("g.target").count() == 6
+
+
+def test_some_turns_of_zemico_by_clicks(browser, serve):
+    served = serve("games/zemico.rules", ["human", "random", "random", "random"])
+    page = open_seat(browser, served.links["Player 1"])
+    table = served.table
+    placed = 0
+    deadline = time.time() + 40
+    while placed < 3 and time.time() < deadline and not table.match.is_over:
+        page.wait_for_selector("#prompt .ask", timeout=10000)
+        ask = page.inner_text("#prompt .ask")
+        before = len(table.choices)
+        if "mission" in ask.lower():
+            page.locator("#mine .player.you .card.target").first.click()
+        elif page.locator("#mine .player.you .card.target").count():
+            # a card from the hand, then a highlighted place on the desk: two clicks, one option
+            card = page.locator("#mine .player.you .card.target").first
+            label = card.locator(".name").inner_text()
+            card.click()
+            assert label.lower() in page.inner_text("#prompt .picked").lower()
+            page.locator("#boards g.target").first.click()
+            placed += 1
+        else:
+            page.locator("#prompt button.option").first.click()
+        page.wait_for_function(f"document.querySelector('#travel .where').textContent !== 'Now: after decision {before}'")
+    assert placed == 3, "three cards were placed by clicks"
+    moves = [f for f in table.feed if f.get("seat") == 1 and f["labels"]["0"].startswith("place")]
+    assert len(moves) == 3
+    assert page.locator("#boards .board g").count() > 3
+    assert not page.errors
+    page.screenshot(path=str(Path(os.environ.get("RULELANG_SHOTS", "/tmp")) / "zemico-table.png"))
+
+
+def test_a_seat_never_receives_another_seats_hidden_cards(browser, serve):
+    served = serve("games/zemico.rules", ["human", "human", "random", "random"])
+    table = served.table
+    frames = []
+    page = browser.new_page()
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    page.goto(served.links["Player 1"])
+    page.wait_for_selector("#prompt .ask")
+    # player 2 keeps a mission through its own page: then play a few decisions from seat 1's page
+    two = open_seat(browser, served.links["Player 2"])
+    for _ in range(6):
+        if table.match.to_move == 0:
+            page.locator(".card.target, g.target, #prompt button.option").first.click()
+        elif table.match.to_move == 1:
+            two.locator(".card.target, g.target, #prompt button.option").first.click()
+        time.sleep(0.3)
+    page.wait_for_timeout(300)
+    secret = [e for e in table.match.s.entities
+              if e.zone is not None and e.zone.owner == 1 and e.zone.visibility == "private"]
+    assert secret, "player 2 holds private cards"
+    traffic = "\n".join(f if isinstance(f, str) else f.decode() for f in frames) + page.content()
+    assert frames
+    for e in secret:
+        assert f'"c{e.id}"' not in traffic, f"seat 1 received the id of player 2's {e.card.component}"
+    # the mission player 2 keeps has a text nobody else may read
+    mission = next(e for e in secret if "text" in e.attrs)
+    assert mission.attrs["text"] not in traffic
+    # and seat 1 does see its own mission's text
+    own = next(e for e in table.match.s.entities if e.zone is not None and e.zone.key == "mission#1")
+    assert own.attrs["text"] in traffic
+
+
+def test_screenshots_of_the_seed_games(browser, serve):
+    shots = Path(os.environ.get("RULELANG_SHOTS", "/tmp"))
+    for file, seats in (("games/ecogon.rules", ["human", "random", "random", "random"]),
+                        ("games/splicers.rules", ["human", "random"])):
+        served = serve(file, seats)
+        page = open_seat(browser, served.links["Player 1"])
+        page.wait_for_selector("#boards .board svg g")
+        page.wait_for_selector("#prompt .ask")
+        assert page.locator(".card.target, g.target, #prompt button.option").count() > 0
+        page.screenshot(path=str(shots / f"{Path(file).stem}-table.png"), full_page=True)
+        assert not page.errors
+        page.close()
