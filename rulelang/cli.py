@@ -230,6 +230,17 @@ def cmd_serve(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ lsp
+
+
+def cmd_lsp(args) -> int:
+    try:
+        from .lsp import main as lsp_main
+    except ImportError as exc:
+        raise SystemExit(f"rulelang lsp needs the lsp extra: pip install 'rulelang[lsp]' ({exc})")
+    return lsp_main()
+
+
 # ------------------------------------------------------------------ test
 
 
@@ -351,6 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
     p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("lsp", help="a language server for .rules files (LSP over standard input and output)")
+    p.set_defaults(func=cmd_lsp)
 
     p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
     p.add_argument("file")
