@@ -376,6 +376,13 @@ def _groups(ctx, board):
 @builtin("roll", 1, 2, "dice: roll(6) is one six-sided die, roll(2, 6) the total of two")
 def _roll(ctx, a, b=None):
     count, sides = (1, a) if b is None else (a, b)
+    if isinstance(count, int) and count > 1000:
+        from .budgets import current_budgets
+
+        budgets = ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()
+        if count > budgets.list_size:
+            raise RuleFailure(f"roll() of {count:,} dice is more than the list_size budget ({budgets.list_size:,}); "
+                              f"raise it with --budget list_size=N")
     return sum(ctx.s.rng.randint(1, sides) for _ in range(count))
 
 

@@ -906,6 +906,9 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     for d in rules.decls:
         if isinstance(d, N.SetSetting):
             bag.error(d.span, "`set NAME = value` belongs inside a variant")
+    for d in bag.items:  # a problem of the whole file (no declarations at all) still names the file
+        if d.span.file == "<rules>" and rules.path:
+            d.span = d.span.model_copy(update={"file": rules.path})
     bag.raise_if_any()
     table.settings_overrides = settings  # type: ignore[attr-defined]
     return table

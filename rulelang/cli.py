@@ -403,13 +403,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
     p.add_argument("-o", "--out", required=True, help="the image file to write (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_render)
+    for p in sub.choices.values():
+        p.add_argument("--budget", action="append", metavar="NAME=N",
+                       help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
+                            "recursion_depth, memory_mb, source_bytes")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    budgets_before = os.environ.get("RULELANG_BUDGETS")
     try:
+        if getattr(args, "budget", None):
+            from .budgets import parse_budget_args, set_process_budgets
+
+            set_process_budgets(parse_budget_args(args.budget))
         return args.func(args)
     except RulesError as exc:
         err_console.print(exc.format(), markup=False)
@@ -426,6 +435,11 @@ def main(argv: list[str] | None = None) -> int:
                           "  this is a bug in rulelang, not in your rules; set RULELANG_DEBUG=1 to see the details",
                           markup=False)
         return 3
+    finally:
+        if budgets_before is None:
+            os.environ.pop("RULELANG_BUDGETS", None)
+        else:
+            os.environ["RULELANG_BUDGETS"] = budgets_before
 
 
 if __name__ == "__main__":

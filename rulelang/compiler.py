@@ -16,12 +16,14 @@ from typing import Any, Callable
 
 from . import nodes as N
 from .board import Topology
+from .budgets import check_size, current_budgets, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of
 from .checker import SymbolTable, type_name
 from .errors import Span
 from .model import BoardZone, CardDef, Entity, KeywordValue, Player, Zone, move as move_entity
 
 LOOP_LIMIT = 100_000
+DEF_CALL_WORK = 20  # a def call counts as this many steps of work (it costs about as much as that many ops)
 
 
 class Ctx:
@@ -137,6 +139,8 @@ class Program:
     at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
     has_continuous: bool = False  # any `always` rule, in the game or in a keyword
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
+    budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`
+    memory_base: float | None = None  # the process's memory (MiB) when the game was loaded
 
     def new_code(self, name: str, kind: str, span: Span) -> Code:
         code = Code(len(self.codes), name, kind, span)
@@ -620,6 +624,7 @@ class Compiler:
         self.settings = settings
         self.slot_counter = 0
         self.program: Program | None = None
+        self.cards_made = 0  # cards declared so far (the cards budget)
 
     def slot(self, what: str) -> str:
         self.slot_counter += 1
@@ -875,7 +880,7 @@ class Compiler:
 
     def x_FilterList(self, x):
         coll = self.expr(x.coll)
-        var = x.var
+        var, span = x.var, x.span
         with self.scoped({var}):
             cond = self.expr(x.cond)
 
@@ -883,7 +888,10 @@ class Compiler:
             v = c.v
             saved = v.get(var, _MISSING)
             out = []
-            for item in as_list(coll(c)):
+            items = as_list(coll(c))
+            if len(items) > 64 and c.vm is not None:
+                c.vm.meter.charge(len(items), span)
+            for item in items:
                 v[var] = item
                 if cond(c):
                     out.append(item)
@@ -897,7 +905,7 @@ class Compiler:
 
     def x_MapList(self, x):
         coll = self.expr(x.coll)
-        var = x.var
+        var, span = x.var, x.span
         with self.scoped({var}):
             fn = self.expr(x.expr)
             cond = self.opt(x.cond)
@@ -906,7 +914,10 @@ class Compiler:
             v = c.v
             saved = v.get(var, _MISSING)
             out = []
-            for item in as_list(coll(c)):
+            items = as_list(coll(c))
+            if len(items) > 64 and c.vm is not None:
+                c.vm.meter.charge(len(items), span)
+            for item in items:
                 v[var] = item
                 if cond is None or cond(c):
                     out.append(fn(c))
@@ -928,9 +939,15 @@ class Compiler:
             def add(c):
                 l, r = a(c), b(c)
                 if isinstance(l, list) or isinstance(r, list):
-                    return as_list(l) + as_list(r)
+                    l, r = as_list(l), as_list(r)
+                    if len(l) + len(r) > 64:
+                        check_size(len(l) + len(r), span, "a list", c.vm.meter if c.vm is not None else None)
+                    return l + r
                 if isinstance(l, str) or isinstance(r, str):
-                    return describe(l) + describe(r)
+                    l, r = describe(l), describe(r)
+                    if len(l) + len(r) > 64:
+                        check_size(len(l) + len(r), span, "a text", c.vm.meter if c.vm is not None else None)
+                    return l + r
                 return _arith(l, r, op, span)
 
             return add
@@ -985,8 +1002,15 @@ class Compiler:
         return lambda c: -operand(c)
 
     def x_Range(self, x):
-        lo, hi = self.expr(x.low), self.expr(x.high)
-        return lambda c: list(range(lo(c), hi(c) + 1))
+        lo, hi, span = self.expr(x.low), self.expr(x.high), x.span
+
+        def make_range(c):
+            a, b = lo(c), hi(c)
+            if type(a) is int and type(b) is int and b - a >= 64:
+                check_size(b - a + 1, span, "a range", c.vm.meter if c.vm is not None else None)
+            return list(range(a, b + 1))
+
+        return make_range
 
     def x_CellLit(self, x):
         a, b = self.expr(x.a), self.expr(x.b)
@@ -1417,6 +1441,8 @@ class Compiler:
                 topo = None
                 if d.board is not None:
                     b = d.board
+                    cells = (b.width or 0) * (b.height or 0) + (2 * (b.radius or 0) + 1) ** 2 + (b.length or 0)
+                    check_size(cells, d.span, "a board")
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges)
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
@@ -1474,12 +1500,25 @@ class Compiler:
         pure = name not in self.impure_defs
 
         def evaluate(c, args):
+            vm = c.vm
+            meter = vm.meter if vm is not None else None
+            if meter is not None:
+                meter.depth += 1
+                if meter.depth > meter.budgets.recursion_depth:
+                    meter.depth = 0
+                    raise exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
+                                   f"{meter.budgets.recursion_depth} deep; it probably never stops",
+                                   meter.budgets.recursion_depth)
+                meter.charge(DEF_CALL_WORK, span)
             try:
                 if len(params) == 1:
-                    return body(Ctx({params[0]: args[0]}, c.s, c.vm))
-                return body(Ctx(dict(zip(params, args)), c.s, c.vm))
+                    return body(Ctx({params[0]: args[0]}, c.s, vm))
+                return body(Ctx(dict(zip(params, args)), c.s, vm))
             except RecursionError:
                 raise RuleError(span, f'def "{name}" calls itself too deeply; it never stops') from None
+            finally:
+                if meter is not None and meter.depth > 0:
+                    meter.depth -= 1
 
         if not pure:
             return evaluate
@@ -1536,6 +1575,8 @@ class Compiler:
     def compile_cards(self, d: N.CardsDecl):
         program = self.program
         defs: list[CardDef] = []
+        limit = current_budgets().cards
+        total = self.cards_made
         for entry in d.entries:
             comp = self.t.components[entry.ctor.component]
             label = self.compile_label(comp)
@@ -1548,7 +1589,16 @@ class Compiler:
                         coll = self.expr(gen.coll)
                     for value in as_list(coll(Ctx(dict(combo), None, None))):
                         new.append({**combo, gen.var: value})
+                    if total + len(new) * entry.copies > limit:
+                        raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
                 combos = new
+                if total + len(combos) * entry.copies > limit:
+                    raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                                   limit)
+            if total + len(combos) * entry.copies > limit:
+                raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                               limit)
+            total += len(combos) * entry.copies
             for combo in combos:
                 values: dict[str, Any] = {}
                 code: dict[str, Any] = {}
@@ -1571,6 +1621,7 @@ class Compiler:
                 for _ in range(entry.copies):
                     defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label))
         program.card_sets[d.name] = defs
+        self.cards_made = total
         if d.zone is not None:
             program.auto_sets.append((d.name, self.expr(d.zone)))
 
@@ -1712,14 +1763,29 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
     move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones)
 
 
+_BIG = 10**18  # numbers stay within this, so a doubling loop cannot build a gigantic integer
+
+
 def _arith(l, r, op, span):
     try:
         if op == "+":
-            return l + r
-        if op == "-":
-            return l - r
+            result = l + r
+        elif op == "-":
+            result = l - r
+        else:
+            result = None
+        if result is not None:
+            if type(result) is int and not -_BIG <= result <= _BIG:
+                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+            return result
         if op == "*":
-            return l * r
+            if type(l) in (str, list) or type(r) in (str, list):  # a text or list repeated: bounded
+                size = (len(l) * r) if type(l) in (str, list) else (len(r) * l)
+                check_size(size, span, "a text" if str in (type(l), type(r)) else "a list")
+            result = l * r
+            if type(result) is int and not -_BIG <= result <= _BIG:
+                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+            return result
         if op == "/":
             if r == 0:
                 raise RuleError(span, "division by zero")

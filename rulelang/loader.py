@@ -12,7 +12,9 @@ from . import nodes as N
 from .checker import check_rules
 from .compiler import Compiler, RuleError, compile_program
 from .errors import Diagnostic, DiagnosticBag, RulesError, Span
+from .budgets import BudgetExceeded, Budgets, as_budgets, resident_mb, using
 from .parser import parse_file, parse_text
+from .sourcefile import source_text
 from .runtime import Game
 from .variants import apply_variants
 
@@ -45,14 +47,33 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
 
 
 def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,
-         text: str | None = None) -> Game:
-    """Parse, check and compile a .rules file; raise RulesError with every problem found."""
+         text: str | None = None, budgets: "Budgets | dict | None" = None) -> Game:
+    """Parse, check and compile a .rules file; raise RulesError with every problem found.
+
+    `budgets` raises or lowers the resource budgets (see `rulelang.budgets.Budgets`), e.g.
+    ``budgets={"cards": 500_000}``; matches of the game run within them."""
+    chosen_budgets = as_budgets(budgets)
+    memory_base = resident_mb()
+    with using(chosen_budgets):
+        try:
+            game = _load(path, variant, settings, text)
+        except BudgetExceeded as exc:
+            raise RulesError(Diagnostic(exc.span, exc.message, hint=exc.hint)) from None
+        except MemoryError:
+            raise RulesError(Diagnostic(Span(file=str(path), line=1, column=1), "loading the rules ran out of memory "
+                                        "(budget memory_mb: MiB of memory a match may take)")) from None
+    game.program.budgets = chosen_budgets
+    game.program.memory_base = memory_base
+    return game
+
+
+def _load(path, variant, settings, text) -> Game:
     from .resources import find_game
 
     if text is None:
         resolved = find_game(str(path))
         rules = parse_file(resolved)
-        source = Path(resolved).read_text(encoding="utf-8")
+        source = source_text(str(resolved))
         path = str(resolved)
     else:
         rules = parse_text(text, str(path))

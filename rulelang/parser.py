@@ -1196,9 +1196,7 @@ def _header_doc(text: str) -> list[str]:
 
 
 def parse_file(path: str | Path) -> N.RulesFile:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(Diagnostic(Span(file=str(path), line=0, column=0), f"cannot read the file: {exc.strerror}"))
-    return parse_text(text, str(path))
+    """Parse a file; anything that is not a readable UTF-8 text file gets a `file:line:col` diagnostic."""
+    from .sourcefile import read_source
+
+    return parse_text(read_source(path), str(path))

@@ -30,10 +30,13 @@ def examples_dir() -> Path:
 def find_game(name_or_path: str) -> Path:
     """A path as given, or the name of a bundled game ("chess" -> games/chess.rules)."""
     path = Path(name_or_path)
-    if path.exists():
+    if path.is_file():
         return path
+    # a bare name ("chess") is a bundled game even when a folder of that name is in the way
+    if path.is_dir() and (path.suffix == ".rules" or path.name != name_or_path.strip("/")):
+        return path  # the user named this folder: the reader says it is a folder
     for folder in (games_dir(), examples_dir()):
         for candidate in (folder / name_or_path, folder / f"{name_or_path}.rules"):
-            if candidate.exists():
+            if candidate.is_file():
                 return candidate
     return path

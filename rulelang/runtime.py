@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import nodes as N
+from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import as_list, describe, keywords_of
 from .compiler import Code, Ctx, FlowOp, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .model import BoardZone, Entity, Player, State, Zone, decode, encode, place
 
-STEP_LIMIT = 2_000_000  # ops between two decisions before the rules are called stuck
-TRIGGER_DEPTH_LIMIT = 100
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
 
@@ -41,14 +40,23 @@ class VM:
         self.stop_at_step: str | None = None
         self.stopped = False
         self.stop_when_depth: int | None = None
+        budgets = program.budgets or as_budgets(None)
+        self.meter = Meter(budgets, program.memory_base)
 
     # ---- frames
     def push(self, code: Code, vars: dict, kind: str):
+        budgets = self.meter.budgets
         if kind == "trigger":
             depth = sum(1 for f in self.s.stack if f.kind == "trigger")
-            if depth >= TRIGGER_DEPTH_LIMIT:
-                raise RuleError(code.span, f"triggers set each other off more than {TRIGGER_DEPTH_LIMIT} times in a row; "
-                                "this chain never ends")
+            if depth >= budgets.trigger_depth:
+                raise exceeded(code.span, "trigger_depth", f"triggers set each other off more than "
+                               f"{budgets.trigger_depth} times in a row; this chain never ends", budgets.trigger_depth)
+        elif kind == "proc" and len(self.s.stack) > budgets.recursion_depth:
+            depth = sum(1 for f in self.s.stack if f.kind == "proc")
+            if depth >= budgets.recursion_depth:
+                raise exceeded(code.span, "recursion_depth", f"procedures call each other more than "
+                               f"{budgets.recursion_depth} deep; a procedure that calls itself never stops",
+                               budgets.recursion_depth)
         self.s.stack.append(Frame(code, 0, vars, [], kind))
 
     def unwind(self, kind: str, span: Span):
@@ -203,7 +211,7 @@ class VM:
         self.sync_floor = floor
         try:
             self.s.stack.append(Frame(code, 0, vars, [], "always"))
-            steps = 0
+            meter = self.meter
             while len(self.s.stack) > floor:
                 frame = self.s.stack[-1]
                 if frame.pc >= len(frame.code.ops):
@@ -211,9 +219,9 @@ class VM:
                     continue
                 op = frame.code.ops[frame.pc]
                 op.run(self, frame)
-                steps += 1
-                if steps > STEP_LIMIT:
-                    raise RuleError(op.span, "this continuous rule runs forever")
+                meter.work += 1
+                if meter.work >= meter.checkpoint:
+                    meter.check(op.span)
         finally:
             del self.s.stack[floor:]
             self.sync_floor = saved_floor
@@ -317,9 +325,10 @@ class VM:
     def run(self):
         """Run until a player must choose, the game is over, or a requested stop is reached."""
         s = self.s
-        steps = 0
         op = None
         self.stopped = False
+        meter = self.meter
+        meter.reset()
         try:
             while s.pending is None and not s.over and not self.stopped:
                 stack = s.stack
@@ -338,15 +347,19 @@ class VM:
                 if self.stop_when_depth is not None and len(stack) <= self.stop_when_depth:
                     self.stop_when_depth = None
                     self.stopped = True
-                steps += 1
-                if steps > STEP_LIMIT:
-                    raise RuleError(op.span, f"the rules ran {STEP_LIMIT:,} steps without any player decision; "
-                                    "a loop or a chain of turns probably never ends")
+                meter.work += 1
+                if meter.work >= meter.checkpoint:
+                    meter.check(op.span)
         except Exception as exc:
             raise _as_rules_error(exc, op) from None
 
     def create_cards(self, set_name: str, zone: Zone, span: Span):
-        for card in self.program.card_sets[set_name]:
+        cards = self.program.card_sets[set_name]
+        limit = self.meter.budgets.cards
+        if len(self.s.entities) + len(cards) > limit:
+            raise exceeded(span, "cards", f"creating {len(cards):,} more cards would make "
+                           f"{len(self.s.entities) + len(cards):,}", limit)
+        for card in cards:
             e = Entity(len(self.s.entities), card, dict(_copy_values(card.values)), owner=zone.owner)
             self.s.entities.append(e)
             if zone.is_board:
@@ -360,7 +373,12 @@ def _as_rules_error(exc: Exception, op) -> RulesError:
         return exc
     if isinstance(exc, RuleError):
         return RulesRuntimeError(Diagnostic(exc.span, exc.message))
+    if isinstance(exc, BudgetExceeded):
+        return RulesRuntimeError(Diagnostic(exc.span, exc.message, hint=exc.hint))
     span = getattr(op, "span", Span())
+    if isinstance(exc, MemoryError):
+        return RulesRuntimeError(Diagnostic(span, "the rules ran out of memory here (budget memory_mb: MiB of memory "
+                                            "a match may take)"))
     if isinstance(exc, RecursionError):
         return RulesRuntimeError(Diagnostic(span, "the rules call themselves too deeply (a def or procedure that never stops)"))
     # a value of the wrong kind reached a rule: report it at the rule

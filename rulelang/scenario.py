@@ -94,7 +94,7 @@ class ScenarioRunner:
             raise ScenarioFailure(self.sc.span, 'the scenario does not say which game it tests: add `game "path/to/game.rules"`')
         text = games[0].text
         path = self.base_dir / text
-        if not path.exists():
+        if not path.is_file():  # a folder of the same name beside the scenario is not the game
             path = find_game(text)
         if not Path(path).exists():
             raise ScenarioFailure(games[0].span, f'cannot find the game "{text}"')

@@ -19,10 +19,14 @@ import re
 import subprocess
 import sys
 
+from pathlib import Path
+from unittest import mock
+
 import pytest
 
 from conftest import REPO, assert_plain_words
 from rulelang.cli import main
+from rulelang.sourcefile import printable_line
 
 BAD = REPO / "tests" / "bad"
 FILES = sorted(BAD.glob("*.rules"))
@@ -30,11 +34,38 @@ UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 HEADER = re.compile(r"^(tests/bad/[\w.]+\.rules):(\d+):(\d+): error: \S.*$")
 
 
+# Files that are not readable rules text (tests/bad/file_*): a folder, binary junk, another
+# encoding, an empty file... `file_unreadable.rules` is made unreadable for the test (the suite
+# runs as root in CI, where permissions do not stop a read), by refusing the read as the OS would.
+UNREADABLE = "file_unreadable"
+
+
 def run_check(rel: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["check", rel])
+        if Path(rel).stem == UNREADABLE:
+            real_bytes, real_text = Path.read_bytes, Path.read_text
+
+            def refuse(real):
+                def read(self, *args, **kwargs):
+                    if self.name == f"{UNREADABLE}.rules":
+                        raise PermissionError(13, "Permission denied", str(self))
+                    return real(self, *args, **kwargs)
+                return read
+
+            with mock.patch.object(Path, "read_bytes", refuse(real_bytes)), \
+                    mock.patch.object(Path, "read_text", refuse(real_text)):
+                code = main(["check", rel])
+        else:
+            code = main(["check", rel])
     return code, out.getvalue(), err.getvalue()
+
+
+def source_lines(path: Path) -> list[str]:
+    """The file's lines as diagnostics show them (bytes that are not UTF-8, or control characters, as U+FFFD)."""
+    if path.is_dir():
+        return []
+    return printable_line(path.read_bytes().decode("utf-8", errors="replace")).splitlines()
 
 
 def test_there_are_enough_bad_files():
@@ -72,7 +103,12 @@ def test_bad_file_diagnostics_are_plain(path):
         assert m, f"not a diagnostic header: {lines[0]!r}"
         assert m.group(1) == rel
         line, col = int(m.group(2)), int(m.group(3))
-        source = path.read_text(encoding="utf-8").splitlines()
+        source = source_lines(path)
+        if path.stem == UNREADABLE or line > len(source):  # nothing to quote: a folder, an empty file
+            assert line == 1 and col == 1
+            for extra in lines[1:]:
+                assert extra.startswith(("  expected: ", "  hint: ")), extra
+            continue
         assert lines[1] == f"{line:>5} | {source[line - 1]}"
         assert lines[2].startswith("      | ")
         caret = lines[2][len("      | "):]

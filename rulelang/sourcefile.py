@@ -1,0 +1,107 @@
+"""Reading a .rules file from disk: whatever is at the path, the answer is text or a diagnostic.
+
+A designer may point rulelang at anything: a folder, a file they may not read, a picture, a
+file saved in another encoding, an empty file. Each gets a `file:line:col` diagnostic in plain
+words (a byte that is not UTF-8 is named by its line and column, and its byte offset), never a
+Python exception. A file larger than the source-size budget is refused before it is parsed.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .errors import Diagnostic, RulesError, Span, remember_source
+
+# Control characters that never appear in a text file (tab, newline, carriage return and form
+# feed are fine). A file holding one is binary, or damaged.
+_CONTROL = {chr(c) for c in range(32)} - {"\t", "\n", "\r", "\f"} | {"\x7f"}
+_CONTROL_RE = re.compile("[" + "".join(sorted(_CONTROL)) + "]")
+
+
+def _error(path: str, line: int, column: int, message: str, expected: str | None = None,
+           hint: str | None = None) -> RulesError:
+    return RulesError(Diagnostic(Span(file=path, line=line, column=column, end_line=line, end_column=column + 1),
+                                 message, expected, hint))
+
+
+def _where(data: bytes, offset: int) -> tuple[int, int, str]:
+    """Line, column (in characters) and the decoded text of that line, for a byte offset."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    line_end = data.find(b"\n", offset)
+    if line_end < 0:
+        line_end = len(data)
+    column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    shown = data[line_start:line_end].decode("utf-8", errors="replace").rstrip("\r")
+    return line, column, shown
+
+
+def printable_line(text: str) -> str:
+    """A line as a diagnostic may show it: one U+FFFD for each control character (columns stay put)."""
+    return "".join("\ufffd" if ch in _CONTROL else ch for ch in text)
+
+
+def read_source(path: str | Path, max_bytes: int | None = None) -> str:
+    """The text of a .rules file, or a RulesError that says why it cannot be read."""
+    from .budgets import current_budgets
+
+    name = str(path)
+    p = Path(path)
+    limit = max_bytes if max_bytes is not None else current_budgets().source_bytes
+    try:
+        if p.is_dir():
+            return _raise(_error(name, 1, 1, "this is a folder, not a rules file",
+                                 expected="a .rules file (a text file)",
+                                 hint=f"name a file inside it, e.g. {name.rstrip('/')}/GAME.rules"))
+        size = p.stat().st_size
+        if limit is not None and size > limit:
+            return _raise(_error(name, 1, 1, f"the file is {size:,} bytes, more than the {limit:,} bytes a rules file "
+                                 "may have (budget source_bytes)",
+                                 hint=f"raise it with --budget source_bytes={size} (Python: budgets={{'source_bytes': {size}}})"))
+        data = p.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return _raise(_error(name, 1, 1, f"cannot read the file: {reason}"))
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte order mark some editors write: not part of the text
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if _CONTROL_RE.search(data[:exc.start].decode("utf-8")):
+            _control_character(name, data, data[:exc.start].decode("utf-8"))
+        line, column, shown = _where(data, exc.start)
+        remember_source(name, "\n" * (line - 1) + printable_line(shown))
+        raise _error(name, line, column,
+                     f"byte 0x{data[exc.start]:02x} at byte offset {exc.start} is not UTF-8 text: "
+                     f"this file is binary or saved in another encoding",
+                     expected="a text file in UTF-8", hint="save the file as UTF-8 text") from None
+    _control_character(name, data, text)
+    if not text.strip():
+        remember_source(name, text)
+        raise _error(name, 1, 1, "the file is empty", expected='a game: `game "Name" { players 2..4 }`, then its '
+                     "zones, components, phases and rules")
+    return text
+
+
+def source_text(path: str | Path) -> str:
+    """The text of a file already read once by the parser (for fingerprints)."""
+    return read_source(path, max_bytes=None)
+
+
+def _control_character(name: str, data: bytes, text: str) -> None:
+    """Raise at the first control character of the text, if any (a binary or damaged file)."""
+    bad = _CONTROL_RE.search(text)
+    if bad is None:
+        return
+    i, ch = bad.start(), bad.group()
+    offset = len(text[:i].encode("utf-8"))
+    line, column, shown = _where(data, offset)
+    remember_source(name, "\n" * (line - 1) + printable_line(shown))
+    raise _error(name, line, column,
+                 f"control character 0x{ord(ch):02x} at byte offset {offset}: this is not a text file",
+                 expected="a text file in UTF-8 (letters, digits, spaces, tabs and newlines)",
+                 hint="a .rules file is plain text; check that this is the file you meant")
+
+
+def _raise(exc: RulesError):
+    raise exc

@@ -1,0 +1,116 @@
+"""Whatever path a designer gives rulelang, the answer is a `file:line:col` diagnostic, never a traceback.
+
+The exact diagnostics of binary, wrongly encoded, empty, truncated, folder and unreadable files are
+golden files in tests/bad/ (file_*). Here: the real operating-system paths the golden test fakes,
+and names of bundled games that a folder of the same name must not hide.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+
+from conftest import REPO
+
+import rulelang
+from rulelang.cli import main
+from rulelang.errors import RulesError
+
+
+def rulelang_cmd(*args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "rulelang", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+def run_main(*args, cwd) -> tuple[int, str, str]:
+    """`rulelang ARGS` in this process, from the folder cwd."""
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(here)
+    return code, out.getvalue(), err.getvalue()
+
+
+# As root (CI) permission bits do not stop a read: the child drops to `nobody` once Python is running.
+_AS_NOBODY = """
+import os, sys
+import io, rulelang.checker, rulelang.parser, rulelang.sourcefile, rulelang.cli
+from rich.console import Console
+Console(file=io.StringIO()).print("warm up", markup=False)  # rich imports some tables lazily
+if os.geteuid() == 0:
+    os.setgid(65534)
+    os.setuid(65534)
+sys.exit(rulelang.cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_really_unreadable_file_gets_a_diagnostic(tmp_path):
+    path = tmp_path / "locked.rules"
+    path.write_text('game "Locked" { players 2 }\nphase a { log "x" }\n', encoding="utf-8")
+    path.chmod(0)
+    tmp_path.chmod(0o755)
+    proc = subprocess.run([sys.executable, "-c", _AS_NOBODY, "check", "locked.rules"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == ("locked.rules:1:1: error: cannot read the file: Permission denied\n"
+                           "locked.rules: 1 error\n")
+
+
+def test_no_input_gives_a_traceback(tmp_path):
+    """Every kind of path: exit status 1 and a diagnostic naming the file, line and column."""
+    (tmp_path / "junk.rules").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "utf16.rules").write_text('game "X" { players 2 }', encoding="utf-16")
+    (tmp_path / "spaces.rules").write_text("  \n\n\t\n", encoding="utf-8")
+    (tmp_path / "folder.rules").mkdir()
+    for name in ("junk.rules", "utf16.rules", "spaces.rules", "folder.rules", "missing.rules"):
+        code, out, err = run_main("check", name, cwd=tmp_path)
+        assert code == 1, (name, err)
+        assert err.startswith(f"{name}:1:"), (name, err)
+        assert "Traceback" not in err and "internal error" not in err
+    proc = rulelang_cmd("check", "junk.rules", cwd=tmp_path)  # and the real command says the same
+    assert proc.returncode == 1 and proc.stderr == run_main("check", "junk.rules", cwd=tmp_path)[2]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_text(tmp_path):
+    path = tmp_path / "bom.rules"
+    path.write_bytes(b"\xef\xbb\xbf" + (REPO / "examples" / "highcard.rules").read_bytes())
+    assert rulelang.load(str(path)).title
+
+
+def test_the_api_raises_rules_errors_for_bad_paths(tmp_path):
+    (tmp_path / "bin.rules").write_bytes(b"\x00\x01\x02")
+    for name in ("bin.rules", "nothing.rules", "."):
+        try:
+            rulelang.load(str(tmp_path / name))
+        except RulesError as exc:
+            assert exc.diagnostics[0].span.line == 1
+        else:
+            raise AssertionError(f"{name} loaded")
+
+
+def test_a_bundled_game_name_resolves_to_the_file_not_a_folder(tmp_path):
+    """`rulelang check zemico` with a folder `zemico/` in the current directory checks the bundled game."""
+    (tmp_path / "zemico").mkdir()
+    code, out, err = run_main("check", "zemico", cwd=tmp_path)
+    assert code == 0, err
+    assert out.strip().endswith("ok (variants: cooperation, migration)")
+    # a folder named as a path is still a folder, and says so
+    code, out, err = run_main("check", "./zemico", cwd=tmp_path)
+    assert code == 1 and "this is a folder, not a rules file" in err
+
+
+def test_a_scenario_names_a_bundled_game_beside_a_folder_of_that_name(tmp_path):
+    (tmp_path / "highcard").mkdir()
+    (tmp_path / "t.rules").write_text(
+        'scenario "the bundled game loads" {\n  game "highcard"\n  players 2\n  run setup\n'
+        '  expect round == 0\n}\n', encoding="utf-8")
+    code, out, err = run_main("test", "t.rules", cwd=tmp_path)
+    assert code == 0, out + err
+    assert "1 passed, 0 failed" in out
