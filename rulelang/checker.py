@@ -439,6 +439,16 @@ class Checker:
             for x in (s.skipping, s.until):
                 if x is not None:
                     e(x, scope)
+            if s.following is not None:
+                ty = e(s.following, scope)
+                if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
+                    self.err(s.following.span, f"`following` takes the turn order as a list of players, "
+                             f"but this is {describe_type(ty)}",
+                             expected="a list of players, as in `take turns following ranking`")
+                if s.direction is not None:
+                    self.err(s.span, f"a computed turn order (`following`) already says who is next, "
+                             f"so it cannot also go {s.direction}",
+                             hint="reverse the list instead, or remove the direction")
             self.block(s.body, scope, ctx | {"turns"})
             return scope
         if isinstance(s, N.StepBlock):

@@ -524,20 +524,42 @@ class StepOp(Op):
 
 
 class TurnsInit(Op):
-    __slots__ = ("slot", "start", "direction", "span")
+    __slots__ = ("slot", "start", "direction", "span", "following")
 
-    def __init__(self, slot, start, direction, span):
+    def __init__(self, slot, start, direction, span, following=None):
         self.slot, self.start, self.direction, self.span = slot, start, direction, span
+        self.following = following  # a computed turn order (a list of players), or None: the seats
 
     def run(self, vm, frame):
         s = vm.s
         ctx = Ctx(frame.vars, s, vm)
-        first = self.start(ctx) if self.start is not None else (
-            s.players[s.current] if s.current is not None else s.players[0])
+        order = None
+        if self.following is not None:
+            listed = self.following(ctx)
+            if not isinstance(listed, (list, tuple)) or not all(isinstance(p, Player) for p in listed):
+                raise RuleError(self.span, f"`following` needs a list of players, not {describe(listed)}")
+            order = [p.seat for p in listed]
+            if len(set(order)) != len(order):
+                raise RuleError(self.span, "the turn order given to `following` names a player twice")
+        if self.start is not None:
+            first = self.start(ctx)
+        elif order is not None:
+            first = s.players[order[0]] if order else None
+        else:
+            first = s.players[s.current] if s.current is not None else s.players[0]
+        if order is not None and not order:
+            frame.vars[self.slot] = {"order": order, "pos": 0, "taken": 0, "first": True}
+            frame.pc += 1
+            return
         if not isinstance(first, Player):
             raise RuleError(self.span, f"turns must start from a player, not {describe(first)}")
-        step = vm.program.game.step if self.direction is None else (1 if self.direction == "clockwise" else -1)
-        frame.vars[self.slot] = {"seat": first.seat, "step": step, "taken": 0, "first": True}
+        if order is not None:
+            if first.seat not in order:
+                raise RuleError(self.span, f"turns start from {describe(first)}, who is not in the turn order given to `following`")
+            frame.vars[self.slot] = {"order": order, "pos": order.index(first.seat), "taken": 0, "first": True}
+        else:
+            step = vm.program.game.step if self.direction is None else (1 if self.direction == "clockwise" else -1)
+            frame.vars[self.slot] = {"seat": first.seat, "step": step, "taken": 0, "first": True}
         frame.pc += 1
 
 
@@ -551,18 +573,30 @@ class TurnsNext(Op):
     def run(self, vm, frame):
         s = vm.s
         t = frame.vars[self.slot]
-        n = len(s.players)
+        order = t.get("order")
+        if order is not None:
+            # a computed order: positions in the list stand for seats
+            n = len(order)
+            if n == 0:
+                return self.finish(vm, frame)
+            seat_at = order.__getitem__
+            step = 1
+            pos = t["pos"] if t["first"] else (t["pos"] + 1) % n
+        else:
+            n = len(s.players)
+            seat_at = _same
+            step = t["step"]
+            pos = t["seat"] if t["first"] else (t["seat"] + step) % n
         ctx = Ctx(frame.vars, s, vm)
         if self.until is not None and self.until(ctx):
             return self.finish(vm, frame)
         if self.once and t["taken"] >= n:
             return self.finish(vm, frame)
-        seat = t["seat"] if t["first"] else (t["seat"] + t["step"]) % n
         for _ in range(n):
             if self.skipping is None:
                 break
             saved = s.current
-            s.current = seat
+            s.current = seat_at(pos)
             skip = self.skipping(ctx)
             s.current = saved
             if not skip:
@@ -571,14 +605,18 @@ class TurnsNext(Op):
                 t["taken"] += 1
                 if t["taken"] >= n:
                     return self.finish(vm, frame)
-            seat = (seat + t["step"]) % n
+            pos = (pos + step) % n
         else:
             return self.finish(vm, frame)  # every player is skipped: the turns are over
-        t["seat"], t["first"] = seat, False
+        if order is not None:
+            t["pos"] = pos
+        else:
+            t["seat"] = pos
+        t["first"] = False
         t["taken"] += 1
         if t["taken"] > LOOP_LIMIT:
             raise RuleError(self.span, f"players took {LOOP_LIMIT:,} turns here without the `until` condition becoming true")
-        s.current = seat
+        s.current = seat_at(pos)
         frame.handlers.append(("turn", self.turn_end))
         frame.pc += 1
         vm.fire_at("start", "turn")
@@ -586,6 +624,10 @@ class TurnsNext(Op):
     def finish(self, vm, frame):
         del frame.vars[self.slot]
         frame.pc = self.end
+
+
+def _same(seat):
+    return seat
 
 
 class TurnEnd(Op):
@@ -1387,7 +1429,7 @@ class Compiler:
     def s_TakeTurns(self, code, s, loops):
         slot = self.slot("turns")
         span = s.span
-        self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, span))
+        self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, span, self.opt(s.following)))
         top = self.here(code)
         head = TurnsNext(slot, self.opt(s.until), self.opt(s.skipping), s.once, None, span)
         self.emit(code, head)

@@ -267,6 +267,8 @@ def _flow_in_body(stmts: list, src: Source) -> list[FlowNode]:
                 parts.append(f"from {src.of(s.start)}")
             if s.direction:
                 parts.append(s.direction)
+            if s.following is not None:
+                parts.append(f"following {src.of(s.following, 60)}")
             if s.skipping is not None:
                 parts.append(f"skipping {src.of(s.skipping, 60)}")
             if s.until is not None:

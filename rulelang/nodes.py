@@ -284,6 +284,7 @@ class End(Stmt):
 class TakeTurns(Stmt):
     start: Optional[AnyExpr] = None
     direction: Optional[str] = None
+    following: Optional[AnyExpr] = None  # a computed turn order: a list of players
     skipping: Optional[AnyExpr] = None
     until: Optional[AnyExpr] = None
     once: bool = False

@@ -988,6 +988,9 @@ class _ToAst(Transformer):
     def turns_once(self, c):
         return ("once", True)
 
+    def turns_following(self, c):
+        return ("following", c[0])
+
     @v_args(meta=True)
     def step_stmt(self, meta, c):
         return N.StepBlock(span=self._span(meta), name=str(c[0]), body=c[1])

@@ -22,7 +22,7 @@ __all__ = ["RulesLexer", "grammar_keywords"]
 _FALLBACK_KEYWORDS = (
     "always as at board bottom by cards chosen choose clockwise component continue counterclockwise "
     "create def default discard discards down draw each effect elif else end enters enum expect extends "
-    "face fail false for from game graph grid hex hidden hide if in keyword label leaves let list log loop "
+    "face fail false following for from game graph grid hex hidden hide if in keyword label leaves let list log loop "
     "max move none not of on once one option optional or order per perform phase player players position "
     "private procedure public radius remove repeat replace result return reveal round run scenario seed "
     "set setting setup shuffle signal size skipping start step take then times to top track true turn "
