@@ -116,11 +116,14 @@ class MonteCarloAgent:
         return self.rng.choice([i for i, v in scores.items() if v == top])
 
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent}
+from .mcts import MCTSAgent  # noqa: E402  (tree search bots live in their own module)
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
 
 
 def make_agent(spec: str, seed: int):
-    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" (options tried)."""
+    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" (options tried),
+    "mcts:200" (tree search iterations per move; "ismcts" is the same bot)."""
     name, _, budget = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
@@ -132,6 +135,8 @@ def make_agent(spec: str, seed: int):
         return MonteCarloAgent(seed=seed, playouts=int(budget))
     if name == "greedy":
         return GreedyAgent(seed=seed, max_options=int(budget))
+    if name in ("mcts", "ismcts"):
+        return MCTSAgent(seed=seed, iterations=int(budget))
     raise ValueError(f'agent "{name}" takes no budget')
 
 

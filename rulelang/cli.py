@@ -55,6 +55,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    from .balance_cli import print_metrics, rate_cell
     from .simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
@@ -63,18 +64,18 @@ def cmd_simulate(args) -> int:
         task = progress.add_task("simulating", total=args.n)
         summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
                            seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
-                           progress=lambda: progress.advance(task))
+                           progress=lambda: progress.advance(task), cluster=args.cluster)
     title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
     table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
     table.add_column("seat")
     table.add_column("agent")
     table.add_column("wins", justify="right")
-    table.add_column("win rate", justify="right")
+    table.add_column("win rate [95% interval]", justify="right")
     fields = summary.numeric_player_fields()
     for name in fields:
         table.add_column(f"{name} (mean ± sd)", justify="right")
     for i, w in enumerate(summary.wins()):
-        row = [str(i + 1), summary.agents[i], str(w), f"{w / max(summary.count, 1):.1%}"]
+        row = [str(i + 1), summary.agents[i], str(w), rate_cell(summary.metrics()["win_rate"][i])]
         row += [f"{fields[name][i][0]:.2f} ± {fields[name][i][1]:.2f}" for name in fields]
         table.add_row(*row)
     console.print(table)
@@ -95,19 +96,16 @@ def cmd_simulate(args) -> int:
                 gt.add_row(k, f"{v['mean']:.2f} ± {v['stdev']:.2f}",
                            "  ".join(f"{v[q]:g}" for q in ("min", "q1", "median", "q3", "max")))
         console.print(gt)
-    uses = summary.keyword_uses()
-    if uses:
-        kt = Table(title="keyword uses")
-        kt.add_column("keyword")
-        kt.add_column("uses", justify="right")
-        kt.add_column("per game", justify="right")
-        for k, v in uses.items():
-            kt.add_row(k, str(v), f"{v / max(summary.count, 1):.2f}")
-        console.print(kt)
+    print_metrics(console, summary)
     console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second")
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
         console.print(f"results written to {args.out}")
+    if args.plot:
+        from .plots import simulate_plots
+
+        for path in simulate_plots(summary, args.plot):
+            console.print(f"plot written to {path}", markup=False)
     return 0
 
 
@@ -345,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="variant(s) to apply, comma-separated")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc")
+    p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc, mcts")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
     p.set_defaults(func=cmd_play)
 
@@ -371,13 +369,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=int, default=100, help="number of games")
     p.add_argument("--variant")
     p.add_argument("--players", type=int)
-    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc")
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--jobs", type=int, default=1, help="processes to use")
+    p.add_argument("--jobs", type=int, default=None, help="processes to use (default: all cores; 1: no pool)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
     p.add_argument("--out", help="write every result as JSON")
+    p.add_argument("--plot", metavar="DIR", help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
+
+    from .balance_cli import add_commands
+
+    add_commands(sub)
 
     p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
     p.add_argument("files", nargs="+", help="scenario files or folders")
@@ -394,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="variant(s) to apply, comma-separated")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc")
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--zone", help="the board zone to draw (default: the first board)")
     when = p.add_mutually_exclusive_group()

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .agents import make_agent, play_match
+from .agents import make_agent
+from .metrics import play_recorded
+from .parallel import run_tasks
+from .resources import find_game
 from .loader import load
 
 
@@ -19,6 +22,15 @@ class GameRecord:
     players: list[dict]
     keyword_uses: dict[str, int]
     globals: dict = field(default_factory=dict)  # the game's numeric and true/false global variables at the end
+    # what the balance metrics need (rulelang/metrics.py, docs/balance.md)
+    options_offered: int = 0  # options summed over every decision the bots made
+    choices: int = 0  # decisions the bots made
+    option_kinds: dict = field(default_factory=dict)  # option name -> times chosen, per seat
+    cards: dict = field(default_factory=dict)  # card -> times chosen in an option, per seat
+    keywords_by_seat: dict = field(default_factory=dict)  # keyword -> uses set off by each seat's decisions
+    lead_changes: int | None = None
+    drama: float | None = None
+    decided_at: float | None = None
 
 
 @dataclass
@@ -86,6 +98,14 @@ class Summary:
                           "q1": q[0], "median": q[1], "q3": q[2], "max": nums[-1]}
         return out
 
+    def metrics(self) -> dict:
+        """Every balance metric with its interval (rulelang/metrics.py)."""
+        if getattr(self, "_metrics", None) is None:
+            from .metrics import summarise
+
+            self._metrics = summarise(self)
+        return self._metrics
+
     def to_json(self) -> dict:
         wins = self.wins()
         return {
@@ -100,6 +120,7 @@ class Summary:
             "keyword_uses": self.keyword_uses(),
             "player_fields": {k: [{"mean": m, "stdev": s} for m, s in v] for k, v in self.numeric_player_fields().items()},
             "globals": self.global_values(),
+            "metrics": self.metrics(),
             "results": [g.__dict__ for g in self.games],
         }
 
@@ -108,24 +129,29 @@ _worker_cache: dict = {}
 
 
 def _play_one(args) -> GameRecord:
-    path, variant, settings, players, agents, seed = args
-    key = (path, tuple(variant or ()), tuple(sorted((settings or {}).items())))
+    path, text, variant, settings, players, agents, seed = args
+    key = (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())))
     game = _worker_cache.get(key)
     if game is None:
-        game = _worker_cache[key] = load(path, variant=variant, settings=settings)
+        game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)
     match = game.new_match(players=players, seed=seed)
     bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
-    play_match(match, bots)
+    extra = play_recorded(match, bots)
     r = match.result
     values = {k: v for k, v in match.s.globals.items()
               if not k.startswith("__") and isinstance(v, (bool, int, float))}
-    return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"], values)
+    return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"], values,
+                      **extra)
 
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
-             agents: list[str] | None = None, seed: int = 0, jobs: int = 1, settings: dict | None = None,
-             progress=None) -> Summary:
-    game = load(path, variant=variant, settings=settings)
+             agents: list[str] | None = None, seed: int = 0, jobs: int | None = 1, settings: dict | None = None,
+             progress=None, cluster: str | None = None) -> Summary:
+    """n seeded games (seeds seed .. seed+n-1). ``jobs``: processes (None: all cores); ``cluster``:
+    the address of a Dask scheduler. The games and so the summary are the same whatever runs them."""
+    resolved = find_game(str(path))
+    text = Path(resolved).read_text(encoding="utf-8") if resolved.exists() else None
+    game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     agents = list(agents or ["random"])
     if len(agents) == 1:
@@ -135,19 +161,9 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
     for name in agents:
         make_agent(name, 0)  # fail early on an unknown agent name
     summary = Summary(game.title, list(game.variants), players, agents)
-    tasks = [(path, game.variants, settings, players, agents, seed + i) for i in range(n)]
+    tasks = [(str(resolved), text, game.variants, settings, players, agents, seed + i) for i in range(n)]
     start = time.perf_counter()
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for record in pool.map(_play_one, tasks, chunksize=max(1, n // (jobs * 8))):
-                summary.games.append(record)
-                if progress:
-                    progress()
-    else:
-        for task in tasks:
-            summary.games.append(_play_one(task))
-            if progress:
-                progress()
+    summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
     summary.seconds = time.perf_counter() - start
     summary.games.sort(key=lambda g: g.seed)
     return summary

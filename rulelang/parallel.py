@@ -1,0 +1,78 @@
+"""Where many seeded games run: in this process, on a pool of processes, or on a Dask cluster.
+
+Every task is a plain, picklable tuple and every game is seeded by its task alone, so the
+results are the same whichever backend plays them; they come back in the order of the tasks.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str | None = None,
+              progress: Callable[[], None] | None = None) -> list:
+    """fn(task) for every task, in order. ``cluster`` is the address of a Dask scheduler
+    ("tcp://host:8786"); otherwise ``jobs`` processes (None: all cores; 1: this process)."""
+    if cluster:
+        return _run_dask(fn, tasks, cluster, progress)
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs <= 1 or len(tasks) <= 2:
+        out = []
+        for task in tasks:
+            out.append(fn(task))
+            if progress:
+                progress()
+        return out
+    out = []
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        for result in pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
+            out.append(result)
+            if progress:
+                progress()
+    return out
+
+
+def _run_dask(fn: Callable, tasks: list, address: str, progress) -> list:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ValueError("--cluster needs Dask: python3 -m pip install 'dask[distributed]'") from None
+    client = address if not isinstance(address, str) else None
+    own = client is None
+    if own:
+        try:
+            client = Client(address, timeout="20s")
+        except OSError as exc:
+            raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    try:
+        # chunks of games per task: fewer round trips, still spread over every worker
+        workers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+        size = max(1, len(tasks) // (workers * 4))
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+        futures = client.map(_run_chunk, [(fn, c) for c in chunks], pure=False)
+        done: dict = {}
+        index = {f.key: i for i, f in enumerate(futures)}
+        for future in as_completed(futures):
+            done[index[future.key]] = future.result()
+            if progress:
+                for _ in done[index[future.key]]:
+                    progress()
+        return [r for i in range(len(chunks)) for r in done[i]]
+    finally:
+        if own:
+            client.close()
+
+
+def _run_chunk(job) -> list:
+    fn, chunk = job
+    return [fn(t) for t in chunk]
+

@@ -1,0 +1,203 @@
+"""Balance plots (matplotlib, imported only here): PNG and SVG of each picture.
+
+* ``win_rates.*``: win rate per seat with its interval, the fair share marked;
+* ``length.*``: histogram of game length in rounds and in decisions;
+* ``compare_win_rates.*`` / ``compare_length.*``: arms A and B side by side;
+* ``sweep_<metric>.*``: a metric across the cells of a sweep, with intervals.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+COLORS = ["#3b6ea8", "#d9822b", "#4a9a5b", "#b5484b", "#7d5ba6", "#8c6d46"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, folder: str | Path, name: str) -> list[Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "svg"):
+        path = folder / f"{name}.{ext}"
+        fig.savefig(path, dpi=110 if ext == "png" else None, bbox_inches="tight")
+        out.append(path)
+    _plt().close(fig)
+    return out
+
+
+def _title(summary) -> str:
+    variant = f" ({', '.join(summary.variant)})" if summary.variant else ""
+    return f"{summary.title}{variant}"
+
+
+def _win_bars(ax, rates: list[dict], offsets: float = 0.0, width: float = 0.6, color=None, label=None):
+    xs = [i + offsets for i in range(len(rates))]
+    values = [r["rate"] or 0.0 for r in rates]
+    low = [max(0.0, (r["rate"] or 0) - (r["low"] or 0)) for r in rates]
+    high = [max(0.0, (r["high"] or 0) - (r["rate"] or 0)) for r in rates]
+    bars = ax.bar(xs, values, width, yerr=[low, high], capsize=4, color=color or COLORS[0], label=label,
+                  error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
+    for x, v, h in zip(xs, values, high):
+        ax.text(x, v + h + 0.01, f"{v:.0%}", ha="center", va="bottom", fontsize=8)
+    return bars
+
+
+def win_rate_plot(summary, folder, name: str = "win_rates", small: bool = False) -> list[Path]:
+    plt = _plt()
+    m = summary.metrics()
+    rates = m["win_rate"]
+    fig, ax = plt.subplots(figsize=(3.6, 2.4) if small else (5.5, 3.6))
+    _win_bars(ax, rates)
+    fair = 1.0 / summary.players
+    ax.axhline(fair, color="#888888", linestyle="--", linewidth=1)
+    ax.text(len(rates) - 0.5, fair, " fair share", va="bottom", ha="right", fontsize=7, color="#666666")
+    ax.set_xticks(range(len(rates)), [f"seat {r['seat']}\n{r['agent']}" for r in rates], fontsize=8)
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, min(1.0, max([r["high"] or 0 for r in rates] + [fair]) * 1.2 + 0.05))
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals", fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, folder, name)
+
+
+def _hist(ax, values: list[float], color, label=None, bins=None, alpha=1.0):
+    import numpy as np
+
+    if bins is None:
+        lo, hi = min(values), max(values)
+        bins = np.arange(lo - 0.5, hi + 1.5, 1) if hi - lo <= 40 else 30
+    ax.hist(values, bins=bins, color=color, alpha=alpha, label=label, edgecolor="white", linewidth=0.5)
+    return bins
+
+
+def _integer_axis(ax, values):
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    lo, hi = min(values), max(values)
+    if hi - lo < 6:  # a narrow spread: show a few whole numbers around it
+        ax.set_xlim(lo - 2, hi + 2)
+
+
+def length_plot(summary, folder, name: str = "length", small: bool = False) -> list[Path]:
+    plt = _plt()
+    if small:
+        fig, axes = plt.subplots(1, 1, figsize=(3.6, 2.4))
+        axes = [axes]
+        keys = [("rounds", "rounds")]
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        keys = [("rounds", "rounds"), ("decisions", "decisions")]
+    for ax, (key, label) in zip(axes, keys):
+        values = [getattr(g, key) for g in summary.games]
+        _hist(ax, values, COLORS[0])
+        mean = sum(values) / max(len(values), 1)
+        ax.axvline(mean, color="#b5484b", linewidth=1.2, label=f"mean {mean:.1f}")
+        _integer_axis(ax, values)
+        ax.legend(fontsize=8, frameon=False, loc="upper right")
+        ax.set_xlabel(f"game length ({label})")
+        ax.set_ylabel("games")
+        ax.spines[["top", "right"]].set_visible(False)
+    fig.suptitle(f"{_title(summary)}: game length, {summary.count} games", fontsize=9)
+    fig.tight_layout()
+    return _save(fig, folder, name)
+
+
+def simulate_plots(summary, folder) -> list[Path]:
+    return win_rate_plot(summary, folder) + length_plot(summary, folder)
+
+
+def compare_plots(c, folder) -> list[Path]:
+    """A and B side by side: win rate per seat, and the length distributions overlaid."""
+    plt = _plt()
+    ra, rb = c.summary_a.metrics()["win_rate"], c.summary_b.metrics()["win_rate"]
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.4 * len(ra) + 2), 3.6))
+    _win_bars(ax, ra, -0.2, 0.38, COLORS[0], f"A: {c.a.spec}")
+    _win_bars(ax, rb, +0.2, 0.38, COLORS[1], f"B: {c.b.spec}")
+    ax.set_xticks(range(len(ra)), [f"seat {r['seat']}" for r in ra])
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    ax.set_ylabel("win rate")
+    top = max([r["high"] or 0 for r in ra + rb] + [0.1])
+    ax.set_ylim(0, min(1.2, top + 0.18))
+    stars = {d.metric: d for d in c.diffs}
+    for i in range(len(ra)):
+        d = stars.get(f"seat {i + 1} win rate")
+        if d is not None and d.significant:
+            pair_top = max(ra[i]["high"] or 0, rb[i]["high"] or 0)
+            ax.plot([i - 0.2, i - 0.2, i + 0.2, i + 0.2], [pair_top + 0.07, pair_top + 0.09, pair_top + 0.09,
+                                                         pair_top + 0.07], color="#b5484b", linewidth=1)
+            p = d.p_adjusted
+            ax.text(i, pair_top + 0.10, "p < 0.001" if p < 0.001 else f"p = {p:.3f}", ha="center", fontsize=7,
+                    color="#b5484b")
+    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+    ax.set_title(f"{c.summary_a.title}: A vs B, {c.summary_a.count} games each, 95% Wilson intervals", fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    out = _save(fig, folder, "compare_win_rates")
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for ax, key in zip(axes, ("rounds", "decisions")):
+        va = [getattr(g, key) for g in c.summary_a.games]
+        vb = [getattr(g, key) for g in c.summary_b.games]
+        import numpy as np
+
+        lo, hi = min(va + vb), max(va + vb)
+        bins = np.arange(lo - 0.5, hi + 1.5, 1) if hi - lo <= 40 else np.linspace(lo, hi, 31)
+        ax.hist(va, bins=bins, color=COLORS[0], alpha=0.6, label=f"A: {c.a.spec}", edgecolor="white", linewidth=0.5)
+        ax.hist(vb, bins=bins, color=COLORS[1], alpha=0.6, label=f"B: {c.b.spec}", edgecolor="white", linewidth=0.5)
+        ax.set_xlabel(f"game length ({key})")
+        ax.set_ylabel("games")
+        _integer_axis(ax, va + vb)
+        ax.legend(fontsize=8, frameon=False)
+        ax.spines[["top", "right"]].set_visible(False)
+    fig.suptitle(f"{c.summary_a.title}: game length, A vs B", fontsize=9)
+    fig.tight_layout()
+    return out + _save(fig, folder, "compare_length")
+
+
+def sweep_plots(rows: list[dict], folder, title: str) -> list[Path]:
+    """One picture per headline metric: its value (with interval) in every cell of the sweep."""
+    plt = _plt()
+    out = []
+    labels = [r["cell"] for r in rows]
+    seats = sorted({k for r in rows for k in r["win_rate"]}, key=lambda s: int(s.split()[1]))
+    width = max(5.5, 0.9 * len(rows) + 2)
+    # win rate per seat across the cells
+    fig, ax = plt.subplots(figsize=(width, 3.8))
+    for j, seat in enumerate(seats):
+        xs = [i + (j - (len(seats) - 1) / 2) * 0.1 for i in range(len(rows))]
+        vals = [r["win_rate"][seat]["rate"] or 0 for r in rows]
+        err = [[max(0, (r["win_rate"][seat]["rate"] or 0) - (r["win_rate"][seat]["low"] or 0)) for r in rows],
+               [max(0, (r["win_rate"][seat]["high"] or 0) - (r["win_rate"][seat]["rate"] or 0)) for r in rows]]
+        ax.errorbar(xs, vals, yerr=err, marker="o", capsize=3, color=COLORS[j % len(COLORS)], label=seat)
+    ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center",
+                  fontsize=8)
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    ax.set_ylabel("win rate")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"{title}: win rate per seat across the sweep (95% intervals)", fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    out += _save(fig, folder, "sweep_win_rate")
+    for key, label in (("rounds", "game length (rounds)"), ("decisions", "game length (decisions)"),
+                       ("no_winner_rate", "no-winner rate")):
+        fig, ax = plt.subplots(figsize=(width, 3.4))
+        vals = [r[key]["value"] for r in rows]
+        err = [[max(0, (r[key]["value"] or 0) - (r[key]["low"] or 0)) for r in rows],
+               [max(0, (r[key]["high"] or 0) - (r[key]["value"] or 0)) for r in rows]]
+        ax.errorbar(range(len(rows)), [v or 0 for v in vals], yerr=err, marker="o", capsize=3, color=COLORS[0])
+        ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0,
+                      ha="right" if len(rows) > 4 else "center", fontsize=8)
+        if key.endswith("rate"):
+            ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+        ax.set_ylabel(label)
+        ax.set_title(f"{title}: {label} across the sweep (95% intervals)", fontsize=9)
+        ax.spines[["top", "right"]].set_visible(False)
+        out += _save(fig, folder, f"sweep_{key}")
+    return out

@@ -1,0 +1,215 @@
+"""The designer's balance loop (issue 12): metrics with intervals, compare, sweep, plots,
+tree-search bots, tournaments, and the same results on every backend.
+
+`tests/balance/handicap.rules` is a one-card duel whose `bonus` setting favours player 1:
+a change with a known effect."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from rulelang.cli import main
+from rulelang.compare import Arm, compare, compare_summaries
+from rulelang.metrics import lead_metrics
+from rulelang.simulate import GameRecord, Summary, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+DUEL = str(ROOT / "tests" / "balance" / "handicap.rules")
+TICTACTOE = str(ROOT / "examples" / "tictactoe.rules")
+
+
+# ------------------------------------------------------------------ metrics
+
+
+def test_metrics_have_intervals_and_are_in_the_json(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["simulate", DUEL, "-n", "80", "--quiet", "--jobs", "1", "--out", str(out)]) == 0
+    m = json.loads(out.read_text())["metrics"]
+    for seat in m["win_rate"]:
+        assert seat["low"] <= seat["rate"] <= seat["high"]
+        assert seat["of"] == 80
+    assert m["rounds"]["mean"] == 1 and m["decisions"]["mean"] == 2
+    assert m["branching_factor"]["pooled"] == 3  # each player chooses among 3 cards
+    assert set(m["option_kinds"]) == {"choose"}
+    assert sum(v["uses"] for v in m["cards"].values()) == 160  # every decision plays one card
+    assert m["first_player_advantage"]["low"] <= m["first_player_advantage"]["mean"] <= m["first_player_advantage"]["high"]
+    assert m["no_winner_rate"]["rate"] == 0
+    assert m["drama"]["n"] == 0 and m["lead_changes"]["n"] == 0  # a one-round game has no course to follow
+
+
+def test_lead_changes_drama_and_decisiveness():
+    # player 2 leads, player 1 overtakes in the third round and wins
+    standings = [[0, 1], [1, 3], [5, 3], [7, 3]]
+    m = lead_metrics(standings, [0])
+    assert m["lead_changes"] == 1
+    assert m["decided_at"] == pytest.approx(2 / 4)
+    assert m["drama"] == pytest.approx((1 + 1 + 0 + 0) / 4)
+    assert lead_metrics(standings, [0, 1])["drama"] is None  # shared wins have no single winner to follow
+
+
+def test_metrics_count_keyword_users():
+    summary = simulate(str(ROOT / "games" / "splicers.rules"), 4, seed=5)
+    m = summary.metrics()
+    assert m["keywords"], "Splicers' keywords are used"
+    for v in m["keywords"].values():
+        assert v["uses"] > 0 and 0 <= v["users_win_rate"]["of"] <= 2 * 4
+
+
+# ------------------------------------------------------------------ compare
+
+
+def test_compare_finds_a_known_effect(tmp_path):
+    c = compare(DUEL, "base", "bonus=3", 200, jobs=1)
+    by = {d.metric: d for d in c.diffs}
+    assert by["seat 1 win rate"].significant and by["seat 1 win rate"].diff > 0.15
+    assert by["seat 1 win rate"].low > 0
+    assert any(s.startswith("seat 1's win rate rose from") and "p < 0.001" in s for s in c.sentences())
+    assert not by["rounds"].significant
+
+
+def test_compare_identical_arms_on_the_same_seeds_shows_nothing():
+    c = compare(DUEL, "bonus=0", "base", 100, jobs=1)
+    assert not any(d.significant for d in c.diffs)
+    assert all(d.diff == 0 for d in c.diffs if d.diff is not None)
+
+
+def _fake_summary(rng: random.Random, n: int, seed0: int) -> Summary:
+    s = Summary("fake", [], 2, ["random", "random"])
+    for i in range(n):
+        winners = [rng.choice([1, 2])] if rng.random() > 0.1 else []
+        rounds = rng.randint(3, 9)
+        s.games.append(GameRecord(seed0 + i, winners, rounds, rounds * 4, [{}, {}], {}, options_offered=rounds * 12,
+                                  choices=rounds * 4, lead_changes=rng.randint(0, 3),
+                                  drama=rng.random() if winners else None, decided_at=rng.random() if winners else None))
+    return s
+
+
+def test_identical_arms_are_significant_no_more_often_than_alpha(monkeypatch):
+    """Two arms drawn from the same game (independent seeds): over 100 comparisons of the 10
+    metrics, Holm's adjustment keeps the share with any significant difference near alpha."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)  # statsmodels' Holm collects garbage on every call
+    rng = random.Random(12)
+    hits = 0
+    trials = 100
+    for t in range(trials):
+        a, b = _fake_summary(rng, 120, 0), _fake_summary(rng, 120, 120)
+        hits += any(d.significant for d in compare_summaries(a, b, paired=False, alpha=0.05))
+    # the expected number is at most 5; 12 or more would happen by chance with p < 0.005
+    assert hits <= 11, f"{hits} of {trials} identical comparisons were called significant"
+
+
+def test_arm_parsing():
+    arm = Arm.parse("migration,hand_size=3,complex")
+    assert arm.variants == ["migration", "complex"] and arm.settings == {"hand_size": "3"}
+    assert Arm.parse("base").variants == [] and Arm.parse(None).settings == {}
+
+
+# ------------------------------------------------------------------ sweep and plots
+
+
+def _png_ok(path: Path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_sweep_writes_tables_and_plots(tmp_path, capsys):
+    out, plots = tmp_path / "table", tmp_path / "plots"
+    assert main(["sweep", DUEL, "--set", "bonus=0,3", "-n", "60", "--quiet", "--jobs", "1",
+                 "--out", str(out), "--plot", str(plots)]) == 0
+    rows = json.loads((out / "sweep.json").read_text())
+    assert [r["cell"] for r in rows] == ["bonus=0", "bonus=3"]
+    assert rows[1]["win_rate"]["seat 1"]["rate"] > rows[0]["win_rate"]["seat 1"]["rate"]
+    lines = (out / "sweep.csv").read_text().splitlines()
+    assert lines[0].startswith("cell,variants,bonus,games,seat 1 win rate") and len(lines) == 3
+    for name in ("sweep_win_rate", "sweep_rounds", "sweep_no_winner_rate"):
+        _png_ok(plots / f"{name}.png")
+        assert (plots / f"{name}.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_simulate_and_compare_plots(tmp_path, capsys):
+    assert main(["simulate", DUEL, "-n", "40", "--quiet", "--jobs", "1", "--plot", str(tmp_path)]) == 0
+    _png_ok(tmp_path / "win_rates.png")
+    _png_ok(tmp_path / "length.png")
+    assert main(["compare", DUEL, "--b", "bonus=3", "-n", "60", "--quiet", "--jobs", "1",
+                 "--plot", str(tmp_path)]) == 0
+    _png_ok(tmp_path / "compare_win_rates.png")
+    _png_ok(tmp_path / "compare_length.png")
+    assert (tmp_path / "compare_win_rates.svg").exists()
+    text = capsys.readouterr().out
+    assert "seat 1's win rate rose from" in text.lower()
+
+
+# ------------------------------------------------------------------ bots
+
+
+def test_mcts_takes_a_win_and_blocks_a_loss():
+    from rulelang.agents import AgentHandle, make_agent
+    from rulelang.runtime import load
+
+    game = load(TICTACTOE)
+    # crosses on (0,0), (1,0); noughts on (0,1), (1,1): crosses to move must take (2,0)
+    match = game.new_match(seed=0)
+    for cell in ["(0, 0)", "(0, 1)", "(1, 0)", "(1, 1)"]:
+        match.apply(next(o for o in match.legal_options() if o.label == cell))
+    bot = make_agent("mcts:300", 1)
+    index = bot.choose(AgentHandle(match, match.to_move), match.legal_options())
+    assert match.legal_options()[index].label == "(2, 0)"
+    # crosses on (0,0), (2,2); noughts on (1,1), (1,0): crosses must block (1,2)
+    match = game.new_match(seed=0)
+    for cell in ["(0, 0)", "(1, 1)", "(2, 2)", "(1, 0)"]:
+        match.apply(next(o for o in match.legal_options() if o.label == cell))
+    index = bot.choose(AgentHandle(match, match.to_move), match.legal_options())
+    assert match.legal_options()[index].label == "(1, 2)"
+
+
+def test_ismcts_plans_only_on_what_its_seat_sees():
+    """Two deals that differ only in the opponent's hidden hand: the bot, seeded alike, chooses alike."""
+    from rulelang.agents import AgentHandle, make_agent
+    from rulelang.runtime import load
+
+    game = load(DUEL)
+    a = game.new_match(seed=3)
+    b = a.clone()
+    mine = {id(e) for e in a.s.zones["hand#1"].items}
+    theirs = b.s.zones["hand#2"].items
+    deck = b.s.zones["deck"].items
+    theirs[0], deck[0] = deck[0], theirs[0]  # swap one hidden card of the opponent with the deck
+    theirs[0].zone, deck[0].zone = b.s.zones["hand#2"], b.s.zones["deck"]
+    assert mine and a.view(0) == b.view(0) and a.view(1) != b.view(1)
+    ca = make_agent("ismcts:60", 7).choose(AgentHandle(a, 0), a.legal_options())
+    cb = make_agent("ismcts:60", 7).choose(AgentHandle(b, 0), b.legal_options())
+    assert ca == cb
+
+
+def test_tournament_prints_a_win_matrix(capsys, tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["tournament", TICTACTOE, "--bots", "mcts:60,random", "-n", "6", "--quiet", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "win rate of the row bot" in text and "mcts:60 vs random: 6 games" in text
+    pair = json.loads(out.read_text())["pairs"][0]
+    assert pair["a_win_rate"]["of"] == 6 and pair["games_won_by_a_only"] >= 4
+
+
+# ------------------------------------------------------------------ backends
+
+
+def _fingerprint(summary):
+    return [(g.seed, g.winners, g.rounds, g.decisions, g.options_offered, g.cards) for g in summary.games]
+
+
+def test_same_results_in_process_on_a_pool_and_on_a_dask_cluster():
+    from distributed import LocalCluster
+
+    here = simulate(TICTACTOE, 12, seed=4, jobs=1)
+    pool = simulate(TICTACTOE, 12, seed=4, jobs=2)
+    assert _fingerprint(here) == _fingerprint(pool)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = simulate(TICTACTOE, 12, seed=4, cluster=cluster.scheduler_address)
+    assert _fingerprint(here) == _fingerprint(remote)
+    assert here.metrics()["win_rate"] == remote.metrics()["win_rate"]
