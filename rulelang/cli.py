@@ -327,6 +327,15 @@ def cmd_render(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ bench
+
+
+def cmd_bench(args) -> int:
+    from .bench import run_bench
+
+    return run_bench(args)
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -407,6 +416,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
     p.add_argument("-o", "--out", required=True, help="the image file to write (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_render)
+
+    from .bench import add_arguments as bench_arguments
+
+    p = sub.add_parser("bench", help="measure playouts per second against hand-written Python, check time, clone speed, "
+                                     "simulate --jobs scaling")
+    bench_arguments(p)
+    p.set_defaults(func=cmd_bench)
     for p in sub.choices.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "

@@ -27,6 +27,11 @@ def examples_dir() -> Path:
     return _first_existing(_PACKAGE / "_bundled" / "examples", _PACKAGE.parent / "examples")
 
 
+def bench_dir() -> Path:
+    """The hand-written Python references of `rulelang bench` (bench/ in a checkout)."""
+    return _first_existing(_PACKAGE / "_bundled" / "bench", _PACKAGE.parent / "bench")
+
+
 def find_game(name_or_path: str) -> Path:
     """A path as given, or the name of a bundled game ("chess" -> games/chess.rules)."""
     path = Path(name_or_path)

@@ -1,0 +1,266 @@
+"""`rulelang bench`: how fast rules files play, measured side by side with hand-written Python.
+
+Four measurements, each printed with the figures it is made of:
+
+- **playouts**: random playouts per second of a rules file and of a hand-written Python reference
+  of the same game, run in this one process in alternating time slices (so a busy machine slows
+  both alike), and their ratio. The references live in ``bench/`` (in a checkout) or
+  ``rulelang/_bundled/bench`` (in an installed wheel); a reference is a Python file with
+  ``RULES`` (the rules file it plays: a bundled game's name or a path beside the reference),
+  ``PLAYERS`` and ``playout(rng) -> (winners, decisions)``. Your own: ``rulelang bench my_ref.py``
+  or ``rulelang bench my_game.rules:my_ref.py``.
+- **check**: the wall time of a whole ``rulelang check FILE`` process, per game in ``games/``.
+- **clone**: copies of a match in mid-game per second (what a planning bot pays per imagined copy).
+- **simulate**: games per second of ``simulate`` with ``--jobs 1`` and ``--jobs 2``.
+
+Timings are for comparing, not for asserting: the ratios are what a busy machine does not spoil.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from .resources import bench_dir, find_game, games_dir
+
+SECTIONS = ("playouts", "check", "clone", "simulate")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("references", nargs="*", metavar="REFERENCE",
+                   help="hand-written references to race: a bundled one's name (tictactoe, connect4, zemico), a .py "
+                        "file, or RULES:REFERENCE.py (default: every reference in the bench folder)")
+    p.add_argument("--only", metavar="SECTIONS", help=f"comma-separated, among {', '.join(SECTIONS)} (default: all)")
+    p.add_argument("--seconds", type=float, default=2.0,
+                   help="time given to each side of each playout race (default: 2.0)")
+    p.add_argument("--simulate-games", type=int, default=40, metavar="N",
+                   help="games per simulate run (default: 40)")
+    p.add_argument("--simulate-file", metavar="FILE", default="zemico",
+                   help="the game simulated for the --jobs comparison (default: zemico)")
+    p.add_argument("--quick", action="store_true", help="a tiny run that only shows the command works (no useful figures)")
+
+
+# ------------------------------------------------------------------ references
+
+
+@dataclass
+class Reference:
+    name: str
+    module: ModuleType
+    rules: Path
+    players: int
+
+
+def _load_module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"rulelang_bench_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for needed in ("RULES", "PLAYERS", "playout"):
+        if not hasattr(module, needed):
+            raise ValueError(f"{path}: a reference defines RULES, PLAYERS and playout(rng); {needed} is missing")
+    return module
+
+
+def _rules_path(text: str, beside: Path) -> Path:
+    candidate = beside / text
+    if candidate.exists():
+        return candidate
+    if not text.endswith(".rules") and (beside / f"{text}.rules").exists():
+        return beside / f"{text}.rules"
+    return find_game(text)
+
+
+def find_references(names: list[str]) -> list[Reference]:
+    folder = bench_dir()
+    if not names:
+        if not folder.is_dir():
+            raise ValueError(f"no hand-written references found: rulelang looks in {folder} "
+                             "(bench/ in a checkout, rulelang/_bundled/bench in an installed wheel); "
+                             "name a reference file instead: rulelang bench my_reference.py")
+        names = [p.stem for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
+    out = []
+    for name in names:
+        rules_override = None
+        if ":" in name and name.split(":", 1)[0].endswith(".rules"):
+            rules_override, name = name.split(":", 1)
+        path = Path(name)
+        if not path.exists():
+            path = folder / (name if name.endswith(".py") else f"{name}.py")
+        if not path.exists():
+            raise ValueError(f"no reference {name!r}: not a file, and not in {folder}")
+        module = _load_module(path)
+        rules = Path(rules_override) if rules_override else _rules_path(module.RULES, path.parent)
+        out.append(Reference(path.stem, module, rules, int(module.PLAYERS)))
+    return out
+
+
+# ------------------------------------------------------------------ measurements
+
+
+def rules_playout(game, players: int, seed: int, rng: random.Random) -> tuple[list[int], int]:
+    """One match of a rules file between uniform-random players."""
+    match = game.new_match(players=players, seed=seed)
+    randrange = rng.randrange
+    while not match.s.over:
+        match.apply(randrange(match.option_count()))
+    return match.result["winners"], match.s.decisions
+
+
+def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
+    """Playouts of both sides in alternating slices of time; counts, times and mean decisions."""
+    rng_rules, rng_ref = random.Random(1), random.Random(2)
+    sides = {"rules": [0, 0.0, 0], "reference": [0, 0.0, 0]}  # playouts, seconds, decisions
+    seed = 0
+    per_slice = seconds / slices
+    for _ in range(slices):
+        for side in ("rules", "reference"):
+            tally = sides[side]
+            start = time.perf_counter()
+            deadline = start + per_slice
+            while True:
+                if side == "rules":
+                    _, decisions = rules_playout(game, ref.players, seed, rng_rules)
+                    seed += 1
+                else:
+                    _, decisions = ref.module.playout(rng_ref)
+                tally[0] += 1
+                tally[2] += decisions
+                if time.perf_counter() >= deadline:
+                    break
+            tally[1] += time.perf_counter() - start
+    return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
+
+
+def check_times(files: list[Path], repeats: int) -> list[tuple[Path, list[float], int]]:
+    """Wall time of whole `rulelang check FILE` processes (interpreter start and imports included)."""
+    env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = []
+    for path in files:
+        times = []
+        code = 0
+        for _ in range(repeats):
+            start = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "rulelang", "check", str(path)], env=env,
+                                  capture_output=True, stdin=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+            code = code or proc.returncode
+        out.append((path, times, code))
+    return out
+
+
+def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
+    """Clones per second of a match halfway through a seeded random game (and at which decision)."""
+    rng = random.Random(3)
+    full = game.new_match(players=players, seed=3)
+    while not full.s.over:
+        full.apply(rng.randrange(full.option_count()))
+    halfway = max(full.s.decisions // 2, 0)
+    rng = random.Random(3)
+    match = game.new_match(players=players, seed=3)
+    while match.s.decisions < halfway and not match.s.over:
+        match.apply(rng.randrange(match.option_count()))
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        match.clone()
+        count += 1
+        if time.perf_counter() >= deadline:
+            break
+    return count / (time.perf_counter() - start), match.s.decisions
+
+
+# ------------------------------------------------------------------ the command
+
+
+def _table(rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def run_bench(args, out=None) -> int:
+    from .loader import load
+
+    write = (out or sys.stdout).write
+    only = set(s.strip() for s in args.only.split(",")) if args.only else set(SECTIONS)
+    unknown = only - set(SECTIONS)
+    if unknown:
+        raise ValueError(f"--only takes {', '.join(SECTIONS)}, not {', '.join(sorted(unknown))}")
+    quick = args.quick
+    seconds = 0.05 if quick else args.seconds
+    write(f"rulelang bench: Python {sys.version.split()[0]}, {os.cpu_count()} cores"
+          f"{' (quick: the figures mean nothing)' if quick else ''}\n\n")
+
+    if "playouts" in only:
+        refs = find_references(args.references or (["tictactoe"] if quick else []))
+        where = sorted({_shown(Path(r.module.__file__).parent) for r in refs})
+        write(f"playouts: random playouts per second, rules file vs hand-written Python, interleaved in one process\n"
+              f"references from {', '.join(where)}\n")
+        rows = [["game", "rules file", "rules/s", "reference/s", "ratio", "decisions/game (rules | reference)"]]
+        for ref in refs:
+            game = load(ref.rules)
+            r = race(game, ref, seconds, slices=2 if quick else 6)
+            ours, theirs = r["rules"], r["reference"]
+            rows.append([ref.name, _shown(ref.rules), f"{ours['rate']:,.1f}", f"{theirs['rate']:,.1f}",
+                         f"{ours['rate'] / theirs['rate']:.4f}", f"{ours['decisions']:.1f} | {theirs['decisions']:.1f}"])
+        write(_table(rows, right={2, 3, 4}) + "\n\n")
+
+    seed_games = sorted(games_dir().glob("*.rules"))
+    if "check" in only:
+        files = seed_games[:1] if quick else seed_games
+        write("check: wall time of a whole `rulelang check FILE` process (best and median of "
+              f"{1 if quick else 5})\n")
+        rows = [["file", "best s", "median s", "exit"]]
+        for path, times, code in check_times(files, 1 if quick else 5):
+            rows.append([_shown(path), f"{min(times):.3f}", f"{statistics.median(times):.3f}", str(code)])
+        write(_table(rows, right={1, 2, 3}) + "\n\n")
+
+    if "clone" in only:
+        files = [find_game("tictactoe")] if quick else seed_games + [r.rules for r in find_references([])]
+        write("clone: copies of a match halfway through a seeded random game, per second\n")
+        rows = [["file", "at decision", "clones/s", "µs per clone"]]
+        for path in files:
+            game = load(path)
+            rate, at = clone_rate(game, game.program.game.players_default, seconds)
+            rows.append([_shown(path), str(at), f"{rate:,.0f}", f"{1e6 / rate:,.0f}"])
+        write(_table(rows, right={1, 2, 3}) + "\n\n")
+
+    if "simulate" in only:
+        from .simulate import simulate
+
+        path = find_game("tictactoe" if quick else args.simulate_file)
+        n = 4 if quick else args.simulate_games
+        write(f"simulate: {n} random games of {_shown(path)}, --jobs 1 and --jobs 2 alternately "
+              f"(pool start-up included)\n")
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        for jobs in (1, 2, 1, 2) if not quick else (1, 2):
+            summary = simulate(str(path), n, jobs=jobs)
+            rates[jobs].append(summary.count / summary.seconds)
+        one, two = max(rates[1]), max(rates[2])
+        rows = [["jobs", "games/s (best)", "speed-up"], ["1", f"{one:,.1f}", "1.00"], ["2", f"{two:,.1f}", f"{two / one:.2f}"]]
+        write(_table(rows, right={1, 2}) + "\n")
+    return 0
