@@ -17,11 +17,8 @@ Timings are for comparing, not for asserting: the ratios are what a busy machine
 """
 from __future__ import annotations
 
-import importlib.util
+# the parser of every `rulelang` command reads add_arguments: this module imports little at the top
 import os
-import random
-import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -35,15 +32,15 @@ SECTIONS = ("playouts", "check", "clone", "simulate")
 
 def add_arguments(p) -> None:
     p.add_argument("references", nargs="*", metavar="REFERENCE",
-                   help="hand-written references to race: a bundled one's name (tictactoe, connect4, zemico), a .py "
-                        "file, or RULES:REFERENCE.py (default: every reference in the bench folder)")
+                   help="hand-written references to race: a bundled one's name (a file of the bench folder without .py), "
+                        "a .py file, or RULES:REFERENCE.py (default: every reference in the bench folder)")
     p.add_argument("--only", metavar="SECTIONS", help=f"comma-separated, among {', '.join(SECTIONS)} (default: all)")
     p.add_argument("--seconds", type=float, default=2.0,
                    help="time given to each side of each playout race (default: 2.0)")
-    p.add_argument("--simulate-games", type=int, default=40, metavar="N",
-                   help="games per simulate run (default: 40)")
-    p.add_argument("--simulate-file", metavar="FILE", default="zemico",
-                   help="the game simulated for the --jobs comparison (default: zemico)")
+    p.add_argument("--simulate-games", type=int, default=24, metavar="N",
+                   help="games per simulate run (default: 24)")
+    p.add_argument("--simulate-file", metavar="FILE",
+                   help="the game simulated for the --jobs comparison (default: the first game in games/)")
     p.add_argument("--quick", action="store_true", help="a tiny run that only shows the command works (no useful figures)")
 
 
@@ -59,6 +56,8 @@ class Reference:
 
 
 def _load_module(path: Path) -> ModuleType:
+    import importlib.util
+
     spec = importlib.util.spec_from_file_location(f"rulelang_bench_{path.stem}", path)
     if spec is None or spec.loader is None:
         raise ValueError(f"{path} is not a Python file")
@@ -106,7 +105,7 @@ def find_references(names: list[str]) -> list[Reference]:
 # ------------------------------------------------------------------ measurements
 
 
-def rules_playout(game, players: int, seed: int, rng: random.Random) -> tuple[list[int], int]:
+def rules_playout(game, players: int, seed: int, rng) -> tuple[list[int], int]:
     """One match of a rules file between uniform-random players."""
     match = game.new_match(players=players, seed=seed)
     randrange = rng.randrange
@@ -117,6 +116,8 @@ def rules_playout(game, players: int, seed: int, rng: random.Random) -> tuple[li
 
 def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
     """Playouts of both sides in alternating slices of time; counts, times and mean decisions."""
+    import random
+
     rng_rules, rng_ref = random.Random(1), random.Random(2)
     sides = {"rules": [0, 0.0, 0], "reference": [0, 0.0, 0]}  # playouts, seconds, decisions
     seed = 0
@@ -142,6 +143,8 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
 
 def check_times(files: list[Path], repeats: int) -> list[tuple[Path, list[float], int]]:
     """Wall time of whole `rulelang check FILE` processes (interpreter start and imports included)."""
+    import subprocess
+
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -161,6 +164,8 @@ def check_times(files: list[Path], repeats: int) -> list[tuple[Path, list[float]
 
 def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
     """Clones per second of a match halfway through a seeded random game (and at which decision)."""
+    import random
+
     rng = random.Random(3)
     full = game.new_match(players=players, seed=3)
     while not full.s.over:
@@ -203,6 +208,8 @@ def _shown(path: Path) -> str:
 
 
 def run_bench(args, out=None) -> int:
+    import statistics
+
     from .loader import load
 
     write = (out or sys.stdout).write
@@ -252,7 +259,12 @@ def run_bench(args, out=None) -> int:
     if "simulate" in only:
         from .simulate import simulate
 
-        path = find_game("tictactoe" if quick else args.simulate_file)
+        if quick:
+            path = find_game("tictactoe")
+        elif args.simulate_file:
+            path = find_game(args.simulate_file)
+        else:
+            path = seed_games[0]
         n = 4 if quick else args.simulate_games
         write(f"simulate: {n} random games of {_shown(path)}, --jobs 1 and --jobs 2 alternately "
               f"(pool start-up included)\n")
