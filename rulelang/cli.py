@@ -423,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "simulate --jobs scaling")
     bench_arguments(p)
     p.set_defaults(func=cmd_bench)
+
     for p in sub.choices.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
