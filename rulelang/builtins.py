@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import networkx as nx
 
-from .model import BoardZone, Entity, KeywordValue, Player, Zone
+from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
 class RuleFailure(Exception):
@@ -38,7 +38,9 @@ def builtin(name: str, min_args: int, max_args: int | None, doc: str):
 
 
 BUILTIN_VALUES = {
-    "players": "every player, in seat order",
+    "players": "every player still in the game, in seat order (see `eliminate`)",
+    "all_players": "every player, in seat order, including those eliminated",
+    "eliminated": "the players eliminated so far, in the order they went out",
     "round": "the number of the current round (1 for the first)",
     "current": "the player whose turn it is",
     "phase": "the name of the current phase",
@@ -239,30 +241,34 @@ def _seat(ctx, p):
     return p.seat + 1
 
 
-@builtin("next_player", 1, 1, "the player after this one in the game's turn order")
+def _in_order(ctx, p, step) -> list:
+    """Seats from p (included) going round by step, without the eliminated ones (p is kept)."""
+    n = len(ctx.s.players)
+    out = out_seats(ctx.s)
+    return [ctx.s.players[(p.seat + step * i) % n] for i in range(n)
+            if i == 0 or (p.seat + step * i) % n not in out]
+
+
+@builtin("next_player", 1, 1, "the player after this one in the game's turn order (eliminated players are passed by)")
 def _next_player(ctx, p):
-    n = len(ctx.s.players)
-    step = ctx.vm.program.game.step
-    return ctx.s.players[(p.seat + step) % n]
+    order = _in_order(ctx, p, ctx.vm.program.game.step)
+    return order[1] if len(order) > 1 else p
 
 
-@builtin("previous_player", 1, 1, "the player before this one in the game's turn order")
+@builtin("previous_player", 1, 1, "the player before this one in the game's turn order (eliminated players are passed by)")
 def _previous_player(ctx, p):
-    n = len(ctx.s.players)
-    step = ctx.vm.program.game.step
-    return ctx.s.players[(p.seat - step) % n]
+    order = _in_order(ctx, p, -ctx.vm.program.game.step)
+    return order[1] if len(order) > 1 else p
 
 
-@builtin("turn_order", 1, 1, "every player in the game's turn order, starting with the given one")
+@builtin("turn_order", 1, 1, "every player still in the game in turn order, starting with the given one")
 def _turn_order(ctx, p):
-    n = len(ctx.s.players)
-    step = ctx.vm.program.game.step
-    return [ctx.s.players[(p.seat + step * i) % n] for i in range(n)]
+    return _in_order(ctx, p, ctx.vm.program.game.step)
 
 
-@builtin("opponents", 1, 1, "every player except the given one")
+@builtin("opponents", 1, 1, "every player still in the game except the given one")
 def _opponents(ctx, p):
-    return [q for q in ctx.s.players if q is not p]
+    return [q for q in players_in(ctx.s) if q is not p]
 
 
 @builtin("label", 1, 1, "the text that names a card or value")

@@ -37,13 +37,14 @@ class SymbolTable:
     settings: dict[str, object] = field(default_factory=dict)
     game: N.GameDecl | None = None
     decls: list = field(default_factory=list)
+    table_columns: set = field(default_factory=set)  # the column names of the data files of `table`s
 
     def kind(self, name: str) -> str | None:
         sym = self.symbols.get(name)
         return sym.kind if sym else None
 
     def all_fields(self) -> set[str]:
-        out = set()
+        out = set(self.table_columns)
         for comp in self.components.values():
             out.update(f.name for f in comp.fields)
         return out
@@ -68,6 +69,7 @@ def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
             return
         table.symbols[name] = sym
 
+    tables = []
     for d in decls:
         if isinstance(d, N.GameDecl):
             if table.game is not None:
@@ -101,6 +103,22 @@ def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
             define(d.name, Symbol("keyword", d, "keyword"), d.span)
         elif isinstance(d, N.PhaseDecl):
             define(d.name, Symbol("phase", d, "str"), d.span)
+        elif isinstance(d, N.TableDecl):
+            define(d.name, Symbol("table", d, "list:any"), d.span)
+            tables.append(d)
+    for d in tables:  # the columns of data files are field names (`row.q`); unreadable files are reported later
+        from .tables import TableError, read_table, table_path
+
+        src = d.source
+        name = src.value if isinstance(src, N.StrLit) else None
+        if isinstance(src, N.Name) and table.kind(src.id) == "setting":
+            default = table.symbols[src.id].decl.default
+            name = default.value if isinstance(default, N.StrLit) else None
+        if name:
+            try:
+                table.table_columns.update(read_table(table_path(name, d.span.file), name)[0])
+            except TableError:
+                pass
     if table.game is None:
         bag.error(Span(file=decls[0].span.file if decls else "<rules>", line=1, column=1),
                   'the file has no `game "Name" { ... }` declaration')
@@ -217,6 +235,8 @@ class Checker:
                          expected=" | ".join(d.choices), hint=did_you_mean(getattr(d.default, "id", ""), d.choices))
             else:
                 self.expr(d.default, set())
+        elif isinstance(d, N.TableDecl):
+            self.table_source(d)
         elif isinstance(d, N.DefDecl):
             self.expr(d.body, {p.name for p in d.params})
         elif isinstance(d, N.ProcDecl):
@@ -311,6 +331,10 @@ class Checker:
                 else:
                     self.call(s.target, scope, statement=True)
                 return scope
+            if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
+                self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
+                                 f'until the end of the {s.until}',
+                         hint="declare it with `var NAME: TYPE`, or change a field (x.field) instead")
             if not isinstance(s.target, (N.Name, N.Attr)):
                 self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
             elif isinstance(s.target, N.Name):
@@ -363,20 +387,7 @@ class Checker:
             self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
             if s.opts.by is not None:
                 self.expect_player(s.opts.by, scope)
-            names = set()
-            for opt in s.options:
-                if opt.name in names:
-                    self.err(opt.span, f'two options are named "{opt.name}"')
-                names.add(opt.name)
-                inner = set(scope)
-                for b in opt.bindings:
-                    e(b.coll, inner)
-                    inner = inner | {b.var}
-                    if b.cond is not None:
-                        e(b.cond, inner)
-                if opt.cond is not None:
-                    e(opt.cond, inner)
-                self.block(opt.body, inner, ctx)
+            self.options(s.options, scope, ctx)
             return scope
         if isinstance(s, N.Move):
             self.expect_cards(s.what, scope)
@@ -429,6 +440,26 @@ class Checker:
         if isinstance(s, N.Win):
             e(s.who, scope)
             return scope
+        if isinstance(s, N.Eliminate):
+            ty = e(s.who, scope)
+            if ty not in ("player", "list:player", "any", "list:any"):
+                self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
+                         expected="a player or a list of players, as in `eliminate current`")
+            return scope
+        if isinstance(s, N.Respond):
+            self.no_choice_in(ctx, s.span, by=s.coll)
+            e(s.coll, scope)
+            self.options(s.options, scope | {s.var}, ctx)
+            return scope
+        if isinstance(s, N.Offer):
+            self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
+            self.expect_player(s.to, scope)
+            if s.by is not None:
+                self.expect_player(s.by, scope)
+            self.options(s.options, scope, ctx)
+            if s.refused is not None:
+                self.block(s.refused, scope, ctx)
+            return scope
         if isinstance(s, N.End):
             return scope
         if isinstance(s, N.TakeTurns):
@@ -473,6 +504,45 @@ class Checker:
             self.err(span, "a continuous rule (`always`) cannot ask a player to choose: it must settle by itself")
         if "result" in ctx:
             self.err(span, "the `result` block cannot ask a player to choose")
+
+    def options(self, options: list, scope: set, ctx: set):
+        names = set()
+        for opt in options:
+            if opt.name in names:
+                self.err(opt.span, f'two options are named "{opt.name}"')
+            names.add(opt.name)
+            inner = set(scope)
+            for b in opt.bindings:
+                self.expr(b.coll, inner)
+                inner = inner | {b.var}
+                if b.cond is not None:
+                    self.expr(b.cond, inner)
+            if opt.cond is not None:
+                self.expr(opt.cond, inner)
+            self.block(opt.body, inner, ctx)
+
+    def table_source(self, d: N.TableDecl):
+        """A table's file: a text, or a setting holding one (read when the game is loaded)."""
+        from .tables import TableError, read_table, table_path
+
+        src = d.source
+        name = None
+        if isinstance(src, N.StrLit):
+            name = src.value
+        elif isinstance(src, N.Name) and self.t.kind(src.id) == "setting":
+            default = self.t.symbols[src.id].decl.default
+            name = default.value if isinstance(default, N.StrLit) else None
+        else:
+            self.err(src.span, "a table is read from a file named by a text or a setting",
+                     expected='a file name, as in `table rows from "maps/valley.csv"`, or the name of a setting')
+            return
+        if name is None:
+            self.err(src.span, f'the setting "{src.id}" should name a data file (a text)')
+            return
+        try:
+            read_table(table_path(name, d.span.file), name)
+        except TableError as exc:
+            self.err(src.span, f'table "{d.name}": {exc}', hint="the file is looked for beside the rules file")
 
     def placement(self, p: N.Placement, scope):
         if p.at is not None:
@@ -668,7 +738,7 @@ class Checker:
                 return "any"
             if x.id in BUILTIN_VALUES:
                 return {"players": "list:player", "round": "int", "current": "player", "phase": "str",
-                        "player_count": "int"}[x.id]
+                        "player_count": "int", "all_players": "list:player", "eliminated": "list:player"}[x.id]
             sym = self.t.symbols.get(x.id)
             if sym is None:
                 if x.id == "self":

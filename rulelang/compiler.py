@@ -20,7 +20,7 @@ from .budgets import check_size, current_budgets, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of
 from .checker import SymbolTable, type_name
 from .errors import Span
-from .model import BoardZone, CardDef, Entity, KeywordValue, Player, Zone, move as move_entity
+from .model import BoardZone, CardDef, Entity, KeywordValue, OUT_KEY, Player, Zone, expire, move as move_entity, out_seats, players_in, remember_undo
 
 LOOP_LIMIT = 100_000
 DEF_CALL_WORK = 20  # a def call counts as this many steps of work (it costs about as much as that many ops)
@@ -592,13 +592,17 @@ class TurnsNext(Op):
             return self.finish(vm, frame)
         if self.once and t["taken"] >= n:
             return self.finish(vm, frame)
+        out = out_seats(s)
         for _ in range(n):
-            if self.skipping is None:
+            if seat_at(pos) in out:
+                skip = True  # an eliminated player takes no turns
+            elif self.skipping is None:
                 break
-            saved = s.current
-            s.current = seat_at(pos)
-            skip = self.skipping(ctx)
-            s.current = saved
+            else:
+                saved = s.current
+                s.current = seat_at(pos)
+                skip = self.skipping(ctx)
+                s.current = saved
             if not skip:
                 break
             if self.once:
@@ -641,6 +645,7 @@ class TurnEnd(Op):
             frame.handlers.pop()
         frame.pc = self.next_pc
         vm.turn_finished()
+        expire(vm.s, "turn")
         vm.fire_at("end", "turn")
         vm.settle()
 
@@ -667,6 +672,7 @@ class Compiler:
         self.slot_counter = 0
         self.program: Program | None = None
         self.cards_made = 0  # cards declared so far (the cards budget)
+        self.tables: dict[str, list] = {}
 
     def slot(self, what: str) -> str:
         self.slot_counter += 1
@@ -724,7 +730,11 @@ class Compiler:
             return lambda c: c.v[name]
         if name in BUILTIN_VALUES:
             if name == "players":
+                return lambda c: players_in(c.s)
+            if name == "all_players":
                 return lambda c: c.s.players
+            if name == "eliminated":
+                return lambda c: [c.s.players[i] for i in out_seats(c.s)]
             if name == "round":
                 return lambda c: c.s.round
             if name == "current":
@@ -741,6 +751,9 @@ class Compiler:
         if kind == "setting":
             value = self.settings[name]
             return lambda c: value
+        if kind == "table":
+            rows = self.table_rows(sym.decl)
+            return lambda c: rows
         if kind == "member":
             return lambda c: name
         if kind == "enum":
@@ -876,6 +889,24 @@ class Compiler:
             return make_keyword
         raise RuleError(span, f'"{name}" cannot be called here')
 
+    def table_rows(self, d) -> list:
+        """The rows of a `table` declaration's data file (see tables.py), read once when the game is compiled."""
+        from .tables import TableError, read_table, table_path
+
+        cached = self.tables.get(d.name)
+        if cached is not None:
+            return cached
+        src = d.source
+        name = src.value if isinstance(src, N.StrLit) else self.settings.get(getattr(src, "id", ""))
+        if not isinstance(name, str) or not name:
+            raise RuleError(src.span, f'table "{d.name}" needs a file name, but got {describe(name)}')
+        try:
+            _header, rows = read_table(table_path(name, d.span.file), name)
+        except TableError as exc:
+            raise RuleError(src.span, f'table "{d.name}": {exc}') from None
+        self.tables[d.name] = rows
+        return rows
+
     def x_Attr(self, x):
         obj = self.expr(x.obj)
         name = x.name
@@ -893,6 +924,10 @@ class Compiler:
                     return o.attrs[name]
                 if name == "seat":
                     return o.seat + 1
+            elif type(o) is dict:
+                if name in o:
+                    return o[name]
+                raise RuleError(span, f'this row has no "{name}"; its fields are: ' + ", ".join(map(str, o)))
             elif isinstance(o, Zone):
                 if name == "size":
                     return len(o.items)
@@ -1130,9 +1165,15 @@ class Compiler:
 
                 self.emit(code, Exec(set_local, span))
             else:
+                until = s.until
+
                 def set_global(c):
                     g = c.s.globals
-                    new = _update(g.get(name), value(c), op, span)
+                    v = value(c)
+                    old = g.get(name)
+                    new = _update(old, v, op, span)
+                    if until is not None:
+                        remember_undo(c.s, until, None, name, op, old if op == "=" else v)
                     if g.get(name, _MISSING) != new:
                         g[name] = new
                         c.s.version += 1
@@ -1141,15 +1182,21 @@ class Compiler:
             return
         obj = self.expr(target.obj)
         attr = target.name
+        until = s.until
 
         def set_attr(c):
             o = obj(c)
             if type(o) is Entity and attr in _CARD_PSEUDO_FIELDS and attr not in o.attrs:
+                if until is not None:
+                    raise RuleError(span, f'"{attr}" of a card cannot change only until the end of the {until}')
                 _set_card_pseudo_field(c, o, attr, value(c), op, span)
                 return
             if type(o) in (Entity, Player):
                 attrs = o.attrs
-                new = _update(attrs.get(attr), value(c), op, span)
+                v = value(c)
+                if until is not None:
+                    remember_undo(c.s, until, o, attr, op, attrs.get(attr) if op == "=" else v)
+                new = _update(attrs.get(attr), v, op, span)
                 if attrs.get(attr, _MISSING) != new:
                     attrs[attr] = new
                     c.s.version += 1
@@ -1159,6 +1206,56 @@ class Compiler:
             raise RuleError(span, f'cannot set "{attr}" of {describe(o)}')
 
         self.emit(code, Exec(set_attr, span))
+
+    # ---- elimination, responses, offers (the last two are written with choices)
+    def s_Eliminate(self, code, s, loops):
+        who, span = self.expr(s.who), s.span
+
+        def do_eliminate(c):
+            out = list(out_seats(c.s))
+            for p in as_list(who(c)):
+                if not isinstance(p, Player):
+                    raise RuleError(span, f"only players can be eliminated, not {describe(p)}")
+                if p.seat not in out:
+                    out.append(p.seat)
+                    c.s.log.append(f"{describe(p)} is eliminated")
+            c.s.globals[OUT_KEY] = out
+            c.s.version += 1
+
+        self.emit(code, Exec(do_eliminate, span))
+
+    def s_Respond(self, code, s, loops):
+        """Each listed player, in order, may answer with one of the options or pass (with `once`, the first
+        answer closes the window). Written as a loop over the players with an optional choice by each."""
+        span = s.span
+        flag = f"__answered_{span.line}_{span.column}"
+        mark = N.Assign(span=span, target=N.Name(span=span, id=flag), op="=", value=N.BoolLit(span=span, value=True))
+        options = [opt.model_copy(update={"body": [mark] + list(opt.body)}) for opt in s.options]
+        ask = N.ChooseBlock(span=span, opts=N.ChooseOpts(span=span, by=N.Name(span=span, id=s.var), optional=True,
+                                                         prompt=s.prompt), options=options)
+        body = [ask]
+        if s.once:
+            body = [N.If(span=span, branches=[(N.Not(span=span, operand=N.Name(span=span, id=flag)), body)])]
+        self.stmt(code, N.Let(span=span, name=flag, value=N.BoolLit(span=span, value=False)), loops)
+        self.stmt(code, N.For(span=span, var=s.var, coll=s.coll, body=body), loops)
+
+    def s_Offer(self, code, s, loops):
+        """The offering player picks one offer (an option with its bindings) or none; the player offered to then
+        picks "accept" (the option's body runs) or "refuse" (the `refused` block runs). Both answers show the
+        offer's values in their labels."""
+        span = s.span
+        by = s.by if s.by is not None else N.Name(span=span, id="current")
+        options = []
+        for opt in s.options:
+            shown = [N.Binding(span=b.span, var=b.var, coll=N.ListLit(span=b.span, items=[N.Name(span=b.span, id=b.var)]))
+                     for b in opt.bindings]
+            answer = N.ChooseBlock(span=span, opts=N.ChooseOpts(span=span, by=s.to, optional=False,
+                                                                prompt=(s.prompt or opt.name) + ": accept or refuse?"),
+                                   options=[N.Option(span=opt.span, name="accept", bindings=shown, body=list(opt.body)),
+                                            N.Option(span=opt.span, name="refuse", bindings=shown, body=list(s.refused or []))])
+            options.append(opt.model_copy(update={"body": [answer]}))
+        self.stmt(code, N.ChooseBlock(span=span, opts=N.ChooseOpts(span=span, by=by, optional=True, prompt=s.prompt),
+                                      options=options), loops)
 
     def s_If(self, code, s, loops):
         ends = []

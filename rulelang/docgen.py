@@ -140,9 +140,14 @@ def child_blocks(stmt: N.Node) -> Iterator[list]:
             yield body
         if stmt.other:
             yield stmt.other
-    elif isinstance(stmt, N.ChooseBlock):
+    elif isinstance(stmt, (N.ChooseBlock, N.Respond)):
         for option in stmt.options:
             yield option.body
+    elif isinstance(stmt, N.Offer):
+        for option in stmt.options:
+            yield option.body
+        if stmt.refused:
+            yield stmt.refused
     elif isinstance(stmt, (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.TakeTurns, N.StepBlock)):
         yield stmt.body
 
@@ -927,12 +932,14 @@ class _Renderer:
                         head = code(self.src.first_line(s, 70))
                     out.append(f"{pad}- {head} ({self.ref(s)}): " + " ".join(s.doc))
                     shown = depth + 1
-                if isinstance(s, N.ChooseBlock):
+                if isinstance(s, (N.ChooseBlock, N.Respond, N.Offer)):
                     for o in s.options:
                         opad = "    " * shown
                         if o.doc:
                             out.append(f"{opad}- option {code(o.name)} ({self.ref(o)}): " + " ".join(o.doc))
                         visit(o.body, shown + (1 if o.doc else 0))
+                    if isinstance(s, N.Offer) and s.refused:
+                        visit(s.refused, shown)
                     continue
                 for body in child_blocks(s):
                     visit(body, shown)

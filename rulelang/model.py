@@ -132,6 +132,61 @@ class State:
         return self.zones[f"{name}#{seat + 1}"]
 
 
+# ------------------------------------------------------------------ elimination
+
+OUT_KEY = "__out"  # the seats eliminated, in order, kept with the globals (saved and copied with them)
+
+
+def out_seats(state: "State") -> list:
+    return state.globals.get(OUT_KEY) or []
+
+
+def players_in(state: "State") -> list:
+    """The players still in the game (every player until someone is eliminated)."""
+    out = state.globals.get(OUT_KEY)
+    if not out:
+        return state.players
+    return [p for p in state.players if p.seat not in out]
+
+
+# ------------------------------------------------------------------ durations
+
+UNTIL_KEY = "__until"  # changes to undo at the end of a turn, phase or round: [timing, owner, name, op, value]
+
+
+def remember_undo(state: "State", timing: str, owner, name: str, op: str, value) -> None:
+    """Remember how to undo `owner.name op value` (owner None: a global) when the timing ends."""
+    state.globals.setdefault(UNTIL_KEY, []).append([timing, owner, name, op, value])
+
+
+def expire(state: "State", timing: str) -> None:
+    """Undo, newest first, the changes that last until the end of this turn, phase or round. A change by
+    `+=` or `-=` is taken back by the same amount (other changes made meanwhile stay); `=` puts back the
+    value it replaced."""
+    entries = state.globals.get(UNTIL_KEY)
+    if not entries or not any(e[0] == timing for e in entries):
+        return
+    keep = []
+    for entry in reversed(entries):
+        when, owner, name, op, value = entry
+        if when != timing:
+            keep.append(entry)
+            continue
+        attrs = state.globals if owner is None else owner.attrs
+        if op == "=":
+            attrs[name] = value
+        elif op == "+=":
+            attrs[name] = (attrs.get(name) or 0) - value
+        else:
+            attrs[name] = (attrs.get(name) or 0) + value
+    keep.reverse()
+    if keep:
+        state.globals[UNTIL_KEY] = keep
+    else:
+        del state.globals[UNTIL_KEY]
+    state.version += 1
+
+
 # ------------------------------------------------------------------ JSON encoding
 
 

@@ -154,6 +154,7 @@ class Assign(Stmt):
     target: AnyExpr
     op: Optional[str] = None  # None: a bare call used as a statement
     value: Optional[AnyExpr] = None
+    until: Optional[Literal["round", "turn", "phase"]] = None  # `until end of round`: undone then
 
 
 class If(Stmt):
@@ -316,10 +317,33 @@ class Return(Stmt):
     pass
 
 
+class Eliminate(Stmt):
+    """`eliminate p`: the player (or list of players) is out of the game."""
+    who: AnyExpr
+
+
+class Respond(Stmt):
+    """`respond [once] r in players { option ... }`: each listed player may answer with an option or pass."""
+    var: str
+    coll: AnyExpr
+    once: bool = False
+    prompt: Optional[str] = None
+    options: list[Option]
+
+
+class Offer(Stmt):
+    """`offer to o [by p] { option ... } [refused { ... }]`: p picks an offer (or none), o accepts or refuses."""
+    to: AnyExpr
+    by: Optional[AnyExpr] = None
+    prompt: Optional[str] = None
+    options: list[Option]
+    refused: Optional[list["AnyStmt"]] = None
+
+
 AnyStmt = Union[
     Let, Assign, If, For, While, RepeatTimes, RepeatUntil, Choose, ChooseBlock, Move, Discard,
     Draw, Shuffle, Create, Reveal, Hide, Flip, Signal, Perform, Win, End, TakeTurns, StepBlock,
-    Log, Fail, Break, Continue, Return,
+    Log, Fail, Break, Continue, Return, Eliminate, Respond, Offer,
 ]
 
 
@@ -581,6 +605,12 @@ class ScenarioItem(Node):
     expr: Optional[AnyExpr] = None
 
 
+class TableDecl(Decl):
+    """`table NAME from "file.csv"`: the rows of a data file, read when the game is loaded."""
+    name: str
+    source: AnyExpr
+
+
 class ScenarioDecl(Decl):
     name: str
     items: list[ScenarioItem] = Field(default_factory=list)
@@ -589,7 +619,7 @@ class ScenarioDecl(Decl):
 AnyDecl = Union[
     GameDecl, EnumDecl, ComponentDecl, PlayerDecl, CardsDecl, ZoneDecl, VarDecl, SettingDecl,
     SetSetting, DefDecl, ProcDecl, KeywordDecl, PhaseDecl, SetupDecl, ResultDecl, TriggerDecl,
-    AlwaysDecl, VariantDecl, RemoveDecl, ScenarioDecl,
+    AlwaysDecl, VariantDecl, RemoveDecl, ScenarioDecl, TableDecl,
 ]
 
 

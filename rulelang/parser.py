@@ -164,7 +164,7 @@ _LEADING_WORDS = (
     "let set if elif else for while repeat choose move discard draw shuffle create reveal hide turn signal "
     "perform win end take step log fail break continue return option usable effect "
     "game enum component player cards zone var setting def procedure keyword phase setup result at when "
-    "always variant remove replace scenario"
+    "always variant remove replace scenario eliminate respond offer table"
 ).split()
 
 
@@ -831,8 +831,15 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def assign_stmt(self, meta, c):
-        target, op, value = c[-3], c[-2], c[-1]
-        return N.Assign(span=self._span(meta), target=target, op=str(op) if op is not None else None, value=value)
+        target, op, value, until = c[-4], c[-3], c[-2], c[-1]
+        return N.Assign(span=self._span(meta), target=target, op=str(op) if op is not None else None, value=value,
+                        until=until)
+
+    def duration(self, c):
+        return c[0]
+
+    def until_timing(self, c):
+        return str(c[0])
 
     @v_args(meta=True)
     def if_stmt(self, meta, c):
@@ -1014,6 +1021,38 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def return_stmt(self, meta, c):
         return N.Return(span=self._span(meta))
+
+    @v_args(meta=True)
+    def eliminate_stmt(self, meta, c):
+        return N.Eliminate(span=self._span(meta), who=c[0])
+
+    @v_args(meta=True)
+    def respond_stmt(self, meta, c):
+        once, var, coll, prompt = c[0], c[1], c[2], c[3]
+        return N.Respond(span=self._span(meta), var=str(var), coll=coll, once=once is not None,
+                         prompt=_unquote(prompt) if prompt is not None else None, options=list(c[4:]))
+
+    def respond_once(self, c):
+        return True
+
+    @v_args(meta=True)
+    def offer_stmt(self, meta, c):
+        to, by, prompt = c[0], c[1], c[2]
+        rest = list(c[3:])
+        refused = None
+        if rest and isinstance(rest[-1], tuple) and rest[-1][0] == "refused":
+            refused = rest.pop()[1]
+        elif rest and rest[-1] is None:
+            rest.pop()
+        return N.Offer(span=self._span(meta), to=to, by=by, prompt=_unquote(prompt) if prompt is not None else None,
+                       options=rest, refused=refused)
+
+    def refused_clause(self, c):
+        return ("refused", c[0])
+
+    @v_args(meta=True)
+    def table_decl(self, meta, c):
+        return N.TableDecl(span=self._span(meta), name=str(c[0]), source=c[1])
 
     # ---- expressions
     @v_args(meta=True)

@@ -19,7 +19,7 @@ from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import as_list, describe, keywords_of
 from .compiler import Code, Ctx, FlowOp, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
-from .model import BoardZone, Entity, Player, State, Zone, decode, encode, place
+from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats, place
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -273,6 +273,7 @@ class VM:
                 frame.handlers.pop()
             frame.pc += 1
             self.phase_finished(op.arg)
+            expire(s, "phase")
             self.fire_at("end", "phase", op.arg)
             self.settle()
         elif what == "round_end":
@@ -280,6 +281,7 @@ class VM:
                 frame.handlers.pop()
             frame.pc += 1
             self.round_finished()
+            expire(s, "round")
             self.fire_at("end", "round")
             self.settle()
         elif what == "round_loop":
@@ -550,6 +552,7 @@ class Match:
             "decisions": self.s.decisions,
             "players": [dict(_plain_attrs(p.attrs)) for p in self.s.players],
             "keyword_uses": dict(self.s.stats),
+            **({"eliminated": [i + 1 for i in out_seats(self.s)]} if out_seats(self.s) else {}),
         }
 
     # ---- views
