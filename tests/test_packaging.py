@@ -15,6 +15,9 @@ def test_wheel_bundles_grammar_games_and_examples(tmp_path):
     assert "rulelang/_bundled/grammar/rulelang.lark" in names
     for game in (ROOT / "games").glob("*.rules"):
         assert f"rulelang/_bundled/games/{game.name}" in names
+    # data files a game reads (`table ... from "maps/..."`) travel with it
+    for data in (ROOT / "games").rglob("*.csv"):
+        assert f"rulelang/_bundled/games/{data.relative_to(ROOT / 'games').as_posix()}" in names
     for example in (ROOT / "examples").glob("*.rules"):
         assert f"rulelang/_bundled/examples/{example.name}" in names
     for asset in ("table.html", "table.js", "table.css", "favicon.svg"):  # the browser table's page

@@ -54,7 +54,7 @@ def test_checks_clean(variant):
     game(variant)
 
 
-MODES = [("", "random_map", 3), ("", "tile_laying", 2), ("all_modules", "random_map", 4),
+MODES = [("", "random_map", 3), ("", "tile_laying", 2), ("", "map_file", 2), ("all_modules", "random_map", 4),
          ("all_modules", "tile_laying", 3)]
 
 
@@ -66,7 +66,7 @@ def test_every_mode_plays_to_an_end(variant, mode, players):
     for seed in (1, 2):
         match = game(variant, map_mode=mode).new_match(players=players, seed=seed)
         result = play_out(match, seed, _sound)
-        alive = [i + 1 for i, p in enumerate(match.s.players) if not p.attrs["out"]]
+        alive = [i + 1 for i in range(players) if i + 1 not in result.get("eliminated", [])]
         assert set(result["winners"]) <= set(alive)
         if len(alive) == 1:
             assert result["winners"] == alive
