@@ -9,6 +9,8 @@
   from ``grammar/rulelang.lark``; ``<!-- builtins -->`` becomes the table of built-in
   functions and values, read from the interpreter; ``<!-- cli: check -->`` the usage and
   options of a command, read from its argument parser. The reference cannot drift from them.
+* Each game's page gets a short "Balance" section from a seeded simulation
+  (``rulelang.balance_docs``): win rate per seat, length, a small SVG plot.
 * ``css/pygments.css``: the colours of the ``codehilite`` highlighting (the ``rules``
   lexer is ``rulelang.pygments_lexer``).
 """
@@ -52,6 +54,32 @@ def _render(section: str, path: Path) -> tuple[str, str]:
     return page.title, page.markdown
 
 
+_balance_cache: dict = {}  # (path, modification time) -> (markdown, svg): `mkdocs serve` rebuilds fast
+
+
+def _with_balance(md: str, path: Path, folder_uri: str, config, files) -> str:
+    """The page with its "Balance" section (a seeded simulation, rulelang.balance_docs) before the
+    assumptions and the source, and the section's plot as a generated SVG beside it."""
+    from rulelang.balance_docs import balance_section
+    from rulelang.errors import RulesError
+
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _balance_cache:
+        try:
+            _balance_cache[key] = balance_section(path, source_path=path.relative_to(ROOT).as_posix(),
+                                                  plot_name=f"{path.stem}-balance.svg")
+        except (RulesError, ValueError) as exc:
+            log.warning("%s: no balance section, the simulation failed: %s", path.name, exc)
+            return md
+    section, svg = _balance_cache[key]
+    files.append(File.generated(config, f"{folder_uri}/{path.stem}-balance.svg", content=svg))
+    for heading in ("\n## Assumptions", "\n## Source"):
+        at = md.find(heading)
+        if at != -1:
+            return md[:at] + "\n" + section + md[at:]
+    return md + "\n" + section
+
+
 def on_config(config):
     _pages.clear()
     for section, (folder_uri, folder) in SECTIONS.items():
@@ -75,6 +103,8 @@ def on_files(files, config):
         titles = []
         for path in _rules_files(folder):
             title, md = _render(section, path)
+            if section == "Games":
+                md = _with_balance(md, path, folder_uri, config, files)
             uri = f"{folder_uri}/{path.stem}.md"
             titles.append((title, uri))
             if files.get_file_from_path(uri) is not None:

@@ -8,8 +8,8 @@ Two halves:
   or else a ``score`` field) at the end of each round, from which the lead changes, drama
   and decisiveness of that game follow.
 * ``summarise`` turns a list of game records into the metrics, each rate with a Wilson
-  interval and each mean with a Student t interval (scipy and statsmodels, imported only
-  when a summary is made, so ``rulelang check`` stays quick).
+  interval and each mean with a Student t interval (scipy, imported only when a summary is
+  made, so ``rulelang check`` stays quick).
 
 Every metric is documented in ``docs/balance.md``.
 """
@@ -160,10 +160,10 @@ def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> dict:
     """A rate with its Wilson score interval."""
     if n == 0:
         return {"rate": None, "low": None, "high": None, "count": 0, "of": 0}
-    from statsmodels.stats.proportion import proportion_confint
+    from scipy.stats import binomtest
 
-    low, high = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
-    return {"rate": k / n, "low": float(low), "high": float(high), "count": k, "of": n}
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return {"rate": k / n, "low": float(ci.low), "high": float(ci.high), "count": k, "of": n}
 
 
 def mean_ci(values: list[float], confidence: float = CONFIDENCE) -> dict:

@@ -213,3 +213,16 @@ def test_same_results_in_process_on_a_pool_and_on_a_dask_cluster():
         remote = simulate(TICTACTOE, 12, seed=4, cluster=cluster.scheduler_address)
     assert _fingerprint(here) == _fingerprint(remote)
     assert here.metrics()["win_rate"] == remote.metrics()["win_rate"]
+
+
+# ------------------------------------------------------------------ the rulebook page
+
+
+def test_a_games_page_gets_a_balance_section():
+    from rulelang.balance_docs import balance_section
+
+    md, svg = balance_section(DUEL, games=6, plot_name="duel-balance.svg")
+    assert md.startswith("## Balance") and "| 1 |" in md and "| 2 |" in md
+    assert "![Win rate per seat and game length of 6 seeded games](duel-balance.svg)" in md
+    assert "rulelang simulate" in md
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
