@@ -116,40 +116,11 @@ def _variants(value: str | None) -> list[str]:
 # ------------------------------------------------------------------ play
 
 
-def render_view(view: dict) -> str:
-    lines = [f"Round {view['round']}" + (f", phase {view['phase']}" if view["phase"] else "")
-             + (f", Player {view['current']} to play" if view["current"] else "")]
-    for name, value in view["globals"].items():
-        if value is not None:
-            lines.append(f"  {name}: {value}")
-    for key, zone in view["zones"].items():
-        owner = zone.get("owner")
-        title = key.split("#")[0] + (f" of Player {owner}" if owner else "")
-        if owner is not None and owner != view["you"] and zone["visibility"] == "private":
-            if zone["count"]:
-                lines.append(f"  {title}: {zone['count']} card{'s' if zone['count'] != 1 else ''}")
-            continue
-        if "cells" in zone:
-            if not zone["cells"]:
-                lines.append(f"  {title}: empty")
-                continue
-            lines.append(f"  {title}:")
-            for cell in zone["cells"]:
-                where = tuple(cell["cell"]) if isinstance(cell["cell"], list) else cell["cell"]
-                cards = ", ".join(c.get("card", "a hidden card") for c in cell["cards"])
-                lines.append(f"    {where}: {cards}")
-        elif "cards" in zone:
-            cards = ", ".join(c.get("card", "a hidden card") for c in zone["cards"]) or "empty"
-            lines.append(f"  {title}: {cards}")
-        else:
-            lines.append(f"  {title}: {zone['count']} cards face down")
-    return "\n".join(lines)
-
-
 def cmd_play(args) -> int:
     from .agents import AgentHandle, make_agent
     from .loader import load
     from .runtime import option_label
+    from .terminal import QUIT, ask
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default
@@ -176,29 +147,15 @@ def cmd_play(args) -> int:
             if humans:
                 # what the bot did, as the human sees it once it is done: a card still hidden from
                 # them (a kept mission) stays hidden, a card laid face up is named
-                console.print(f"Player {seat + 1} ({seats[seat]}): {option_label(match.s, chosen, humans[0])}")
+                console.print(f"Player {seat + 1} ({seats[seat]}): {option_label(match.s, chosen, humans[0])}",
+                              markup=False)
             continue
-        console.print()
-        console.print(render_view(match.view(seat)), markup=False)
-        console.print(f"[bold]Player {seat + 1}[/bold]: {match.prompt or 'choose'}")
-        for o in options:
-            console.print(f"  {o.index + 1}. {o.label}", markup=False)
-        while True:
-            try:
-                answer = input("> ").strip()
-            except EOFError:
-                console.print("no more input: the game stops here")
-                return 1
-            if answer.isdigit() and 1 <= int(answer) <= len(options):
-                match.apply(int(answer) - 1)
-                break
-            if answer in ("q", "quit"):
-                return 0
-            if answer.startswith("save "):
-                Path(answer[5:].strip()).write_text(json.dumps(match.to_json()), encoding="utf-8")
-                console.print(f"saved to {answer[5:].strip()}")
-                continue
-            console.print(f"type a number from 1 to {len(options)} (or 'save FILE', or 'q')")
+        index = ask(console, match, seat, seats=seats)
+        if index is None:
+            return 1
+        if index == QUIT:
+            return 0
+        match.apply(index)
     for line in match.s.log[shown_log:]:
         console.print(f"  [dim]{line}[/dim]")
     result = match.result

@@ -1,0 +1,101 @@
+"""`rulelang play` in the terminal: boards drawn as boards, options chosen part by part, bots one line each."""
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+from rich.console import Console
+
+from rulelang.loader import load
+from rulelang.tableview import table_view
+from rulelang.terminal import QUIT, ask, draw_view
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def console() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=120, color_system=None, highlight=False), out
+
+
+def test_a_square_grid_is_drawn_as_a_grid_with_numbered_places():
+    game = load(ROOT / "examples/tictactoe.rules")
+    match = game.new_match(seed=1)
+    match.apply(4)  # a cross in the middle
+    c, out = console()
+    answers = iter(["3"])
+    index = ask(c, match, 1, read=lambda _: next(answers))
+    text = out.getvalue()
+    assert "┌" in text and "┼" in text and "┘" in text  # a grid, not a list of coordinates
+    assert "cross" in text and "[8]" in text
+    rows = [line for line in text.splitlines() if line.startswith("│")]
+    assert len(rows) == 6  # three rows of cells, two lines each
+    assert match.legal_options()[index].label == "(2, 0)"
+
+
+def test_an_option_is_chosen_a_card_then_a_place():
+    game = load(ROOT / "games/zemico.rules")
+    match = game.new_match(players=4, seed=2)
+    rng = random.Random(0)
+    while not (match.to_move == 0 and match.prompt == "Place a card or skip" and match.option_count() > 10):
+        match.apply(rng.randrange(match.option_count()))
+    c, out = console()
+    answers = iter(["1", "b", "1", "2"])  # a card, back, the card again, then a place
+    index = ask(c, match, 0, read=lambda _: next(answers))
+    chosen = match.legal_options()[index]
+    assert chosen.name == "place"
+    text = out.getvalue()
+    first = text.split("Place a card or skip")[1].split(">")[0]
+    hand = [z for z in table_view(match, 0)["zones"] if z["key"] == "hand#1"][0]["cards"]
+    numbered = [line for line in first.splitlines() if line.strip()[:2].rstrip(".").isdigit()]
+    assert len(numbered) == len(hand) + 1  # each card of the hand and "skip", not every card × every place
+    assert match.option_count() > len(numbered)
+    assert "a place marked [n] on desk" in text and "chosen: " in text
+    assert list(chosen.bindings.values())[0].card.component == "Organism"
+
+
+def test_quitting_and_saving(tmp_path):
+    game = load(ROOT / "examples/tictactoe.rules")
+    match = game.new_match(seed=1)
+    c, out = console()
+    answers = iter(["nonsense", f"save {tmp_path / 's.json'}", "q"])
+    assert ask(c, match, 0, read=lambda _: next(answers)) == QUIT
+    assert "type a number from 1 to 9" in out.getvalue()
+    assert game.match_from_json((tmp_path / "s.json").read_text()).to_move == 0
+
+
+def test_a_hex_map_is_drawn_in_offset_rows():
+    game = load(ROOT / "games/ecogon.rules")
+    match = game.new_match(seed=3)
+    rng = random.Random(1)
+    for _ in range(8):
+        match.apply(rng.randrange(match.option_count()))
+    c, out = console()
+    draw_view(c, table_view(match, match.to_move))
+    lines = out.getvalue().splitlines()
+    start = lines.index("ecosystem") + 1
+    board = []
+    for line in lines[start:]:
+        if not line.startswith(" "):
+            break
+        board.append(line)
+    coords = [line for line in board if "," in line]
+    indents = {len(line) - len(line.lstrip()) for line in coords}
+    assert len(indents) > 1  # rows are shifted against each other
+    placed = [e for e in match.s.zones["ecosystem"].items]
+    assert placed and all(any(e.attrs.get("name", "") in line for line in board) for e in placed[:3])
+
+
+def test_bots_moves_are_one_line_each():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "rulelang", "play", "games/zemico.rules", "--seed", "2",
+                          "--seats", "human,random,random,random"], input="1\n" * 30, capture_output=True,
+                         text=True, timeout=120, cwd=ROOT).stdout
+    bot_lines = [line for line in out.splitlines() if line.startswith(("Player 2 (random):", "Player 3 (random):"))]
+    assert len(bot_lines) >= 4
+    for line in bot_lines:
+        rest = out.split(line, 1)[1].lstrip("\n")
+        assert rest.startswith(("Player ", "Zemico", "  ")), "a bot's move is one line"
