@@ -187,7 +187,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
     return out
 
 
-def draw_cards(zone: dict, numbers: dict[str, int]) -> Text:
+def draw_pile(zone: dict, numbers: dict[str, int]) -> Text:
     out = Text()
     if "cards" not in zone:
         out.append(f"{zone['count']} face down", style="dim")
@@ -248,7 +248,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     for z in shared:
         if z["count"]:
             line = Text(f"{pretty(z['name'])} ({z['count']}): ", style="bold")
-            line.append_text(draw_cards(z, numbers))
+            line.append_text(draw_pile(z, numbers))
             console.print(line)
     if empty:
         console.print(Text("empty: " + ", ".join(empty), style="dim"))
@@ -266,7 +266,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
                 row = Text(f"  {pretty(z['name'])} ({z['count']}): ")
-                row.append_text(draw_cards(z, numbers))
+                row.append_text(draw_pile(z, numbers))
                 console.print(row)
 
 
