@@ -72,6 +72,7 @@ class Table:
     def restart(self, base: dict, choices: list[int]):
         """Start from a saved starting state and replay the answers given since."""
         self.base = base
+        self.error: str | None = None  # a rules error that stopped the match (shown on every page)
         self.choices: list[int] = []
         self.feed: list[dict] = []  # moves and log lines, each with the decision it came after
         self.match = self.game.match_from_json(base)
@@ -86,6 +87,15 @@ class Table:
         for index in self.choices[:upto]:
             match.apply(index)
         return match
+
+    def play(self, index: int) -> bool:
+        """Apply an answer to the live match; a rules error stops the match and is shown to all."""
+        try:
+            self._apply(index)
+            return True
+        except RulesError as exc:
+            self.error = exc.format()
+            return False
 
     def _apply(self, index: int):
         match = self.match
@@ -120,7 +130,7 @@ class Table:
             else:
                 feed.append({"seat": item["seat"], "who": item["who"], "text": item["labels"][str(seat)],
                              "prompt": item["prompt"]})
-        return {"type": "view", "view": view, "feed": feed[-60:],
+        return {"type": "view", "view": view, "feed": feed[-60:], "error": self.error,
                 "history": {"at": position, "length": len(self.choices), "live": live},
                 "seats": [{"seat": i + 1, "who": s} for i, s in enumerate(self.seats)]}
 
@@ -144,7 +154,7 @@ class Table:
         while True:
             async with self.lock:
                 match = self.match
-                if match.is_over or self.agents[match.to_move] is None:
+                if match.is_over or self.error or self.agents[match.to_move] is None:
                     return
                 seat, generation = match.to_move, self.generation
             await asyncio.sleep(self.bot_delay)
@@ -154,7 +164,7 @@ class Table:
             async with self.lock:
                 if generation != self.generation or self.match is not match or match.to_move != seat:
                     continue
-                self._apply(index)
+                self.play(index)
             await self.broadcast()
 
     # ---- what a browser may ask
@@ -162,12 +172,12 @@ class Table:
         kind = msg.get("type")
         if kind == "choose":
             async with self.lock:
-                if self.match.to_move != seat or msg.get("at") != len(self.choices):
+                if self.match.to_move != seat or msg.get("at") != len(self.choices) or self.error:
                     return await self.send(ws)  # stale click: show the current position again
                 index = int(msg.get("index", -1))
                 if not 0 <= index < self.match.option_count():
-                    return await self.error(ws, "that is not one of the options")
-                self._apply(index)
+                    return await self.notify(ws, "that is not one of the options")
+                self.play(index)
             await self.broadcast()
             self.wake_bots()
         elif kind == "travel":
@@ -193,14 +203,14 @@ class Table:
             try:
                 data = self.read_save(str(msg.get("file", "")))
             except (OSError, ValueError, RulesError) as exc:
-                return await self.error(ws, f"could not load it: {exc}")
+                return await self.notify(ws, f"could not load it: {exc}")
             async with self.lock:
                 self.restart(data["base"], data["choices"])
                 self.travel.clear()
             await self.broadcast()
             self.wake_bots()
 
-    async def error(self, ws: WebSocket, text: str):
+    async def notify(self, ws: WebSocket, text: str):
         await ws.send_json({"type": "notice", "text": text, "error": True})
 
     # ---- saving

@@ -140,7 +140,9 @@ function render() {
     if (val === null || val === undefined) continue;
     status.append(el("span", { class: "chip", text: `${pretty(k)}: ${valueText(val)}` }));
   }
-  if (v.over) {
+  if (state.error) {
+    setBanner("The rules stopped with an error (go back in time to play on):\n" + state.error, "offline");
+  } else if (v.over) {
     const w = v.winners.length ? v.winners.map(seatName).join(", ") : "nobody";
     setBanner(`Game over. Winner${v.winners.length > 1 ? "s" : ""}: ${w}.`, "over");
   } else if (!state.history.live) {
@@ -391,7 +393,9 @@ function renderBoards(v, targets, placed) {
 function renderPrompt(v, next, placed) {
   const root = $("prompt");
   root.replaceChildren();
-  if (v.over) { root.append(el("div", { class: "waiting", text: "The game is over." })); return; }
+  if (state.error) {
+    setBanner("The rules stopped with an error (go back in time to play on):\n" + state.error, "offline");
+  } else if (v.over) { root.append(el("div", { class: "waiting", text: "The game is over." })); return; }
   if (!state.history.live) { root.append(el("div", { class: "waiting", text: "Looking back: no choice here." })); return; }
   if (!v.choice) {
     if (v.to_move) root.append(el("div", { class: "waiting" }, `Waiting for ${who(v.to_move)}`,
