@@ -55,8 +55,8 @@ def card_text(card: dict) -> str:
 def remaining(option: dict, picked: list[dict]) -> list[list[dict]]:
     """What an option still needs after the parts picked: one token list per way to reach it."""
     seqs = [option["tokens"]]
-    if option["named"] and len(option["tokens"]) > 1:
-        seqs.append(option["tokens"][1:])  # a named option may be reached straight by its first part
+    if option["named"] and len(option["tokens"]) > 1 and option["tokens"][1]["kind"] in ("card", "cell", "player"):
+        seqs.append(option["tokens"][1:])  # a named option may be reached straight by a part on the table
     out = []
     for seq in seqs:
         if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked)):
@@ -78,16 +78,26 @@ def candidates(choice: dict, picked: list[dict]):
             if r:
                 nexts.setdefault(r[0]["key"], r[0])
     tokens = list(nexts.values())
-    # an option's name need not be picked when its first part already says which option it is
-    # ("place" before a card of the hand): the name stays only for options with nothing else to pick
-    firsts: dict[str, set] = {}
-    for o in fitting:
-        if o["named"] and len(o["tokens"]) > 1 and not picked:
-            firsts.setdefault(o["tokens"][1]["key"], set()).add(o["tokens"][0]["key"])
-    names_needed = {n for names in firsts.values() if len(names) > 1 for n in names}
     if not picked:
-        tokens = [t for t in tokens if t["kind"] != "name" or t["key"] in names_needed
-                  or any(o["tokens"][0]["key"] == t["key"] and len(o["tokens"]) == 1 for o in fitting)]
+        # an option's name need not be picked when a part on the table already says which option
+        # it is ("place" before a card of the hand): the name is kept when any option of that
+        # name starts otherwise, or when a part leads to options of different names
+        on_table = ("card", "cell", "player")
+        skippable: dict[str, bool] = {}
+        firsts: dict[str, set] = {}
+        for o in fitting:
+            if not o["named"]:
+                continue
+            name = o["tokens"][0]["key"]
+            ok = len(o["tokens"]) > 1 and o["tokens"][1]["kind"] in on_table
+            skippable[name] = skippable.get(name, True) and ok
+            if ok:
+                firsts.setdefault(o["tokens"][1]["key"], set()).add(name)
+        for names in firsts.values():
+            if len(names) > 1:
+                for n in names:
+                    skippable[n] = False
+        tokens = [t for t in tokens if t["kind"] != "name" or not skippable.get(t["key"], False)]
     return fitting, done, tokens
 
 

@@ -87,7 +87,10 @@ function valueText(v) {
 // by its name or straight by its first part.
 function remaining(option) {
   const seqs = [option.tokens];
-  if (option.named && option.tokens.length > 1) seqs.push(option.tokens.slice(1));
+  // a part with a place on the table (a card, a cell, a player) says which option it is; a bare
+  // number or word does not, so then the option's name comes first
+  if (option.named && option.tokens.length > 1 && ["card", "cell", "player"].includes(option.tokens[1].kind))
+    seqs.push(option.tokens.slice(1));
   const out = [];
   for (const seq of seqs) {
     if (picked.length > seq.length) continue;
@@ -206,8 +209,24 @@ function zoneEl(zone, targets, placed, title) {
     box.append(el("div", { class: "deck", title: `${zone.count} face-down cards`, text: String(zone.count) }));
     return box;
   }
-  const cards = zone.cards;
-  const wanted = cards.some((c) => targets.has("card:" + c.ref));
+  let cards = zone.cards;
+  const wanted = cards.some((c) => targets.has("card:" + c.ref) || isPicked("card:" + c.ref));
+  if (!wanted) {
+    // cards alike (same name and fields) are shown once, with how many there are
+    const groups = new Map();
+    for (const c of cards) {
+      const key = c.hidden ? `hidden/${!!c.face_down}` : JSON.stringify([c.label, c.colour, c.fields, !!c.face_down]);
+      if (groups.has(key)) groups.get(key).n += 1; else groups.set(key, { card: c, n: 1 });
+    }
+    if (groups.size < cards.length) {
+      box.append(el("div", { class: "cards" }, ...[...groups.values()].map(({ card, n }) => {
+        const e = cardEl(card, targets, placed);
+        if (n > 1) e.append(el("span", { class: "times", text: `×${n}` }));
+        return e;
+      })));
+      return box;
+    }
+  }
   const LIMIT = 10;
   if (cards.length > LIMIT && !wanted) {
     // a long pile: its top cards, the rest folded away
@@ -414,7 +433,7 @@ function renderPrompt(v, next, placed) {
     root.append(el("div", { class: "hint", text: `Click ${what}${listed.length ? ", or choose below" : ""}.` }));
   }
   for (const t of listed) {
-    root.append(el("button", { class: "option", "data-key": t.key, onclick: () => pick(t) },
+    root.append(el("button", { class: "option" + (t.text.length <= 12 && t.kind !== "name" ? " short" : ""), "data-key": t.key, onclick: () => pick(t) },
                    t.kind === "name" ? el("b", { text: t.text }) : t.text));
   }
   const { fitting } = candidates();
