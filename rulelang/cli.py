@@ -135,7 +135,7 @@ def cmd_play(args) -> int:
     shown_log = 0
     while not match.is_over:
         for line in match.s.log[shown_log:]:
-            console.print(f"  [dim]{line}[/dim]")
+            console.print(f"  {line}", style="dim", markup=False)
         shown_log = len(match.s.log)
         seat = match.to_move
         options = match.legal_options()
@@ -157,7 +157,7 @@ def cmd_play(args) -> int:
             return 0
         match.apply(index)
     for line in match.s.log[shown_log:]:
-        console.print(f"  [dim]{line}[/dim]")
+        console.print(f"  {line}", style="dim", markup=False)
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {winners}")

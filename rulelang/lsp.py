@@ -24,6 +24,11 @@ from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from .errors import Diagnostic, RulesError, Span
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CARD_PSEUDO_FIELDS = {
+    "owner": "the player who owns the card (or none)", "zone": "the zone the card is in",
+    "cell": "the cell of a card on a board", "face_down": "true when the card lies face down",
+    "component": "the name of the card's component, as a text", "id": "the card's number",
+}
 DEBOUNCE_SECONDS = 0.3
 
 
@@ -171,6 +176,20 @@ class Analysis:
         sym = self.find(word) if word else None
         return sym.span if sym is not None else None
 
+    def field_completions(self) -> list[tuple[str, str, str]]:
+        """(label, kind, detail) for what can follow a dot: fields of components and players, and
+        the pseudo-fields every card has."""
+        out, seen = [], set()
+        for s in self.all_symbols():
+            if s.kind in ("field", "player field") and s.name not in seen:
+                seen.add(s.name)
+                out.append((s.name, s.kind, s.detail))
+        for name, doc in CARD_PSEUDO_FIELDS.items():
+            if name not in seen:
+                seen.add(name)
+                out.append((name, "field", doc))
+        return out
+
     def completions(self) -> list[tuple[str, str, str]]:
         """(label, kind, detail) for every name that can be written here."""
         seen: set[str] = set()
@@ -197,6 +216,11 @@ class Analysis:
                 seen.add(k)
                 out.append((k, "keyword", "a keyword of the language"))
         return out
+
+
+def after_dot(line_text: str, character: int) -> bool:
+    """True when the cursor follows `something.` (perhaps with part of a field name typed)."""
+    return re.search(r"\.([A-Za-z_][A-Za-z0-9_]*)?$", line_text[:character]) is not None
 
 
 def builtin_help(word: str) -> str | None:
@@ -361,9 +385,14 @@ def make_server():
     @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
     def completion(ls, params: T.CompletionParams):
         a = latest(params.text_document.uri)
+        # the text as typed now (the analysis may be of an earlier version)
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        lines = doc.source.splitlines()
+        line = lines[params.position.line] if params.position.line < len(lines) else ""
+        found = a.field_completions() if after_dot(line, params.position.character) else a.completions()
         items = [T.CompletionItem(label=label, kind=getattr(T.CompletionItemKind, COMPLETION_KINDS.get(kind, "Keyword")),
                                   detail=kind, documentation=detail or None)
-                 for label, kind, detail in a.completions()]
+                 for label, kind, detail in found]
         return T.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

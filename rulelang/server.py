@@ -315,7 +315,14 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8000, announce=prin
 
     config = uvicorn.Config(create_app(table), host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
-    shown = "localhost" if host in ("127.0.0.1", "::1", "localhost") else host
+    if host in ("127.0.0.1", "::1", "localhost"):
+        shown = "localhost"
+    elif host in ("0.0.0.0", "::"):
+        import socket
+
+        shown = socket.gethostname()  # listening everywhere: give friends this machine's name
+    else:
+        shown = host
     base = f"http://{shown}:{port}"
     announce(f"{table.game.title}: {table.players} players, seed {table.seed}. Seats: {', '.join(table.seats)}")
     for who, url in table.links(base):

@@ -9,7 +9,7 @@ from pathlib import Path
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
 
-from rulelang.lsp import Analysis
+from rulelang.lsp import Analysis, after_dot
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = (ROOT / "examples/tictactoe.rules").read_text(encoding="utf-8")
@@ -35,6 +35,9 @@ def test_the_analysis_knows_names_docs_and_builtins():
     assert "3 by 3 cells" in a.hover(line, col + 6)  # the zone's doc comment
     names = {label for label, _, _ in a.completions()}
     assert {"free_cells", "cross", "Piece", "neighbors", "players", "choose", "move"} <= names
+    fields = {label for label, _, _ in a.field_completions()}
+    assert {"mark", "owner", "face_down"} <= fields and "choose" not in fields
+    assert after_dot("  x = card.ma", 13) and after_dot("card.", 5) and not after_dot("count(x)", 5)
     kinds = {s.name: s.kind for s in a.symbols}
     assert kinds["Mark"] == "enum" and kinds["grid"] == "zone" and kinds["play"] == "phase"
     assert [c.name for c in a.symbols if c.name == "Mark"][0] == "Mark"
