@@ -25,8 +25,9 @@ class Topology:
     open = False
 
     def __init__(self, kind: str, neighbours: int = 8, width=None, height=None, radius=None,
-                 length=None, loop=False, nodes=(), edges=()):
+                 length=None, loop=False, nodes=(), edges=(), shape=None):
         self.kind = kind
+        self.shape = shape  # hex boards: "rhombus" or "rectangle" of width by height
         self.neighbours = neighbours
         self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
         self.nodes, self.edges = list(nodes), list(edges)
@@ -36,7 +37,7 @@ class Topology:
             self.open = width is None
         elif kind == "hex":
             self.deltas = HEX6
-            self.open = radius is None
+            self.open = radius is None and shape is None
         else:
             self.deltas = ()
 
@@ -51,6 +52,8 @@ class Topology:
         g = nx.Graph()
         if self.kind == "grid" and not self.open:
             g.add_nodes_from((x, y) for x in range(self.width) for y in range(self.height))
+        elif self.kind == "hex" and self.shape is not None:
+            g.add_nodes_from(self.shaped_hex_cells())
         elif self.kind == "hex" and not self.open:
             r = self.radius
             g.add_nodes_from((q, s) for q in range(-r, r + 1) for s in range(-r, r + 1) if abs(q + s) <= r)
@@ -69,6 +72,13 @@ class Topology:
         for cell in g.nodes:
             g.nodes[cell]["stack"] = []
         return g
+
+    def shaped_hex_cells(self) -> list:
+        """Axial (q, r) cells of a hex rhombus (q in 0..width-1 on every row r) or of a hex rectangle
+        (rows of width cells, every other row shifted half a cell: q starts at -(r // 2))."""
+        if self.shape == "rhombus":
+            return [(q, r) for r in range(self.height) for q in range(self.width)]
+        return [(q - r // 2, r) for r in range(self.height) for q in range(self.width)]
 
     def lattice_neighbours(self, cell):
         found = self._neighbour_cache.get(cell)
@@ -98,6 +108,7 @@ class BoardCells:
         self.graph = topology.initial_graph()
         # the same stacks as the graph's node attributes, in a plain dict for the hot path
         self.stacks: dict = {cell: data["stack"] for cell, data in self.graph.nodes(data=True)}
+        self._neighbour_table: dict = {}
 
     def stack(self, cell) -> list:
         return self.stacks.get(cell, _EMPTY)
@@ -109,6 +120,7 @@ class BoardCells:
         g = self.graph
         if cell not in self.stacks:
             g.add_node(cell, stack=[])
+            self._neighbour_table.clear()
             self.stacks[cell] = g.nodes[cell]["stack"]
             if self.topology.open:
                 for other in self.topology.lattice_neighbours(cell):
@@ -130,9 +142,13 @@ class BoardCells:
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
             return self.topology.lattice_neighbours(cell)
-        if cell not in self.graph:
-            return []
-        return sorted(self.graph.neighbors(cell), key=_cell_sort_key)
+        found = self._neighbour_table.get(cell)
+        if found is None:
+            if cell not in self.graph:
+                return []
+            # a fixed board's cells never change: each cell's sorted neighbours are computed once
+            found = self._neighbour_table[cell] = sorted(self.graph.neighbors(cell), key=_cell_sort_key)
+        return found
 
     def occupied_neighbour_cells(self, cell) -> list:
         if self.topology.open:

@@ -441,3 +441,7 @@ def bipartite_matching(left: list, right: list, fits: Callable[[Any, Any], bool]
                 g.add_edge(("L", i), ("R", j))
     m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=lefts)
     return [(left[i], right[m[("L", i)][1]]) for i in range(len(left)) if ("L", i) in m]
+
+
+# lines, edges, regions and snapshots of boards live in their own module and register themselves here
+from . import geometry  # noqa: E402,F401

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import nodes as N
 from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from .geometry import BOARD_FUNCTIONS, EDGE_NAMES
 from .errors import DiagnosticBag, RulesError, Span, did_you_mean
 from .variants import apply_variants
 
@@ -626,6 +627,24 @@ class Checker:
                     and not type_name(f.type).startswith("list:"):
                 self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{f.type}>")
 
+    def board_call(self, c: N.Call):
+        """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
+        one the board has."""
+        board = c.args[0] if c.args else None
+        if isinstance(board, N.Name) and self.t.kind(board.id) == "zone":
+            decl = self.t.symbols[board.id].decl
+            if decl.board is None:
+                self.err(board.span, f'{c.func}() works on a board, and the zone "{board.id}" is not one',
+                         expected='a zone declared as a board, as in "zone grid: board grid 8 size 8 by 8"')
+            elif c.func == "edge" and decl.board.width is None:
+                self.err(c.span, f'edge() needs a board with sides: "{board.id}" has no fixed width and height',
+                         expected="a square grid with a size (grid 4 size 8 by 8) or a hex rhombus or rectangle")
+        if c.func == "edge" and len(c.args) == 2 and isinstance(c.args[1], N.StrLit) \
+                and c.args[1].value not in EDGE_NAMES:
+            self.err(c.args[1].span, f'a board has no side called "{c.args[1].value}"',
+                     expected=", ".join(f'"{n}"' for n in EDGE_NAMES),
+                     hint=did_you_mean(c.args[1].value, list(EDGE_NAMES)))
+
     def call(self, c: N.Call, scope: set, statement=False) -> str:
         name = c.func
         sym = self.t.symbols.get(name)
@@ -671,6 +690,8 @@ class Checker:
             arity(b.min_args, b.max_args, f"{name}()")
             for a in args:
                 self.expr(a, scope)
+            if name in BOARD_FUNCTIONS:
+                self.board_call(c)
             return BUILTIN_RESULT.get(name, "any")
         if sym is None:
             if name in scope:
@@ -792,6 +813,9 @@ class Checker:
         if isinstance(x, N.MapList):
             self.expr(x.coll, scope)
             inner = scope | {x.var}
+            for clause in x.more:
+                self.expr(clause.coll, inner)
+                inner = inner | {clause.var}
             if x.cond is not None:
                 self.expr(x.cond, inner)
             return "list:" + self.expr(x.expr, inner)
@@ -897,6 +921,10 @@ BUILTIN_RESULT = {
     "label": "str", "face_down": "bool", "adjacent": "bool", "distance": "int", "roll": "int",
     "frontier": "list:cell", "cells": "list:cell", "occupied_cells": "list:cell", "neighbor_cells": "list:cell",
     "empty_cells_around": "list:cell", "origin": "cell", "keywords": "list:keyword", "neighbors": "list:any",
+    # lines, edges and regions (geometry.py)
+    "directions": "list:any", "straight_directions": "list:any", "diagonal_directions": "list:any",
+    "towards": "cell", "ray": "list:cell", "edge": "list:cell", "empty_cells": "list:cell", "owned_cells": "list:cell",
+    "regions": "list:any", "region": "list:cell", "cells_around": "list:cell", "cards_on": "list:any", "snapshot": "str",
 }
 
 

@@ -803,7 +803,8 @@ class Compiler:
     def x_Call(self, x):
         name = x.func
         span = x.span
-        if name in ("any", "all") and name not in self.scope and len(x.args) == 1 and isinstance(x.args[0], N.FilterList):
+        if name in ("any", "all") and name not in self.scope and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
+                and x.args[0].keep == "where":
             return self.quantifier(x, name)
         args = [self.expr(a) for a in x.args]
         if name in self.scope:
@@ -961,6 +962,8 @@ class Compiler:
         with self.scoped({var}):
             cond = self.expr(x.cond)
 
+        keep = x.keep
+
         def filtered(c):
             v = c.v
             saved = v.get(var, _MISSING)
@@ -970,8 +973,13 @@ class Compiler:
                 c.vm.meter.charge(len(items), span)
             for item in items:
                 v[var] = item
-                if cond(c):
+                if keep == "where":
+                    if cond(c):
+                        out.append(item)
+                elif bool(cond(c)) == (keep == "while"):
                     out.append(item)
+                else:
+                    break
             if saved is _MISSING:
                 v.pop(var, None)
             else:
@@ -981,6 +989,8 @@ class Compiler:
         return filtered
 
     def x_MapList(self, x):
+        if x.more:
+            return self.nested_map_list(x)
         coll = self.expr(x.coll)
         var, span = x.var, x.span
         with self.scoped({var}):
@@ -1002,6 +1012,44 @@ class Compiler:
                 v.pop(var, None)
             else:
                 v[var] = saved
+            return out
+
+        return mapped
+
+    def nested_map_list(self, x):
+        """``[expr for a in A for b in B where cond]``: each clause loops inside the one before it and may
+        use its names."""
+        names = [x.var] + [f.var for f in x.more]
+        colls = [self.expr(x.coll)]
+        with self.scoped(set(names)):
+            colls += [self.expr(f.coll) for f in x.more]
+            fn = self.expr(x.expr)
+            cond = self.opt(x.cond)
+        depth, span = len(names), x.span
+
+        def mapped(c):
+            v = c.v
+            saved = [v.get(n, _MISSING) for n in names]
+            out = []
+
+            def loop(level):
+                name, coll = names[level], colls[level]
+                items = as_list(coll(c))
+                if len(items) > 64 and c.vm is not None:
+                    c.vm.meter.charge(len(items), span)
+                for item in items:
+                    v[name] = item
+                    if level + 1 < depth:
+                        loop(level + 1)
+                    elif cond is None or cond(c):
+                        out.append(fn(c))
+
+            loop(0)
+            for n, old in zip(names, saved):
+                if old is _MISSING:
+                    v.pop(n, None)
+                else:
+                    v[n] = old
             return out
 
         return mapped
@@ -1582,7 +1630,8 @@ class Compiler:
                     b = d.board
                     cells = (b.width or 0) * (b.height or 0) + (2 * (b.radius or 0) + 1) ** 2 + (b.length or 0)
                     check_size(cells, d.span, "a board")
-                    topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges)
+                    topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
+                                    shape=b.shape)
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
         for d in decls:

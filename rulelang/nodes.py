@@ -71,19 +71,30 @@ class ListLit(Expr):
 
 
 class FilterList(Expr):
-    """``[x in coll where cond]`` and ``count(x in coll where cond)``."""
+    """``[x in coll where cond]`` and ``count(x in coll where cond)``; with ``keep`` "while" or "until",
+    ``[x in coll while cond]`` keeps the items from the start for as long as cond holds (or until it holds)."""
 
     var: str
     coll: "AnyExpr"
     cond: "AnyExpr"
+    keep: Literal["where", "while", "until"] = "where"
+
+
+class ForClause(Node):
+    """A further ``for y in coll`` clause of a comprehension (nested inside the ones before it)."""
+
+    var: str
+    coll: "AnyExpr"
 
 
 class MapList(Expr):
-    """``[expr for x in coll where cond]`` and ``sum(expr for x in coll)``."""
+    """``[expr for x in coll where cond]`` and ``sum(expr for x in coll)``; ``more`` holds any further
+    ``for`` clauses: ``[(x, y) for x in 0..2 for y in 0..2]``."""
 
     expr: "AnyExpr"
     var: str
     coll: "AnyExpr"
+    more: list[ForClause] = Field(default_factory=list)
     cond: Optional["AnyExpr"] = None
 
 
@@ -437,6 +448,7 @@ class CardsDecl(Decl):
 class Topology(Node):
     kind: Literal["grid", "hex", "track", "graph"]
     neighbours: int = 8
+    shape: Optional[Literal["rhombus", "rectangle"]] = None   # fixed hex boards of width by height
     width: Optional[int] = None
     height: Optional[int] = None
     radius: Optional[int] = None

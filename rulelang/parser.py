@@ -599,6 +599,14 @@ class _ToAst(Transformer):
         return N.Topology(span=self._span(meta), kind="hex", neighbours=6, radius=int(c[0]))
 
     @v_args(meta=True)
+    def hex_rhombus_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="hex", neighbours=6, shape="rhombus", width=int(c[0]), height=int(c[1]))
+
+    @v_args(meta=True)
+    def hex_rectangle_topology(self, meta, c):
+        return N.Topology(span=self._span(meta), kind="hex", neighbours=6, shape="rectangle", width=int(c[0]), height=int(c[1]))
+
+    @v_args(meta=True)
     def track_topology(self, meta, c):
         return N.Topology(span=self._span(meta), kind="track", neighbours=2, length=int(c[0]), loop=c[1] is not None)
 
@@ -1148,10 +1156,10 @@ class _ToAst(Transformer):
     def list_lit(self, meta, c):
         return N.ListLit(span=self._span(meta), items=[x for x in c if x is not None])
 
-    def _filter(self, meta, left, cond):
+    def _filter(self, meta, left, cond, keep="where"):
         if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
-            raise _SyntaxProblem(self._span(meta), 'before "where" write "NAME in COLLECTION", as in [c in hand where c.point > 3]')
-        return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond)
+            raise _SyntaxProblem(self._span(meta), f'before "{keep}" write "NAME in COLLECTION", as in [c in hand {keep} c.point > 3]')
+        return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond, keep=keep)
 
     @v_args(meta=True)
     def filter_list(self, meta, c):
@@ -1163,11 +1171,23 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def map_list(self, meta, c):
-        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], cond=c[3])
+        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], more=list(c[3:-1]), cond=c[-1])
 
     @v_args(meta=True)
     def map_arg(self, meta, c):
-        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], cond=c[3])
+        return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], more=list(c[3:-1]), cond=c[-1])
+
+    @v_args(meta=True)
+    def more_for(self, meta, c):
+        return N.ForClause(span=self._span(meta), var=str(c[0]), coll=c[1])
+
+    @v_args(meta=True)
+    def while_list(self, meta, c):
+        return self._filter(meta, c[0], c[1], "while")
+
+    @v_args(meta=True)
+    def until_list(self, meta, c):
+        return self._filter(meta, c[0], c[1], "until")
 
     @v_args(meta=True)
     def cell_lit(self, meta, c):
