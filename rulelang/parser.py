@@ -899,7 +899,10 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def choose_block(self, meta, c):
-        return N.ChooseBlock(span=self._span(meta), opts=c[0], options=list(c[1:]))
+        span = self._span(meta)
+        if c[0].span.line == 0:  # `choose { ... }` with no options written: they sit where the choose does
+            c[0].span = span
+        return N.ChooseBlock(span=span, opts=c[0], options=list(c[1:]))
 
     @v_args(meta=True)
     def option(self, meta, c):
