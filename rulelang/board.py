@@ -32,6 +32,7 @@ class Topology:
         self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
         self.nodes, self.edges = list(nodes), list(edges)
         self._neighbour_cache: dict = {}
+        self.edge_cache: dict = {}  # the cells of each named side of a fixed board (geometry.edge)
         if kind == "grid":
             self.deltas = GRID8 if neighbours == 8 else GRID4
             self.open = width is None
@@ -109,6 +110,7 @@ class BoardCells:
         # the same stacks as the graph's node attributes, in a plain dict for the hot path
         self.stacks: dict = {cell: data["stack"] for cell, data in self.graph.nodes(data=True)}
         self._neighbour_table: dict = {}
+        self._sorted_cells: list | None = None  # a fixed board's cells in order, computed once
 
     def stack(self, cell) -> list:
         return self.stacks.get(cell, _EMPTY)
@@ -121,6 +123,7 @@ class BoardCells:
         if cell not in self.stacks:
             g.add_node(cell, stack=[])
             self._neighbour_table.clear()
+            self._sorted_cells = None
             self.stacks[cell] = g.nodes[cell]["stack"]
             if self.topology.open:
                 for other in self.topology.lattice_neighbours(cell):
@@ -161,7 +164,9 @@ class BoardCells:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
 
     def cells(self) -> list:
-        return sorted(self.graph.nodes, key=_cell_sort_key)
+        if self._sorted_cells is None or self.topology.open:
+            self._sorted_cells = sorted(self.graph.nodes, key=_cell_sort_key)
+        return list(self._sorted_cells)
 
     def occupied_cells(self) -> list:
         return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)

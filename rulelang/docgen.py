@@ -1014,6 +1014,8 @@ class _Renderer:
         if t.kind == "grid":
             size = f", {t.width} by {t.height}" if t.width else ", open (grows)"
             return f"square grid, {t.neighbours} neighbours{size}"
+        if t.kind == "hex" and t.shape is not None:
+            return f"hex grid, a {t.shape} of {t.width} by {t.height} cells"
         if t.kind == "hex":
             return "hex grid" + (f", radius {t.radius}" if t.radius is not None else ", open (grows)")
         if t.kind == "track":

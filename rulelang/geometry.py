@@ -101,11 +101,18 @@ def _edge(ctx, board, side):
         raise RuleFailure(f'edge() knows the sides "top", "bottom", "left" and "right", not {describe(side)}')
     if topo.kind not in ("grid", "hex") or topo.width is None:
         raise RuleFailure("edge() needs a square grid with a size or a hex rhombus or rectangle")
-    cells = board.cells.cells()
+    # a fixed board's sides never change: each is computed once per board shape
+    cache = topo.edge_cache
+    if side not in cache:
+        cache[side] = _edge_cells(board.cells.cells(), side, topo.height)
+    return list(cache[side])
+
+
+def _edge_cells(cells: list, side: str, height: int) -> list:
     if side == "top":
         return [c for c in cells if c[1] == 0]
     if side == "bottom":
-        return [c for c in cells if c[1] == topo.height - 1]
+        return [c for c in cells if c[1] == height - 1]
     rows: dict = {}
     for c in cells:
         rows.setdefault(c[1], []).append(c[0])
@@ -126,7 +133,9 @@ def _owned_cells(ctx, board, player):
         raise RuleFailure(f"owned_cells() needs a player as its second value, not {describe(player)}")
     seat = player.seat
     stacks = board.cells.stacks
-    return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=cell_sort_key)
+    if board.cells.topology.open:
+        return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=cell_sort_key)
+    return [c for c in board.cells.cells() if stacks[c] and stacks[c][-1].owner == seat]
 
 
 def _cell_set(cells, fn: str) -> set:
