@@ -7,8 +7,24 @@
     print(match.result)
 """
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
-from .loader import load
-from .runtime import Game, Match, Option
 
 __all__ = ["load", "Game", "Match", "Option", "RulesError", "RulesRuntimeError", "Diagnostic", "Span"]
 __version__ = "0.1.0"
+
+# Loading and playing are imported on first use, so that `rulelang check` does not pay for the
+# compiler, the runtime and networkx.
+_LAZY = {"load": "loader", "Game": "runtime", "Match": "runtime", "Option": "runtime"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

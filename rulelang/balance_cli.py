@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+# rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
+# and `rulelang check` starts faster without it
 
 
 def _pct(x) -> str:
@@ -33,12 +33,16 @@ def mean_cell(m: dict, digits=2) -> str:
 
 
 def progress_bar(err_console, quiet: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
 
 
 def print_metrics(console, summary) -> None:
     """The balance metrics of a simulation, as tables (the simulate command prints these)."""
+    from rich.table import Table
+
     m = summary.metrics()
     conf = f"{m['confidence']:.0%}"
     t = Table(title=f"balance ({conf} intervals; see docs/balance.md)")
@@ -169,6 +173,8 @@ def _p(p) -> str:
 
 
 def print_comparison(console, c) -> None:
+    from rich.table import Table
+
     sa = c.summary_a
     how = "same seeds (paired)" if c.paired else "different seeds (independent)"
     table = Table(title=f"{sa.title}: A = {c.a.spec}, B = {c.b.spec}; {sa.count} games each, {how}")
@@ -216,6 +222,8 @@ def cmd_compare(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from rich.table import Table
+
     from .cli import console, err_console
     from .sweep import grid, sweep, write_tables
 

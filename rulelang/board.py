@@ -11,7 +11,10 @@ Each cell holds a stack of cards (bottom first); most games keep one per cell.
 """
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 GRID4 = ((1, 0), (-1, 0), (0, 1), (0, -1))
 GRID8 = GRID4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -50,6 +53,8 @@ class Topology:
         return self.nodes[0] if self.nodes else None
 
     def initial_graph(self) -> nx.Graph:
+        import networkx as nx  # imported when a match starts: checking a file does not need it
+
         g = nx.Graph()
         if self.kind == "grid" and not self.open:
             g.add_nodes_from((x, y) for x in range(self.width) for y in range(self.height))
@@ -95,6 +100,8 @@ class Topology:
         if self.kind == "hex":
             dq, dr = a[0] - b[0], a[1] - b[1]
             return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        import networkx as nx
+
         try:
             return nx.shortest_path_length(graph, a, b)
         except (nx.NetworkXNoPath, nx.NodeNotFound):

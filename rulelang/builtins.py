@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import networkx as nx
-
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -366,6 +364,8 @@ def _top_at(ctx, board, cell):
 
 @builtin("connected_groups", 1, 1, "the groups of cards on a board whose cells touch each other")
 def _groups(ctx, board):
+    import networkx as nx  # imported on first use: `rulelang check` does not need it
+
     g = board.cells.graph.subgraph(board.cells.occupied_cells())
     groups = []
     for comp in sorted(nx.connected_components(g), key=lambda c: min(c)):
@@ -431,6 +431,8 @@ SPECIAL_FUNCS = {
 
 def bipartite_matching(left: list, right: list, fits: Callable[[Any, Any], bool]) -> list[tuple[Any, Any]]:
     """A maximum matching between two lists (networkx Hopcroft-Karp)."""
+    import networkx as nx
+
     g = nx.Graph()
     lefts = [("L", i) for i in range(len(left))]
     g.add_nodes_from(lefts, bipartite=0)

@@ -7,14 +7,27 @@ import os
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
-
 from .errors import RulesError
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _LazyConsole:
+    """A rich Console made on first use: `rulelang check` prints plain lines and starts faster
+    without importing rich."""
+
+    def __init__(self, **options):
+        self._options = options
+        self._console = None
+
+    def __getattr__(self, name):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+console = _LazyConsole(highlight=False, soft_wrap=True)
+err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _settings(pairs: list[str] | None) -> dict[str, str]:
@@ -42,12 +55,13 @@ def cmd_check(args) -> int:
             rules = parse_file(path)
             check_rules(rules, all_variants=True)
             variants = ", ".join(rules.variants()) or "none"
-            console.print(f"{path}: ok (variants: {variants})")
+            print(f"{path}: ok (variants: {variants})")  # plain lines: no need to import rich here
         except RulesError as exc:
             failed += 1
-            err_console.print(exc.format(), markup=False)
+            sys.stdout.flush()
             n = len(exc.diagnostics)
-            err_console.print(f"{path}: {n} error{'s' if n != 1 else ''}", markup=False)
+            sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
+            sys.stderr.flush()
     return 1 if failed else 0
 
 
@@ -55,6 +69,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.table import Table
+
     from .balance_cli import print_metrics, rate_cell
     from .simulate import simulate
 

@@ -7,7 +7,7 @@ comments, which become the published rulebook.
 """
 from __future__ import annotations
 
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,48 @@ class Node(BaseModel):
     # schemas are built on first use, not at import (dozens of recursive unions are slow to build)
     model_config = ConfigDict(defer_build=True)
     span: Span = NO_SPAN
+
+    def __init__(self, /, **data: Any):
+        # The parser builds nodes from values of the right types, so the fields are filled in
+        # directly, as pydantic's model_construct does: building the validation schemas of all the
+        # node classes takes longer than parsing a whole game, and `rulelang check` would pay for it
+        # on every run. tests/test_parser.py validates every node of every file with pydantic.
+        plan = _FIELD_PLANS.get(type(self)) or _field_plan(type(self))
+        values = {}
+        for name, default in plan:
+            if name in data:
+                values[name] = data[name]
+            elif default is _REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs a value for {name!r}")
+            else:
+                values[name] = default()
+        _set_attr(self, "__dict__", values)
+        _set_attr(self, "__pydantic_fields_set__", {name for name, _ in plan if name in data})
+        _set_attr(self, "__pydantic_extra__", None)
+        _set_attr(self, "__pydantic_private__", None)
+
+
+_set_attr = object.__setattr__
+_FIELD_PLANS: dict[type, list] = {}
+_REQUIRED = object()
+
+
+def _field_plan(cls: type) -> list:
+    """Each field of a node class with a function that makes its default (once per class)."""
+    import copy
+
+    plan = []
+    for name, field in cls.__pydantic_fields__.items():
+        if field.is_required():
+            plan.append((name, _REQUIRED))
+        elif field.default_factory is not None:
+            plan.append((name, field.default_factory))
+        elif isinstance(field.default, (str, int, float, bool, type(None), tuple, frozenset, Span)):
+            plan.append((name, lambda value=field.default: value))
+        else:  # a mutable default: every node gets its own copy, as pydantic does
+            plan.append((name, lambda value=field.default: copy.deepcopy(value)))
+    _FIELD_PLANS[cls] = plan
+    return plan
 
 
 # ------------------------------------------------------------------ expressions
