@@ -173,8 +173,36 @@ class Analysis:
 
     def definition(self, line: int, character: int) -> Span | None:
         word = self.word_at(line, character)
-        sym = self.find(word) if word else None
-        return sym.span if sym is not None else None
+        if word is None:
+            return None
+        sym = self.find(word)
+        if sym is not None:
+            return sym.span
+        return self.local_definition(word, line, character)
+
+    def local_definition(self, word: str, line: int, character: int) -> Span | None:
+        """Where a local name is bound: the nearest `let x`, `for each x`, `choose x from`, `x in`
+        (an option's or a list's binding) or parameter, looking back from the cursor to the start of
+        the declaration around it (0-based line and character in, a 1-based span out)."""
+        start = max((s.whole.line - 1 for s in self.symbols if s.whole is not None and s.whole.line - 1 <= line),
+                    default=0)
+        w = re.escape(word)
+        binders = [re.compile(p) for p in (
+            rf"\blet\s+({w})\b", rf"\bfor\s+each\s+({w})\b", rf"\bchoose\s+({w})\s+from\b",
+            rf"[\[(,]\s*({w})\s+in\b", rf"\bfor\s+({w})\s+in\b", rf"\bwhen\s+({w})\s+(?:enters|leaves)\b",
+            rf"\b(?:def|procedure|keyword|signal)\s+[A-Za-z_]\w*\s*\([^)]*?\b({w})\b")]
+        for i in range(line, start - 1, -1):
+            text = self.lines[i]
+            if i == line:
+                text = text[:character + len(word)]
+            best = None
+            for b in binders:
+                for m in b.finditer(text):
+                    if not _in_comment_or_text(text, m.start(1)) and (best is None or m.start(1) > best.start(1)):
+                        best = m
+            if best is not None:
+                return Span(line=i + 1, column=best.start(1) + 1, end_line=i + 1, end_column=best.end(1) + 1)
+        return None
 
     def field_completions(self) -> list[tuple[str, str, str]]:
         """(label, kind, detail) for what can follow a dot: fields of components and players, and

@@ -35,6 +35,18 @@ def test_the_analysis_knows_names_docs_and_builtins():
     assert "3 by 3 cells" in a.hover(line, col + 6)  # the zone's doc comment
     names = {label for label, _, _ in a.completions()}
     assert {"free_cells", "cross", "Piece", "neighbors", "players", "choose", "move"} <= names
+    # local names: a choice's binding and a def's parameter
+    line, col = line_of(TICTACTOE, "to grid at cell")
+    target = a.definition(line, col + len("to grid at "))
+    assert (target.line - 1, target.column - 1) == (line_of(TICTACTOE, "choose cell")[0],
+                                                    line_of(TICTACTOE, "choose cell")[1] + len("choose "))
+    line, col = line_of(TICTACTOE, "dx * i")
+    target = a.definition(line, col)
+    def_line, def_col = line_of(TICTACTOE, "def line_through(cell, dx")
+    assert (target.line - 1, target.column - 1) == (def_line, def_col + len("def line_through(cell, "))
+    line, col = line_of(TICTACTOE, "where all(c in line where")
+    target = a.definition(line, col + len("where all(c in line where owns(p, ") + 1)
+    assert target.line - 1 == line and TICTACTOE.splitlines()[line][target.column - 1] == "c"
     fields = {label for label, _, _ in a.field_completions()}
     assert {"mark", "owner", "face_down"} <= fields and "choose" not in fields
     assert after_dot("  x = card.ma", 13) and after_dot("card.", 5) and not after_dot("count(x)", 5)
