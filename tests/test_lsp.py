@@ -47,6 +47,8 @@ def test_the_analysis_knows_names_docs_and_builtins():
     line, col = line_of(TICTACTOE, "where all(c in line where")
     target = a.definition(line, col + len("where all(c in line where owns(p, ") + 1)
     assert target.line - 1 == line and TICTACTOE.splitlines()[line][target.column - 1] == "c"
+    line, col = line_of(TICTACTOE, "to grid at cell")
+    assert "local name, bound at line" in a.hover(line, col + len("to grid at "))
     fields = {label for label, _, _ in a.field_completions()}
     assert {"mark", "owner", "face_down"} <= fields and "choose" not in fields
     assert after_dot("  x = card.ma", 13) and after_dot("card.", 5) and not after_dot("count(x)", 5)
