@@ -28,9 +28,13 @@ class Topology:
     open = False
 
     def __init__(self, kind: str, neighbours: int = 8, width=None, height=None, radius=None,
-                 length=None, loop=False, nodes=(), edges=(), shape=None):
+                 length=None, loop=False, nodes=(), edges=(), shape=None, places=(), capacities=None):
         self.kind = kind
         self.shape = shape  # hex boards: "rhombus" or "rectangle" of width by height
+        # places: every cell divided into named places (members of an enum, in order); a place
+        # named in `capacities` holds at most that many cards, the others any number
+        self.places = list(places)
+        self.capacities = dict(capacities or {})
         self.neighbours = neighbours
         self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
         self.nodes, self.edges = list(nodes), list(edges)
@@ -191,6 +195,16 @@ class BoardCells:
 
     def distance(self, a, b) -> int:
         return self.topology.distance(a, b, self.graph)
+
+    def in_place(self, cell, place) -> list:
+        return [e for e in self.stack(cell) if e.place == place]
+
+    def has_room(self, cell, place, moving=None) -> bool:
+        """Whether one more card fits in a place of a cell (`moving`, already there, does not count)."""
+        limit = self.topology.capacities.get(place)
+        if limit is None:
+            return True
+        return sum(1 for e in self.stack(cell) if e.place == place and e is not moving) < limit
 
 
 _EMPTY: list = []

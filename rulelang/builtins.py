@@ -351,9 +351,19 @@ def _empty_around(ctx, x, cell=None):
     return x.cells.empty_neighbour_cells(cell)
 
 
-@builtin("at", 2, 2, "the cards on one cell of a board, bottom first")
-def _at(ctx, board, cell):
+@builtin("at", 2, 3, "the cards on one cell of a board, bottom first (at(board, cell, place): those in one place of it)")
+def _at(ctx, board, cell, place=None):
+    if place is not None:
+        return board.cells.in_place(cell, place)
     return list(board.cells.stack(cell))
+
+
+@builtin("has_room", 3, 3, "true when one more card fits in a place of a board's cell: has_room(board, cell, place)")
+def _has_room(ctx, board, cell, place):
+    places = board.cells.topology.places
+    if place not in places:
+        raise RuleFailure(f"the cells of {board.name} have the places {', '.join(places) or '(none)'}, not {describe(place)}")
+    return board.cells.has_cell(cell) and board.cells.has_room(cell, place)
 
 
 @builtin("top_at", 2, 2, "the top card on one cell of a board, or none")

@@ -17,7 +17,7 @@ from .errors import DiagnosticBag, RulesError, Span, did_you_mean
 from .variants import apply_variants
 
 BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "any", "card"}
-ENTITY_BUILTIN_ATTRS = {"owner", "zone", "cell", "face_down", "component", "id"}
+ENTITY_BUILTIN_ATTRS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
 PLAYER_BUILTIN_ATTRS = {"seat"}
 ZONE_BUILTIN_ATTRS = {"size", "owner"}
 STATEMENT_ONLY_IN_SETUP = {"create"}
@@ -225,7 +225,8 @@ class Checker:
                     scope = scope | {g.var}
                 self.card_ctor(e.ctor, scope)
         elif isinstance(d, N.ZoneDecl):
-            pass
+            if d.board is not None and d.board.places is not None:
+                self.check_places(d)
         elif isinstance(d, N.VarDecl):
             self.check_type_ref(d.type)
             if d.default is not None:
@@ -393,14 +394,14 @@ class Checker:
         if isinstance(s, N.Move):
             self.expect_cards(s.what, scope)
             self.expect_zone(s.to, scope)
-            self.placement(s.place, scope)
+            self.placement(s.place, scope, s.to)
             return scope
         if isinstance(s, N.Draw):
             if s.count is not None:
                 self.expect_type(s.count, scope, "int", "a number")
             self.expect_zone(s.source, scope)
             self.expect_zone(s.to, scope)
-            self.placement(s.place, scope)
+            self.placement(s.place, scope, s.to)
             return scope
         if isinstance(s, N.Discard):
             self.expect_cards(s.what, scope)
@@ -545,9 +546,42 @@ class Checker:
         except TableError as exc:
             self.err(src.span, f'table "{d.name}": {exc}', hint="the file is looked for beside the rules file")
 
-    def placement(self, p: N.Placement, scope):
+    def placement(self, p: N.Placement, scope, to=None):
         if p.at is not None:
             self.expr(p.at, scope)
+        if p.place is not None:
+            ty = self.expr(p.place, scope)
+            decl = self.zone_decl_of(to) if to is not None else None
+            if decl is None:
+                return
+            if decl.board is None:
+                self.err(p.place.span, f"`place` puts a card in a place of a board's cell, but {decl.name} is not a board")
+            elif decl.board.places is None:
+                self.err(p.place.span, f"the board {decl.name} has no places",
+                         hint=f"declare them: `zone {decl.name}: board ... places ENUM`")
+            elif ty.startswith("sym:") and ty[4:] != decl.board.places:
+                self.err(p.place.span, f"the places of {decl.name} are the members of {decl.board.places}, "
+                         f"but this is {describe_type(ty)}")
+
+    def check_places(self, d: N.ZoneDecl):
+        b = d.board
+        span = b.places_span or d.span
+        enum = self.t.symbols.get(b.places)
+        if enum is None or enum.kind != "enum":
+            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
+            self.err(span, f'the places of a cell are the members of an enum, but "{b.places}" is not an enum',
+                     expected="places ENUM { member: capacity, ... }", hint=did_you_mean(b.places, enums))
+            return
+        seen = set()
+        for name, limit in b.capacities:
+            if name not in enum.decl.members:
+                self.err(span, f'"{name}" is not a member of {b.places}, so it is not a place of {d.name}',
+                         hint=did_you_mean(name, enum.decl.members))
+            if name in seen:
+                self.err(span, f'the capacity of place "{name}" is given twice')
+            seen.add(name)
+            if limit < 1:
+                self.err(span, f'place "{name}" must hold at least 1 card (leave it out of the list for no limit)')
 
     # ---- expressions
     def undefined(self, name: str, span: Span, scope: set):
@@ -925,6 +959,7 @@ BUILTIN_RESULT = {
     "directions": "list:any", "straight_directions": "list:any", "diagonal_directions": "list:any",
     "towards": "cell", "ray": "list:cell", "edge": "list:cell", "empty_cells": "list:cell", "owned_cells": "list:cell",
     "regions": "list:any", "region": "list:cell", "cells_around": "list:cell", "cards_on": "list:any", "snapshot": "str",
+    "has_room": "bool",
 }
 
 

@@ -1433,11 +1433,11 @@ class Compiler:
 
     def _placement(self, place: N.Placement):
         at = self.opt(place.at)
-        return at, place.end == "bottom", place.face == "down"
+        return at, place.end == "bottom", place.face == "down", self.opt(place.place)
 
     def s_Move(self, code, s, loops):
         what, to = self.expr(s.what), self.expr(s.to)
-        at, bottom, face_down = self._placement(s.place)
+        at, bottom, face_down, slot = self._placement(s.place)
         span = s.span
 
         def do_move(c):
@@ -1450,7 +1450,7 @@ class Compiler:
             for e in items:
                 if not isinstance(e, Entity):
                     raise RuleError(span, f"only cards can be moved, not {describe(e)}")
-                _put(c, e, zone, cell, bottom, face_down, span)
+                _put(c, e, zone, cell, bottom, face_down, span, slot(c) if slot is not None else None)
 
         self.emit(code, Exec(do_move, span))
 
@@ -1475,7 +1475,7 @@ class Compiler:
     def s_Draw(self, code, s, loops):
         count = self.opt(s.count)
         source, to = self.expr(s.source), self.expr(s.to)
-        at, bottom, face_down = self._placement(s.place)
+        at, bottom, face_down, slot = self._placement(s.place)
         up_to = s.up_to
         span = s.span
 
@@ -1488,7 +1488,7 @@ class Compiler:
             for _ in range(max(n, 0)):
                 if not src.items:
                     break
-                _put(c, src.items[-1], dst, cell, bottom, face_down, span)
+                _put(c, src.items[-1], dst, cell, bottom, face_down, span, slot(c) if slot is not None else None)
 
         self.emit(code, Exec(do_draw, span))
 
@@ -1630,8 +1630,12 @@ class Compiler:
                     b = d.board
                     cells = (b.width or 0) * (b.height or 0) + (2 * (b.radius or 0) + 1) ** 2 + (b.length or 0)
                     check_size(cells, d.span, "a board")
+                    places = ()
+                    if b.places is not None:
+                        enum = self.t.symbols.get(b.places)
+                        places = list(enum.decl.members) if enum is not None and enum.kind == "enum" else ()
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
-                                    shape=b.shape)
+                                    shape=b.shape, places=places, capacities=dict(b.capacities))
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
         for d in decls:
@@ -1933,6 +1937,8 @@ def entity_extra(c, e: Entity, name: str, span: Span):
         return e.zone
     if name == "cell":
         return e.cell
+    if name == "place":
+        return e.place
     if name == "face_down":
         return e.face_down
     if name == "component":
@@ -1942,13 +1948,34 @@ def entity_extra(c, e: Entity, name: str, span: Span):
     raise RuleError(span, f'{describe(e)} has no field "{name}"')
 
 
-def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Span):
+def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot=None):
     if isinstance(zone, BoardZone):
         if cell is None:
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
         if not zone.cells.has_cell(cell):
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
-    move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones)
+        slot = _check_place(zone, cell, slot, e, span)
+    elif slot is not None:
+        raise RuleError(span, f"`place` puts a card in a place of a board's cell, but {zone.name} is not a board")
+    move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
+
+
+def _check_place(zone: BoardZone, cell, slot, e: Entity, span: Span):
+    """The place a card goes to on a board's cell: the one named, or the first; it must have room."""
+    places = zone.cells.topology.places
+    if not places:
+        if slot is not None:
+            raise RuleError(span, f"the board {zone.name} has no places, so `place {describe(slot)}` means nothing there")
+        return None
+    if slot is None:
+        slot = places[0]
+    if slot not in places:
+        raise RuleError(span, f"the cells of {zone.name} have the places {', '.join(places)}, not {describe(slot)}")
+    if not zone.cells.has_room(cell, slot, moving=e if e.zone is zone and e.cell == cell else None):
+        limit = zone.cells.topology.capacities[slot]
+        raise RuleError(span, f"the place {slot} of {describe(cell)} on {zone.name} is full "
+                              f"(it holds {limit} card{'s' if limit != 1 else ''}); test `has_room({zone.name}, cell, {slot})` first")
+    return slot
 
 
 _BIG = 10**18  # numbers stay within this, so a doubling loop cannot build a gigantic integer
@@ -1997,7 +2024,7 @@ def _update(old, value, op, span):
 
 # A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
 # the others only change by moving the card.
-_CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "face_down", "component", "id"}
+_CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
 
 
 def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
@@ -2016,7 +2043,17 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
             e.owner = seat
             c.s.version += 1
         return
-    if attr in ("face_down", "owner"):
+    if attr == "place" and op == "=":
+        # another place of the same cell: the card stays on its cell, so it neither leaves nor enters
+        zone = e.zone
+        if not isinstance(zone, BoardZone) or not zone.cells.topology.places:
+            raise RuleError(span, f"{describe(e)} is not on a board with places, so its place cannot be set")
+        slot = _check_place(zone, e.cell, value, e, span)
+        if e.place != slot:
+            e.place = slot
+            c.s.version += 1
+        return
+    if attr in ("face_down", "owner", "place"):
         raise RuleError(span, f'"{attr}" of a card can only be set with `=`')
     raise RuleError(span, f'"{attr}" of a card cannot be set: it changes when the card moves '
                           f"(`move`{', `turn x face up|down`' if attr == 'face_down' else ''})")

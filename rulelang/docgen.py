@@ -1011,6 +1011,10 @@ class _Renderer:
 
     @staticmethod
     def topology(t: N.Topology) -> str:
+        return _Renderer.topology_shape(t) + _Renderer.places_text(t)
+
+    @staticmethod
+    def topology_shape(t: N.Topology) -> str:
         if t.kind == "grid":
             size = f", {t.width} by {t.height}" if t.width else ", open (grows)"
             return f"square grid, {t.neighbours} neighbours{size}"
@@ -1021,6 +1025,13 @@ class _Renderer:
         if t.kind == "track":
             return f"track of {t.length} spaces" + (", a loop" if t.loop else "")
         return f"graph of {len(t.nodes)} nodes and {len(t.edges)} edges"
+
+    @staticmethod
+    def places_text(t: N.Topology) -> str:
+        if t.places is None:
+            return ""
+        caps = ", ".join(f"{name} holds {n}" for name, n in t.capacities)
+        return f"; each cell divided into the places of {t.places}" + (f" ({caps}; the others any number)" if caps else "")
 
     def settings(self):
         settings = [d for d in self.base if isinstance(d, N.SettingDecl)]

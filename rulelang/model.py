@@ -28,7 +28,7 @@ class CardDef:
 
 
 class Entity:
-    __slots__ = ("id", "card", "attrs", "zone", "cell", "face_down", "known", "owner")
+    __slots__ = ("id", "card", "attrs", "zone", "cell", "face_down", "known", "owner", "place")
 
     def __init__(self, id: int, card: CardDef, attrs: dict, owner=None):
         self.id = id
@@ -36,6 +36,7 @@ class Entity:
         self.attrs = attrs
         self.zone = None
         self.cell = None
+        self.place = None  # which place of its cell, on a board with places
         self.face_down = False
         self.known: set[int] = set()
         self.owner = owner  # seat index or None
@@ -244,15 +245,19 @@ def detach(state: State, e: Entity) -> None:
     if zone.is_board:
         zone.cells.remove(e.cell, e)
         e.cell = None
+        e.place = None
     zone.items.remove(e)
     e.zone = None
 
 
-def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False) -> None:
-    """Put a detached entity into a zone (on a cell for boards); records enter/leave events."""
+def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, slot=None) -> None:
+    """Put a detached entity into a zone (on a cell for boards, in a place of the cell for boards
+    with places: `slot`, or the first place); records enter/leave events."""
     if zone.is_board:
         zone.cells.place(cell, e, bottom=bottom)
         e.cell = cell
+        places = zone.cells.topology.places
+        e.place = (slot if slot is not None else places[0]) if places else None
         zone.items.append(e)
     elif bottom:
         zone.items.insert(0, e)
@@ -264,10 +269,10 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     state.version += 1
 
 
-def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None) -> None:
+def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None, slot=None) -> None:
     old = e.zone
     detach(state, e)
-    place(state, e, zone, cell, bottom, face_down)
+    place(state, e, zone, cell, bottom, face_down, slot)
     if watched is not None:
         if old is not None and old.name in watched:
             state.events.append(("leave", old.name, e))

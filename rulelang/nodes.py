@@ -274,6 +274,7 @@ class Placement(Node):
     at: Optional[AnyExpr] = None
     end: Optional[Literal["top", "bottom"]] = None
     face: Optional[Literal["up", "down"]] = None
+    place: Optional[AnyExpr] = None  # which place of the cell, on a board with places
 
 
 class Move(Stmt):
@@ -498,6 +499,10 @@ class Topology(Node):
     loop: bool = False
     nodes: list[str] = Field(default_factory=list)
     edges: list[tuple[str, str]] = Field(default_factory=list)
+    # places: every cell is divided into the places named by an enum; capacities of the limited ones
+    places: Optional[str] = None
+    capacities: list[tuple[str, int]] = Field(default_factory=list)
+    places_span: Optional[Span] = None
 
 
 class ZoneDecl(Decl):

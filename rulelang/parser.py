@@ -580,7 +580,18 @@ class _ToAst(Transformer):
         return "stack"
 
     def board_kind(self, c):
-        return c[0]
+        topo = c[0]
+        if len(c) > 1 and c[1] is not None:
+            topo.places, topo.capacities, topo.places_span = c[1]
+        return topo
+
+    @v_args(meta=True)
+    def places_spec(self, meta, c):
+        caps = [x for x in c[1:] if x is not None]
+        return str(c[0]), caps, self._span(meta)
+
+    def place_cap(self, c):
+        return (str(c[0]), int(c[1]))
 
     @v_args(meta=True)
     def grid_topology(self, meta, c):
@@ -935,6 +946,9 @@ class _ToAst(Transformer):
 
     def face_place(self, c):
         return ("face", str(c[0]))
+
+    def slot_place(self, c):
+        return ("place", c[0])
 
     @v_args(meta=True)
     def discard_stmt(self, meta, c):

@@ -700,16 +700,16 @@ def determinize(state: State, seat: int, rng: random.Random):
     for entities in groups.values():
         if len(entities) < 2:
             continue
-        slots = [(e.zone, e.zone.items.index(e), e.cell, e.face_down, e.owner) for e in entities]
+        slots = [(e.zone, e.zone.items.index(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
         shuffled = list(entities)
         rng.shuffle(shuffled)
         # detach every entity first, then place them back slot by slot
         for e in entities:
             if e.zone.is_board:
                 e.zone.cells.remove(e.cell, e)
-        for (zone, index, cell, face_down, owner), e in zip(slots, shuffled):
+        for (zone, index, cell, face_down, owner, place), e in zip(slots, shuffled):
             zone.items[index] = e
-            e.zone, e.cell, e.face_down = zone, cell, face_down
+            e.zone, e.cell, e.face_down, e.place = zone, cell, face_down, place
             if zone.is_board:
                 zone.cells.place(cell, e)
     state.rng.seed(rng.random())
@@ -727,7 +727,7 @@ def copy_state(s: State) -> State:
     entity_map: dict[int, Entity] = {}
     for e in s.entities:
         c = Entity(e.id, e.card, {}, owner=e.owner)
-        c.face_down, c.known, c.cell = e.face_down, set(e.known), e.cell
+        c.face_down, c.known, c.cell, c.place = e.face_down, set(e.known), e.cell, e.place
         entity_map[e.id] = c
         new.entities.append(c)
     zones = {}
@@ -815,7 +815,8 @@ def state_to_json(s: State) -> dict:
         "version": s.version, "decisions": s.decisions, "stats": dict(s.stats), "log": s.log[-50:],
         "globals": {k: enc(v) for k, v in s.globals.items()},
         "entities": [{"card": [e.card.set_name, e.card.index], "attrs": {k: enc(v) for k, v in e.attrs.items()},
-                      "face_down": e.face_down, "known": sorted(e.known), "owner": e.owner} for e in s.entities],
+                      "face_down": e.face_down, "known": sorted(e.known), "owner": e.owner,
+                      **({"place": e.place} if e.place is not None else {})} for e in s.entities],
         "zones": zones,
         "stack": [{"code": f.code.id, "pc": f.pc, "kind": f.kind, "handlers": [list(h) for h in f.handlers],
                    "vars": {k: enc(v) for k, v in f.vars.items()}} for f in s.stack],
@@ -849,6 +850,8 @@ def state_from_json(program: Program, data: dict) -> State:
                     zone.cells.place(cell, s.entities[i])
                     s.entities[i].cell = cell
             zone.items = [s.entities[i] for i in content["items"]]
+            for e in zone.items:
+                e.place = data["entities"][e.id].get("place")
         else:
             zone.items = [s.entities[i] for i in content]
         for e in zone.items:

@@ -42,8 +42,8 @@ def _check_invariants(match):
             assert p.attrs[field] >= 0, (p, field, p.attrs[field])
     taken = {}
     for m in s.zones["track"].items:
-        if m.attrs["slot"] != "ring":
-            key = (m.attrs["space"], m.attrs["slot"])
+        if m.place != "ring":
+            key = (m.cell, m.place)
             assert key not in taken, f"two markers on inner space {key}"
             taken[key] = m
     board = s.zones["new_map"]
