@@ -555,7 +555,7 @@ class Checker:
             if decl is None:
                 return
             if decl.board is None:
-                self.err(p.place.span, f"`place` puts a card in a place of a board's cell, but {decl.name} is not a board")
+                self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
             elif decl.board.places is None:
                 self.err(p.place.span, f"the board {decl.name} has no places",
                          hint=f"declare them: `zone {decl.name}: board ... places ENUM`")

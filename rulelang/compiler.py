@@ -1956,7 +1956,7 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
         slot = _check_place(zone, cell, slot, e, span)
     elif slot is not None:
-        raise RuleError(span, f"`place` puts a card in a place of a board's cell, but {zone.name} is not a board")
+        raise RuleError(span, f"`into` puts a card in a place of a board's cell, but {zone.name} is not a board")
     move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
 
 
@@ -1965,7 +1965,7 @@ def _check_place(zone: BoardZone, cell, slot, e: Entity, span: Span):
     places = zone.cells.topology.places
     if not places:
         if slot is not None:
-            raise RuleError(span, f"the board {zone.name} has no places, so `place {describe(slot)}` means nothing there")
+            raise RuleError(span, f"the board {zone.name} has no places, so `into {describe(slot)}` means nothing there")
         return None
     if slot is None:
         slot = places[0]

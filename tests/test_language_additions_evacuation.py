@@ -5,7 +5,7 @@ Each is general: nothing here knows Evacuation.
 1. `take turns following LIST`: a turn order computed by the rules; `current`, `skipping`, `once`,
    `from`, `until` and the turn triggers follow the list.
 2. `board ... places ENUM { member: N }`: every cell divided into places with capacities;
-   `move ... place P`, `c.place`, `c.place = P`, `at(board, cell, P)`, `has_room(board, cell, P)`;
+   `move ... into P`, `c.place`, `c.place = P`, `at(board, cell, P)`, `has_room(board, cell, P)`;
    a full place is a rules error; places survive save and load.
 """
 from __future__ import annotations
@@ -138,7 +138,7 @@ def test_move_into_a_place_and_read_it_back():
     choose m from track where m.place == ring as "Which pawn takes an inner space?"
     choose s from [left, right] where has_room(track, 3, s) optional as "Which inner space?"
     if s != none { m.place = s }
-  }""", """  move first([x in track where x.n == 1]) to track at 5 place right
+  }""", """  move first([x in track where x.n == 1]) to track at 5 into right
   move first([x in track where x.n == 2]) to track at 5
   log_places = [label(x.place) for x in at(track, 5)]
   if count(at(track, 5, right)) != 1 { fail "one pawn on the right" }
@@ -163,6 +163,6 @@ def test_places_survive_save_and_load():
 
 def test_place_on_a_board_without_places_is_a_rules_error():
     text = PLACES.replace("zone pile: board track 3", "zone pile: board track 3\nvar where: Slot = left").replace(
-        "  for each p in box { move p to track at 3 }", "  move top(box) to pile at 0 place where\n  for each p in box { move p to track at 3 }")
+        "  for each p in box { move p to track at 3 }", "  move top(box) to pile at 0 into where\n  for each p in box { move p to track at 3 }")
     with pytest.raises(RulesError, match="has no places"):
         load_rules(text).new_match(players=3, seed=0)
