@@ -60,7 +60,7 @@ def print_metrics(console, summary) -> None:
     t.add_row("branching factor", mean_cell(b, 1), "options per decision (mean per game)")
     for key, name, how in (("lead_changes", "lead changes", "times a new player took the lead (per game)"),
                            ("drama", "drama", "how far behind the winner was on average, 0 to 1"),
-                           ("decided_at", "decided at", "share of the game before the winner led for good; 0 = led all along")):
+                           ("decided_at", "decided at (decisiveness)", "share of the game before the winner led for good; 0 = led all along")):
         v = m[key]
         t.add_row(name, mean_cell(v), how + ("" if v.get("n") == summary.count else f" ({v.get('n', 0)} games)"))
     console.print(t)
