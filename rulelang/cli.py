@@ -383,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
-    p.add_argument("--zone", help="the board zone to draw (default: the first board)")
+    p.add_argument("--zone", help="the board zone to draw (default: the first board); several, comma-separated, "
+                                  "draw the others' cards on the first (e.g. map,sites)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--after", type=int, metavar="N", help="draw the board after N decisions")
     when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")

@@ -45,11 +45,15 @@ def pick_zone(match, name: str | None) -> BoardZone:
     raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
 
 
-def kind_of(e: Entity):
+def kind_of(e: Entity, coloured: dict | None = None):
     for f in KIND_FIELDS:
         v = e.attrs.get(f)
         if isinstance(v, str) and v:
             return f"{f}={v}"
+    if coloured:  # else the first field holding an enum member that names its colour (terrain: forest "green")
+        for f, v in e.attrs.items():
+            if isinstance(v, str) and v in coloured:
+                return f"{f}={v}"
     return e.card.component
 
 
@@ -62,8 +66,8 @@ def second_kind(e: Entity) -> str | None:
 def colour_table(match) -> dict:
     """A stable colour for every kind of card the game has (not only those in play); an enum member
     declared with a colour (`meadow "gold"`) is drawn in that colour."""
-    kinds = sorted({kind_of(e) for e in match.s.entities})
     declared = match.game.program.member_colours
+    kinds = sorted({kind_of(e, declared) for e in match.s.entities})
     return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
@@ -93,16 +97,29 @@ def _graph_layout(cells, graph, topology) -> dict:
     return {c: (float(x) * scale, float(y) * scale) for c, (x, y) in pos.items()}
 
 
+OWNER_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+NO_OWNER = "#555555"
+
+
 def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
                  mark: str | None = None, dpi: int = 150) -> Path:
-    """Draw one board zone of a match (the first board when no zone is named) into an image file."""
+    """Draw one board zone of a match (the first board when no zone is named) into an image file.
+
+    `zone` may name several boards of the same shape, comma-separated ("map,sites"): the first is drawn
+    as the background (its cells coloured by their top card), the others on top of it, each card as a
+    small token in its owner's colour with its label (pieces standing on a map of tiles)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import Circle, Polygon, RegularPolygon, Rectangle
 
-    board = pick_zone(match, zone)
+    names = [n.strip() for n in zone.split(",")] if zone else [None]
+    board = pick_zone(match, names[0])
+    overlays = [pick_zone(match, n) for n in names[1:] if n]
+    for layer in overlays:
+        if layer.cells.topology.kind != board.cells.topology.kind:
+            raise ValueError(f'"{layer.key}" is not the same shape of board as "{board.key}": it cannot be drawn on it')
     cells_obj = board.cells
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
@@ -112,6 +129,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         shown = cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match)
+    declared = match.game.program.member_colours
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
@@ -127,6 +145,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     xs, ys = [], []
     font = 7 if topology.kind == "hex" else 6
+    # cells with pieces of an overlay board: the background card's label moves up to make room
+    crowded = {c for layer in overlays for c in layer.cells.occupied_cells()}
+    shown = list(shown) + [c for c in sorted(crowded, key=str) if c not in set(shown)]
     for cell in shown:
         x, y = _centre(topology, cell, layout)
         xs.append(x)
@@ -138,7 +159,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         elif top.face_down:
             face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
         else:
-            face, edge, alpha, line = colours.get(kind_of(top), "#dddddd"), "#333333", 1.0, 1.2
+            face, edge, alpha, line = colours.get(kind_of(top, declared), "#dddddd"), "#333333", 1.0, 1.2
         style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
                      linestyle="-" if top is not None else "--")
         if topology.kind == "hex":
@@ -158,22 +179,39 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         size = font if longest <= 11 else font * 11 / longest
         if len(stack) > 1:
             text += f"\n(+{len(stack) - 1})"
-        ax.text(x, y + 0.08, text, ha="center", va="center", fontsize=size,
+        up = cell in crowded
+        ax.text(x, y + (0.5 if up else 0.08), text, ha="center", va="center", fontsize=size * (0.85 if up else 1),
                 color="white" if top.face_down else "black", zorder=3)
         sub = None if top.face_down else second_kind(top)
-        if sub:
+        if sub and not up:
             ax.text(x, y - (0.55 if topology.kind == "hex" else 0.3), sub, ha="center", va="center",
                     fontsize=font - 1.5, style="italic", color="#333333", zorder=3)
         if mark and not top.face_down and top.attrs.get(mark):
             ax.add_patch(Circle((x, y + (0.62 if topology.kind == "hex" else 0.3)), 0.13,
                                 facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
+    owners_seen = set()
+    for layer in overlays:
+        for cell in layer.cells.occupied_cells():
+            pieces = list(layer.cells.stack(cell))
+            x, y = _centre(topology, cell, layout)
+            for i, e in enumerate(pieces[:3]):
+                owners_seen.add(e.owner)
+                colour = OWNER_COLOURS[e.owner % len(OWNER_COLOURS)] if e.owner is not None else NO_OWNER
+                ty = y - 0.05 - 0.27 * i
+                ax.add_patch(Circle((x - 0.6, ty), 0.09, facecolor=colour, edgecolor="black", linewidth=0.5, zorder=5))
+                text = "face down" if e.face_down else describe(e)
+                ax.text(x - 0.47, ty, text[:16], ha="left", va="center", fontsize=font - 2.2, color=colour,
+                        fontweight="bold", zorder=5,
+                        bbox=dict(boxstyle="round,pad=0.12", facecolor="white", edgecolor="none", alpha=0.85))
+            if len(pieces) > 3:
+                ax.text(x, y - 0.85, f"+{len(pieces) - 3} more", ha="center", va="center", fontsize=font - 2.4, zorder=5)
     if xs:
         pad = 1.3
         ax.set_xlim(min(xs) - pad, max(xs) + pad)
         ax.set_ylim(min(ys) - pad, max(ys) + pad)
 
     handles = []
-    in_play = sorted({kind_of(e) for e in board.items if not e.face_down})
+    in_play = sorted({kind_of(e, declared) for e in board.items if not e.face_down})
     for k in in_play:
         handles.append(Polygon([[0, 0]], closed=True, facecolor=colours[k], edgecolor="#333333",
                                label=k.split("=", 1)[-1].replace("_", " ")))
@@ -181,9 +219,12 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         handles.append(Polygon([[0, 0]], closed=True, facecolor=FACE_DOWN, edgecolor="#333333", label="face down"))
     if mark:
         handles.append(Circle((0, 0), 0.1, facecolor="#7a4a1e", edgecolor="black", label=mark.replace("_", " ")))
+    for owner in sorted(o for o in owners_seen if o is not None):  # the owners of the pieces on top
+        handles.append(Circle((0, 0), 0.1, facecolor=OWNER_COLOURS[owner % len(OWNER_COLOURS)], edgecolor="black",
+                              label=f"Player {owner + 1}"))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-    ax.set_title(title or f"{match.game.title}: {board.key}", fontsize=11)
+    ax.set_title(title or f"{match.game.title}: {', '.join([board.key] + [z.key for z in overlays])}", fontsize=11)
     out = Path(out)
     fig.savefig(out, dpi=dpi, bbox_inches="tight")
     plt.close(fig)

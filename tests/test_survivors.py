@@ -85,3 +85,19 @@ def test_save_and_resume_mid_game():
         match.apply(rng_a.randrange(match.option_count()))
         again.apply(rng_b.randrange(again.option_count()))
     assert again.result == match.result
+
+
+def test_render_draws_the_pieces_on_the_map(tmp_path):
+    """`rulelang render --zone map,sites`: the tiles, and on them the bases, parties, buildings."""
+    from rulelang.render import render_board
+
+    match = game("all_modules").new_match(players=3, seed=5)
+    rng = random.Random(5)
+    for _ in range(120):
+        if match.is_over:
+            break
+        match.apply(rng.randrange(match.option_count()))
+    out = render_board(match, tmp_path / "map.png", zone="map,sites")
+    assert out.stat().st_size > 10_000
+    with pytest.raises(ValueError, match="no board zone"):
+        render_board(match, tmp_path / "x.png", zone="map,nowhere")
