@@ -54,7 +54,7 @@ def test_checks_clean(variant):
     game(variant)
 
 
-MODES = [("", "random_map", 3), ("", "tile_laying", 2), ("", "map_file", 2), ("all_modules", "random_map", 4),
+MODES = [("", "random_map", 3), ("", "tile_laying", 4), ("", "map_file", 2), ("all_modules", "random_map", 4),
          ("all_modules", "tile_laying", 3)]
 
 
