@@ -9,6 +9,7 @@ split into its top-level declarations, and each one is parsed on its own.
 """
 from __future__ import annotations
 
+import gc
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import nodes as N
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
+from .fastcards import restore_card_blocks, split_card_blocks
 from .resources import grammar_path
 
 # ------------------------------------------------------------------ the parser
@@ -32,7 +34,17 @@ def _lark() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
         cache=True,  # the LALR tables are kept in a temporary file between runs
+        lexer_callbacks={"NAME": _refuse_python_names},
     )
+
+
+def _refuse_python_names(tok: Token) -> Token:
+    """Names with two leading underscores are Python's (`__class__`, `__import__`): never the rules'."""
+    if tok.startswith("__"):
+        raise _SyntaxProblem(Span(line=tok.line, column=tok.column),
+                             f'"{tok}": names starting with two underscores are reserved (a rules file cannot '
+                             "reach the interpreter's own names)")
+    return tok
 
 
 # ------------------------------------------------------------------ words for tokens
@@ -791,6 +803,18 @@ class _ToAst(Transformer):
         return N.ScenarioItem(span=self._span(meta), kind="choose", text=_unquote(c[0]))
 
     @v_args(meta=True)
+    def scen_choose_index(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="choose", unit="option", number=int(c[0]))
+
+    @v_args(meta=True)
+    def scen_choose_card(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="choose", unit="card", expr=c[0])
+
+    @v_args(meta=True)
+    def scen_choose_cell(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="choose", unit="cell", expr=c[0])
+
+    @v_args(meta=True)
     def scen_expect(self, meta, c):
         return N.ScenarioItem(span=self._span(meta), kind="expect", expr=c[0])
 
@@ -1217,9 +1241,23 @@ class _SyntaxProblem(Exception):
         self.message = message
 
 
+def _in_file(span: Span, file: str, offset: int) -> Span:
+    """A span made outside the transformer (a text's escapes) knows neither its file nor its chunk."""
+    if span.file != "<rules>":
+        return span
+    return span.model_copy(update={"file": file, "line": span.line + offset, "end_line": span.line + offset,
+                                   "end_column": span.column + 1})
+
+
 def _unquote(tok) -> str:
     s = str(tok)
-    return bytes(s[1:-1], "utf-8").decode("unicode_escape") if "\\" in s else s[1:-1]
+    if "\\" not in s:
+        return s[1:-1]
+    try:
+        return bytes(s[1:-1], "utf-8").decode("unicode_escape")
+    except UnicodeDecodeError as exc:
+        span = Span(line=getattr(tok, "line", 0) or 0, column=getattr(tok, "column", 0) or 0)
+        raise _SyntaxProblem(span, f"this text has a backslash that is not a known escape ({exc.reason})") from None
 
 
 # ------------------------------------------------------------------ entry points
@@ -1238,8 +1276,10 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
 def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
     """Parse a whole file; raise RulesError listing every syntax error found."""
     remember_source(file, text)
+    fast_text, fast_cards = split_card_blocks(text, file)  # long decks read line by line (fastcards.py)
     try:
-        decls = _parse_chunk(text, file, 0)
+        decls = _parse_chunk(fast_text, file, 0)
+        restore_card_blocks(decls, fast_cards)
     except (UnexpectedInput, _SyntaxProblem):
         diagnostics: list[Diagnostic] = []
         decls = []
@@ -1250,14 +1290,14 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
             except UnexpectedInput as exc:
                 diagnostics.append(_syntax_diagnostic(exc, file, offset, chunk, last=i == len(chunks) - 1))
             except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(exc.span, exc.message))
+                diagnostics.append(Diagnostic(_in_file(exc.span, file, offset), exc.message))
         if not diagnostics:  # splitting changed the meaning; report the whole-file error
             try:
                 _parse_chunk(text, file, 0)
             except UnexpectedInput as exc:
                 diagnostics.append(_syntax_diagnostic(exc, file, 0, text))
             except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(exc.span, exc.message))
+                diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message))
         raise RulesError(diagnostics) from None
     header = _header_doc(text)
     return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header)
@@ -1278,4 +1318,15 @@ def parse_file(path: str | Path) -> N.RulesFile:
     """Parse a file; anything that is not a readable UTF-8 text file gets a `file:line:col` diagnostic."""
     from .sourcefile import read_source
 
-    return parse_text(read_source(path), str(path))
+    text = read_source(path)
+    # A big file makes a big AST at once: Python's cycle collector would scan it again and
+    # again while it grows (most of the time of a 50,000-card file); nodes hold no cycles.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return parse_text(text, str(path))
+    finally:
+        if was_enabled:
+            if len(text) > 1_000_000:
+                gc.freeze()  # and keep the collector from scanning the new AST again later
+            gc.enable()

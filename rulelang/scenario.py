@@ -32,7 +32,11 @@ true once the game has ended and `winners` lists the players who won::
     expect "place red 3, (2, 0)" not in offered
 
 A `choose` that matches none or several of the options fails the scenario, unless the
-next line is `expect error "matches none"` (or `"matches 2"`).
+next line is `expect error "matches none"` (or `"matches 2"`). When labels are equal (two
+cards with the same label), name the option another way: `choose option 2` (the second
+option as listed), `choose card EXPR` (the option that binds that card, e.g.
+`choose card hand(player(1))[0]`) or `choose cell EXPR` (the option at that cell, e.g.
+`choose cell (1, 0)`).
 """
 from __future__ import annotations
 
@@ -287,7 +291,9 @@ class ScenarioRunner:
             if pending_error is not None:
                 self.unexpected(pending_error)
             if self.answers:
-                raise ScenarioFailure(self.answers[0].span, f'this answer was never used: no choice came up for "{self.answers[0].text}"')
+                unused = self.answers[0]
+                what = unused.text if unused.unit is None else f"{unused.unit} {unused.number or '...'}"
+                raise ScenarioFailure(unused.span, f'this answer was never used: no choice came up for "{what}"')
             if self.checks == 0:
                 raise ScenarioFailure(self.sc.span, "the scenario checks nothing: add at least one `expect`")
             return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
@@ -342,6 +348,8 @@ class ScenarioRunner:
             raise ScenarioFailure(item.span, f'the match asks Player {match.to_move + 1}: "{match.prompt or "choose"}", '
                                   f"but the scenario has no `choose` left for it. The options are:\n{listing}")
         answer = self.answers.pop(0)
+        if answer.unit is not None:
+            return self.answer_by_value(match, answer, options)
         text = answer.text.strip().lower()
         exact = [o for o in options if o.label.lower() == text]
         found = exact or [o for o in options if text in o.label.lower()]
@@ -350,6 +358,37 @@ class ScenarioRunner:
             what = "matches none" if not found else f"matches {len(found)}"
             raise AnswerNotOffered(answer.span, f'"{answer.text}" {what} of the options for "{match.prompt or "choose"}":\n{listing}')
         return found[0].index
+
+    def answer_by_value(self, match: Match, answer: N.ScenarioItem, options) -> int:
+        """`choose option N` (the N-th option as listed), `choose card EXPR`, `choose cell EXPR`: the one
+        option that binds that card (or cell), for options whose labels are equal."""
+        listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
+        prompt = match.prompt or "choose"
+        if answer.unit == "option":
+            if not 1 <= answer.number <= len(options):
+                raise AnswerNotOffered(answer.span, f"option {answer.number} matches none of the {len(options)} "
+                                       f'options for "{prompt}":\n{listing}')
+            return answer.number - 1
+        value = self.eval(match, answer.expr)
+        if answer.unit == "card" and not isinstance(value, Entity):
+            raise ScenarioFailure(answer.span, f"`choose card` needs a card, but this is {describe(value)}")
+        if answer.unit == "cell" and isinstance(value, list):
+            value = tuple(value)
+
+        def binds(raw: dict) -> bool:
+            for v in raw["values"].values():
+                if v is value if answer.unit == "card" else (v == value and not isinstance(v, Entity)):
+                    return True
+                if answer.unit == "card" and isinstance(v, list) and any(x is value for x in v):
+                    return True
+            return False
+
+        found = [i for i, raw in enumerate(match.s.pending["options"]) if binds(raw)]
+        if len(found) != 1:
+            what = "matches none" if not found else f"matches {len(found)}"
+            raise AnswerNotOffered(answer.span, f"{answer.unit} {describe(value)} {what} of the options for "
+                                   f'"{prompt}":\n{listing}')
+        return found[0]
 
     def expect(self, match: Match, item: N.ScenarioItem):
         self.checks += 1

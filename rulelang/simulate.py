@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .agents import make_agent
+from .budgets import current_budgets
 from .metrics import play_recorded
 from .parallel import run_tasks
 from .resources import find_game
@@ -130,7 +131,7 @@ _worker_cache: dict = {}
 
 def _play_one(args) -> GameRecord:
     path, text, variant, settings, players, agents, seed = args
-    key = (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())))
+    key = (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())), current_budgets())
     game = _worker_cache.get(key)
     if game is None:
         game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)

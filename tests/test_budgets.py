@@ -1,0 +1,193 @@
+"""Resource budgets: a runaway rules file stops quickly, with its rules line, the budget and how to raise it.
+
+Each test crosses one budget with a small, fast input (a budget lowered for the test where the
+default would take long to reach), then raises the budget and sees the same rules run.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+
+import pytest
+
+from conftest import REPO
+
+import rulelang
+from rulelang.budgets import Budgets
+from rulelang.cli import main
+from rulelang.errors import RulesError
+
+
+def game(body: str, head: str = "") -> str:
+    return f'game "Runaway" {{ players 2; round: a; max rounds 2 }}\n{head}\nphase a {{ {body} }}\n'
+
+
+def stops(text: str, budget: str, line: int, budgets=None, seconds: float = 5.0) -> str:
+    """Load and start a match of `text`: it must fail on the budget, at the line, quickly."""
+    start = time.perf_counter()
+    with pytest.raises(RulesError) as info:
+        g = rulelang.load("runaway.rules", text=text, budgets=budgets)
+        g.new_match(seed=1)
+    assert time.perf_counter() - start < seconds
+    message = info.value.format()
+    d = info.value.diagnostics[0]
+    assert d.span.file == "runaway.rules" and d.span.line == line, message
+    assert f"budget {budget} = " in message, message
+    assert f"--budget {budget}=" in message and f"budgets={{'{budget}': " in message, message
+    return message
+
+
+def test_cards_a_file_may_create():
+    text = ('game "Big deck" { players 2; round: a; max rounds 1 }\ncomponent C { n: int }\nzone pile\n'
+            'cards deck in pile { C(n: k) for k in 1..300, j in 1..300 }\nphase a { log "x" }\n')
+    stops(text, "cards", 4, budgets={"cards": 50_000})
+    assert rulelang.load("big.rules", text=text, budgets={"cards": 100_000}).new_match(seed=1)
+
+
+def test_cards_created_in_setup():
+    text = ('game "Big deck" { players 2; round: a; max rounds 1 }\ncomponent C { n: int }\nzone pile\n'
+            'cards deck { C(n: k) for k in 1..100 }\nsetup { repeat 30 times { create deck in pile } }\n'
+            'phase a { log "x" }\n')
+    stops(text, "cards", 5, budgets={"cards": 1000})
+
+
+def test_a_range_too_large():
+    message = stops(game("let xs = 1..100000000"), "list_size", 3)
+    assert "a range of 100,000,000 items" in message
+
+
+def test_a_text_that_doubles():
+    stops(game("repeat 40 times { t = t + t }", 'var t: str = "ab"'), "list_size", 3)
+
+
+def test_a_list_that_doubles():
+    stops(game("repeat 40 times { xs = xs + xs }", "var xs: list of int = [1, 2]"), "list_size", 3)
+
+
+def test_a_deck_comprehension_too_large():
+    text = ('game "Big deck" { players 2; round: a; max rounds 1 }\ncomponent C { n: int }\nzone pile\n'
+            'cards deck in pile { C(n: k) for k in 1..10000000 }\nphase a { log "x" }\n')
+    stops(text, "list_size", 4)
+
+
+def test_dice_too_many():
+    with pytest.raises(RulesError) as info:
+        rulelang.load("dice.rules", text=game("let r = roll(100000000, 6)")).new_match(seed=1)
+    assert "list_size" in info.value.format()
+
+
+def test_steps_without_a_decision():
+    stops(game("while true { let x = count(k in 1..1000 where k > 0) }"), "steps", 3)
+
+
+def test_steps_of_an_exponential_def():
+    stops(game("let v = f(60)", "def f(n) = if n == 0 then roll(1) else f(n - 1) + f(n - 1)"), "steps", 2)
+
+
+def test_trigger_depth():
+    text = ('game "Ping" { players 2; round: a; max rounds 1 }\nzone z1\nzone z2\ncomponent C { n: int }\n'
+            'cards cs in z1 { C(n: 1) }\nwhen c enters z1 { move c to z2 }\nwhen c enters z2 { move c to z1 }\n'
+            'phase a { move top(z1) to z2 }\n')
+    stops(text, "trigger_depth", 7)
+
+
+def test_recursion_depth_of_a_def():
+    stops(game("let v = f(1)", "def f(n) = f(n + 1)"), "recursion_depth", 2)
+
+
+def test_recursion_depth_of_a_procedure():
+    stops(game("p(1)", "procedure p(n: int) { p(n + 1) }"), "recursion_depth", 2)
+
+
+def test_a_deep_but_finite_recursion_runs_when_the_budget_is_raised():
+    text = game("let v = f(150)", "def f(n) = if n == 0 then 0 else 1 + f(n - 1)")
+    stops(text, "recursion_depth", 2)
+    rulelang.load("deep.rules", text=text, budgets={"recursion_depth": 300}).new_match(seed=1)
+
+
+def test_memory_of_a_match():
+    # a list of 400,000 lists: far more memory than the lowered budget allows
+    stops(game("let xs = [[k, k] for k in 1..400000]"), "memory_mb", 3,
+          budgets={"memory_mb": 1, "list_size": 10_000_000})
+
+
+def test_numbers_stay_bounded():
+    with pytest.raises(RulesError) as info:
+        rulelang.load("n.rules", text=game("repeat 100 times { n = n * n }", "var n: int = 3")).new_match(seed=1)
+    assert "a number beyond" in info.value.format()
+
+
+def test_budgets_from_the_command_line(tmp_path):
+    path = tmp_path / "r.rules"
+    path.write_text(game("let xs = 1..2000"), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["simulate", str(path), "-n", "1", "--quiet", "--budget", "list_size=1000"])
+    assert code == 1
+    assert ":3:20: error: this would build a range of 2,000 items (budget list_size = 1,000" in err.getvalue()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["simulate", str(path), "-n", "1", "--quiet", "--budget", "list_size=5000"])
+    assert code == 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()) as bad:
+        code = main(["simulate", str(path), "-n", "1", "--quiet", "--budget", "lists=5"])
+    assert code == 2 and "unknown budget 'lists'" in bad.getvalue()
+
+
+def test_a_big_source_file_is_refused_before_parsing(tmp_path):
+    path = tmp_path / "big.rules"
+    path.write_text('game "Big" { players 2 }\n' + "// padding\n" * 2000, encoding="utf-8")
+    with pytest.raises(RulesError) as info:
+        rulelang.load(str(path), budgets={"source_bytes": 1000})
+    assert "budget source_bytes" in info.value.format()
+
+
+def test_every_budget_is_documented():
+    text = (REPO / "docs" / "safety.md").read_text(encoding="utf-8")
+    for name in Budgets.names():
+        assert f"`{name}`" in text, name
+
+
+def test_long_card_lists_read_fast_give_the_same_rules():
+    """The fast reader of long decks (rulelang/fastcards.py) builds exactly the AST the parser builds."""
+    from rulelang import fastcards
+    from rulelang.parser import parse_text
+
+    lines = ['game "Deck" { players 2 }', "enum Suit { red, blue }",
+             'component Card { name: str; suit: Suit; point: int = 0; tags: list of str; wild: bool = false }',
+             "zone deck", "/// The deck.", "cards pack in deck {"]
+    for i in range(300):
+        extra = ", wild: true" if i % 7 == 0 else ""
+        copies = " * 2" if i % 11 == 0 else ""
+        lines.append(f'  Card(name: "Card {i}", suit: {"red" if i % 2 else "blue"}, point: {i}, '
+                     f'tags: ["a", "b"]{extra}){copies}' + ("  // a comment" if i % 13 == 0 else ""))
+        if i % 50 == 0:
+            lines.append("")
+    lines.append("}")
+    text = "\n".join(lines) + "\n"
+    fast = parse_text(text, "deck.rules")
+    assert fast_text_was_used(text)
+    old = fastcards.MIN_ENTRIES
+    fastcards.MIN_ENTRIES = 10**9
+    try:
+        slow = parse_text(text, "deck.rules")
+    finally:
+        fastcards.MIN_ENTRIES = old
+    assert fast == slow
+    assert len(fast.decls[-1].entries) == 300
+
+
+def fast_text_was_used(text: str) -> bool:
+    from rulelang.fastcards import split_card_blocks
+
+    return bool(split_card_blocks(text, "deck.rules")[1])
+
+
+def test_a_long_deck_with_an_error_reports_it_as_before():
+    from rulelang.parser import parse_text
+
+    lines = ['game "Deck" { players 2 }', "component Card { n: int }", "zone deck", "cards pack in deck {"]
+    lines += [f"  Card(n: {i})" for i in range(200)] + ["  Card(n: )"] + ["}"]
+    with pytest.raises(RulesError) as info:
+        parse_text("\n".join(lines) + "\n", "deck.rules")
+    assert info.value.diagnostics[0].span.line == 205
