@@ -166,9 +166,10 @@ class BoardCells:
 
     def occupied_neighbour_cells(self, cell) -> list:
         if self.topology.open:
-            if cell in self.stacks:
-                return list(self.graph.neighbors(cell))
-            return [c for c in self.topology.lattice_neighbours(cell) if c in self.stacks]
+            # in lattice order, not the graph's (which depends on the order cells were filled, so a
+            # match resumed from a save would list neighbours differently and play differently)
+            stacks = self.stacks
+            return [c for c in self.topology.lattice_neighbours(cell) if c in stacks]
         return [c for c in self.neighbour_cells(cell) if self.stacks[c]]
 
     def empty_neighbour_cells(self, cell) -> list:

@@ -399,6 +399,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench_arguments(p)
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("replay", help="show a stored golden replay step by step, or record and check them")
+    p.add_argument("files", nargs="*", help="a replay file to show; with --record, games (default: games/ and "
+                   "examples/); with --check, replay files (default: all in --dir)")
+    p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
+    p.add_argument("--check", action="store_true", help="replay stored files and check every step")
+    p.add_argument("--seed", type=int, help="which stored game to show (default: the first)")
+    p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
+    p.set_defaults(func=lambda args: __import__("rulelang.replay", fromlist=["cmd_replay"]).cmd_replay(args, console))
+
     for p in sub.choices.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "

@@ -23,7 +23,7 @@ from .errors import Span
 from .model import BoardZone, CardDef, Entity, KeywordValue, OUT_KEY, Player, Zone, expire, move as move_entity, out_seats, players_in, remember_undo
 
 LOOP_LIMIT = 100_000
-DEF_CALL_WORK = 20  # a def call counts as this many steps of work (it costs about as much as that many ops)
+DEF_CALL_WORK = 50  # a def call counts as this many steps of work (about its cost in ops, with its arguments)
 
 
 class Ctx:

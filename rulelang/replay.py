@@ -1,0 +1,308 @@
+"""Golden replays: stored seeded games that show any change of behaviour as a game, a step and a rule.
+
+A replay file (`tests/replays/GAME[--VARIANT].json`) holds, for one game and mode, a few games:
+each its seed, the index of the option chosen at every decision, and a digest of the whole match
+state after every step (step 0 is the state before the first decision). Replaying checks each
+digest; the first mismatch names the game, the mode, the seed, the step, the choice made and the
+rules line that asked for it.
+
+    rulelang replay --record games/GAME.rules       # (re)record one game's modes
+    rulelang replay --record                        # every game in games/ and examples/
+    rulelang replay tests/replays/GAME.json         # show a stored game step by step
+    rulelang replay --check                         # replay every stored file
+
+While replaying, `audit` checks after every step that no card was created or lost and that no
+player's view holds a card that player may not see; saves taken at random steps are resumed
+from JSON and must reach the same digests.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RulesError
+from .loader import load
+from .model import Entity
+from .runtime import Match, option_label, state_to_json
+
+FORMAT = 1
+SEEDS = (1, 2)  # games stored per mode
+MAX_STEPS = 3000  # a stored game stops here if it has not ended
+
+
+def modes(path: str | Path) -> list[list[str]]:
+    """The modes of a game: the base game and each variant on its own."""
+    from .parser import parse_file
+
+    return [[]] + [[v] for v in parse_file(path).variants()]
+
+
+def replay_file(folder: Path, path: str | Path, variants: list[str]) -> Path:
+    stem = Path(path).stem + ("--" + "+".join(variants) if variants else "")
+    return folder / f"{stem}.json"
+
+
+def digest(match: Match) -> str:
+    data = state_to_json(match.s)
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def asked_where(match: Match) -> str:
+    """The rules line that asks the pending choice (or `over`)."""
+    if match.s.pending is None:
+        return "game over" if match.is_over else "-"
+    span = match.s.pending["span"]
+    return f"{span.file}:{span.line}"
+
+
+def record_game(game, seed: int, players: int | None = None) -> dict:
+    match = game.new_match(players=players, seed=seed)
+    rng = random.Random(seed)
+    choices, digests, asked = [], [digest(match)], []
+    while not match.is_over and len(choices) < MAX_STEPS:
+        asked.append(asked_where(match))
+        index = rng.randrange(match.option_count())
+        choices.append(index)
+        match.apply(index)
+        digests.append(digest(match))
+    return {"seed": seed, "choices": choices, "digests": digests, "asked": asked,
+            "finished": match.is_over, "winners": match.result["winners"] if match.is_over else None}
+
+
+def record(path: str | Path, variants: list[str], seeds=SEEDS) -> dict:
+    game = load(str(path), variant=variants)
+    players = game.program.game.players_default
+    return {"format": FORMAT, "game": Path(path).as_posix(), "title": game.title, "variants": variants,
+            "players": players, "games": [record_game(game, s, players) for s in seeds]}
+
+
+def write(data: dict, file: Path) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+# ------------------------------------------------------------------ checking
+
+
+class ReplayMismatch(AssertionError):
+    """A replay no longer matches: the message names the game, mode, seed, step and rules line."""
+
+
+@dataclass
+class Audit:
+    """What a replay checks after every step besides the digest."""
+
+    cards: int = -1
+
+    def __call__(self, match: Match, where: str):
+        check_conservation(match, self, where)
+        check_views(match, where)
+
+
+def check_conservation(match: Match, audit: Audit, where: str) -> None:
+    """No card created or lost: the same cards as at the start, each in exactly one zone."""
+    s = match.s
+    if audit.cards < 0:
+        audit.cards = len(s.entities)
+    if len(s.entities) != audit.cards:
+        raise ReplayMismatch(f"{where}: {len(s.entities)} cards exist, {audit.cards} at the start")
+    seen: dict[int, str] = {}
+    for key, zone in s.zones.items():
+        for e in zone.items:
+            if e.id in seen:
+                raise ReplayMismatch(f"{where}: card #{e.id} ({e.card.component}) is in {seen[e.id]} and in {key}")
+            seen[e.id] = key
+            if e.zone is not zone:
+                raise ReplayMismatch(f"{where}: card #{e.id} is listed in {key} but thinks it is in "
+                                     f"{e.zone.key if e.zone else 'no zone'}")
+            if s.entities[e.id] is not e:
+                raise ReplayMismatch(f"{where}: card #{e.id} is not the match's card #{e.id}")
+        if zone.is_board:
+            on_cells = sorted(x.id for c in zone.cells.occupied_cells() for x in zone.cells.stack(c))
+            if on_cells != sorted(x.id for x in zone.items):
+                raise ReplayMismatch(f"{where}: the cells of board {key} do not hold the cards the board lists")
+    lost = [e.id for e in s.entities if e.id not in seen]
+    if lost:
+        raise ReplayMismatch(f"{where}: card(s) #{', #'.join(map(str, lost[:5]))} are in no zone (lost)")
+
+
+def may_see(e: Entity, seat: int) -> bool:
+    """The visibility rule as the language reference states it (written again here, on purpose)."""
+    zone = e.zone
+    if seat in e.known:
+        return True
+    if zone.visibility == "hidden":
+        return False
+    if zone.visibility == "private":
+        return zone.owner == seat
+    return not e.face_down or e.owner == seat
+
+
+def check_views(match: Match, where: str) -> None:
+    """No player's view holds a card that player may not see (cards, globals, the options offered)."""
+    s = match.s
+    for seat in range(len(s.players)):
+        view = match.view(seat)
+        for key, zone in s.zones.items():
+            entry = view["zones"][key]
+            if zone.is_board:
+                shown = [card for cell in entry.get("cells", []) for card in cell["cards"]]
+                actual = [x for c in zone.cells.occupied_cells() for x in zone.cells.stack(c)]
+            else:
+                shown = entry.get("cards")
+                actual = zone.items
+                if shown is None:  # only a count: nothing shown
+                    continue
+            if len(shown) != len(actual):
+                raise ReplayMismatch(f"{where}: Player {seat + 1}'s view of {key} lists {len(shown)} cards, "
+                                     f"the zone holds {len(actual)}")
+            for card, e in zip(shown, actual):
+                if "card" in card and not may_see(e, seat):
+                    raise ReplayMismatch(f"{where}: Player {seat + 1}'s view of {key} shows {card['card']}, "
+                                         "a card that player may not see")
+        for name, value in s.globals.items():
+            if isinstance(value, Entity) and not may_see(value, seat) and not name.startswith("__"):
+                if view["globals"].get(name) != f"a hidden card in {value.zone.key.replace('#', ' of player ')}":
+                    raise ReplayMismatch(f"{where}: Player {seat + 1}'s view shows the hidden card in `{name}`")
+        if s.pending is not None and s.pending["player"] == seat:
+            for option in s.pending["options"]:
+                label = option_label(s, option, seat)
+                hidden = [v for v in option["values"].values() if isinstance(v, Entity) and not may_see(v, seat)]
+                if hidden and label.count("a hidden card") < len(hidden):
+                    raise ReplayMismatch(f"{where}: an option offered to Player {seat + 1} ({label}) names a card "
+                                         "that player may not see")
+
+
+@functools.lru_cache(maxsize=8)
+def _game(path: str, variants: tuple):
+    return load(path, variant=list(variants))
+
+
+def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: int | None = None) -> int:
+    """Replay a stored file; raise ReplayMismatch at the first difference. Returns the steps checked."""
+    game = _game(data["game"], tuple(data["variants"]))
+    mode = data["game"] + (f" (variant {', '.join(data['variants'])})" if data["variants"] else "")
+    steps = 0
+    for stored in data["games"]:
+        seed = stored["seed"]
+        if only_seed is not None and seed != only_seed:
+            continue
+        match = game.new_match(players=data["players"], seed=seed)
+        rng = random.Random(seed * 7919)
+        n = len(stored["choices"])
+        resume_at = set(rng.sample(range(n), min(resume_points, n))) if n else set()
+        checker = Audit() if audit else None
+
+        def fail(step: int, what: str):
+            asked = stored["asked"][step - 1] if 0 < step <= len(stored["asked"]) else "the start of the game"
+            choice = f", after option {stored['choices'][step - 1]} was chosen at {asked}" if step > 0 else ""
+            raise ReplayMismatch(f"{mode}, seed {seed}, step {step}{choice}: {what}\n"
+                                 f"  re-record it if the change is intended: rulelang replay --record {data['game']}")
+
+        def compare(step: int):
+            got = digest(match)
+            if got != stored["digests"][step]:
+                fail(step, f"the state differs from the stored replay (now waiting at {asked_where(match)})")
+            if checker is not None:
+                try:
+                    checker(match, f"{mode}, seed {seed}, step {step}")
+                except ReplayMismatch as exc:
+                    raise ReplayMismatch(str(exc)) from None
+
+        compare(0)
+        for step, index in enumerate(stored["choices"], start=1):
+            if match.is_over:
+                fail(step, "the game is over, but the replay goes on")
+            if index >= match.option_count():
+                fail(step, f"option {index} is not offered (only {match.option_count()} are)")
+            if step - 1 in resume_at:  # save here, resume from JSON, and play on with the copy
+                saved = json.loads(json.dumps(match.to_json()))
+                match = game.match_from_json(saved)
+                if digest(match) != stored["digests"][step - 1]:
+                    fail(step - 1, "a save resumed from JSON is not the same state")
+            try:
+                match.apply(index)
+            except RulesError as exc:
+                fail(step, "the rules failed:\n" + exc.format())
+            compare(step)
+            steps += 1
+        if stored["finished"] and not match.is_over:
+            fail(n, "the stored game ended here, the replay does not")
+    return steps
+
+
+# ------------------------------------------------------------------ the command
+
+
+def corpus(root: Path) -> list[Path]:
+    """Every game file a replay should cover: games/ and examples/."""
+    return sorted((root / "games").glob("*.rules")) + sorted((root / "examples").glob("*.rules"))
+
+
+def cmd_replay(args, console) -> int:
+    folder = Path(args.dir)
+    if args.record:
+        paths = [Path(p) for p in args.files] or corpus(Path("."))
+        for path in paths:
+            for variants in modes(path):
+                data = record(path.as_posix(), variants)
+                file = replay_file(folder, path, variants)
+                write(data, file)
+                lengths = ", ".join(str(len(g["choices"])) for g in data["games"])
+                console.print(f"recorded {file}: {len(data['games'])} games ({lengths} steps)", markup=False)
+        return 0
+    if args.check:
+        files = [Path(p) for p in args.files] or sorted(folder.glob("*.json"))
+        failed = 0
+        for file in files:
+            try:
+                steps = verify(json.loads(file.read_text(encoding="utf-8")))
+                console.print(f"{file}: {steps} steps match", markup=False)
+            except ReplayMismatch as exc:
+                failed += 1
+                console.print(f"{file}: MISMATCH {exc}", markup=False)
+        return 1 if failed else 0
+    if len(args.files) != 1:
+        raise ValueError("name one replay file to show (or use --record / --check)")
+    return show(Path(args.files[0]), args.seed, console)
+
+
+def show(file: Path, seed: int | None, console) -> int:
+    """Print a stored game step by step: who chose what, where the rules asked, and the digests."""
+    data = json.loads(file.read_text(encoding="utf-8"))
+    game = load(data["game"], variant=data["variants"])
+    stored = next((g for g in data["games"] if seed is None or g["seed"] == seed), None)
+    if stored is None:
+        raise ValueError(f"{file} has no game with seed {seed}: its seeds are "
+                         + ", ".join(str(g["seed"]) for g in data["games"]))
+    match = game.new_match(players=data["players"], seed=stored["seed"])
+    mode = f" ({', '.join(data['variants'])})" if data["variants"] else ""
+    console.print(f"{game.title}{mode}: seed {stored['seed']}, {data['players']} players, "
+                  f"{len(stored['choices'])} steps", markup=False)
+    ok = digest(match) == stored["digests"][0]
+    console.print(f"step 0: the start  [{'ok' if ok else 'DIFFERS'}]", markup=False)
+    shown_log = len(match.s.log)
+    for step, index in enumerate(stored["choices"], start=1):
+        seat = match.to_move
+        options = match.legal_options()
+        where = asked_where(match)
+        label = options[index].label if index < len(options) else f"option {index} (not offered)"
+        prompt = match.prompt or "choose"
+        if index >= len(options):
+            console.print(f"step {step}: Player {seat + 1} cannot choose {label}: the replay stops", markup=False)
+            return 1
+        match.apply(index)
+        ok = digest(match) == stored["digests"][step]
+        console.print(f"step {step}: Player {seat + 1}, {prompt} ({where}): {label}  [{'ok' if ok else 'DIFFERS'}]",
+                      markup=False)
+        for line in match.s.log[shown_log:] if len(match.s.log) >= shown_log else match.s.log[-5:]:
+            console.print(f"    {line}", markup=False)
+        shown_log = len(match.s.log)
+    if match.is_over:
+        winners = ", ".join(f"Player {w}" for w in match.result["winners"]) or "nobody"
+        console.print(f"game over after {match.result['rounds']} rounds: {winners} won", markup=False)
+    return 0
