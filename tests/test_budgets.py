@@ -25,7 +25,7 @@ def game(body: str, head: str = "") -> str:
 
 def stops(text: str, budget: str, line: int, budgets=None, seconds: float = 60.0) -> str:
     """Load and start a match of `text`: it must fail on the budget, at the line (the 5-second goal is
-    measured by bench/hostile.py, not here: this only catches a runaway that is not stopped)."""
+    measured by bench/_hostile.py, not here: this only catches a runaway that is not stopped)."""
     start = time.perf_counter()
     with pytest.raises(RulesError) as info:
         g = rulelang.load("runaway.rules", text=text, budgets=budgets)

@@ -1,7 +1,7 @@
 """Hostile rules files against the resource budgets: time, peak memory and the diagnostic of each.
 
-    python bench/hostile.py            # each case in a fresh process; prints a table
-    python bench/hostile.py --cards    # also `rulelang check` of 10,000 / 25,000 / 50,000 declared cards
+    python bench/_hostile.py            # each case in a fresh process; prints a table
+    python bench/_hostile.py --cards    # also `rulelang check` of 10,000 / 25,000 / 50,000 declared cards
 
 The goal (docs/safety.md): every runaway stops within 5 s and under 1 GiB with an error naming
 its rules line and its budget; `check` of 50,000 declared cards in under 3 s, linear in size.
