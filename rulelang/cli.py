@@ -25,6 +25,13 @@ class _LazyConsole:
             self._console = Console(**self._options)
         return getattr(self._console, name)
 
+    # `with console:` (rich's progress bars do it) looks these up on the class, not through __getattr__
+    def __enter__(self):
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, *exc):
+        return self.__getattr__("__exit__")(*exc)
+
 
 console = _LazyConsole(highlight=False, soft_wrap=True)
 err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)

@@ -64,6 +64,13 @@ def test_check_a_missing_file(repo_cwd):
 # ------------------------------------------------------------------ simulate
 
 
+def test_simulate_shows_its_progress_bar_and_summary():
+    """Without --quiet, simulate draws a progress bar (rich uses the console as a context manager)."""
+    proc = rulelang("simulate", "examples/tictactoe.rules", "-n", 2, "--jobs", 1)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 games" in proc.stdout and "internal error" not in proc.stderr
+
+
 def test_simulate_writes_results(tmp_path):
     out = tmp_path / "x.json"
     proc = rulelang("simulate", "examples/eights.rules", "-n", 5, "--quiet", "--out", out, "--seed", 3)
