@@ -1628,7 +1628,8 @@ class Compiler:
                 topo = None
                 if d.board is not None:
                     b = d.board
-                    cells = (b.width or 0) * (b.height or 0) + (2 * (b.radius or 0) + 1) ** 2 + (b.length or 0)
+                    cells = ((b.width or 0) * (b.height or 0) + (b.length or 0)
+                             + ((2 * b.radius + 1) ** 2 if b.radius is not None else 0))
                     check_size(cells, d.span, "a board")
                     places = ()
                     if b.places is not None:

@@ -192,3 +192,10 @@ def test_a_long_deck_with_an_error_reports_it_as_before():
     with pytest.raises(RulesError) as info:
         parse_text("\n".join(lines) + "\n", "deck.rules")
     assert info.value.diagnostics[0].span.line == 205
+
+
+def test_a_huge_fixed_board():
+    text = ('game "Board" { players 2; round: a; max rounds 1 }\nzone b: board grid 8 size 100000 by 100000\n'
+            'zone h: board hex radius 3\nphase a { log "x" }\n')
+    message = stops(text, "list_size", 2)
+    assert "a board of 10,000,000,000 items" in message
