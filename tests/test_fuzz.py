@@ -217,6 +217,12 @@ def _run(text: str, seed: int):
             raise
         COUNTS[f"crash: {type(exc).__name__}: {str(exc)[:80]}"] += 1
     COUNTS["inputs"] += 1
+    if LONG and COUNTS["inputs"] % 200 == 0:  # progress of a long run, in case it is stopped early
+        print(f"fuzz progress: {_report()}", flush=True)
+
+
+def _report() -> str:
+    return ", ".join(f"{k}: {v}" for k, v in sorted(COUNTS.items()))
 
 
 @settings(max_examples=LONG or CI_EXAMPLES, deadline=None, database=None, derandomize=not LONG,
@@ -231,7 +237,7 @@ def test_fuzz_report():
     """Prints the counts of the run above (`-s` shows them); a long run must have found no crash."""
     if not COUNTS:
         return
-    report = ", ".join(f"{k}: {v}" for k, v in sorted(COUNTS.items()))
+    report = _report()
     print(f"\nfuzz: {report}")
     assert COUNTS["crash"] == 0, report
     assert COUNTS["played"] + COUNTS["rules error"] > 0, f"no input got past the checker: {report}"
