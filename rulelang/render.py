@@ -2,7 +2,13 @@
 
 - square grids: one square per cell, at (x, y) with y growing downwards;
 - hex maps: one pointy-top hexagon per cell at its axial coordinates (q, r);
-- tracks and named graphs: the graph's nodes as circles joined by its edges.
+- tracks and named graphs: the graph's nodes as circles joined by its edges (a long track wraps
+  into rows of ten).
+
+A card lying on a card of another kind (a piece on a tile) is drawn as a smaller shape on the
+tile. On boards whose cells are divided into places (`places ENUM { ... }`), the cards of the
+first place are listed in the cell and each other place is a small box beside it, empty or
+showing its card. Cards that belong to a player show the player's seat on a shared board.
 
 Each occupied cell shows the label of its top card (and how many cards lie under it). Open boards
 also show their empty frontier cells as faint outlines, so the places where the next card may go
@@ -90,6 +96,9 @@ def _graph_layout(cells, graph, topology) -> dict:
         if topology.loop:
             return {c: (math.cos(2 * math.pi * i / n) * n / 3, math.sin(2 * math.pi * i / n) * n / 3)
                     for i, c in enumerate(sorted(cells))}
+        if n > 12:  # a long track reads left to right in rows of ten
+            rows_gap = 4.2 if topology.places else 2.6
+            return {c: (float(i % 10) * 2.2, -float(i // 10) * rows_gap) for i, c in enumerate(sorted(cells))}
         return {c: (float(i) * 1.6, 0.0) for i, c in enumerate(sorted(cells))}
     # spring layout needs only numpy (kamada-kawai would need scipy); seeded, so pictures are stable
     pos = nx.spring_layout(graph, seed=0) if graph.number_of_nodes() > 1 else {c: (0.0, 0.0) for c in cells}
@@ -137,10 +146,17 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     ax.set_aspect("equal")
     ax.axis("off")
 
+    seat_colours = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+    def whose(e) -> str:
+        return f" P{e.owner + 1}" if e.owner is not None and board.owner is None else ""
+
     if topology.kind not in ("hex", "grid"):
         for a, b in cells_obj.graph.edges():
             if a in layout and b in layout:
                 (xa, ya), (xb, yb) = layout[a], layout[b]
+                if topology.kind == "track" and not topology.loop and ya != yb:
+                    continue  # a wrapped track: the rows are read left to right, not joined
                 ax.plot([xa, xb], [ya, yb], color="#999999", linewidth=1.5, zorder=0)
 
     xs, ys = [], []
@@ -152,7 +168,12 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         x, y = _centre(topology, cell, layout)
         xs.append(x)
         ys.append(y)
+        if topology.places:
+            _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle)
+            ys.append(y + 1.5)
+            continue
         stack = cells_obj.stack(cell)
+        base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
         top = stack[-1] if stack else None
         if top is None:
             face, edge, alpha, line = "none", "#c8c8c8", 1.0, 0.8
@@ -160,6 +181,8 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
             face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
         else:
             face, edge, alpha, line = colours.get(kind_of(top, declared), "#dddddd"), "#333333", 1.0, 1.2
+        if base is not None and not base.face_down:
+            face = colours.get(kind_of(base, declared), "#dddddd")
         style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
                      linestyle="-" if top is not None else "--")
         if topology.kind == "hex":
@@ -169,20 +192,26 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         else:
             patch = Circle((x, y), 0.6, **style)
         ax.add_patch(patch)
+        if base is not None and not top.face_down:
+            # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
+            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(kind_of(top, declared), "#dddddd"),
+                                edgecolor=seat_colours[top.owner % len(seat_colours)] if top.owner is not None else "#333333",
+                                linewidth=2.2, zorder=2))
+            ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
         if topology.kind not in ("hex", "grid"):
             ax.text(x, y - 0.8, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
         if top is None:
             continue
-        text = "face down" if top.face_down else describe(top)
+        text = "face down" if top.face_down else describe(top) + whose(top)
         text = textwrap.fill(text, 10 if topology.kind == "hex" else 9, break_long_words=False)
         longest = max(len(line) for line in text.splitlines())
         size = font if longest <= 11 else font * 11 / longest
-        if len(stack) > 1:
+        if len(stack) > 1 and base is None:
             text += f"\n(+{len(stack) - 1})"
         up = cell in crowded
         ax.text(x, y + (0.5 if up else 0.08), text, ha="center", va="center", fontsize=size * (0.85 if up else 1),
                 color="white" if top.face_down else "black", zorder=3)
-        sub = None if top.face_down else second_kind(top)
+        sub = None if top.face_down or base is not None else second_kind(top)
         if sub and not up:
             ax.text(x, y - (0.55 if topology.kind == "hex" else 0.3), sub, ha="center", va="center",
                     fontsize=font - 1.5, style="italic", color="#333333", zorder=3)
@@ -229,3 +258,28 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     fig.savefig(out, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return out
+
+
+def _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle):
+    """One cell of a board with places: the first place in the circle, the others as boxes above it."""
+    places = cells_obj.topology.places
+    caps = cells_obj.topology.capacities
+    ax.add_patch(Circle((x, y), 0.75, facecolor="#f4f1e8", edgecolor="#555555", linewidth=1.0, zorder=1))
+    ax.text(x, y - 0.95, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
+    first = cells_obj.in_place(cell, places[0])
+    if first:
+        ax.text(x, y, "\n".join(describe(e) + whose(e) for e in first), ha="center", va="center",
+                fontsize=max(3.5, font - 1.5 - max(0, len(first) - 3) * 0.5), zorder=3)
+    others = places[1:]
+    width = 0.95
+    for i, place in enumerate(others):
+        bx = x + (i - (len(others) - 1) / 2) * (width + 0.1)
+        by = y + 1.35
+        cards = cells_obj.in_place(cell, place)
+        owner = cards[0].owner if cards and cards[0].owner is not None else None
+        face = seat_colours[owner % len(seat_colours)] if owner is not None else ("#dddddd" if cards else "none")
+        ax.add_patch(Rectangle((bx - width / 2, by - 0.4), width, 0.8, facecolor=face, alpha=0.85 if cards else 1.0,
+                               edgecolor="#555555", linewidth=0.8, linestyle="-" if place in caps else ":", zorder=1))
+        label = "\n".join(describe(e) + whose(e) for e in cards) if cards else place.replace("_", " ")
+        ax.text(bx, by, textwrap.fill(label, 9), ha="center", va="center", fontsize=font - 2.5,
+                color="white" if cards else "#999999", zorder=3)

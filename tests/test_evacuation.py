@@ -89,3 +89,20 @@ def test_save_and_resume_mid_game():
         match.apply(rng_a.randrange(match.option_count()))
         again.apply(rng_b.randrange(again.option_count()))
     assert again.result == match.result
+
+
+def test_render_draws_the_new_world_and_the_progress_track_mid_game(tmp_path):
+    """`rulelang render --zone new_map` and `--zone track` on a match in progress: the track's places
+    (outer ring, two inner spaces) and the pieces on the plots are drawn."""
+    from rulelang.render import render_board
+
+    match = game().new_match(players=3, seed=4)
+    rng = random.Random(4)
+    for _ in range(250):
+        if match.is_over:
+            break
+        match.apply(rng.randrange(match.option_count()))
+    assert not match.is_over and match.s.round >= 2
+    for zone in ("new_map", "track"):
+        out = render_board(match, tmp_path / f"{zone}.png", zone=zone)
+        assert out.stat().st_size > 10_000
