@@ -62,6 +62,15 @@ def as_list(value) -> list:
     return [value]
 
 
+def _items(value) -> list:
+    """The items of a collection, to read only: a zone's own list, not a copy (as_list copies)."""
+    if type(value) is list:
+        return value
+    if isinstance(value, Zone):
+        return value.items
+    return as_list(value)
+
+
 def _board_of(x) -> BoardZone:
     zone = x.zone if isinstance(x, Entity) else x
     if not isinstance(zone, BoardZone):
@@ -105,6 +114,8 @@ def label(e: Entity) -> str:
 
 @builtin("count", 1, 1, "how many items a collection holds")
 def _count(ctx, coll):
+    if type(coll) is list:
+        return len(coll)
     if isinstance(coll, Zone):
         return len(coll.items)
     return len(as_list(coll))
@@ -149,25 +160,25 @@ def _abs(ctx, x):
 
 @builtin("first", 1, 1, "the first item of a list, or none")
 def _first(ctx, coll):
-    items = as_list(coll)
+    items = _items(coll)
     return items[0] if items else None
 
 
 @builtin("last", 1, 1, "the last item of a list, or none")
 def _last(ctx, coll):
-    items = as_list(coll)
+    items = _items(coll)
     return items[-1] if items else None
 
 
 @builtin("top", 1, 1, "the top card of a pile (the last one put on it), or none")
 def _top(ctx, zone):
-    items = as_list(zone)
+    items = _items(zone)
     return items[-1] if items else None
 
 
 @builtin("bottom", 1, 1, "the bottom card of a pile, or none")
 def _bottom(ctx, zone):
-    items = as_list(zone)
+    items = _items(zone)
     return items[0] if items else None
 
 
