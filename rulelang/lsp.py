@@ -169,12 +169,11 @@ class Analysis:
         if sym is not None:
             doc = "\n".join(sym.doc).strip()
             return f"```rules\n{sym.detail or sym.kind + ' ' + sym.name}\n```" + (f"\n\n{doc}" if doc else "")
-        found = builtin_help(word)
-        if found is None:
-            bound = self.local_definition(word, line, character)
-            if bound is not None and (bound.line - 1, bound.column - 1) != (line, self._word_start(line, character)):
-                found = f"`{word}`: a local name, bound at line {bound.line}:\n```rules\n{self.lines[bound.line - 1].strip()}\n```"
-        return found
+        # A local name shadows a built-in or a word the language also uses as a keyword (`cell`).
+        bound = self.local_definition(word, line, character)
+        if bound is not None and (bound.line - 1, bound.column - 1) != (line, self._word_start(line, character)):
+            return f"`{word}`: a local name, bound at line {bound.line}:\n```rules\n{self.lines[bound.line - 1].strip()}\n```"
+        return builtin_help(word)
 
     def _word_start(self, line: int, character: int) -> int:
         for m in WORD.finditer(self.lines[line]):
