@@ -450,7 +450,11 @@ class Game:
         if not g.players_min <= n <= g.players_max:
             raise RulesError(Diagnostic(self.rules.game().span if self.rules.game() else Span(),
                                         f"{g.title} is played by {g.players_min} to {g.players_max} players, not {n}"))
-        match = Match(self, _new_state(self.program, n, seed))
+        try:  # the defaults of player fields and globals are rules expressions too
+            state = _new_state(self.program, n, seed)
+        except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
+            raise _as_rules_error(exc, None) from None
+        match = Match(self, state)
         match.start()
         return match
 

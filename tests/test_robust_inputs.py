@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 import rulelang
@@ -114,3 +116,16 @@ def test_a_scenario_names_a_bundled_game_beside_a_folder_of_that_name(tmp_path):
     code, out, err = run_main("test", "t.rules", cwd=tmp_path)
     assert code == 0, out + err
     assert "1 passed, 0 failed" in out
+
+
+def test_a_failing_default_of_a_player_field_or_global_names_its_line(tmp_path):
+    # Found by the long fuzz run: a default value is a rules expression evaluated when a match
+    # starts, outside any rule's statement, and its error escaped as an internal error.
+    head = 'game "T" { players 2; round: p }\nzone d\nphase p { end game }\nresult { }\n'
+    for decl, line, col in (("var v: int = none - 1", 5, 14), ("player { s: int = none - 1 }", 5, 19)):
+        path = tmp_path / "default.rules"
+        path.write_text(head + decl + "\n")
+        with pytest.raises(RulesError) as info:
+            rulelang.load(str(path)).new_match(players=2, seed=1)
+        text = str(info.value)
+        assert f"default.rules:{line}:{col}:" in text and '"-" works on numbers, but got none and 1' in text
