@@ -39,6 +39,7 @@ class Topology:
         self.width, self.height, self.radius, self.length, self.loop = width, height, radius, length, loop
         self.nodes, self.edges = list(nodes), list(edges)
         self._neighbour_cache: dict = {}
+        self._fixed = None  # see fixed_board()
         self.edge_cache: dict = {}  # the cells of each named side of a fixed board (geometry.edge)
         if kind == "grid":
             self.deltas = GRID8 if neighbours == 8 else GRID4
@@ -79,9 +80,15 @@ class Topology:
                 for other in self.lattice_neighbours(cell):
                     if other in g:
                         g.add_edge(cell, other)
-        for cell in g.nodes:
-            g.nodes[cell]["stack"] = []
         return g
+
+    def fixed_board(self):
+        """A fixed board's graph, cells in order and neighbour table, made once per game and shared
+        by every match (read only: a match copies the graph before changing it)."""
+        if self._fixed is None:
+            graph = self.initial_graph()
+            self._fixed = (graph, sorted(graph.nodes, key=_cell_sort_key), {})
+        return self._fixed
 
     def shaped_hex_cells(self) -> list:
         """Axial (q, r) cells of a hex rhombus (q in 0..width-1 on every row r) or of a hex rectangle
@@ -113,15 +120,35 @@ class Topology:
 
 
 class BoardCells:
-    """The cells of one board zone: a networkx graph whose nodes carry a 'stack' of cards."""
+    """The cells of one board zone: a networkx graph of its cells, and each cell's stack of cards.
+
+    A fixed board's graph, sorted cells and neighbour table are the game's (``Topology.fixed_board``):
+    a match only owns its stacks, so starting and copying a match builds no graph. An open board
+    grows, so each match has its own graph."""
 
     def __init__(self, topology: Topology):
         self.topology = topology
-        self.graph = topology.initial_graph()
-        # the same stacks as the graph's node attributes, in a plain dict for the hot path
-        self.stacks: dict = {cell: data["stack"] for cell, data in self.graph.nodes(data=True)}
-        self._neighbour_table: dict = {}
-        self._sorted_cells: list | None = None  # a fixed board's cells in order, computed once
+        if topology.open:
+            self.graph = topology.initial_graph()
+            self._neighbour_table: dict = {}
+            self._sorted_cells: list | None = None
+            self._shared = False
+        else:
+            self.graph, self._sorted_cells, self._neighbour_table = topology.fixed_board()
+            self._shared = True
+        self.stacks: dict = {cell: [] for cell in self.graph.nodes}
+
+    def copy(self, entity_map) -> "BoardCells":
+        """The same cells with the same cards, each card replaced by entity_map(card)."""
+        new = BoardCells.__new__(BoardCells)
+        new.topology = self.topology
+        new._shared = self._shared
+        if self._shared:
+            new.graph, new._sorted_cells, new._neighbour_table = self.graph, self._sorted_cells, self._neighbour_table
+        else:
+            new.graph, new._sorted_cells, new._neighbour_table = self.graph.copy(), None, {}
+        new.stacks = {cell: [entity_map(e) for e in stack] for cell, stack in self.stacks.items()}
+        return new
 
     def stack(self, cell) -> list:
         return self.stacks.get(cell, _EMPTY)
@@ -130,12 +157,14 @@ class BoardCells:
         return cell in self.graph or self.topology.open
 
     def place(self, cell, entity, bottom=False) -> None:
-        g = self.graph
         if cell not in self.stacks:
-            g.add_node(cell, stack=[])
+            if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
+                self.graph, self._neighbour_table, self._shared = self.graph.copy(), {}, False
+            g = self.graph
+            g.add_node(cell)
             self._neighbour_table.clear()
             self._sorted_cells = None
-            self.stacks[cell] = g.nodes[cell]["stack"]
+            self.stacks[cell] = []
             if self.topology.open:
                 for other in self.topology.lattice_neighbours(cell):
                     if other in self.stacks:

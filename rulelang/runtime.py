@@ -737,12 +737,9 @@ def copy_state(s: State) -> State:
     zones = {}
     for key, zone in s.zones.items():
         if zone.is_board:
-            z = BoardZone(zone.name, key, zone.owner, zone.visibility, zone.cells.topology)
-            z.cells.graph = zone.cells.graph.copy()
-            z.cells.stacks = {}
-            for cell, data in z.cells.graph.nodes(data=True):
-                data["stack"] = [entity_map[e.id] for e in zone.cells.stacks.get(cell, ())]
-                z.cells.stacks[cell] = data["stack"]
+            z = BoardZone.__new__(BoardZone)
+            Zone.__init__(z, zone.name, key, zone.owner, zone.visibility)
+            z.cells = zone.cells.copy(lambda e: entity_map[e.id])
         else:
             z = Zone(zone.name, key, zone.owner, zone.visibility)
         z.items = [entity_map[e.id] for e in zone.items]
