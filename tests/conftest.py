@@ -51,3 +51,19 @@ def repo_cwd(monkeypatch):
     """Run from the repository root, so paths in diagnostics are relative to it."""
     monkeypatch.chdir(REPO)
     return REPO
+
+
+def assert_resumes_identically(game, players: int, seed: int, steps: int) -> None:
+    """Play `steps` random decisions, save to JSON, resume, and check that the saved and the resumed
+    match offer the same options and, given the same answers, end the same way."""
+    match = game.new_match(players=players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        match.apply(rng.randrange(match.option_count()))
+    again = game.match_from_json(match.to_json())
+    assert again.legal_options() == match.legal_options()
+    rng_a, rng_b = random.Random(9), random.Random(9)
+    while not match.is_over:
+        match.apply(rng_a.randrange(match.option_count()))
+        again.apply(rng_b.randrange(again.option_count()))
+    assert again.result == match.result

@@ -15,6 +15,8 @@ import networkx as nx
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from conftest import assert_resumes_identically
+
 import rulelang
 from rulelang.errors import RulesError
 from rulelang.scenario import run_file
@@ -155,15 +157,4 @@ def test_modes_play_to_the_end(mode):
 
 
 def test_save_and_resume_mid_game():
-    g = game("competitive,complex")
-    match = g.new_match(players=4, seed=3)
-    rng = random.Random(3)
-    for _ in range(60):
-        match.apply(rng.randrange(match.option_count()))
-    again = g.match_from_json(match.to_json())
-    assert again.legal_options() == match.legal_options()
-    rng_a, rng_b = random.Random(9), random.Random(9)
-    while not match.is_over:
-        match.apply(rng_a.randrange(match.option_count()))
-        again.apply(rng_b.randrange(again.option_count()))
-    assert again.result == match.result
+    assert_resumes_identically(game("competitive,complex"), players=4, seed=3, steps=60)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import assert_resumes_identically
+
 import rulelang
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,18 +79,7 @@ def test_modes_play_to_the_end(variant, judging):
 
 
 def test_save_and_resume_mid_game():
-    g = game("scoring", "loose")
-    match = g.new_match(players=3, seed=7)
-    rng = random.Random(7)
-    for _ in range(120):
-        match.apply(rng.randrange(match.option_count()))
-    again = g.match_from_json(match.to_json())
-    assert again.legal_options() == match.legal_options()
-    rng_a, rng_b = random.Random(9), random.Random(9)
-    while not match.is_over:
-        match.apply(rng_a.randrange(match.option_count()))
-        again.apply(rng_b.randrange(again.option_count()))
-    assert again.result == match.result
+    assert_resumes_identically(game("scoring", "loose"), players=3, seed=7, steps=120)
 
 
 def test_render_draws_the_new_world_and_the_progress_track_mid_game(tmp_path):

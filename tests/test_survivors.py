@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import assert_resumes_identically
+
 import rulelang
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,18 +75,7 @@ def test_every_mode_plays_to_an_end(variant, mode, players):
 
 
 def test_save_and_resume_mid_game():
-    g = game("all_modules")
-    match = g.new_match(players=3, seed=3)
-    rng = random.Random(3)
-    for _ in range(80):
-        match.apply(rng.randrange(match.option_count()))
-    again = g.match_from_json(match.to_json())
-    assert again.legal_options() == match.legal_options()
-    rng_a, rng_b = random.Random(9), random.Random(9)
-    while not match.is_over:
-        match.apply(rng_a.randrange(match.option_count()))
-        again.apply(rng_b.randrange(again.option_count()))
-    assert again.result == match.result
+    assert_resumes_identically(game("all_modules"), players=3, seed=3, steps=80)
 
 
 def test_render_draws_the_pieces_on_the_map(tmp_path):
