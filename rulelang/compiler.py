@@ -139,6 +139,7 @@ class Program:
     at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
     has_continuous: bool = False  # any `always` rule, in the game or in a keyword
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
+    generated: Any = None  # the generated Python module's generator (codegen.Generator), None with closures only
     budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`
     memory_base: float | None = None  # the process's memory (MiB) when the game was loaded
 
@@ -673,6 +674,11 @@ class Compiler:
         self.program: Program | None = None
         self.cards_made = 0  # cards declared so far (the cards budget)
         self.tables: dict[str, list] = {}
+        self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
+
+    def closures_only(self):
+        """Compile with the closure engine alone inside this block (values computed at load time)."""
+        return _ClosuresOnly(self)
 
     def slot(self, what: str) -> str:
         self.slot_counter += 1
@@ -680,6 +686,8 @@ class Compiler:
 
     # ---- expressions
     def expr(self, x) -> Callable:
+        if self.gen is not None and self.gen.active:
+            return self.gen.function(x)  # Python source, compiled with the whole game (codegen.py)
         method = getattr(self, "x_" + type(x).__name__)
         return method(x)
 
@@ -1669,6 +1677,11 @@ class Compiler:
         )
         program = Program(game=game, table=t, settings=dict(self.settings), components=dict(t.components))
         self.program = program
+        from .codegen import Generator, engine
+
+        if engine() == "codegen":
+            self.gen = Generator(self, g.title)
+            self.gen.def_names = {d.name for d in decls if isinstance(d, N.DefDecl)}
         for d in decls:
             if isinstance(d, N.ZoneDecl):
                 topo = None
@@ -1728,9 +1741,15 @@ class Compiler:
         program.has_continuous = bool(program.always) or any(k.always for k in program.keywords.values())
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
+        if self.gen is not None:
+            self.gen.finish()
+            program.generated = self.gen
+            self.gen = None
         return program
 
     def compile_def(self, d: N.DefDecl):
+        if self.gen is not None and self.gen.active:
+            return self.gen.define(d, d.name not in self.impure_defs)  # a Python function (codegen.py)
         params = [p.name for p in d.params]
         with self.scoped(set(params)):
             body = self.expr(d.body)
@@ -1812,6 +1831,12 @@ class Compiler:
         table.setdefault(key, []).append(info)
 
     def compile_cards(self, d: N.CardsDecl):
+        with self.closures_only():  # card values are computed now, at load time, once per card
+            self._compile_cards(d)
+        if d.zone is not None:
+            self.program.auto_sets.append((d.name, self.expr(d.zone)))
+
+    def _compile_cards(self, d: N.CardsDecl):
         program = self.program
         defs: list[CardDef] = []
         limit = current_budgets().cards
@@ -1861,11 +1886,9 @@ class Compiler:
                     defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label))
         program.card_sets[d.name] = defs
         self.cards_made = total
-        if d.zone is not None:
-            program.auto_sets.append((d.name, self.expr(d.zone)))
 
     def const(self, x, combo: dict):
-        with self.scoped(set(combo)):
+        with self.scoped(set(combo)), self.closures_only():
             fn = self.expr(x)
         return fn(Ctx(dict(combo), _NoState(), None))
 
@@ -1926,6 +1949,19 @@ class FilterOnce(Op):
                 kept.append(x)
         frame.vars[self.slot][0] = kept
         frame.pc += 1
+
+
+class _ClosuresOnly:
+    def __init__(self, compiler):
+        self.gen = compiler.gen
+
+    def __enter__(self):
+        if self.gen is not None:
+            self.saved, self.gen.active = self.gen.active, False
+
+    def __exit__(self, *exc):
+        if self.gen is not None:
+            self.gen.active = self.saved
 
 
 class _NoState:

@@ -1,0 +1,622 @@
+"""The code generator: checked expressions and defs -> Python source, one module per game.
+
+The compiler (``compiler.py``) asks this module for every expression it needs as a function
+``fn(ctx)``. Instead of a tree of closures, the expression is written out as Python source: names,
+fields, arithmetic, comparisons, boolean operators, built-in calls with positional arguments,
+quantifiers and list comprehensions as real Python comprehensions with real Python locals, and def
+calls as direct calls of generated functions with positional parameters. Every function of a game
+(and of one set of variants and settings) goes into ONE source, compiled once with ``compile()``
+and cached in-process by the hash of that source (Jinja2 compiles a template the same way).
+
+A node the generator does not write yet is compiled by the closure engine and called from the
+generated code as a constant of the module's namespace, so every game always works.
+
+Errors keep naming their rules line: the generator keeps a line map (generated line -> the rules
+construct and its span). A built-in that fails inside generated code is found on its line of the
+traceback and becomes the same ``RuleError`` (same message, same span) the closure engine raises;
+everything that can fail with a value-dependent message (fields, arithmetic, comparisons, indexes)
+goes through helpers that raise the closure engine's errors themselves.
+
+``RULELANG_ENGINE=closures`` in the environment switches the generator off (the closure engine
+alone), for comparison and as a fallback.
+"""
+from __future__ import annotations
+
+import hashlib
+import linecache
+import os
+import sys
+import types
+from typing import Any, Callable
+
+from . import nodes as N
+from .budgets import check_size, exceeded
+from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe
+from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
+
+ENGINE_ENV = "RULELANG_ENGINE"
+GENERATOR_VERSION = "1"  # bump when the generated code changes shape (part of the cache key)
+_FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+_CATCH = (RuleFailure,) + _FAILURES
+
+
+def engine() -> str:
+    """The engine new games are compiled with: "codegen" (default) or "closures" (RULELANG_ENGINE)."""
+    chosen = os.environ.get(ENGINE_ENV, "").strip().lower()
+    return "closures" if chosen in ("closures", "closure", "old") else "codegen"
+
+
+# ------------------------------------------------------------------ the compiled-code cache
+
+_CODE_CACHE: dict[str, types.CodeType] = {}
+_STATS = {"hits": 0, "misses": 0}
+
+
+def cache_info() -> dict:
+    """How often a generated module was found compiled already (hits) or compiled anew (misses)."""
+    return {**_STATS, "size": len(_CODE_CACHE)}
+
+
+def _compiled(source: str, filename: str, key: str) -> types.CodeType:
+    code = _CODE_CACHE.get(key)
+    if code is not None and code.co_filename == filename:
+        _STATS["hits"] += 1
+        return code
+    _STATS["misses"] += 1
+    code = compile(source, filename, "exec")
+    if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
+        _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
+    _CODE_CACHE[key] = code
+    return code
+
+
+# ------------------------------------------------------------------ helpers the generated code calls
+# Each raises exactly the error the closure engine raises for the same construct.
+
+
+def _attr(c, o, name, span):
+    from .compiler import RuleError, entity_extra
+
+    if type(o) is Entity:
+        attrs = o.attrs
+        if name in attrs:
+            return attrs[name]
+        return entity_extra(c, o, name, span)
+    if type(o) is Player:
+        if name in o.attrs:
+            return o.attrs[name]
+        if name == "seat":
+            return o.seat + 1
+    elif type(o) is dict:
+        if name in o:
+            return o[name]
+        raise RuleError(span, f'this row has no "{name}"; its fields are: ' + ", ".join(map(str, o)))
+    elif isinstance(o, Zone):
+        if name == "size":
+            return len(o.items)
+        if name == "owner":
+            return c.s.players[o.owner] if o.owner is not None else None
+    if o is None:
+        raise RuleError(span, f'cannot read "{name}" of nothing (the value is none)')
+    raise RuleError(span, f'{describe(o)} has no "{name}"')
+
+
+def _index(obj, i, span):
+    from .compiler import RuleError
+
+    items = as_list(obj)
+    if not -len(items) <= i < len(items):
+        raise RuleError(span, f"position {i} is outside a list of {len(items)} items")
+    return items[i]
+
+
+def _each(c, value, span):
+    """The items a comprehension walks; long lists count as work (the steps budget)."""
+    items = value if type(value) is list else as_list(value)
+    if len(items) > 64 and c.vm is not None:
+        c.vm.meter.charge(len(items), span)
+    return items
+
+
+def _add(c, l, r, span):
+    from .compiler import _arith
+
+    if isinstance(l, list) or isinstance(r, list):
+        l, r = as_list(l), as_list(r)
+        if len(l) + len(r) > 64:
+            check_size(len(l) + len(r), span, "a list", c.vm.meter if c.vm is not None else None)
+        return l + r
+    if isinstance(l, str) or isinstance(r, str):
+        l, r = describe(l), describe(r)
+        if len(l) + len(r) > 64:
+            check_size(len(l) + len(r), span, "a text", c.vm.meter if c.vm is not None else None)
+        return l + r
+    return _arith(l, r, "+", span)
+
+
+_BIG = 10**18
+
+
+def _sub(l, r, span):
+    if type(l) is int and type(r) is int:
+        result = l - r
+        if -_BIG <= result <= _BIG:
+            return result
+    from .compiler import _arith
+
+    return _arith(l, r, "-", span)
+
+
+def _order(op):
+    def compare(l, r, span):
+        try:
+            if op == "<":
+                return l < r
+            if op == "<=":
+                return l <= r
+            if op == ">":
+                return l > r
+            return l >= r
+        except TypeError:
+            from .compiler import RuleError
+
+            raise RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}') from None
+
+    return compare
+
+
+def _range(c, a, b, span):
+    if type(a) is int and type(b) is int and b - a >= 64:
+        check_size(b - a + 1, span, "a range", c.vm.meter if c.vm is not None else None)
+    return list(range(a, b + 1))
+
+
+def _player_zone(c, p, name, span):
+    if not isinstance(p, Player):
+        from .compiler import RuleError
+
+        raise RuleError(span, f'{name}(...) needs a player, but got {describe(p)}')
+    return c.s.zones[f"{name}#{p.seat + 1}"]
+
+
+def _cellstack(board, cell):
+    return board.cells.stack(cell)
+
+
+def _current(s):
+    return s.players[s.current] if s.current is not None else None
+
+
+def _recursion(span, name, meter):
+    return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
+                    f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
+
+
+def _placeholder(c):
+    raise RuntimeError("a generated function was called before its module was compiled")
+
+
+_HELPERS = {
+    "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
+    "_lt": _order("<"), "_le": _order("<="), "_gt": _order(">"), "_ge": _order(">="),
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_current": _current, "_recursion": _recursion,
+    "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_EP": (Entity, Player), "_CATCH": _CATCH,
+}
+
+
+# ------------------------------------------------------------------ the generator
+
+
+class Generator:
+    """Writes the Python source of one game's expressions and defs; `finish()` compiles it."""
+
+    def __init__(self, compiler, label: str):
+        from .compiler import Ctx, RuleError, _arith
+
+        self.cc = compiler
+        self.label = label
+        self.ns: dict[str, Any] = dict(_HELPERS)
+        self.ns.update({"_Ctx": Ctx, "_RuleError": RuleError, "_arith": _arith, "_translate": self._translate,
+                        "__name__": "rulelang_generated"})
+        self.sources: list[str] = []       # finished functions
+        self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
+        self.stubs: list[tuple[types.FunctionType, str]] = []
+        self.counter = 0
+        self.pylocals: dict[str, str] = {}  # rules name -> Python local, inside the function being written
+        self.in_def = False
+        self.no_walrus = False
+        self.active = True
+        self.linemap: list = []
+        self.filename = "<rulelang generated>"
+        self.source = ""
+        self.def_names: set[str] = set()
+
+    # ---- bookkeeping
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def const(self, value, prefix: str = "K") -> str:
+        name = self.fresh(prefix)
+        self.ns[name] = value
+        return name
+
+    def mark(self, kind: str, span, detail=None) -> str:
+        """Start a new line for a construct whose failures are reported at `span`."""
+        self.entries.append((kind, span, detail))
+        return f"\n\x01{len(self.entries) - 1}\x02"
+
+    def stub(self, fname: str) -> Callable:
+        fn = types.FunctionType(_placeholder.__code__, self.ns, fname)
+        self.stubs.append((fn, fname))
+        return fn
+
+    # ---- entry points used by the compiler
+    def function(self, x) -> Callable:
+        """A top-level expression: a function fn(ctx)."""
+        saved = self.pylocals, self.in_def, self.no_walrus
+        self.pylocals, self.in_def, self.no_walrus = {}, False, False
+        try:
+            body = self.x(x)
+        finally:
+            self.pylocals, self.in_def, self.no_walrus = saved
+        fname = self.fresh("e")
+        line = getattr(getattr(x, "span", None), "line", 0)
+        self.sources.append(f"def {fname}(c):  # rules line {line}\n"
+                            f"    try:\n"
+                            f"        return ({body}\n"
+                            f"        )\n"
+                            f"    except _CATCH as exc:\n"
+                            f"        raise _translate(exc) from None\n")
+        return self.stub(fname)
+
+    def define(self, d: N.DefDecl, pure: bool) -> Callable:
+        """A def: E_name evaluates it (budgets, recursion), D_name adds the cache of chance-free defs,
+        P_name(c, args) is the compiler's calling convention (program.defs)."""
+        from .compiler import DEF_CALL_WORK
+
+        name = d.name
+        params = [p.name for p in d.params]
+        py = [f"L_{p}" for p in params]
+        saved = self.pylocals, self.in_def, self.no_walrus
+        self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
+        try:
+            with self.cc.scoped(set(params)):
+                body = self.x(d.body)
+        finally:
+            self.pylocals, self.in_def, self.no_walrus = saved
+        span = self.const(d.span, "S")
+        sig = ", ".join(["c"] + py)
+        message = repr(f'def "{name}" calls itself too deeply; it never stops')
+        self.sources.append(
+            f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n"
+            f"    vm = c.vm\n"
+            f"    meter = vm.meter if vm is not None else None\n"
+            f"    if meter is not None:\n"
+            f"        meter.depth += 1\n"
+            f"        if meter.depth > meter.budgets.recursion_depth:\n"
+            f"            meter.depth = 0\n"
+            f"            raise _recursion({span}, {name!r}, meter)\n"
+            f"        meter.charge({DEF_CALL_WORK}, {span})\n"
+            f"    try:\n"
+            f"        return ({body}\n"
+            f"        )\n"
+            f"    except RecursionError:\n"
+            f"        raise _RuleError({span}, {message}) from None\n"
+            f"    except _CATCH as exc:\n"
+            f"        raise _translate(exc) from None\n"
+            f"    finally:\n"
+            f"        if meter is not None and meter.depth > 0:\n"
+            f"            meter.depth -= 1\n")
+        args = ", ".join(py)
+        if pure:
+            key = f"({name!r}, {args},)" if py else repr(name)
+            self.sources.append(
+                f"def D_{name}({sig}):\n"
+                f"    s = c.s\n"
+                f"    stamp = (s.version, s.current, s.round, s.phase)\n"
+                f"    cache = s.def_cache\n"
+                f"    if cache.get('__stamp') != stamp:\n"
+                f"        cache.clear()\n"
+                f"        cache['__stamp'] = stamp\n"
+                f"    key = {key}\n"
+                f"    try:\n"
+                f"        return cache[key]\n"
+                f"    except KeyError:\n"
+                f"        pass\n"
+                f"    except TypeError:\n"
+                f"        return E_{name}({sig})\n"
+                f"    value = cache[key] = E_{name}({sig})\n"
+                f"    return value\n")
+        else:
+            self.sources.append(f"D_{name} = E_{name}\n")
+        self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")
+        return self.stub(f"P_{name}")
+
+    def finish(self) -> None:
+        """Assemble the module, compile it (or take it from the cache) and bind every stub."""
+        out: list[str] = []
+        linemap: list = []
+        for src in self.sources:
+            for raw in src.split("\n"):
+                entry = None
+                if "\x01" in raw:
+                    head, _, rest = raw.partition("\x01")
+                    number, _, tail = rest.partition("\x02")
+                    entry = self.entries[int(number)]
+                    raw = "            " + head + tail
+                out.append(raw)
+                linemap.append(entry)
+        source = "\n".join(out) + "\n"
+        from . import __version__
+
+        key = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}\n{source}".encode()).hexdigest()
+        self.filename = f"<rulelang generated {self.label} {key[:12]}>"
+        self.source = source
+        self.linemap = linemap
+        code = _compiled(source, self.filename, key)
+        linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
+        exec(code, self.ns)
+        for fn, fname in self.stubs:
+            real = self.ns[fname]
+            fn.__code__ = real.__code__
+            fn.__defaults__ = real.__defaults__
+
+    # ---- errors
+    def span_at(self, line: int):
+        """The rules span of a generated line (the construct marked on it), or None."""
+        if 1 <= line <= len(self.linemap) and self.linemap[line - 1] is not None:
+            return self.linemap[line - 1][1]
+        return None
+
+    def _translate(self, exc: BaseException) -> BaseException:
+        """A Python exception out of generated code, as the closure engine would have reported it."""
+        from .compiler import RuleError, _plain
+
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        entry = self.linemap[line - 1] if line is not None and 1 <= line <= len(self.linemap) else None
+        if entry is None:
+            return exc
+        kind, span, detail = entry
+        if kind == "builtin":
+            if isinstance(exc, RuleFailure):
+                return RuleError(span, str(exc))
+            if isinstance(exc, _FAILURES):
+                return RuleError(span, f"{detail}() could not use these values: {_plain(exc)}")
+        elif kind == "at" and isinstance(exc, _FAILURES):
+            return RuleError(span, f"at() could not use these values: {_plain(exc)}")
+        return exc
+
+    # ---- expressions
+    def x(self, node) -> str:
+        method = getattr(self, "g_" + type(node).__name__, None)
+        if method is None:
+            return self.fallback(node)
+        return method(node)
+
+    def fallback(self, node) -> str:
+        """The closure engine compiles this node; the generated code calls it (its sub-expressions
+        become generated functions of their own)."""
+        from .compiler import Compiler, free_names
+
+        fn = getattr(Compiler, "x_" + type(node).__name__)(self.cc, node)
+        k = self.const(fn, "F")
+        if not self.pylocals:
+            return f"{k}(c)"
+        used = free_names(node)
+        names = [n for n in self.pylocals if n in used]
+        if not names:
+            return f"{k}(c)"
+        pairs = ", ".join(f"{n!r}: {self.pylocals[n]}" for n in names)
+        base = "" if self.in_def else "**c.v, "
+        return f"{k}(_Ctx({{{base}{pairs}}}, c.s, c.vm))"
+
+    def span(self, node) -> str:
+        return self.const(node.span, "S")
+
+    def g_IntLit(self, x):
+        return repr(x.value)
+
+    def g_BoolLit(self, x):
+        return "True" if x.value else "False"
+
+    def g_NoneLit(self, x):
+        return "None"
+
+    def g_StrLit(self, x):
+        if "{" in x.value:
+            return self.fallback(x)
+        return repr(x.value)
+
+    def g_Name(self, x):
+        name = x.id
+        if name in self.pylocals:
+            return self.pylocals[name]
+        if name in self.cc.scope:
+            return f"c.v[{name!r}]"
+        if name in BUILTIN_VALUES:
+            simple = {"players": "_players_in(c.s)", "all_players": "c.s.players", "round": "c.s.round",
+                      "current": "_current(c.s)", "phase": "c.s.phase", "player_count": "len(c.s.players)"}
+            if name in simple:
+                return simple[name]
+            return self.fallback(x)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None:
+            return self.fallback(x)
+        kind = sym.kind
+        if kind == "var":
+            return f"c.s.globals[{name!r}]"
+        if kind == "setting":
+            value = self.cc.settings[name]
+            if type(value) in (int, str, bool) or value is None:
+                return repr(value)
+            return self.const(value)
+        if kind == "table":
+            return self.const(self.cc.table_rows(sym.decl))
+        if kind == "member":
+            return repr(name)
+        if kind == "enum":
+            return f"list({self.const(tuple(sym.decl.members))})"
+        if kind == "zone":
+            return f"c.s.zones[{name!r}]"
+        if kind == "def" and name in self.def_names:
+            return f"D_{name}(c)"
+        if kind == "keyword":
+            return self.const(KeywordValue(name))
+        if kind == "phase":
+            return repr(name)
+        return self.fallback(x)
+
+    def local_scope(self, names: list[str]):
+        """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
+        for nodes that fall back)."""
+        generator = self
+
+        class _Scope:
+            def __enter__(self):
+                self.saved = dict(generator.pylocals)
+                for n in names:
+                    generator.pylocals[n] = f"L_{n}"
+                self.scoped = generator.cc.scoped(set(names))
+                self.scoped.__enter__()
+
+            def __exit__(self, *exc):
+                self.scoped.__exit__(*exc)
+                generator.pylocals = self.saved
+
+        return _Scope()
+
+    def iterable(self, node) -> str:
+        """The collection of a comprehension: Python forbids `:=` there."""
+        saved = self.no_walrus
+        self.no_walrus = True
+        try:
+            return self.x(node)
+        finally:
+            self.no_walrus = saved
+
+    def g_Call(self, x):
+        name = x.func
+        scope = self.cc.scope
+        if name in scope or name in self.pylocals:
+            return self.fallback(x)
+        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
+                and x.args[0].keep == "where":
+            f = x.args[0]
+            coll = self.iterable(f.coll)
+            with self.local_scope([f.var]):
+                cond = self.x(f.cond)
+            var = f"L_{f.var}"
+            return f"{name}(({cond}) for {var} in _as_list({coll}))"
+        if name in ("has", "usable", "matched", "matching"):
+            return self.fallback(x)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None and name in BUILTINS:
+            return self.builtin(x, name)
+        kind = sym.kind if sym else None
+        if kind == "def" and name in self.def_names:
+            args = "".join(f", {self.x(a)}" for a in x.args)
+            return f"D_{name}(c{args})"
+        if kind == "zone" and len(x.args) == 1:
+            return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
+        return self.fallback(x)
+
+    def builtin(self, x, name: str) -> str:
+        inner = x.args[0] if len(x.args) == 1 else None
+        if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
+                and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):
+            board, cell = self.x(inner.args[0]), self.x(inner.args[1])
+            stack = f"{self.mark('at', inner.span)}_cellstack({board}, {cell})"
+            return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
+        impl = self.const(BUILTINS[name].impl, "B")
+        args = "".join(f", {self.x(a)}" for a in x.args)
+        return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
+
+    def g_Attr(self, x):
+        obj = self.x(x.obj)
+        name = x.name
+        span = self.span(x)
+        if self.no_walrus:
+            return f"_attr(c, {obj}, {name!r}, {span})"
+        t = self.fresh("_t")
+        return (f"({t}.attrs[{name!r}] if type({t} := {obj}) in _EP and {name!r} in {t}.attrs "
+                f"else _attr(c, {t}, {name!r}, {span}))")
+
+    def g_Index(self, x):
+        return f"_index({self.x(x.obj)}, {self.x(x.index)}, {self.span(x)})"
+
+    def g_ListLit(self, x):
+        return "[" + ", ".join(self.x(i) for i in x.items) + "]"
+
+    def g_FilterList(self, x):
+        if x.keep != "where":
+            return self.fallback(x)
+        coll = self.iterable(x.coll)
+        with self.local_scope([x.var]):
+            cond = self.x(x.cond)
+        var = f"L_{x.var}"
+        return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
+
+    def g_MapList(self, x):
+        clauses = [(x.var, x.coll)] + [(f.var, f.coll) for f in x.more]
+        span = self.span(x)
+        parts = []
+        saved = dict(self.pylocals)
+        entered = []
+        try:
+            for var, coll in clauses:
+                parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
+                scope = self.local_scope([var])
+                scope.__enter__()
+                entered.append(scope)
+            expr = self.x(x.expr)
+            cond = f" if ({self.x(x.cond)})" if x.cond is not None else ""
+        finally:
+            for scope in reversed(entered):
+                scope.__exit__(None, None, None)
+            self.pylocals = saved
+        return f"[({expr}) {' '.join(parts)}{cond}]"
+
+    def g_CondExpr(self, x):
+        return f"(({self.x(x.then)}) if ({self.x(x.test)}) else ({self.x(x.other)}))"
+
+    def g_BinOp(self, x):
+        a, b = self.x(x.left), self.x(x.right)
+        if x.op == "+":
+            return f"_add(c, {a}, {b}, {self.span(x)})"
+        if x.op == "-":
+            return f"_sub({a}, {b}, {self.span(x)})"
+        return f"_arith({a}, {b}, {x.op!r}, {self.span(x)})"
+
+    def g_Compare(self, x):
+        a, b = self.x(x.left), self.x(x.right)
+        if x.op in ("==", "!="):
+            return f"(({a}) {x.op} ({b}))"
+        helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[x.op]
+        return f"{helper}({a}, {b}, {self.span(x)})"
+
+    def g_Member(self, x):
+        op = "not in" if x.negated else "in"
+        return f"(({self.x(x.elem)}) {op} _as_list({self.x(x.coll)}))"
+
+    def g_BoolOp(self, x):
+        joiner = f" {x.op} "
+        return "bool(" + joiner.join(f"({self.x(i)})" for i in x.items) + ")"
+
+    def g_Not(self, x):
+        return f"(not ({self.x(x.operand)}))"
+
+    def g_Neg(self, x):
+        return f"(-({self.x(x.operand)}))"
+
+    def g_Range(self, x):
+        return f"_range(c, {self.x(x.low)}, {self.x(x.high)}, {self.span(x)})"
+
+    def g_CellLit(self, x):
+        return f"({self.x(x.a)}, {self.x(x.b)})"
