@@ -19,7 +19,10 @@ import rulelang
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "games" / "evacuation.rules"
-MODES = [("", "strict"), ("", "loose"), ("scoring", "strict"), ("scoring", "loose")]
+# The base game and scoring mode with both judgings, and the rulebook's recommended combinations of
+# the modules: "Advanced Action Variant + loose bonus judging" (and the same in scoring mode).
+MODES = [("", "strict"), ("", "loose"), ("scoring", "strict"), ("scoring", "loose"),
+         ("advanced", "loose"), ("advanced,scoring", "loose")]
 RESOURCES = [f"{w}_{r}" for w in ("old", "new") for r in ("food", "iron", "energy")]
 
 _games: dict = {}
@@ -28,13 +31,14 @@ _games: dict = {}
 def game(variant: str = "", judging: str = "strict"):
     key = (variant, judging)
     if key not in _games:
-        _games[key] = rulelang.load(str(GAME), variant=variant, settings={"bonus_judging": judging})
+        _games[key] = rulelang.load(str(GAME), variant=variant.split(",") if variant else None,
+                                    settings={"bonus_judging": judging})
     return _games[key]
 
 
 def test_the_file_checks_clean():
-    for variant in ("", "scoring"):
-        assert rulelang.load(str(GAME), variant=variant) is not None
+    for variant in ("", "scoring", "advanced", "advanced,scoring"):
+        assert rulelang.load(str(GAME), variant=variant.split(",") if variant else None) is not None
 
 
 def _check_invariants(match):
@@ -57,6 +61,16 @@ def _check_invariants(match):
     assert all(e.zone is not None for e in s.entities if e.card.component in ("Factory", "Ship", "Stadium", "Disc"))
 
 
+def _check_action_cards(match):
+    """The advanced variant's 32 action cards are all somewhere, and no hand holds more than four
+    between turns."""
+    s = match.s
+    cards = [e for e in s.entities if e.card.component == "ActionCard"]
+    assert len(cards) == 32 and all(e.zone is not None for e in cards)
+    for seat in range(len(s.players)):
+        assert len(s.zone_of_player("action_hand", seat).items) <= 4
+
+
 @pytest.mark.parametrize("variant,judging", MODES)
 def test_modes_play_to_the_end(variant, judging):
     for seed, players in ((1, 2), (2, 3), (3, 4)):
@@ -69,10 +83,12 @@ def test_modes_play_to_the_end(variant, judging):
             if steps % 25 == 0:
                 _check_invariants(match)
         _check_invariants(match)
+        if "advanced" in variant.split(","):
+            _check_action_cards(match)
         result = match.result
         assert result["winners"], "a game of Evacuation always has a winner"
         assert 1 <= result["rounds"] <= 4
-        if variant == "scoring":
+        if "scoring" in variant.split(","):
             best = max(p["score"] for p in result["players"])
             assert result["winners"] == [i + 1 for i, p in enumerate(result["players"]) if p["score"] == best]
             assert result["rounds"] == 4
