@@ -88,7 +88,9 @@ class GreedyAgent:
 
 class MonteCarloAgent:
     """Flat Monte Carlo: plays each option out to the end several times with random moves on
-    imagined copies, and keeps the option that won most often."""
+    imagined copies, and keeps the option that won most often. ``playouts`` is its budget per
+    move: with more options than play-outs (or than ``max_options``), a random subset of the
+    options is tried, once each at least."""
 
     name = "mc"
 
@@ -99,8 +101,10 @@ class MonteCarloAgent:
 
     def choose(self, handle: AgentHandle, options: list[Option]) -> int:
         indexes = list(range(len(options)))
-        if len(indexes) > self.max_options:
-            indexes = self.rng.sample(indexes, self.max_options)
+        # never more options than play-outs, so that the budget is the number of play-outs
+        most = max(1, min(self.max_options, self.playouts))
+        if len(indexes) > most:
+            indexes = self.rng.sample(indexes, most)
         per_option = max(1, self.playouts // len(indexes))
         scores = {}
         for i in indexes:
@@ -123,21 +127,42 @@ AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "
 
 def make_agent(spec: str, seed: int):
     """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" (options tried),
-    "mcts:200" (tree search iterations per move; "ismcts" is the same bot)."""
-    name, _, budget = spec.partition(":")
+    "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
+    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5"."""
+    name, _, rest = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
-    if not budget:
+    budget, *extras = rest.split(":") if rest else [""]
+    if not budget and not extras:
         return AGENTS[name](seed=seed)
     if not budget.isdigit():
         raise ValueError(f'the budget in "{spec}" must be a whole number')
+    if extras and name not in ("mcts", "ismcts"):
+        raise ValueError(f'agent "{name}" takes only a budget, as in "{name}:{budget}"')
     if name == "mc":
         return MonteCarloAgent(seed=seed, playouts=int(budget))
     if name == "greedy":
         return GreedyAgent(seed=seed, max_options=int(budget))
     if name in ("mcts", "ismcts"):
-        return MCTSAgent(seed=seed, iterations=int(budget))
+        options = {}
+        for extra in extras:
+            key, _, value = extra.partition("=")
+            kind = MCTS_SETTINGS.get(key)
+            if kind is None:
+                raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+            try:
+                options[key] = kind(value)
+            except ValueError:
+                raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
+                                 f'number, not "{value}"') from None
+            if options[key] < 0:
+                raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+        return MCTSAgent(seed=seed, iterations=int(budget), **options)
     raise ValueError(f'agent "{name}" takes no budget')
+
+
+#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float}
 
 
 def play_match(match: Match, agents: list) -> Match:

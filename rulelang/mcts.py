@@ -13,6 +13,18 @@ one node, plays the rest of the game out at random and backs the result up.
   deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS).
 * With chance (shuffles, rolls), every iteration reseeds it, so the tree averages over it.
 
+Two enhancements make small budgets count in big games:
+
+* **Progressive widening.** A decision with many options would otherwise spend every
+  iteration of a small budget on trying a new option once. A node visited ``n`` times has at
+  most ``max(width, ceil(2 * sqrt(n + 1)))`` children (``width`` = 10 by default), so a decision
+  with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
+  visits over a few options first and widens as it is visited more.
+* **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
+  the random play-out stops after ``depth`` decisions (12 by default) and the position is
+  scored as the game would be if it ended there: the rules' ``result`` says who would win, the
+  heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
+
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """
 from __future__ import annotations
@@ -20,7 +32,15 @@ from __future__ import annotations
 import math
 import random
 
-from .runtime import Match
+from .runtime import Ctx, Match
+
+#: A decision with at most this many options is never narrowed by progressive widening.
+DEFAULT_WIDTH = 10
+#: Random decisions played after the tree before a heuristic cut-off (rules with a heuristic).
+DEFAULT_DEPTH = 12
+#: Share of a cut-off position's value that comes from "who would win if the game ended now";
+#: the rest comes from the heuristic's ranking of the seats.
+RESULT_WEIGHT = 0.6
 
 
 class _Node:
@@ -51,20 +71,62 @@ def reward(world: Match, seat: int) -> float:
     return 1.0 if seat in winners else 0.0
 
 
+def cutoff_values(world: Match) -> list[float]:
+    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
+
+    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
+    share of one each when nobody would), the rest the seat's rank by the rules' heuristic
+    among the others (1 above them all, 0 below them all, ties count half). Uses the world up:
+    call it on a throw-away copy only."""
+    s = world.s
+    program = world.game.program
+    players = len(s.players)
+    share = 1.0 / max(players, 1)
+    won = [share] * players
+    if program.result is not None:
+        s.winners = []
+        try:
+            world.vm.run_sync(program.result, {})
+            if s.winners:
+                won = [1.0 if i in s.winners else 0.0 for i in range(players)]
+        except Exception:  # a result that cannot be computed mid-game says nothing
+            pass
+    ranks = [0.5] * players
+    if program.heuristic is not None and players > 1:
+        try:
+            h = [float(program.heuristic(Ctx({}, s, world.vm), (p,)) or 0) for p in s.players]
+        except Exception:  # a heuristic that cannot be computed mid-game says nothing
+            h = None
+        if h is not None:
+            ranks = [(sum(1.0 for o in h if o < mine) + 0.5 * (sum(1.0 for o in h if o == mine) - 1))
+                     / (players - 1) for mine in h]
+    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * r for w, r in zip(won, ranks)]
+
+
 class MCTSAgent:
-    """Monte Carlo tree search over what its seat may see; ``budget`` iterations per move.
+    """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
 
     Names: ``mcts`` and ``ismcts`` are the same bot (it is UCT when nothing is hidden);
-    ``mcts:200`` sets the iterations per move."""
+    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the options too.
+
+    * ``exploration``: the UCB1 constant (0.7);
+    * ``depth``: random decisions after the tree before the heuristic cut-off (12; 0 plays every
+      play-out to the end; rules without ``def heuristic(p)`` always play to the end);
+    * ``width``: decisions with at most this many options are never narrowed (10);
+    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished.
+    """
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
-                 max_playout: int = 5000):
+                 max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
         self.max_playout = max_playout
+        self.depth = depth
+        self.width = width
+        self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
     def choose(self, handle, options) -> int:
         if len(options) == 1:
@@ -74,8 +136,13 @@ class MCTSAgent:
         for _ in range(self.iterations):
             world = handle.imagine(self.rng)
             self._iterate(world, root)
+        self.root = root
         best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].wins, self.rng.random()))
         return root_keys.get(best[0], 0)
+
+    def _room(self, node: _Node) -> int:
+        """How many children a node may have after its visits (progressive widening)."""
+        return max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
 
     def _iterate(self, world: Match, root: _Node) -> None:
         path = [root]
@@ -84,12 +151,15 @@ class MCTSAgent:
         while not world.is_over:
             keys = _keys(world)
             seat = world.to_move
+            tried = 0
             for k in keys:
                 child = node.children.get(k)
                 if child is not None:
                     child.available += 1
-            untried = [k for k in keys if k not in node.children]
-            if untried:  # expansion: add one node and stop descending
+                    tried += 1
+            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < self._room(node)):
+                # expansion: add one node and stop descending
+                untried = [k for k in keys if k not in node.children]
                 k = self.rng.choice(untried)
                 child = node.children[k] = _Node(seat)
                 child.available = 1
@@ -99,21 +169,30 @@ class MCTSAgent:
             c = self.exploration
             best_key, best_value = None, -1.0
             for k in keys:
-                ch = node.children[k]
+                ch = node.children.get(k)
+                if ch is None:
+                    continue
                 value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
                 if value > best_value:
                     best_key, best_value = k, value
             node = node.children[best_key]
             world.apply(keys[best_key])
             path.append(node)
-        # simulation: random play to the end
+        # simulation: random play to the end, or to the heuristic cut-off
+        limit = self.max_playout
+        if self.depth and world.game.program.heuristic is not None:
+            limit = min(limit, self.depth)
         steps = 0
-        while not world.is_over and steps < self.max_playout:
+        while not world.is_over and steps < limit:
             world.apply(self.rng.randrange(world.option_count()))
             steps += 1
-        rewards = {}
+        if world.is_over:
+            values = [reward(world, seat) for seat in range(len(world.s.players))]
+        elif steps == self.depth and limit == self.depth:
+            values = cutoff_values(world)
+        else:  # stopped by max_playout: unfinished, nobody is favoured
+            values = [1.0 / len(world.s.players)] * len(world.s.players)
+        root.visits += 1  # the root's visits only pace its widening
         for n in path[1:]:
-            if n.seat not in rewards:
-                rewards[n.seat] = reward(world, n.seat) if world.is_over else 1.0 / len(world.s.players)
             n.visits += 1
-            n.wins += rewards[n.seat]
+            n.wins += values[n.seat]

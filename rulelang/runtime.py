@@ -705,6 +705,9 @@ def determinize(state: State, seat: int, rng: random.Random):
         if len(entities) < 2:
             continue
         slots = [(e.zone, e.zone.items.index(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
+        # places in an order the seat can see (zone, then position), not in the order of the hidden
+        # cards lying there, so that deals which look alike to the seat are re-dealt alike
+        slots.sort(key=lambda slot: (slot[0].key, slot[1]))
         shuffled = list(entities)
         rng.shuffle(shuffled)
         # detach every entity first, then place them back slot by slot

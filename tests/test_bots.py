@@ -1,0 +1,124 @@
+"""The tree-search bots (issue 12, point 5): seeded, planning only on what their seat may see,
+with progressive widening and heuristic cut-offs, and flat Monte Carlo kept to its budget.
+
+These are cheap checks that the bots run and behave; how strong they are is measured with
+`rulelang tournament` over hundreds of games (docs/balance.md, "Bots"), not here."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang.agents import AgentHandle, MonteCarloAgent, make_agent
+from rulelang.cli import main
+from rulelang.mcts import MCTSAgent, cutoff_values
+
+ROOT = Path(__file__).resolve().parent.parent
+ZEMICO = str(ROOT / "games" / "zemico.rules")
+HIGHCARD = str(ROOT / "examples" / "highcard.rules")
+TICTACTOE = str(ROOT / "examples" / "tictactoe.rules")
+
+
+def _zemico_with_many_options(seed=5, at_least=20):
+    """A 2-player Zemico match played at random up to a decision with many options."""
+    game = rulelang.load(ZEMICO)
+    match = game.new_match(players=2, seed=seed)
+    rng = random.Random(seed)
+    while match.option_count() < at_least:
+        match.apply(rng.randrange(match.option_count()))
+        assert not match.is_over
+    return match
+
+
+def _swap_hidden(match, seat_zone: str, deck: str):
+    """A copy of the match in which one card of a zone the mover cannot see changed places with
+    the top of a deck it cannot see either."""
+    other = match.clone()
+    theirs, pile = other.s.zones[seat_zone].items, other.s.zones[deck].items
+    theirs[0], pile[0] = pile[0], theirs[0]
+    theirs[0].zone, pile[0].zone = other.s.zones[seat_zone], other.s.zones[deck]
+    return other
+
+
+def test_settings_after_the_budget():
+    bot = make_agent("ismcts:40:depth=8:width=5:exploration=0.5", 1)
+    assert (bot.iterations, bot.depth, bot.width, bot.exploration) == (40, 8, 5, 0.5)
+    assert isinstance(make_agent("mcts", 0), MCTSAgent)
+    for bad in ("mcts:4:depth=x", "mcts:4:speed=1", "mc:4:depth=3", "mcts:4:width=-1"):
+        with pytest.raises(ValueError):
+            make_agent(bad, 0)
+
+
+def test_flat_monte_carlo_keeps_to_its_budget_of_playouts():
+    match = _zemico_with_many_options()
+    handle = AgentHandle(match, match.to_move)
+    imagined = []
+    real_imagine = handle.imagine
+    handle.imagine = lambda rng: imagined.append(1) or real_imagine(rng)
+    MonteCarloAgent(seed=1, playouts=3).choose(handle, match.legal_options())
+    assert len(imagined) == 3  # not one per option: three play-outs in all
+
+
+def test_progressive_widening_narrows_a_big_decision_and_the_bot_only_imagines():
+    match = _zemico_with_many_options()
+    before = json.dumps(match.to_json(), sort_keys=True) if hasattr(match, "to_json") else None
+    version = match.s.version
+    options = match.legal_options()
+    bot = MCTSAgent(seed=3, iterations=24)
+    index = bot.choose(AgentHandle(match, match.to_move), options)
+    assert 0 <= index < len(options)
+    # 24 visits allow at most max(10, ceil(2 * sqrt(24))) = 10 options at the root, not all of them
+    assert len(options) > 10 and 2 <= len(bot.root.children) <= 10
+    assert match.s.version == version  # the real match was not touched
+    if before is not None:
+        assert json.dumps(match.to_json(), sort_keys=True) == before
+    wide = MCTSAgent(seed=3, iterations=24, width=100)
+    wide.choose(AgentHandle(match, match.to_move), options)
+    assert len(wide.root.children) == min(24, len({(o.name, o.label) for o in options}))
+
+
+def test_cutoff_values_score_an_unfinished_game_between_zero_and_one():
+    match = _zemico_with_many_options()
+    values = cutoff_values(match.clone())
+    assert len(values) == 2 and all(0.0 <= v <= 1.0 for v in values)
+    assert sum(values) == pytest.approx(1.0)  # one winner or none now, and a ranking of two
+
+
+@pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0"])
+def test_ismcts_chooses_alike_in_deals_that_differ_only_in_what_it_cannot_see(spec):
+    """"Players see only what they may see": the opponent's hand and the deck are hidden from
+    the mover, so swapping cards between them must not change its choice."""
+    a = _zemico_with_many_options()
+    seat = a.to_move
+    b = _swap_hidden(a, f"hand#{2 - seat}", "organism_deck")
+    assert a.view(seat) == b.view(seat) and a.view(1 - seat) != b.view(1 - seat)
+    ca = make_agent(spec, 7).choose(AgentHandle(a, seat), a.legal_options())
+    cb = make_agent(spec, 7).choose(AgentHandle(b, seat), b.legal_options())
+    assert ca == cb
+
+
+def test_a_handful_of_seeded_games_play_identically_twice(tmp_path):
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"t{k}.json"
+        assert main(["tournament", HIGHCARD, "--bots", "ismcts:8:depth=3,mc:8", "-n", "2", "--seed", "11",
+                     "--quiet", "--jobs", "1", "--out", str(out)]) == 0
+        pair = json.loads(out.read_text())["pairs"][0]
+        runs.append({k: v for k, v in pair.items()})
+    assert runs[0] == runs[1] and runs[0]["games"] == 2
+
+
+def test_perfect_information_search_is_plain_uct_without_a_heuristic():
+    """Tic-tac-toe has no heuristic and 9 options at most: no cut-off and no narrowing, so the
+    bot tries every option and plays every iteration out to the end."""
+    game = rulelang.load(TICTACTOE)
+    match = game.new_match(seed=0)
+    bot = MCTSAgent(seed=2, iterations=12)
+    bot.choose(AgentHandle(match, match.to_move), match.legal_options())
+    assert len(bot.root.children) == 9 and all(child.visits >= 1 for child in bot.root.children.values())
+    narrow = MCTSAgent(seed=2, iterations=12, width=4)  # 12 visits allow ceil(2 * sqrt(12)) = 7
+    narrow.choose(AgentHandle(match, match.to_move), match.legal_options())
+    assert len(narrow.root.children) == 7
