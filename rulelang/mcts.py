@@ -21,7 +21,7 @@ Two enhancements make small budgets count in big games:
   with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
   visits over a few options first and widens as it is visited more.
 * **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
-  the random play-out stops after ``depth`` decisions (12 by default) and the position is
+  the random play-out stops after ``depth`` decisions (4 by default) and the position is
   scored as the game would be if it ended there: the rules' ``result`` says who would win, the
   heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
 
@@ -37,9 +37,9 @@ from .runtime import Ctx, Match
 #: A decision with at most this many options is never narrowed by progressive widening.
 DEFAULT_WIDTH = 10
 #: Random decisions played after the tree before a heuristic cut-off (rules with a heuristic).
-DEFAULT_DEPTH = 12
+DEFAULT_DEPTH = 4
 #: Share of a cut-off position's value that comes from "who would win if the game ended now";
-#: the rest comes from the heuristic's ranking of the seats.
+#: the rest comes from the seat's lead by the heuristic.
 RESULT_WEIGHT = 0.6
 
 
@@ -75,9 +75,10 @@ def cutoff_values(world: Match) -> list[float]:
     """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
 
     ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
-    share of one each when nobody would), the rest the seat's rank by the rules' heuristic
-    among the others (1 above them all, 0 below them all, ties count half). Uses the world up:
-    call it on a throw-away copy only."""
+    share of one each when nobody would), the rest the seat's lead by the rules' heuristic over
+    the best other seat, ``0.5 + 0.5 * (mine - best) / (|mine| + |best| + 1)``: above one half
+    when ahead, growing with the lead, whatever the heuristic's scale. Uses the world up: call it
+    on a throw-away copy only."""
     s = world.s
     program = world.game.program
     players = len(s.players)
@@ -91,16 +92,18 @@ def cutoff_values(world: Match) -> list[float]:
                 won = [1.0 if i in s.winners else 0.0 for i in range(players)]
         except Exception:  # a result that cannot be computed mid-game says nothing
             pass
-    ranks = [0.5] * players
+    leads = [0.5] * players
     if program.heuristic is not None and players > 1:
         try:
             h = [float(program.heuristic(Ctx({}, s, world.vm), (p,)) or 0) for p in s.players]
         except Exception:  # a heuristic that cannot be computed mid-game says nothing
             h = None
         if h is not None:
-            ranks = [(sum(1.0 for o in h if o < mine) + 0.5 * (sum(1.0 for o in h if o == mine) - 1))
-                     / (players - 1) for mine in h]
-    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * r for w, r in zip(won, ranks)]
+            leads = []
+            for i, mine in enumerate(h):
+                best_other = max(v for j, v in enumerate(h) if j != i)
+                leads.append(0.5 + 0.5 * (mine - best_other) / (abs(mine) + abs(best_other) + 1.0))
+    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
 
 
 class MCTSAgent:
@@ -110,7 +113,7 @@ class MCTSAgent:
     ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the options too.
 
     * ``exploration``: the UCB1 constant (0.7);
-    * ``depth``: random decisions after the tree before the heuristic cut-off (12; 0 plays every
+    * ``depth``: random decisions after the tree before the heuristic cut-off (4; 0 plays every
       play-out to the end; rules without ``def heuristic(p)`` always play to the end);
     * ``width``: decisions with at most this many options are never narrowed (10);
     * ``max_playout``: a play-out still running after this many decisions is scored as unfinished.
