@@ -384,11 +384,13 @@ class Checker:
                 e(s.cond, scope | {s.var})
             if s.opts.by is not None:
                 self.expect_player(s.opts.by, scope)
+            self.prompt(s.opts.prompt, s.span, scope)
             return scope | {s.var}
         if isinstance(s, N.ChooseBlock):
             self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
             if s.opts.by is not None:
                 self.expect_player(s.opts.by, scope)
+            self.prompt(s.opts.prompt, s.span, scope)
             self.options(s.options, scope, ctx)
             return scope
         if isinstance(s, N.Move):
@@ -451,6 +453,7 @@ class Checker:
         if isinstance(s, N.Respond):
             self.no_choice_in(ctx, s.span, by=s.coll)
             e(s.coll, scope)
+            self.prompt(s.prompt, s.span, scope | {s.var})
             self.options(s.options, scope | {s.var}, ctx)
             return scope
         if isinstance(s, N.Offer):
@@ -458,6 +461,7 @@ class Checker:
             self.expect_player(s.to, scope)
             if s.by is not None:
                 self.expect_player(s.by, scope)
+            self.prompt(s.prompt, s.span, scope)
             self.options(s.options, scope, ctx)
             if s.refused is not None:
                 self.block(s.refused, scope, ctx)
@@ -764,6 +768,11 @@ class Checker:
             return "any"
         self.err(c.span, f'"{name}" is a {sym.kind}, not something that can be called')
         return "any"
+
+    def prompt(self, text, span: Span, scope: set):
+        """A choice's `as "..."` prompt may show values like any text: "{p} picks a card"."""
+        if text is not None and "{" in text:
+            self.expr(N.StrLit(span=span, value=text), scope)
 
     def expr(self, x, scope: set) -> str:
         if isinstance(x, N.IntLit):

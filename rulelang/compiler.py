@@ -305,6 +305,11 @@ class RepeatNext(Op):
         frame.pc += 1
 
 
+def shown_prompt(prompt, ctx) -> str | None:
+    """A prompt as the player reads it: "{p} picks a card" shows its values at the moment it is asked."""
+    return prompt(ctx) if callable(prompt) else prompt
+
+
 class ChooseOne(Op):
     """`choose x from coll where cond by p`."""
 
@@ -341,7 +346,7 @@ class ChooseOne(Op):
         if len(options) == 1:
             self.resume(vm, frame, options[0])
             return
-        vm.ask(vm.chooser(self.by, ctx, self.span), options, self.prompt, self.span)
+        vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
 
     def resume(self, vm, frame, option):
         frame.vars[self.var] = option["values"][self.var]
@@ -411,7 +416,8 @@ class ChooseAmong(Op):
         if len(options) == 1:
             self.resume(vm, frame, options[0])
             return
-        vm.ask(vm.chooser(self.by, Ctx(frame.vars, vm.s, vm), self.span), options, self.prompt, self.span)
+        ctx = Ctx(frame.vars, vm.s, vm)
+        vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
 
     def resume(self, vm, frame, option):
         if option["alt"] is None:
@@ -1448,17 +1454,25 @@ class Compiler:
     def s_Return(self, code, s, loops):
         self.emit(code, ReturnOp(s.span))
 
+    def prompt(self, text, span: Span):
+        """An `as "..."` prompt that shows values ("{p} picks a card") becomes a function of the moment it is
+        asked in; a plain one stays a string. (Doc comments used as prompts are never read as templates.)"""
+        if text is None or "{" not in text:
+            return text
+        return self.template(text, span)
+
     def s_Choose(self, code, s, loops):
         coll = self.expr(s.coll)
         with self.scoped({s.var}):
             cond = self.opt(s.cond)
         by = self.opt(s.opts.by)
-        prompt = s.opts.prompt or (s.doc[0] if s.doc else None)
+        prompt = self.prompt(s.opts.prompt, s.span) or (s.doc[0] if s.doc else None)
         self.emit(code, ChooseOne(s.var, coll, cond, by, s.opts.optional, prompt, s.span))
         self.scope = self.scope | {s.var}
 
     def s_ChooseBlock(self, code, s, loops):
-        op = ChooseAmong([], self.opt(s.opts.by), s.opts.optional, s.opts.prompt or (s.doc[0] if s.doc else None), s.span)
+        op = ChooseAmong([], self.opt(s.opts.by), s.opts.optional, self.prompt(s.opts.prompt, s.span) or (s.doc[0] if s.doc else None),
+                         s.span)
         self.emit(code, op)
         ends = []
         for opt in s.options:

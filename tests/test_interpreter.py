@@ -629,3 +629,48 @@ def test_dice_are_deterministic_per_seed():
 def test_dice_totals_stay_in_range():
     body = 'var r: int = 0\nphase play {\n  repeat 200 times {\n    r = roll(2, 6)\n    if r < 2 or r > 12 { fail "out of range: {r}" }\n  }\n}\n'
     play(body, seed=3)
+
+
+# ------------------------------------------------------------------ prompts
+
+
+PROMPTS = '''zone deck
+zone hand per player
+component Card {
+  value: int
+  label "card {value}"
+}
+cards deck_cards in deck {
+  Card(value: v) for v in 1..3
+}
+var picks: int = 0
+phase play {
+  take turns once {
+    let n = picks + 1
+    choose c from deck by current as "{current} takes card number {n}"
+    move c to hand(current)
+    picks += 1
+    choose by current as "{current}, you have picked {picks} so far" {
+      option keep { }
+      option give { }
+    }
+  }
+}
+'''
+
+
+def test_a_prompt_shows_values_when_it_is_asked():
+    match = game(PROMPTS).new_match(players=2, seed=1)
+    seen = []
+    while not match.is_over:
+        seen.append(match.prompt)
+        match.apply(0)
+    assert seen == ["Player 1 takes card number 1", "Player 1, you have picked 1 so far",
+                    "Player 2 takes card number 2", "Player 2, you have picked 2 so far"]
+
+
+def test_a_saved_match_keeps_its_shown_prompt():
+    match = game(PROMPTS).new_match(players=2, seed=1)
+    match.apply(0)
+    again = match.game.match_from_json(json.dumps(match.to_json()))
+    assert again.prompt == "Player 1, you have picked 1 so far"
