@@ -11,6 +11,7 @@ Each cell holds a stack of cards (bottom first); most games keep one per cell.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -137,6 +138,12 @@ class BoardCells:
             self.graph, self._sorted_cells, self._neighbour_table = topology.fixed_board()
             self._shared = True
         self.stacks: dict = {cell: [] for cell in self.graph.nodes}
+        # the frontier, kept up to date once asked for (see frontier()): occupied neighbours per
+        # cell, and the frontier's cells in order with their sort keys and as a set
+        self._touch: dict | None = None
+        self._front_keys: list = []
+        self._front_cells: list = []
+        self._front_set: set = set()
 
     def copy(self, entity_map) -> "BoardCells":
         """The same cells with the same cards, each card replaced by entity_map(card)."""
@@ -148,6 +155,11 @@ class BoardCells:
         else:
             new.graph, new._sorted_cells, new._neighbour_table = self.graph.copy(), None, {}
         new.stacks = {cell: [entity_map(e) for e in stack] for cell, stack in self.stacks.items()}
+        if self._touch is None:
+            new._touch, new._front_keys, new._front_cells, new._front_set = None, [], [], set()
+        else:
+            new._touch, new._front_keys = dict(self._touch), list(self._front_keys)
+            new._front_cells, new._front_set = list(self._front_cells), set(self._front_set)
         return new
 
     def stack(self, cell) -> list:
@@ -174,13 +186,55 @@ class BoardCells:
             stack.insert(0, entity)
         else:
             stack.append(entity)
+        if self._touch is not None and len(stack) == 1:
+            self._occupied(cell)
 
     def remove(self, cell, entity) -> None:
         stack = self.stacks[cell]
         stack.remove(entity)
-        if not stack and self.topology.open:
-            self.graph.remove_node(cell)  # open boards only keep occupied cells
-            del self.stacks[cell]
+        if not stack:
+            if self.topology.open:
+                self.graph.remove_node(cell)  # open boards only keep occupied cells
+                del self.stacks[cell]
+            if self._touch is not None:
+                self._vacated(cell)
+
+    # ---- the frontier, kept incrementally: _touch[c] = how many occupied cells c is next to
+    def _occupied(self, cell) -> None:
+        touch, stacks = self._touch, self.stacks
+        for other in self.neighbour_cells(cell):
+            n = touch.get(other, 0) + 1
+            touch[other] = n
+            if n == 1 and not stacks.get(other):
+                self._front_add(other)
+        if cell in self._front_set:
+            self._front_discard(cell)
+
+    def _vacated(self, cell) -> None:
+        touch, stacks = self._touch, self.stacks
+        for other in self.neighbour_cells(cell):
+            n = touch[other] - 1
+            if n:
+                touch[other] = n
+            else:
+                del touch[other]
+                if other in self._front_set:
+                    self._front_discard(other)
+        if touch.get(cell) and not stacks.get(cell):
+            self._front_add(cell)
+
+    def _front_add(self, cell) -> None:
+        key = _cell_sort_key(cell)
+        i = bisect_left(self._front_keys, key)
+        self._front_keys.insert(i, key)
+        self._front_cells.insert(i, cell)
+        self._front_set.add(cell)
+
+    def _front_discard(self, cell) -> None:
+        i = bisect_left(self._front_keys, _cell_sort_key(cell))
+        del self._front_keys[i]
+        del self._front_cells[i]
+        self._front_set.discard(cell)
 
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
@@ -213,15 +267,19 @@ class BoardCells:
         return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)
 
     def frontier(self) -> list:
-        """Empty cells next to an occupied cell, in a stable order."""
-        stacks = self.stacks
-        out = set()
-        for cell, stack in stacks.items():
-            if stack:
-                for other in self.neighbour_cells(cell):
-                    if not stacks.get(other):
-                        out.add(other)
-        return sorted(out, key=_cell_sort_key)
+        """Empty cells next to an occupied cell, in a stable order (by _cell_sort_key). Computed
+        once, then kept up to date as cards come and go (place and remove)."""
+        if self._touch is None:
+            touch: dict = {}
+            for cell, stack in self.stacks.items():
+                if stack:
+                    for other in self.neighbour_cells(cell):
+                        touch[other] = touch.get(other, 0) + 1
+            stacks = self.stacks
+            front = sorted((c for c in touch if not stacks.get(c)), key=_cell_sort_key)
+            self._touch, self._front_cells, self._front_set = touch, front, set(front)
+            self._front_keys = [_cell_sort_key(c) for c in front]
+        return list(self._front_cells)
 
     def distance(self, a, b) -> int:
         return self.topology.distance(a, b, self.graph)

@@ -20,6 +20,7 @@ from .budgets import check_size, current_budgets, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of
 from .checker import SymbolTable, type_name
 from .errors import Span
+from .options import Options
 from .model import BoardZone, CardDef, Entity, KeywordValue, OUT_KEY, Player, Zone, expire, move as move_entity, out_seats, players_in, remember_undo
 
 LOOP_LIMIT = 100_000
@@ -268,7 +269,8 @@ class ForChosenNext(Op):
             self.resume(vm, frame, {"values": {self.var: items[0]}})
             return
         who = self.by(Ctx(frame.vars, vm.s, vm))
-        options = [{"alt": None, "name": "next", "values": {self.var: x}} for x in items]
+        options = Options()
+        options.add_one(None, "next", self.var, list(items))
         vm.ask(who, options, self.prompt, self.span)
 
     def resume(self, vm, frame, option):
@@ -324,7 +326,8 @@ class ChooseOne(Op):
             return
         v = frame.vars
         ctx = Ctx(v, vm.s, vm)
-        items = as_list(self.coll(ctx))
+        value = self.coll(ctx)
+        items = as_list(value)
         if self.cond is not None:
             kept = []
             saved = v.get(self.var, _MISSING)
@@ -337,9 +340,12 @@ class ChooseOne(Op):
             else:
                 v[self.var] = saved
             items = kept
-        options = [{"alt": None, "name": "choose", "values": {self.var: x}} for x in items]
+        elif items is value:
+            items = list(items)  # the options keep their own list (the collection may be a live list)
+        options = Options()
+        options.add_one(None, "choose", self.var, items)
         if self.optional:
-            options.append({"alt": None, "name": "none", "values": {self.var: None}})
+            options.add_dict({"alt": None, "name": "none", "values": {self.var: None}})
         if not options:
             raise RuleError(self.span, f'there is nothing to choose from for "{self.var}": the list of options is empty'
                             " (write `optional` if choosing nothing is allowed)")
@@ -366,28 +372,32 @@ class ChooseAmong(Op):
         self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
         self.end = None
 
-    def enumerate(self, vm, frame) -> list[dict]:
-        options = []
+    def enumerate(self, vm, frame) -> Options:
+        """Every option, in order: alternatives in order, each one's bindings with the first name
+        outermost. Options are made on demand (rulelang/options.py): a random bot builds one."""
+        options = Options()
         for index, (name, bindings, cond, _pc) in enumerate(self.alts):
             v = dict(frame.vars)
             ctx = Ctx(v, vm.s, vm)
 
             if cond is None and all(b[2] is None and b[3] for b in bindings):
                 # the common case: independent bindings without conditions, a plain product
-                names = [b[0] for b in bindings]
-                combos = [()]
+                lists = []
                 for b in bindings:
-                    items = as_list(b[1](ctx))
-                    combos = [c + (x,) for c in combos for x in items]
-                options.extend({"alt": index, "name": name, "values": dict(zip(names, c))} for c in combos)
+                    value = b[1](ctx)
+                    items = as_list(value)
+                    lists.append(list(items) if items is value else items)
+                options.add_product(index, name, [b[0] for b in bindings], lists)
                 continue
 
             fixed = {}  # collections that do not depend on earlier bindings are computed once
+            rows = []
+            names = [b[0] for b in bindings]
 
             def walk(depth):
                 if depth == len(bindings):
                     if cond is None or cond(ctx):
-                        options.append({"alt": index, "name": name, "values": {b[0]: v[b[0]] for b in bindings}})
+                        rows.append(tuple([v[n] for n in names]))
                     return
                 var, coll, bcond, independent = bindings[depth]
                 if independent:
@@ -402,8 +412,9 @@ class ChooseAmong(Op):
                         walk(depth + 1)
 
             walk(0)
+            options.add_rows(index, name, names, rows)
         if self.optional:
-            options.append({"alt": None, "name": "none", "values": {}})
+            options.add_dict({"alt": None, "name": "none", "values": {}})
         return options
 
     def run(self, vm, frame):

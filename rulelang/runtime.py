@@ -19,6 +19,7 @@ from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import as_list, describe, keywords_of
 from .compiler import Code, Ctx, FlowOp, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
+from .options import Options, option_name
 from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats, place
 
 SETTLE_LIMIT = 100
@@ -397,23 +398,36 @@ def _copy_values(values: dict) -> dict:
 class Option:
     """One legal answer to the pending choice. Its label (as its chooser sees it) is made on first use."""
 
-    __slots__ = ("index", "name", "_state", "_raw", "_seat", "_label")
+    __slots__ = ("index", "_name", "_state", "_raw", "_seat", "_label", "_options")
 
-    def __init__(self, index: int, name: str, state: State, raw: dict, seat: int):
-        self.index, self.name = index, name
-        self._state, self._raw, self._seat, self._label = state, raw, seat, None
+    def __init__(self, index: int, name: str | None, state: State, raw: dict | None, seat: int, options=None):
+        # raw None: made from `options` (the pending choice's) when first needed
+        self.index, self._name = index, name
+        self._state, self._raw, self._seat, self._label, self._options = state, raw, seat, None, options
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._name = option_name(self._options, self.index)
+        return self._name
+
+    @property
+    def raw(self) -> dict:
+        if self._raw is None:
+            self._raw = self._options[self.index]
+        return self._raw
 
     @property
     def label(self) -> str:
         if self._label is None:
-            self._label = option_label(self._state, self._raw, self._seat)
+            self._label = option_label(self._state, self.raw, self._seat)
         return self._label
 
     @property
     def bindings(self) -> dict:
         """The option's parts, in order: each name it binds and its value (a card, a cell, a player,
         a plain value), so a table can let a person choose them one at a time."""
-        return dict(self._raw["values"])
+        return dict(self.raw["values"])
 
     def __str__(self):
         return self.label
@@ -527,7 +541,9 @@ class Match:
         if self.s.pending is None:
             return []
         seat = self.s.pending["player"]
-        return [Option(i, o["name"], self.s, o, seat) for i, o in enumerate(self.s.pending["options"])]
+        options = self.s.pending["options"]
+        # each option is made (and labelled) only when asked for: a random bot needs none of them
+        return [Option(i, None, self.s, None, seat, options) for i in range(len(options))]
 
     def option_count(self) -> int:
         return len(self.s.pending["options"]) if self.s.pending else 0
@@ -782,7 +798,8 @@ def copy_state(s: State) -> State:
     if s.pending is not None:
         p = s.pending
         new.pending = {"player": p["player"], "prompt": p["prompt"], "span": p["span"],
-                       "options": [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in p["options"]]}
+                       "options": p["options"].remap(remap) if isinstance(p["options"], Options) else
+                       [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in p["options"]]}
     new.events = [remap(ev) for ev in s.events]
     return new
 

@@ -1,0 +1,82 @@
+"""The hot loop's data structures give the same answers as the plain computations they replace:
+the incrementally kept frontier of a board, and options made on demand."""
+import random
+
+import pytest
+
+from rulelang.board import BoardCells, Topology, cell_sort_key
+from rulelang.options import Options
+
+
+def recomputed_frontier(cells: BoardCells) -> list:
+    out = set()
+    for cell, stack in cells.stacks.items():
+        if stack:
+            for other in cells.neighbour_cells(cell):
+                if not cells.stacks.get(other):
+                    out.add(other)
+    return sorted(out, key=cell_sort_key)
+
+
+TOPOLOGIES = [
+    Topology("grid", 8), Topology("grid", 4), Topology("hex", 6),
+    Topology("grid", 4, width=4, height=3), Topology("hex", 6, radius=2),
+    Topology("track", length=6, loop=True),
+    Topology("graph", nodes=["a", "b", "c", "d"], edges=[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]),
+]
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES, ids=lambda t: f"{t.kind}-{'open' if t.open else 'fixed'}")
+def test_the_kept_frontier_is_the_recomputed_one(topology):
+    rng = random.Random(7)
+    cells = BoardCells(topology)
+    placed: list = []  # (cell, token)
+    fixed = sorted(cells.stacks, key=cell_sort_key) or [topology.origin()]
+    for step in range(400):
+        if step == 5:
+            assert cells.frontier() == recomputed_frontier(cells)  # from now on kept incrementally
+        if placed and rng.random() < 0.4:
+            cell, token = placed.pop(rng.randrange(len(placed)))
+            cells.remove(cell, token)
+        else:
+            front = cells.frontier() if cells._touch is not None else recomputed_frontier(cells)
+            choices = front + [c for c, _ in placed] + fixed
+            if topology.open and not placed:
+                choices = [(0, 0)]
+            cell = rng.choice(choices)
+            token = object()
+            cells.place(cell, token, bottom=rng.random() < 0.3)
+            placed.append((cell, token))
+        if step >= 5:
+            assert cells.frontier() == recomputed_frontier(cells), step
+        if step % 50 == 7:  # a copy keeps its own frontier
+            copy = cells.copy(lambda e: e)
+            assert copy.frontier() == cells.frontier()
+            cells = copy
+
+
+def test_options_made_on_demand_are_the_full_list_in_order():
+    options = Options()
+    options.add_product(0, "place", ["c", "cell"], [["x", "y", "z"], [(0, 0), (1, 0)]])
+    options.add_product(1, "empty", ["a"], [[]])  # no option at all
+    options.add_rows(2, "move", ["a", "b"], [(1, 2), (3, 4)])
+    options.add_one(None, "choose", "v", [10, 20])
+    options.add_dict({"alt": None, "name": "none", "values": {}})
+    full = ([{"alt": 0, "name": "place", "values": {"c": c, "cell": cell}} for c in "xyz" for cell in [(0, 0), (1, 0)]]
+            + [{"alt": 2, "name": "move", "values": {"a": 1, "b": 2}}, {"alt": 2, "name": "move", "values": {"a": 3, "b": 4}}]
+            + [{"alt": None, "name": "choose", "values": {"v": 10}}, {"alt": None, "name": "choose", "values": {"v": 20}}]
+            + [{"alt": None, "name": "none", "values": {}}])
+    assert len(options) == len(full) == 11
+    for i in reversed(range(len(full))):  # any order of access
+        assert options[i] == full[i]
+        assert options.name_at(i) == full[i]["name"]
+    assert list(options) == full and options == full
+    assert options[-1] == full[-1] and options[2:4] == full[2:4]
+    assert options[3] is options[3]
+    with pytest.raises(IndexError):
+        options[11]
+    doubled = options.remap(lambda v: {k: (x * 2 if isinstance(x, int) else x) for k, x in v.items()}
+                            if isinstance(v, dict) else (v * 2 if isinstance(v, int) else v))
+    assert doubled[6] == {"alt": 2, "name": "move", "values": {"a": 2, "b": 4}}
+    assert doubled[9] == {"alt": None, "name": "choose", "values": {"v": 40}}
+    assert not Options() and len(Options()) == 0
