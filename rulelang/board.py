@@ -125,19 +125,23 @@ class BoardCells:
 
     A fixed board's graph, sorted cells and neighbour table are the game's (``Topology.fixed_board``):
     a match only owns its stacks, so starting and copying a match builds no graph. An open board
-    grows, so each match has its own graph."""
+    grows, so each match has its own graph, made from its stacks only when something asks for it
+    (tables, renders, graph algorithms): playing needs only the stacks and lattice arithmetic."""
 
     def __init__(self, topology: Topology):
         self.topology = topology
         if topology.open:
-            self.graph = topology.initial_graph()
+            # an open board's graph (its occupied cells and the lattice edges between them) is made
+            # from the stacks when something asks for it (see graph), then kept up to date
+            self._graph = None
             self._neighbour_table: dict = {}
             self._sorted_cells: list | None = None
             self._shared = False
+            self.stacks: dict = {}
         else:
-            self.graph, self._sorted_cells, self._neighbour_table = topology.fixed_board()
+            self._graph, self._sorted_cells, self._neighbour_table = topology.fixed_board()
             self._shared = True
-        self.stacks: dict = {cell: [] for cell in self.graph.nodes}
+            self.stacks = {cell: [] for cell in self._graph.nodes}
         # the frontier, kept up to date once asked for (see frontier()): occupied neighbours per
         # cell, and the frontier's cells in order with their sort keys and as a set
         self._touch: dict | None = None
@@ -151,9 +155,11 @@ class BoardCells:
         new.topology = self.topology
         new._shared = self._shared
         if self._shared:
-            new.graph, new._sorted_cells, new._neighbour_table = self.graph, self._sorted_cells, self._neighbour_table
+            new._graph, new._sorted_cells, new._neighbour_table = self._graph, self._sorted_cells, self._neighbour_table
+        elif self.topology.open:
+            new._graph, new._sorted_cells, new._neighbour_table = None, None, {}  # made again if asked for
         else:
-            new.graph, new._sorted_cells, new._neighbour_table = self.graph.copy(), None, {}
+            new._graph, new._sorted_cells, new._neighbour_table = self._graph.copy(), None, {}
         new.stacks = {cell: [entity_map(e) for e in stack] for cell, stack in self.stacks.items()}
         if self._touch is None:
             new._touch, new._front_keys, new._front_cells, new._front_set = None, [], [], set()
@@ -162,25 +168,42 @@ class BoardCells:
             new._front_cells, new._front_set = list(self._front_cells), set(self._front_set)
         return new
 
+    @property
+    def graph(self) -> nx.Graph:
+        g = self._graph
+        if g is None:  # an open board's: its cells in the order they were filled, edges as place() adds them
+            import networkx as nx
+
+            g = nx.Graph()
+            lattice = self.topology.lattice_neighbours
+            for cell in self.stacks:
+                g.add_node(cell)
+                for other in lattice(cell):
+                    if other in g:
+                        g.add_edge(cell, other)
+            self._graph = g
+        return g
+
     def stack(self, cell) -> list:
         return self.stacks.get(cell, _EMPTY)
 
     def has_cell(self, cell) -> bool:
-        return cell in self.graph or self.topology.open
+        return self.topology.open or cell in self._graph
 
     def place(self, cell, entity, bottom=False) -> None:
         if cell not in self.stacks:
             if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
-                self.graph, self._neighbour_table, self._shared = self.graph.copy(), {}, False
-            g = self.graph
-            g.add_node(cell)
+                self._graph, self._neighbour_table, self._shared = self._graph.copy(), {}, False
+            g = self._graph
             self._neighbour_table.clear()
             self._sorted_cells = None
             self.stacks[cell] = []
-            if self.topology.open:
-                for other in self.topology.lattice_neighbours(cell):
-                    if other in self.stacks:
-                        g.add_edge(cell, other)
+            if g is not None:
+                g.add_node(cell)
+                if self.topology.open:
+                    for other in self.topology.lattice_neighbours(cell):
+                        if other in self.stacks:
+                            g.add_edge(cell, other)
         stack = self.stacks[cell]
         if bottom:
             stack.insert(0, entity)
@@ -194,7 +217,8 @@ class BoardCells:
         stack.remove(entity)
         if not stack:
             if self.topology.open:
-                self.graph.remove_node(cell)  # open boards only keep occupied cells
+                if self._graph is not None:
+                    self._graph.remove_node(cell)  # open boards only keep occupied cells
                 del self.stacks[cell]
             if self._touch is not None:
                 self._vacated(cell)
@@ -241,10 +265,10 @@ class BoardCells:
             return self.topology.lattice_neighbours(cell)
         found = self._neighbour_table.get(cell)
         if found is None:
-            if cell not in self.graph:
+            if cell not in self._graph:
                 return []
             # a fixed board's cells never change: each cell's sorted neighbours are computed once
-            found = self._neighbour_table[cell] = sorted(self.graph.neighbors(cell), key=_cell_sort_key)
+            found = self._neighbour_table[cell] = sorted(self._graph.neighbors(cell), key=_cell_sort_key)
         return found
 
     def occupied_neighbour_cells(self, cell) -> list:
@@ -259,8 +283,10 @@ class BoardCells:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
 
     def cells(self) -> list:
-        if self._sorted_cells is None or self.topology.open:
-            self._sorted_cells = sorted(self.graph.nodes, key=_cell_sort_key)
+        if self.topology.open:  # an open board's cells are its occupied ones
+            return sorted(self.stacks, key=_cell_sort_key)
+        if self._sorted_cells is None:
+            self._sorted_cells = sorted(self._graph.nodes, key=_cell_sort_key)
         return list(self._sorted_cells)
 
     def occupied_cells(self) -> list:
@@ -282,7 +308,8 @@ class BoardCells:
         return list(self._front_cells)
 
     def distance(self, a, b) -> int:
-        return self.topology.distance(a, b, self.graph)
+        kind = self.topology.kind
+        return self.topology.distance(a, b, None if kind in ("grid", "hex") else self.graph)
 
     def in_place(self, cell, place) -> list:
         return [e for e in self.stack(cell) if e.place == place]

@@ -14,7 +14,7 @@ from .board import BoardCells, Topology
 class CardDef:
     """The printed side of a card: its component and the values it was declared with."""
 
-    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label")
+    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "list_fields")
 
     def __init__(self, index, set_name, component, values, code, name, span, label=None):
         self.label = label  # compiled `label "..."` template of the component, or None
@@ -22,6 +22,8 @@ class CardDef:
         self.set_name = set_name
         self.component = component
         self.values = values  # plain values: copied into each entity's attrs
+        # the fields holding a list: each entity gets its own copy of those (the rest is immutable)
+        self.list_fields = tuple(k for k, v in values.items() if isinstance(v, list))
         self.code = code  # field -> compiled thunk (condition / effect fields)
         self.name = name
         self.span = span

@@ -20,7 +20,7 @@ from .builtins import as_list, describe, keywords_of
 from .compiler import Code, Ctx, FlowOp, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
-from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats, place
+from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -340,19 +340,26 @@ class VM:
                     break
                 frame = stack[-1]
                 ops = frame.code.ops
-                if frame.pc >= len(ops):
-                    stack.pop()
-                    continue
-                op = ops[frame.pc]
-                op.run(self, frame)
-                if s.events:
-                    self.dispatch()
-                if self.stop_when_depth is not None and len(stack) <= self.stop_when_depth:
-                    self.stop_when_depth = None
-                    self.stopped = True
-                meter.work += 1
-                if meter.work >= meter.checkpoint:
-                    meter.check(op.span)
+                end = len(ops)
+                # the ops of the frame on top, one after the other, until it ends, another frame
+                # comes on top, a choice is asked, the game is over or a requested stop is reached
+                while True:
+                    pc = frame.pc
+                    if pc >= end:
+                        stack.pop()
+                        break
+                    op = ops[pc]
+                    op.run(self, frame)
+                    if s.events:
+                        self.dispatch()
+                    if self.stop_when_depth is not None and len(stack) <= self.stop_when_depth:
+                        self.stop_when_depth = None
+                        self.stopped = True
+                    meter.work += 1
+                    if meter.work >= meter.checkpoint:
+                        meter.check(op.span)
+                    if s.pending is not None or s.over or self.stopped or not stack or stack[-1] is not frame:
+                        break
         except Exception as exc:
             raise _as_rules_error(exc, op) from None
 
@@ -362,12 +369,20 @@ class VM:
         if len(self.s.entities) + len(cards) > limit:
             raise exceeded(span, "cards", f"creating {len(cards):,} more cards would make "
                            f"{len(self.s.entities) + len(cards):,}", limit)
+        if cards and zone.is_board:
+            raise RuleError(span, "cards are created into a pile or hand, then moved onto a board")
+        # what model.place does for each new card, done once for the set (a new match creates every card)
+        s = self.s
+        entities, items, owner = s.entities, zone.items, zone.owner
         for card in cards:
-            e = Entity(len(self.s.entities), card, dict(_copy_values(card.values)), owner=zone.owner)
-            self.s.entities.append(e)
-            if zone.is_board:
-                raise RuleError(span, "cards are created into a pile or hand, then moved onto a board")
-            place(self.s, e, zone)
+            attrs = dict(card.values)
+            for k in card.list_fields:
+                attrs[k] = list(attrs[k])
+            e = Entity(len(entities), card, attrs, owner)
+            e.zone = zone
+            entities.append(e)
+            items.append(e)
+        s.version += len(cards)
 
 
 def _as_rules_error(exc: Exception, op) -> RulesError:
@@ -386,10 +401,6 @@ def _as_rules_error(exc: Exception, op) -> RulesError:
         return RulesRuntimeError(Diagnostic(span, "the rules call themselves too deeply (a def or procedure that never stops)"))
     # a value of the wrong kind reached a rule: report it at the rule
     return RulesRuntimeError(Diagnostic(span, f"this rule could not run: {type(exc).__name__}: {exc}"))
-
-
-def _copy_values(values: dict) -> dict:
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in values.items()}
 
 
 # ------------------------------------------------------------------ public API
@@ -742,17 +753,21 @@ def determinize(state: State, seat: int, rng: random.Random):
 # ------------------------------------------------------------------ copying (for agents that plan)
 
 
+_PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))
+
+
 def copy_state(s: State) -> State:
     """A deep copy of a match state, much faster than a JSON round trip."""
     new = State(s.seed)
     new.rng.setstate(s.rng.getstate())
     new.players = [Player(p.seat, {}) for p in s.players]
-    entity_map: dict[int, Entity] = {}
+    entity_map = new.entities  # an entity's id is its index in state.entities
     for e in s.entities:
-        c = Entity(e.id, e.card, {}, owner=e.owner)
-        c.face_down, c.known, c.cell, c.place = e.face_down, set(e.known), e.cell, e.place
-        entity_map[e.id] = c
-        new.entities.append(c)
+        c = Entity(e.id, e.card, None, e.owner)
+        c.face_down, c.cell, c.place = e.face_down, e.cell, e.place
+        if e.known:
+            c.known = set(e.known)
+        entity_map.append(c)
     zones = {}
     for key, zone in s.zones.items():
         if zone.is_board:
@@ -785,8 +800,15 @@ def copy_state(s: State) -> State:
             return {remap(x) for x in v}
         return v
 
+    plain = _PLAIN_TYPES
     for e, c in zip(s.entities, new.entities):
-        c.attrs = {k: remap(v) for k, v in e.attrs.items()}
+        attrs = e.attrs
+        for v in attrs.values():
+            if type(v) not in plain:
+                c.attrs = {k: remap(v) for k, v in attrs.items()}
+                break
+        else:  # numbers, words, true/false only (most cards): a plain copy
+            c.attrs = attrs.copy()
     for p, c in zip(s.players, new.players):
         c.attrs = {k: remap(v) for k, v in p.attrs.items()}
     new.globals = {k: remap(v) for k, v in s.globals.items()}

@@ -129,9 +129,14 @@ class Summary:
 _worker_cache: dict = {}
 
 
+def _cache_key(args) -> tuple:
+    path, text, variant, settings = args[:4]
+    return (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())), current_budgets())
+
+
 def _play_one(args) -> GameRecord:
     path, text, variant, settings, players, agents, seed = args
-    key = (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())), current_budgets())
+    key = _cache_key(args)
     game = _worker_cache.get(key)
     if game is None:
         game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)
@@ -163,6 +168,10 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         make_agent(name, 0)  # fail early on an unknown agent name
     summary = Summary(game.title, list(game.variants), players, agents)
     tasks = [(str(resolved), text, game.variants, settings, players, agents, seed + i) for i in range(n)]
+    if tasks:
+        # the game loaded here is the one every task loads: this process plays it without loading it
+        # again, and worker processes forked from it start with it
+        _worker_cache[_cache_key(tasks[0])] = game
     start = time.perf_counter()
     summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
     summary.seconds = time.perf_counter() - start
