@@ -51,8 +51,8 @@ def _settings(pairs: list[str] | None) -> dict[str, str]:
 
 
 def cmd_check(args) -> int:
+    from .astcache import parse_file_cached as parse_file  # an unchanged file is not parsed again
     from .checker import check_rules
-    from .parser import parse_file
     from .resources import find_game
 
     failed = 0

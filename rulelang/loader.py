@@ -68,15 +68,16 @@ def load(path: str | Path, variant: str | list[str] | None = None, settings: dic
 
 
 def _load(path, variant, settings, text) -> Game:
+    from .astcache import parse_file_cached, parse_text_cached  # an unchanged file is not parsed again
     from .resources import find_game
 
     if text is None:
         resolved = find_game(str(path))
-        rules = parse_file(resolved)
+        rules = parse_file_cached(resolved)
         source = source_text(str(resolved))
         path = str(resolved)
     else:
-        rules = parse_text(text, str(path))
+        rules = parse_text_cached(text, str(path))
         source = text
     variants = [v for v in (variant.split(",") if isinstance(variant, str) else (variant or [])) if v]
     table = check_rules(rules, variants)

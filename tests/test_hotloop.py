@@ -80,3 +80,45 @@ def test_options_made_on_demand_are_the_full_list_in_order():
     assert doubled[6] == {"alt": 2, "name": "move", "values": {"a": 2, "b": 4}}
     assert doubled[9] == {"alt": None, "name": "choose", "values": {"v": 40}}
     assert not Options() and len(Options()) == 0
+
+
+# ------------------------------------------------------------------ the parsed-AST cache
+
+def test_an_unchanged_file_is_read_from_the_ast_cache(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    from rulelang import astcache
+    from rulelang.parser import parse_text
+
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
+    game = tmp_path / "tiny.rules"
+    text = (REPO / "examples" / "tictactoe.rules").read_text(encoding="utf-8")
+    game.write_text(text, encoding="utf-8")
+    first = astcache.parse_file_cached(game)
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 1
+    again = astcache.parse_file_cached(game)
+    assert again == first == parse_text(text, str(game))
+    # a whole `rulelang check` process reads it without importing the parser (nor Lark)
+    code = ("import sys, runpy; sys.argv = ['rulelang', 'check', sys.argv[1]]\n"
+            "try:\n    runpy.run_module('rulelang', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+            "print('lark' in sys.modules, 'rulelang.parser' in sys.modules, code)")
+    env = {**__import__("os").environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", code, str(game)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.stdout.splitlines()[-1] == "False False 0", out.stdout + out.stderr
+    assert "ok" in out.stdout
+
+    # a changed file is parsed again (and its errors are never kept)
+    game.write_text(text + "\n}}} oops\n", encoding="utf-8")
+    with pytest.raises(Exception) as failed:
+        astcache.parse_file_cached(game)
+    assert "error" in str(failed.value)
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 1
+    # a damaged entry is parsed again and replaced
+    entry = next((tmp_path / "cache").glob("*.pickle"))
+    entry.write_bytes(b"not a pickle")
+    game.write_text(text, encoding="utf-8")
+    assert astcache.parse_file_cached(game) == first
+    monkeypatch.setenv("RULELANG_CACHE", "0")
+    assert astcache.cache_dir() is None and astcache.parse_file_cached(game) == first
