@@ -279,6 +279,18 @@ class BoardCells:
             return [c for c in self.topology.lattice_neighbours(cell) if c in stacks]
         return [c for c in self.neighbour_cells(cell) if self.stacks[c]]
 
+    def cards_next_to(self, cell) -> list:
+        """The cards on the occupied cells next to a cell, cell by cell in the order of
+        occupied_neighbour_cells, each cell's stack bottom first."""
+        stacks = self.stacks
+        out: list = []
+        cells = self.topology.lattice_neighbours(cell) if self.topology.open else self.neighbour_cells(cell)
+        for c in cells:
+            stack = stacks.get(c)
+            if stack:
+                out.extend(stack)
+        return out
+
     def empty_neighbour_cells(self, cell) -> list:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
 

@@ -300,11 +300,7 @@ def _neighbors(ctx, x, cell=None):
         cell = x.cell
     else:
         board = x
-    cells = board.cells
-    out = []
-    for c in cells.occupied_neighbour_cells(cell):
-        out.extend(cells.stack(c))
-    return out
+    return board.cells.cards_next_to(cell)
 
 
 @builtin("adjacent", 2, 2, "true when two cards (or two cells of one board) are next to each other")

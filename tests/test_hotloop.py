@@ -49,6 +49,8 @@ def test_the_kept_frontier_is_the_recomputed_one(topology):
             placed.append((cell, token))
         if step >= 5:
             assert cells.frontier() == recomputed_frontier(cells), step
+        for cell in [c for c, _ in placed[-3:]] + fixed[:3]:  # neighbors(): the cards next to a cell
+            assert cells.cards_next_to(cell) == [e for c in cells.occupied_neighbour_cells(cell) for e in cells.stack(c)]
         if step % 50 == 7:  # a copy keeps its own frontier
             copy = cells.copy(lambda e: e)
             assert copy.frontier() == cells.frontier()
