@@ -211,18 +211,25 @@ class VM:
         floor = len(self.s.stack)
         self.sync_floor = floor
         try:
-            self.s.stack.append(Frame(code, 0, vars, [], "always"))
+            stack = self.s.stack
+            stack.append(Frame(code, 0, vars, [], "always"))
             meter = self.meter
-            while len(self.s.stack) > floor:
-                frame = self.s.stack[-1]
-                if frame.pc >= len(frame.code.ops):
-                    self.s.stack.pop()
-                    continue
-                op = frame.code.ops[frame.pc]
-                op.run(self, frame)
-                meter.work += 1
-                if meter.work >= meter.checkpoint:
-                    meter.check(op.span)
+            while len(stack) > floor:
+                frame = stack[-1]
+                ops = frame.code.ops
+                end = len(ops)
+                while True:  # the frame on top, op after op, until it ends or another comes on top
+                    pc = frame.pc
+                    if pc >= end:
+                        stack.pop()
+                        break
+                    op = ops[pc]
+                    op.run(self, frame)
+                    meter.work += 1
+                    if meter.work >= meter.checkpoint:
+                        meter.check(op.span)
+                    if not stack or stack[-1] is not frame:
+                        break
         finally:
             del self.s.stack[floor:]
             self.sync_floor = saved_floor
