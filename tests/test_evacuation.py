@@ -1,7 +1,8 @@
 """Evacuation (games/evacuation.rules): what the designer scenarios in tests/scenarios/evacuation/ cannot say.
 
-- the file checks clean, in both modes;
-- seeded games play to the end in the race and the scoring mode, with strict and loose bonus judging;
+- the file checks clean, in both modes and with each module;
+- seeded games play to the end in the race and the scoring mode, with strict and loose bonus judging,
+  and in the rulebook's recommended combinations of the modules (and a few others);
 - invariants of random play: resources never go negative, at most one marker per inner space, at most
   one piece per New-World plot, four factories of each type per player, nothing created or lost;
 - a match saved mid-game resumes identically.
@@ -21,8 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "games" / "evacuation.rules"
 # The base game and scoring mode with both judgings, and the rulebook's recommended combinations of
 # the modules: "Advanced Action Variant + loose bonus judging" (and the same in scoring mode).
+# the modules: race mode + basic actions + strict judging; "Advanced Action Variant + loose bonus
+# judging"; "Advanced Action Variant + loose bonus judging + Public objectives + Line majorities"; and
+# other combinations (the modules combine freely; both sides of the line-majority modules).
 MODES = [("", "strict"), ("", "loose"), ("scoring", "strict"), ("scoring", "loose"),
-         ("advanced", "loose"), ("advanced,scoring", "loose")]
+         ("advanced", "loose"), ("advanced,scoring", "loose"), ("advanced,objectives,majorities", "loose"),
+         ("objectives,majorities", "strict/side_b"), ("advanced,majorities", "strict")]
 RESOURCES = [f"{w}_{r}" for w in ("old", "new") for r in ("food", "iron", "energy")]
 
 _games: dict = {}
@@ -31,13 +36,15 @@ _games: dict = {}
 def game(variant: str = "", judging: str = "strict"):
     key = (variant, judging)
     if key not in _games:
-        _games[key] = rulelang.load(str(GAME), variant=variant.split(",") if variant else None,
-                                    settings={"bonus_judging": judging})
+        settings = {"bonus_judging": judging.split("/")[0]}
+        if judging.endswith("/side_b"):
+            settings["majority_side"] = "side_b"
+        _games[key] = rulelang.load(str(GAME), variant=variant.split(",") if variant else None, settings=settings)
     return _games[key]
 
 
 def test_the_file_checks_clean():
-    for variant in ("", "scoring", "advanced", "advanced,scoring"):
+    for variant in ("", "scoring", "advanced", "objectives", "majorities", "advanced,objectives,majorities"):
         assert rulelang.load(str(GAME), variant=variant.split(",") if variant else None) is not None
 
 
@@ -62,11 +69,11 @@ def _check_invariants(match):
 
 
 def _check_action_cards(match):
-    """The advanced variant's 32 action cards are all somewhere, and no hand holds more than four
+    """The advanced variant's 48 action cards are all somewhere, and no hand holds more than four
     between turns."""
     s = match.s
     cards = [e for e in s.entities if e.card.component == "ActionCard"]
-    assert len(cards) == 32 and all(e.zone is not None for e in cards)
+    assert len(cards) == 48 and all(e.zone is not None for e in cards)
     for seat in range(len(s.players)):
         assert len(s.zone_of_player("action_hand", seat).items) <= 4
 
@@ -88,7 +95,8 @@ def test_modes_play_to_the_end(variant, judging):
         result = match.result
         assert result["winners"], "a game of Evacuation always has a winner"
         assert 1 <= result["rounds"] <= 4
-        if "scoring" in variant.split(","):
+        # the modules are "used in scoring mode" (用在計分模式中): they extend it
+        if set(variant.split(",")) & {"scoring", "objectives", "majorities"}:
             best = max(p["score"] for p in result["players"])
             assert result["winners"] == [i + 1 for i, p in enumerate(result["players"]) if p["score"] == best]
             assert result["rounds"] == 4
