@@ -19,6 +19,7 @@ from rulelang.mcts import MCTSAgent, cutoff_values
 ROOT = Path(__file__).resolve().parent.parent
 ZEMICO = str(ROOT / "games" / "zemico.rules")
 HIGHCARD = str(ROOT / "examples" / "highcard.rules")
+SPLICERS = str(ROOT / "games" / "splicers.rules")
 TICTACTOE = str(ROOT / "examples" / "tictactoe.rules")
 
 
@@ -97,6 +98,36 @@ def test_ismcts_chooses_alike_in_deals_that_differ_only_in_what_it_cannot_see(sp
     assert a.view(seat) == b.view(seat) and a.view(1 - seat) != b.view(1 - seat)
     ca = make_agent(spec, 7).choose(AgentHandle(a, seat), a.legal_options())
     cb = make_agent(spec, 7).choose(AgentHandle(b, seat), b.legal_options())
+    assert ca == cb
+
+
+def test_ismcts_does_not_see_through_a_face_down_card_on_the_board():
+    """Splicers: "Seeds lie there face down." The opponent's face-down seed on their field and a
+    card in their hand trade places: the mover sees the same table and must choose alike (the
+    bot re-deals hidden cards in an order that depends only on what its seat sees)."""
+    game = rulelang.load(SPLICERS)
+    a = game.new_match(seed=4)
+    rng = random.Random(4)
+    for _ in range(10):  # to a decision of player 1 with player 2's seed face down on the table
+        a.apply(rng.randrange(a.option_count()))
+    seat = a.to_move
+    field, hand = a.s.zones["field#2"], a.s.zones["hand#2"]
+    assert seat == 0 and field.items and field.items[0].face_down and hand.items
+    b = a.clone()
+    field, hand = b.s.zones["field#2"], b.s.zones["hand#2"]
+    seed_card, in_hand = field.items[0], hand.items[0]
+    assert seed_card.card is not in_hand.card
+    # the seed goes to the hand and the hand's card lies face down where the seed was
+    cell, place, face_down = seed_card.cell, seed_card.place, seed_card.face_down
+    field.cells.remove(cell, seed_card)
+    field.items[0], hand.items[0] = in_hand, seed_card
+    in_hand.zone, in_hand.cell, in_hand.place, in_hand.face_down = field, cell, place, face_down
+    seed_card.zone, seed_card.cell, seed_card.place, seed_card.face_down = hand, None, None, False
+    seed_card.known, in_hand.known = in_hand.known, seed_card.known
+    field.cells.place(cell, in_hand)
+    assert a.view(seat) == b.view(seat) and a.view(1) != b.view(1)
+    ca = make_agent("ismcts:8", 5).choose(AgentHandle(a, seat), a.legal_options())
+    cb = make_agent("ismcts:8", 5).choose(AgentHandle(b, seat), b.legal_options())
     assert ca == cb
 
 
