@@ -21,7 +21,8 @@ Two enhancements make small budgets count in big games:
   with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
   visits over a few options first and widens as it is visited more.
 * **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
-  the random play-out stops after ``depth`` decisions (4 by default) and the position is
+  the random play-out stops after ``depth`` decisions (4 by default; with ``round_end=1`` it
+  goes on to the end of that round, where many rules score or discard), and the position is
   scored as the game would be if it ended there: the rules' ``result`` says who would win, the
   heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
 
@@ -115,6 +116,8 @@ class MCTSAgent:
     * ``exploration``: the UCB1 constant (0.7);
     * ``depth``: random decisions after the tree before the heuristic cut-off (4; 0 plays every
       play-out to the end; rules without ``def heuristic(p)`` always play to the end);
+    * ``round_end``: 1 plays a cut-off play-out on to the end of the round it is in (the state a
+      new round starts from, after the rules' end-of-round steps); 0 (the default) stops right there;
     * ``width``: decisions with at most this many options are never narrowed (10);
     * ``max_playout``: a play-out still running after this many decisions is scored as unfinished.
     """
@@ -122,13 +125,15 @@ class MCTSAgent:
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
-                 max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH):
+                 max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
+                 round_end: int = 0):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
         self.max_playout = max_playout
         self.depth = depth
         self.width = width
+        self.round_end = bool(round_end)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
     def choose(self, handle, options) -> int:
@@ -186,12 +191,18 @@ class MCTSAgent:
         if self.depth and world.game.program.heuristic is not None:
             limit = min(limit, self.depth)
         steps = 0
+        cut = limit < self.max_playout
         while not world.is_over and steps < limit:
             world.apply(self.rng.randrange(world.option_count()))
             steps += 1
+        if cut and self.round_end:  # on to the end of this round: rules often score there
+            this_round = world.s.round
+            while not world.is_over and world.s.round == this_round and steps < self.max_playout:
+                world.apply(self.rng.randrange(world.option_count()))
+                steps += 1
         if world.is_over:
             values = [reward(world, seat) for seat in range(len(world.s.players))]
-        elif steps == self.depth and limit == self.depth:
+        elif cut and steps < self.max_playout:
             values = cutoff_values(world)
         else:  # stopped by max_playout: unfinished, nobody is favoured
             values = [1.0 / len(world.s.players)] * len(world.s.players)

@@ -45,8 +45,8 @@ def _swap_hidden(match, seat_zone: str, deck: str):
 
 
 def test_settings_after_the_budget():
-    bot = make_agent("ismcts:40:depth=8:width=5:exploration=0.5", 1)
-    assert (bot.iterations, bot.depth, bot.width, bot.exploration) == (40, 8, 5, 0.5)
+    bot = make_agent("ismcts:40:depth=8:width=5:exploration=0.5:round_end=1", 1)
+    assert (bot.iterations, bot.depth, bot.width, bot.exploration, bot.round_end) == (40, 8, 5, 0.5, True)
     assert isinstance(make_agent("mcts", 0), MCTSAgent)
     for bad in ("mcts:4:depth=x", "mcts:4:speed=1", "mc:4:depth=3", "mcts:4:width=-1"):
         with pytest.raises(ValueError):
@@ -88,7 +88,7 @@ def test_cutoff_values_score_an_unfinished_game_between_zero_and_one():
     assert sum(values) == pytest.approx(1.0)  # one winner or none now, and a ranking of two
 
 
-@pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0"])
+@pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0", "ismcts:6:round_end=1"])
 def test_ismcts_chooses_alike_in_deals_that_differ_only_in_what_it_cannot_see(spec):
     """"Players see only what they may see": the opponent's hand and the deck are hidden from
     the mover, so swapping cards between them must not change its choice."""
