@@ -34,6 +34,9 @@ from .budgets import check_size, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
+# the compiler imports this module only inside Compiler.compile, so this is no cycle at import time
+from .compiler import DEF_CALL_WORK, Compiler, Ctx, Exec, Op, RuleError, _arith, _plain, entity_extra, free_names
+
 ENGINE_ENV = "RULELANG_ENGINE"
 GENERATOR_VERSION = "1"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
@@ -75,8 +78,6 @@ def _compiled(source: str, filename: str, key: str) -> types.CodeType:
 
 
 def _attr(c, o, name, span):
-    from .compiler import RuleError, entity_extra
-
     if type(o) is Entity:
         attrs = o.attrs
         if name in attrs:
@@ -102,8 +103,6 @@ def _attr(c, o, name, span):
 
 
 def _index(obj, i, span):
-    from .compiler import RuleError
-
     items = as_list(obj)
     if not -len(items) <= i < len(items):
         raise RuleError(span, f"position {i} is outside a list of {len(items)} items")
@@ -119,8 +118,6 @@ def _each(c, value, span):
 
 
 def _add(c, l, r, span):
-    from .compiler import _arith
-
     if isinstance(l, list) or isinstance(r, list):
         l, r = as_list(l), as_list(r)
         if len(l) + len(r) > 64:
@@ -142,8 +139,6 @@ def _sub(l, r, span):
         result = l - r
         if -_BIG <= result <= _BIG:
             return result
-    from .compiler import _arith
-
     return _arith(l, r, "-", span)
 
 
@@ -158,9 +153,7 @@ def _order(op):
                 return l > r
             return l >= r
         except TypeError:
-            from .compiler import RuleError
-
-            raise RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}') from None
+                raise RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}') from None
 
     return compare
 
@@ -173,8 +166,6 @@ def _range(c, a, b, span):
 
 def _player_zone(c, p, name, span):
     if not isinstance(p, Player):
-        from .compiler import RuleError
-
         raise RuleError(span, f'{name}(...) needs a player, but got {describe(p)}')
     return c.s.zones[f"{name}#{p.seat + 1}"]
 
@@ -212,8 +203,6 @@ class Generator:
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it."""
 
     def __init__(self, compiler, label: str):
-        from .compiler import Ctx, RuleError, _arith
-
         self.cc = compiler
         self.label = label
         self.ns: dict[str, Any] = dict(_HELPERS)
@@ -274,8 +263,6 @@ class Generator:
     def define(self, d: N.DefDecl, pure: bool) -> Callable:
         """A def: E_name evaluates it (budgets, recursion), D_name adds the cache of chance-free defs,
         P_name(c, args) is the compiler's calling convention (program.defs)."""
-        from .compiler import DEF_CALL_WORK
-
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
@@ -298,7 +285,9 @@ class Generator:
             f"        if meter.depth > meter.budgets.recursion_depth:\n"
             f"            meter.depth = 0\n"
             f"            raise _recursion({span}, {name!r}, meter)\n"
-            f"        meter.charge({DEF_CALL_WORK}, {span})\n"
+            f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+            f"        if meter.work >= meter.checkpoint:\n"
+            f"            meter.check({span})\n"
             f"    try:\n"
             f"        return ({body}\n"
             f"        )\n"
@@ -363,6 +352,45 @@ class Generator:
             fn.__code__ = real.__code__
             fn.__defaults__ = real.__defaults__
 
+    def fused(self, execs: list, start: int):
+        """The generated `run` of a FusedExec standing for `execs` (ops start, start+1, ...)."""
+        op = FusedExec(start, [o.span for o in execs])
+        fname = self.fresh("X")
+        first, last = execs[0].span.line, execs[-1].span.line
+        lines = [f"def {fname}(op, vm, frame):  # rules lines {first}-{last}",
+                 "    s = vm.s",
+                 "    c = _Ctx(frame.vars, s, vm)",
+                 "    meter = vm.meter",
+                 "    op.at = 0",
+                 "    try:"]
+        for k, o in enumerate(execs):
+            if k:
+                lines.append(f"        op.at = {k}")
+            lines.append(f"        {self.statement(o)}")
+            if k < len(execs) - 1:
+                lines += ["        if s.events:",
+                          f"            frame.pc = {start + k + 1}",
+                          "            return",
+                          "        meter.work += 1",
+                          "        if meter.work >= meter.checkpoint:",
+                          f"            meter.check({self.const(o.span, 'S')})"]
+        lines += [f"        frame.pc = {start + len(execs)}",
+                  "    except BaseException:",
+                  f"        frame.pc = {start} + op.at",
+                  "        raise", ""]
+        self.sources.append("\n".join(lines))
+        op.run = types.MethodType(self.stub(fname), op)
+        return op
+
+    def statement(self, o) -> str:
+        """One statement of a fused run: `let x = e` and `x = e` on a local as Python, the others by
+        their closure."""
+        parts = getattr(o.fn, "parts", None)
+        if parts is not None and parts[0] == "let":
+            _kind, name, value = parts
+            return f"c.v[{name!r}] = {self.const(value, 'F')}(c)"
+        return f"{self.const(o.fn, 'F')}(c)"
+
     # ---- errors
     def span_at(self, line: int):
         """The rules span of a generated line (the construct marked on it), or None."""
@@ -372,8 +400,6 @@ class Generator:
 
     def _translate(self, exc: BaseException) -> BaseException:
         """A Python exception out of generated code, as the closure engine would have reported it."""
-        from .compiler import RuleError, _plain
-
         line = None
         tb = exc.__traceback__
         while tb is not None:
@@ -403,8 +429,6 @@ class Generator:
     def fallback(self, node) -> str:
         """The closure engine compiles this node; the generated code calls it (its sub-expressions
         become generated functions of their own)."""
-        from .compiler import Compiler, free_names
-
         fn = getattr(Compiler, "x_" + type(node).__name__)(self.cc, node)
         k = self.const(fn, "F")
         if not self.pylocals:
@@ -620,3 +644,42 @@ class Generator:
 
     def g_CellLit(self, x):
         return f"({self.x(x.a)}, {self.x(x.b)})"
+
+
+# ------------------------------------------------------------------ fused statements
+
+
+class FusedExec(Op):
+    """A run of consecutive simple statements (the compiler's `Exec` ops: assignments, moves, draws...)
+    as ONE op whose generated `run` calls them one after the other, instead of one trip through the VM
+    per statement. It behaves exactly like the ops it stands for: the steps budget counts each
+    statement, pending events (a card entered a watched zone) stop the run right after the statement
+    that caused them so that triggers fire at the same point, and an error or the steps budget names
+    the statement's own line (`span`). The original ops stay in place after it, so a jump or a saved
+    position that lands inside the run still works."""
+
+    __slots__ = ("run", "spans", "start", "at")
+
+    def __init__(self, start: int, spans: list):
+        self.start, self.spans, self.at = start, spans, 0
+        self.run = None  # the generated function run(vm, frame), bound by Generator.fuse
+
+    @property
+    def span(self):
+        return self.spans[self.at]
+
+
+def fuse_code(gen: "Generator", code) -> None:
+    """Replace the first op of every run of two or more `Exec` ops of a block by a `FusedExec`."""
+    ops = code.ops
+    i = 0
+    while i < len(ops):
+        if type(ops[i]) is not Exec:
+            i += 1
+            continue
+        j = i
+        while j < len(ops) and type(ops[j]) is Exec:
+            j += 1
+        if j - i >= 2:
+            ops[i] = gen.fused(ops[i:j], i)
+        i = j

@@ -1234,6 +1234,10 @@ class Compiler:
         code = self.program.new_code(name, kind, span)
         with self.scoped(set(params)):
             self.block(code, body, loops=[])
+        if self.gen is not None:
+            from .codegen import fuse_code
+
+            fuse_code(self.gen, code)  # runs of simple statements become one generated op
         return code
 
     def block(self, code: Code, stmts: list, loops: list):
@@ -1258,6 +1262,7 @@ class Compiler:
         def let(c):
             c.v[name] = value(c)
 
+        let.parts = ("let", name, value)  # what the code generator writes inline
         self.emit(code, Exec(let, s.span))
         self.scope = self.scope | {name}
 
@@ -1281,6 +1286,9 @@ class Compiler:
             if name in self.scope:
                 def set_local(c):
                     c.v[name] = _update(c.v.get(name), value(c), op, span)  # locals are not game state
+
+                if op == "=":
+                    set_local.parts = ("let", name, value)
 
                 self.emit(code, Exec(set_local, span))
             else:
