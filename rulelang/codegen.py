@@ -6,7 +6,9 @@ fields, arithmetic, comparisons, boolean operators, built-in calls with position
 quantifiers and list comprehensions as real Python comprehensions with real Python locals, and def
 calls as direct calls of generated functions with positional parameters. Every function of a game
 (and of one set of variants and settings) goes into ONE source, compiled once with ``compile()``
-and cached in-process by the hash of that source (Jinja2 compiles a template the same way).
+and cached by the hash of that source (with rulelang's and Python's versions): in the process, and
+as marshalled code in the user's cache folder (`cache_dir()`), so a second load, even by another
+process, does not compile again (Jinja2 compiles and caches a template the same way).
 
 A node the generator does not write yet is compiled by the closure engine and called from the
 generated code as a constant of the module's namespace, so every game always works.
@@ -24,9 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import marshal
 import os
 import sys
 import types
+from pathlib import Path
 from typing import Any, Callable
 
 from . import nodes as N
@@ -52,12 +56,35 @@ def engine() -> str:
 # ------------------------------------------------------------------ the compiled-code cache
 
 _CODE_CACHE: dict[str, types.CodeType] = {}
-_STATS = {"hits": 0, "misses": 0}
+_STATS = {"hits": 0, "disk_hits": 0, "misses": 0}
+CACHE_ENV = "RULELANG_CACHE_DIR"
 
 
 def cache_info() -> dict:
-    """How often a generated module was found compiled already (hits) or compiled anew (misses)."""
+    """How often a generated module was found compiled already in this process (hits), on disk
+    (disk_hits), or compiled anew (misses)."""
     return {**_STATS, "size": len(_CODE_CACHE)}
+
+
+def cache_dir() -> Path | None:
+    """Where compiled modules are kept between processes: $RULELANG_CACHE_DIR, else the user's cache
+    folder ($XDG_CACHE_HOME or ~/.cache) /rulelang/codegen. `RULELANG_CACHE_DIR=off` keeps none."""
+    chosen = os.environ.get(CACHE_ENV, "").strip()
+    if chosen.lower() in ("off", "none", "0"):
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rulelang" / "codegen"
+
+
+CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
+
+
+def _prune(folder: Path) -> None:
+    files = sorted(folder.glob("*.marshal"), key=lambda f: f.stat().st_mtime)
+    for old in files[:max(0, len(files) - CACHE_KEEP)]:
+        old.unlink(missing_ok=True)
 
 
 def _compiled(source: str, filename: str, key: str) -> types.CodeType:
@@ -65,8 +92,30 @@ def _compiled(source: str, filename: str, key: str) -> types.CodeType:
     if code is not None and code.co_filename == filename:
         _STATS["hits"] += 1
         return code
-    _STATS["misses"] += 1
-    code = compile(source, filename, "exec")
+    folder = cache_dir()
+    path = folder / f"{key}.marshal" if folder is not None else None
+    code = None
+    if path is not None:
+        try:
+            code = marshal.loads(path.read_bytes())
+            if not isinstance(code, types.CodeType) or code.co_filename != filename:
+                code = None
+        except (OSError, ValueError, EOFError, TypeError):
+            code = None  # not there, unreadable or from another Python: compile again
+    if code is not None:
+        _STATS["disk_hits"] += 1
+    else:
+        _STATS["misses"] += 1
+        code = compile(source, filename, "exec")
+        if path is not None:
+            try:  # best effort: a read-only home only costs the compile next time
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(marshal.dumps(code))
+                os.replace(tmp, path)
+                _prune(folder)
+            except OSError:
+                pass
     if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
         _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
     _CODE_CACHE[key] = code
@@ -247,17 +296,17 @@ class Generator:
         saved = self.pylocals, self.in_def, self.no_walrus
         self.pylocals, self.in_def, self.no_walrus = {}, False, False
         try:
-            body = self.x(x)
+            body = "\n".join(self.body_lines(x, "value", "        "))
         finally:
             self.pylocals, self.in_def, self.no_walrus = saved
         fname = self.fresh("e")
         line = getattr(getattr(x, "span", None), "line", 0)
         self.sources.append(f"def {fname}(c):  # rules line {line}\n"
                             f"    try:\n"
-                            f"        return ({body}\n"
-                            f"        )\n"
+                            f"{body}\n"
                             f"    except _CATCH as exc:\n"
-                            f"        raise _translate(exc) from None\n")
+                            f"        raise _translate(exc) from None\n"
+                            f"    return value\n")
         return self.stub(fname)
 
     def define(self, d: N.DefDecl, pure: bool) -> Callable:
@@ -270,14 +319,13 @@ class Generator:
         self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
         try:
             with self.cc.scoped(set(params)):
-                body = self.x(d.body)
+                body = "\n".join(self.body_lines(d.body, "value", "        "))
         finally:
             self.pylocals, self.in_def, self.no_walrus = saved
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops')
-        self.sources.append(
-            f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n"
+        evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
             f"    vm = c.vm\n"
             f"    meter = vm.meter if vm is not None else None\n"
             f"    if meter is not None:\n"
@@ -289,8 +337,7 @@ class Generator:
             f"        if meter.work >= meter.checkpoint:\n"
             f"            meter.check({span})\n"
             f"    try:\n"
-            f"        return ({body}\n"
-            f"        )\n"
+            f"{body}\n"
             f"    except RecursionError:\n"
             f"        raise _RuleError({span}, {message}) from None\n"
             f"    except _CATCH as exc:\n"
@@ -298,11 +345,14 @@ class Generator:
             f"    finally:\n"
             f"        if meter is not None and meter.depth > 0:\n"
             f"            meter.depth -= 1\n")
+        self.sources.append(f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n{evaluate}    return value\n")
         args = ", ".join(py)
         if pure:
+            # a def without chance is a pure function of the state: its values are remembered until the
+            # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
             key = f"({name!r}, {args},)" if py else repr(name)
             self.sources.append(
-                f"def D_{name}({sig}):\n"
+                f"def D_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
                 f"    s = c.s\n"
                 f"    stamp = (s.version, s.current, s.round, s.phase)\n"
                 f"    cache = s.def_cache\n"
@@ -316,7 +366,8 @@ class Generator:
                 f"        pass\n"
                 f"    except TypeError:\n"
                 f"        return E_{name}({sig})\n"
-                f"    value = cache[key] = E_{name}({sig})\n"
+                f"{evaluate}"
+                f"    cache[key] = value\n"
                 f"    return value\n")
         else:
             self.sources.append(f"D_{name} = E_{name}\n")
@@ -516,14 +567,49 @@ class Generator:
 
         return _Scope()
 
-    def iterable(self, node) -> str:
-        """The collection of a comprehension: Python forbids `:=` there."""
+    def iterable(self, node, walrus: bool = False) -> str:
+        """The collection of a comprehension (Python forbids `:=` there, unless it is a `for` statement's).
+        The cards on a cell, `at(board, cell)`, are walked without copying the stack: the loop only reads it."""
         saved = self.no_walrus
-        self.no_walrus = True
+        self.no_walrus = saved if walrus else True
         try:
+            if self.is_builtin(node, "at", 2):
+                board, cell = self.x(node.args[0]), self.x(node.args[1])
+                return f"{self.mark('builtin', node.span, 'at')}_cellstack({board}, {cell})"
             return self.x(node)
         finally:
             self.no_walrus = saved
+
+    def is_builtin(self, node, name: str, arity: int) -> bool:
+        """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
+        return (isinstance(node, N.Call) and node.func == name and len(node.args) == arity and not node.kwargs
+                and name not in self.cc.scope and name not in self.pylocals and self.cc.t.symbols.get(name) is None)
+
+    def is_quantifier(self, node) -> bool:
+        return (isinstance(node, N.Call) and node.func in ("any", "all") and node.func not in self.cc.scope
+                and node.func not in self.pylocals and len(node.args) == 1 and isinstance(node.args[0], N.FilterList)
+                and node.args[0].keep == "where")
+
+    def body_lines(self, node, target: str, indent: str) -> list[str]:
+        """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
+        with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
+        if not self.is_quantifier(node):
+            return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
+        want_all = node.func == "all"
+        f = node.args[0]
+        coll = self.iterable(f.coll, walrus=True)
+        lines = [f"{indent}{target} = {want_all}", f"{indent}for L_{f.var} in _as_list({coll}", f"{indent}):"]
+        with self.local_scope([f.var]):
+            if self.is_quantifier(f.cond):
+                inner = self.fresh("_q")
+                lines += self.body_lines(f.cond, inner, indent + "    ")
+                test = f"not {inner}" if want_all else inner
+                lines += [f"{indent}    if {test}:"]
+            else:
+                cond = self.x(f.cond)
+                lines += [f"{indent}    if {'not ' if want_all else ''}({cond}", f"{indent}    ):"]
+        lines += [f"{indent}        {target} = {not want_all}", f"{indent}        break"]
+        return lines
 
     def g_Call(self, x):
         name = x.func
@@ -552,6 +638,11 @@ class Generator:
         return self.fallback(x)
 
     def builtin(self, x, name: str) -> str:
+        if name == "owner" and len(x.args) == 1 and not self.no_walrus:
+            # the built-in's own code, inline; a failure is reported as the built-in's (its line is marked)
+            t = self.fresh("_t")
+            return (f"{self.mark('builtin', x.span, name)}(c.s.players[{t}.owner] if ({t} := {self.x(x.args[0])}).owner "
+                    f"is not None else None)")
         inner = x.args[0] if len(x.args) == 1 else None
         if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
                 and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):

@@ -125,3 +125,19 @@ def test_a_second_load_hits_the_cache(monkeypatch):
     while not match.is_over:
         match.apply(0)
     assert match.is_over
+
+
+def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path):
+    monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(codegen, "_CODE_CACHE", {})  # as in a new process
+    path = REPO / "examples" / "connect4.rules"
+    first = load_with("codegen", monkeypatch, path)
+    assert len(list(tmp_path.glob("*.marshal"))) == 1
+    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
+    before = codegen.cache_info()
+    second = load_with("codegen", monkeypatch, path)
+    assert codegen.cache_info()["disk_hits"] == before["disk_hits"] + 1
+    assert codegen.cache_info()["misses"] == before["misses"]
+    assert played(second, 5) == played(first, 5)
+    monkeypatch.setenv(codegen.CACHE_ENV, "off")
+    assert codegen.cache_dir() is None
