@@ -28,6 +28,7 @@ import hashlib
 import linecache
 import marshal
 import os
+import re
 import sys
 import types
 from pathlib import Path
@@ -35,7 +36,7 @@ from typing import Any, Callable
 
 from . import nodes as N
 from .budgets import check_size, exceeded
-from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe
+from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 # the compiler imports this module only inside Compiler.compile, so this is no cycle at import time
@@ -232,6 +233,13 @@ def _recursion(span, name, meter):
                     f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
 
 
+def _has(e, name):
+    return any(k.name == name for k in keywords_of(e))
+
+
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")  # as Compiler.template
+
+
 def _placeholder(c):
     raise RuntimeError("a generated function was called before its module was compiled")
 
@@ -241,7 +249,7 @@ _HELPERS = {
     "_lt": _order("<"), "_le": _order("<="), "_gt": _order(">"), "_ge": _order(">="),
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
-    "_EP": (Entity, Player), "_CATCH": _CATCH,
+    "_EP": (Entity, Player), "_CATCH": _CATCH, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
 
@@ -505,9 +513,22 @@ class Generator:
         return "None"
 
     def g_StrLit(self, x):
-        if "{" in x.value:
-            return self.fallback(x)
-        return repr(x.value)
+        if "{" not in x.value:
+            return repr(x.value)
+        # a text showing values, "{p} draws {n} cards": the compiler's template, as a join
+        parts, pos = [], 0
+        for m in _TEMPLATE.finditer(x.value):
+            if m.start() > pos:
+                parts.append(repr(x.value[pos:m.start()]))
+            names = m.group(1).split(".")
+            node: Any = N.Name(span=x.span, id=names[0])
+            for attr in names[1:]:
+                node = N.Attr(span=x.span, obj=node, name=attr)
+            parts.append(f"_describe({self.x(node)})")
+            pos = m.end()
+        if pos < len(x.value):
+            parts.append(repr(x.value[pos:]))
+        return "''.join((" + ", ".join(parts) + ",))"
 
     def g_Name(self, x):
         name = x.id
@@ -624,6 +645,8 @@ class Generator:
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
+        if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
+            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
         if name in ("has", "usable", "matched", "matching"):
             return self.fallback(x)
         sym = self.cc.t.symbols.get(name)
@@ -633,6 +656,8 @@ class Generator:
         if kind == "def" and name in self.def_names:
             args = "".join(f", {self.x(a)}" for a in x.args)
             return f"D_{name}(c{args})"
+        if kind == "keyword":
+            return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
         if kind == "zone" and len(x.args) == 1:
             return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
         return self.fallback(x)
