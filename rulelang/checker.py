@@ -138,6 +138,7 @@ class Checker:
     def __init__(self, table: SymbolTable, bag: DiagnosticBag):
         self.t = table
         self.bag = bag
+        self._ctor_plans: dict[str, tuple] = {}
         self.phase_refs: set[str] = set()
         self.signals_sent: set[str] = set()
         self.signals_heard: dict[str, Span] = {}
@@ -645,25 +646,30 @@ class Checker:
             for a in ctor.args:
                 self.expr(a.value, scope)
             return
-        fields = {f.name: f for f in comp.fields}
+        # a deck of 50,000 cards names the same component again and again: its fields are read once
+        plan = self._ctor_plans.get(ctor.component)
+        if plan is None or plan[0] is not comp:
+            fields = {f.name: f for f in comp.fields}
+            wants = {name: type_name(f.type) for name, f in fields.items()}
+            needed = [name for name, f in fields.items() if f.default is None and wants[name] != "condition"
+                      and not wants[name].startswith("list:")]
+            plan = self._ctor_plans[ctor.component] = (comp, fields, wants, needed)
+        _, fields, wants, needed = plan
         given = set()
         for a in ctor.args:
-            if a.name not in fields:
+            want = wants.get(a.name)
+            if want is None:
                 self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=did_you_mean(a.name, fields))
             given.add(a.name)
-            f = fields.get(a.name)
-            if f is not None and type_name(f.type) == "condition":
+            if want == "condition":
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
-            if f is not None:
-                want = type_name(f.type)
-                if not compatible(want, ty, self.t):
-                    self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
-        for name, f in fields.items():
-            if name not in given and f.default is None and type_name(f.type) != "condition" \
-                    and not type_name(f.type).startswith("list:"):
-                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{f.type}>")
+            if want is not None and not compatible(want, ty, self.t):
+                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
+        for name in needed:
+            if name not in given:
+                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>")
 
     def board_call(self, c: N.Call):
         """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board

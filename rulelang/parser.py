@@ -523,6 +523,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def player_decl(self, meta, c):
         decl = N.PlayerDecl(span=self._span(meta))
+        for _, spec in c:
+            if isinstance(spec, tuple):  # the grammar shares a component's members with the player block
+                raise _SyntaxProblem(spec[2], f'a player block declares fields only: "{spec[0]}" belongs in a '
+                                              "component (it says how its cards are named or where they go)")
         self._fill_members(decl, c)
         return decl
 
@@ -533,11 +537,13 @@ class _ToAst(Transformer):
     def field(self, meta, c):
         return N.FieldDecl(span=self._span(meta), name=str(c[0]), type=c[1], default=c[2])
 
-    def label_spec(self, c):
-        return ("label", _unquote(c[0]))
+    @v_args(meta=True)
+    def label_spec(self, meta, c):
+        return ("label", _unquote(c[0]), self._span(meta))
 
-    def discards_spec(self, c):
-        return ("discards", c[0])
+    @v_args(meta=True)
+    def discards_spec(self, meta, c):
+        return ("discards", c[0], self._span(meta))
 
     @v_args(meta=True)
     def simple_type(self, meta, c):

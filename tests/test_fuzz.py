@@ -8,17 +8,19 @@ Two sources of inputs, both driven by hypothesis:
   replaced, bytes flipped or the file cut off.
 
 Each input is checked, loaded and played for a few seeded random steps with small budgets. Any
-exception other than rulelang's own `RulesError` fails the test. In CI the run is bounded (about
-20 seconds); a long run reports its counts:
+exception other than rulelang's own `RulesError` fails the test. In CI the run is bounded (a few
+seconds): 20 hypothesis inputs (they shrink a failure to a small file) and 150 inputs of the fast
+plain-random runner of tests/fuzzing.py. A long run uses the fast runner and reports its counts:
 
-    RULELANG_FUZZ=100000 python -m pytest tests/test_fuzz.py -s
+    RULELANG_FUZZ=100000 python -m pytest tests/test_fuzz.py -s        # or, with crashes saved:
+    nice -n 10 python3 tests/fuzzing.py -n 100000 --out fuzz-crashes
 """
 from __future__ import annotations
 
 import os
 import random
-import time
 from collections import Counter
+from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -31,7 +33,7 @@ from rulelang.errors import RulesError
 from rulelang.parser import parse_text
 
 LONG = int(os.environ.get("RULELANG_FUZZ", "0") or 0)
-CI_EXAMPLES = 100  # ~20 s on the CI machine
+CI_EXAMPLES = 20  # hypothesis spends ~45 ms drawing an input; the fast runner does the volume
 BUDGETS = {"steps": 20_000, "cards": 2_000, "list_size": 5_000, "recursion_depth": 30, "trigger_depth": 20,
            "memory_mb": 256}
 # the small examples are drawn more often than the big games (each input is checked and played)
@@ -211,26 +213,65 @@ def exercise(text: str, seed: int = 0) -> str:
 def _run(text: str, seed: int):
     try:
         COUNTS[exercise(text, seed)] += 1
-    except Exception as exc:  # noqa: BLE001 - the point of the test
+    except Exception:  # noqa: BLE001 - the point of the test
         COUNTS["crash"] += 1
-        if not LONG:
-            raise
-        COUNTS[f"crash: {type(exc).__name__}: {str(exc)[:80]}"] += 1
+        raise
     COUNTS["inputs"] += 1
-    if LONG and COUNTS["inputs"] % 200 == 0:  # progress of a long run, in case it is stopped early
-        print(f"fuzz progress: {_report()}", flush=True)
 
 
 def _report() -> str:
     return ", ".join(f"{k}: {v}" for k, v in sorted(COUNTS.items()))
 
 
-@settings(max_examples=LONG or CI_EXAMPLES, deadline=None, database=None, derandomize=not LONG,
-          phases=[Phase.generate] if LONG else [Phase.generate, Phase.shrink],
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=CI_EXAMPLES, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
 @given(INPUTS, st.integers(0, 3))
 def test_fuzz_never_crashes(text, seed):
     _run(text, seed)
+
+
+def test_fast_fuzz_runner_never_crashes():
+    """The plain-random runner (tests/fuzzing.py): 150 seeded inputs in CI, RULELANG_FUZZ of them in a long run."""
+    import fuzzing
+
+    n = LONG or 150
+    counts = fuzzing.run(fuzzing.Corpus(), "long" if LONG else "ci", range(n), limit=20.0,
+                         out=Path("fuzz-crashes") if LONG else None, every=1000 if LONG else 0)
+    report = fuzzing.report(counts)
+    print(f"\nfast fuzz: {report}")
+    assert counts["inputs"] == n
+    assert counts["crash"] == 0 and counts["hang"] == 0, report
+    assert counts["played"] > 0, f"no input got past the checker: {report}"
+
+
+def test_fast_runner_memo_keeps_every_diagnostic():
+    """The runner memoizes the parse of a declaration while the parser recovers from a syntax error:
+    each input's diagnostics must be exactly those of a plain parse."""
+    import fuzzing
+
+    corpus = fuzzing.Corpus()
+    inputs = [fuzzing.make_input("memo", i, corpus) for i in range(60)]
+
+    def diagnostics(file, text):
+        try:
+            parse_text(text, file)
+            return "ok"
+        except RulesError as exc:
+            return exc.format()
+
+    plain = [diagnostics(file, text) for file, text, _ in inputs]
+    memo = fuzzing.ChunkMemo()
+    real = fuzzing.parser_module._parse_chunk
+    fuzzing.parser_module._parse_chunk = memo
+    try:
+        memoized = []
+        for file, text, _ in inputs:
+            memo.whole = text
+            memoized.append(diagnostics(file, text))
+    finally:
+        fuzzing.parser_module._parse_chunk = real
+    assert memoized == plain
+    assert sum(d != "ok" for d in plain) > 20 and len(memo.kept) > 0
 
 
 def test_fuzz_report():
