@@ -784,6 +784,8 @@ class Checker:
         if isinstance(x, N.IntLit):
             return "int"
         if isinstance(x, N.StrLit):
+            if "{" not in x.value:
+                return "str"
             # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
             import re
 

@@ -412,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
     p.add_argument("--check", action="store_true", help="replay stored files and check every step")
     p.add_argument("--seed", type=int, help="which stored game to show (default: the first)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="with --record: record the mode these settings choose (a file of its own)")
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
     p.set_defaults(func=lambda args: __import__("rulelang.replay", fromlist=["cmd_replay"]).cmd_replay(args, console))
 

@@ -41,6 +41,7 @@ _NOT_VALUES = frozenset({"and", "or", "not", "in", "if", "then", "else", "for", 
 # nodes.Node.__init__ does. About a microsecond a node, 16 nodes a card.
 _new = object.__new__
 _slots = BaseModel.__dict__
+_set_dict = _slots["__dict__"].__set__
 _set_fields = _slots["__pydantic_fields_set__"].__set__
 _set_extra = _slots["__pydantic_extra__"].__set__
 _set_private = _slots["__pydantic_private__"].__set__
@@ -48,7 +49,7 @@ _set_private = _slots["__pydantic_private__"].__set__
 
 def _obj(cls, values: dict):
     obj = _new(cls)
-    obj.__dict__.update(values)
+    _set_dict(obj, values)
     _set_fields(obj, set(values))
     _set_extra(obj, None)
     _set_private(obj, None)
@@ -60,7 +61,7 @@ _SPAN_FIELDS = {"file", "line", "column", "end_line", "end_column"}  # shared: a
 
 def _span(file: str, line: int, column: int, end_column: int) -> Span:
     obj = _new(Span)
-    obj.__dict__.update(file=file, line=line, column=column, end_line=line, end_column=end_column)
+    _set_dict(obj, {"file": file, "line": line, "column": column, "end_line": line, "end_column": end_column})
     _set_fields(obj, _SPAN_FIELDS)
     _set_extra(obj, None)
     _set_private(obj, None)
@@ -89,24 +90,23 @@ def _value(text: str, file: str, line: int, col: int):
 
 
 def _entry(m: re.Match, file: str, line: int) -> N.CardEntry | None:
+    # (written out flat: this runs once a card, and calls cost)
     args = []
-    base = m.start("args")
-    for a in _ARG_RE.finditer(m.group("args")):
+    for a in _ARG_RE.finditer(m.string, m.start("args"), m.end("args")):
         value_text = a.group(2)
         if value_text in _NOT_VALUES:
             return None
-        col = base + a.start() + 1
-        vcol = base + a.start(2) + 1
-        value = _value(value_text, file, line, vcol)
-        arg_span = _span(file, line, col, vcol + len(value_text))
-        args.append(_obj(N.KwArg, {"span": arg_span, "name": a.group(1), "value": value}))
-    start = len(m.group("indent")) + 1
-    end = m.end("copies") + 1 if m.group("copies") else m.end("args") + 2
+        vcol = a.start(2) + 1
+        vend = vcol + len(value_text)
+        value = _atom(value_text, file, line, vcol) if value_text[0] != "[" else _value(value_text, file, line, vcol)
+        args.append(_obj(N.KwArg, {"span": _span(file, line, a.start() + 1, vend), "name": a.group(1),
+                                   "value": value}))
+    start = m.end("indent") + 1
     ctor_end = m.end("args") + 2
+    copies_text = m.group("copies")
     ctor = _obj(N.CardCtor, {"span": _span(file, line, start, ctor_end), "component": m.group("comp"), "args": args})
-    copies = int(m.group("copies")) if m.group("copies") else 1
-    return _obj(N.CardEntry, {"span": _span(file, line, start, end), "doc": [], "ctor": ctor, "copies": copies,
-                              "gens": []})
+    return _obj(N.CardEntry, {"span": _span(file, line, start, m.end("copies") + 1 if copies_text else ctor_end),
+                              "doc": [], "ctor": ctor, "copies": int(copies_text) if copies_text else 1, "gens": []})
 
 
 def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardEntry]]]:

@@ -1,12 +1,14 @@
 """Golden replays: stored seeded games that show any change of behaviour as a game, a step and a rule.
 
-A replay file (`tests/replays/GAME[--VARIANT].json`) holds, for one game and mode, a few games:
+A replay file (`tests/replays/GAME[--VARIANT][--SETTING=VALUE].json`) holds, for one game and
+mode, a few games:
 each its seed, the index of the option chosen at every decision, and a digest of the whole match
 state after every step (step 0 is the state before the first decision). Replaying checks each
 digest; the first mismatch names the game, the mode, the seed, the step, the choice made and the
 rules line that asked for it.
 
     rulelang replay --record games/GAME.rules       # (re)record one game's modes
+    rulelang replay --record games/GAME.rules --set map_mode=tile_laying   # a mode chosen by a setting
     rulelang replay --record                        # every game in games/ and examples/
     rulelang replay tests/replays/GAME.json         # show a stored game step by step
     rulelang replay --check                         # replay every stored file
@@ -14,6 +16,11 @@ rules line that asked for it.
 While replaying, `audit` checks after every step that no card was created or lost and that no
 player's view holds a card that player may not see; saves taken at random steps are resumed
 from JSON and must reach the same digests.
+
+The modes of a game are its base game and each variant (each must have a replay), and any
+setting values recorded with `--set` (a game whose rulebook describes modes as a setting's
+choices, e.g. how the map is made): their files are found in the folder and re-recorded with
+the game's other modes.
 """
 from __future__ import annotations
 
@@ -32,7 +39,8 @@ from .runtime import Match, option_label, state_to_json
 FORMAT = 1
 SEEDS = (1, 2)  # games stored per mode
 MAX_STEPS = 3000  # a stored game stops here if it has not ended
-AUDITED_STEPS = 120  # steps of one game whose views and cards are audited (all of them in shorter games)
+AUDITED_STEPS = 120  # steps of one game whose cards are audited (all of them in shorter games)
+VIEWED_STEPS = 60  # ...and whose views are audited (every player's: they cost most)
 
 
 def modes(path: str | Path) -> list[list[str]]:
@@ -42,9 +50,20 @@ def modes(path: str | Path) -> list[list[str]]:
     return [[]] + [[v] for v in parse_file(path).variants()]
 
 
-def replay_file(folder: Path, path: str | Path, variants: list[str]) -> Path:
+def replay_file(folder: Path, path: str | Path, variants: list[str], settings: dict | None = None) -> Path:
     stem = Path(path).stem + ("--" + "+".join(variants) if variants else "")
+    stem += "".join(f"--{name}={value}" for name, value in sorted((settings or {}).items()))
     return folder / f"{stem}.json"
+
+
+def setting_modes(folder: Path, path: str | Path) -> list[tuple[list[str], dict]]:
+    """The (variants, settings) of the stored replays of a game recorded with settings."""
+    found = []
+    for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json")):
+        data = json.loads(file.read_text(encoding="utf-8"))
+        if data.get("settings") and Path(data["game"]).stem == Path(path).stem:
+            found.append((data["variants"], data["settings"]))
+    return found
 
 
 def digest(match: Match) -> str:
@@ -74,11 +93,13 @@ def record_game(game, seed: int, players: int | None = None) -> dict:
             "finished": match.is_over, "winners": match.result["winners"] if match.is_over else None}
 
 
-def record(path: str | Path, variants: list[str], seeds=SEEDS) -> dict:
-    game = load(str(path), variant=variants)
+def record(path: str | Path, variants: list[str], seeds=SEEDS, settings: dict | None = None) -> dict:
+    game = load(str(path), variant=variants, settings=settings or None)
     players = game.program.game.players_default
-    return {"format": FORMAT, "game": Path(path).as_posix(), "title": game.title, "variants": variants,
-            "players": players, "games": [record_game(game, s, players) for s in seeds]}
+    data = {"format": FORMAT, "game": Path(path).as_posix(), "title": game.title, "variants": variants}
+    if settings:
+        data["settings"] = dict(sorted(settings.items()))
+    return {**data, "players": players, "games": [record_game(game, s, players) for s in seeds]}
 
 
 def write(data: dict, file: Path) -> None:
@@ -99,9 +120,10 @@ class Audit:
 
     cards: int = -1
 
-    def __call__(self, match: Match, where: str):
+    def __call__(self, match: Match, where: str, views: bool = True):
         check_conservation(match, self, where)
-        check_views(match, where)
+        if views:
+            check_views(match, where)
 
 
 def check_conservation(match: Match, audit: Audit, where: str) -> None:
@@ -179,14 +201,36 @@ def check_views(match: Match, where: str) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _game(path: str, variants: tuple):
-    return load(path, variant=list(variants))
+def _game(path: str, variants: tuple, settings: tuple = ()):
+    return load(path, variant=list(variants), settings=dict(settings) or None)
 
 
-def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: int | None = None) -> int:
-    """Replay a stored file; raise ReplayMismatch at the first difference. Returns the steps checked."""
-    game = _game(data["game"], tuple(data["variants"]))
-    mode = data["game"] + (f" (variant {', '.join(data['variants'])})" if data["variants"] else "")
+def _mode(data: dict) -> str:
+    settings = data.get("settings") or {}
+    return data["game"] + (f" (variant {', '.join(data['variants'])})" if data["variants"] else "") + \
+        "".join(f" (setting {k} = {v})" for k, v in settings.items())
+
+
+def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: int | None = None,
+           digest_every: int = 1) -> int:
+    """Replay a stored file; raise ReplayMismatch at the first difference. Returns the steps checked.
+
+    `digest_every` > 1 compares the state's digest only every so many steps (and at the last step,
+    at saves and at audited steps): a digest costs more than the step itself in long games. A
+    mismatch is then traced back to the first step that differs by replaying again with every
+    digest, so the message names the same step as a full check would."""
+    if digest_every <= 1:
+        return _verify(data, audit, resume_points, only_seed, 1)
+    try:
+        return _verify(data, audit, resume_points, only_seed, digest_every)
+    except ReplayMismatch as coarse:
+        _verify(data, audit, resume_points, only_seed, 1)  # raises at the first step that differs...
+        raise coarse  # ...unless the game does not replay the same way twice: report what was seen
+
+
+def _verify(data: dict, audit: bool, resume_points: int, only_seed: int | None, digest_every: int) -> int:
+    game = _game(data["game"], tuple(data["variants"]), tuple(sorted((data.get("settings") or {}).items())))
+    mode = _mode(data)
     steps = 0
     for stored in data["games"]:
         seed = stored["seed"]
@@ -198,6 +242,7 @@ def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: in
         resume_at = set(rng.sample(range(n), min(resume_points, n))) if n else set()
         checker = Audit() if audit else None
         audit_every = max(1, -(-n // AUDITED_STEPS))  # long games: an evenly spread sample of steps
+        view_every = audit_every * max(1, -(-min(n, AUDITED_STEPS) // VIEWED_STEPS))
 
         def fail(step: int, what: str):
             asked = stored["asked"][step - 1] if 0 < step <= len(stored["asked"]) else "the start of the game"
@@ -206,12 +251,15 @@ def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: in
                                  f"  re-record it if the change is intended: rulelang replay --record {data['game']}")
 
         def compare(step: int):
+            audited = checker is not None and (step % audit_every == 0 or step == n)
+            if step % digest_every and step != n and not audited:
+                return
             got = digest(match)
             if got != stored["digests"][step]:
                 fail(step, f"the state differs from the stored replay (now waiting at {asked_where(match)})")
-            if checker is not None and (step % audit_every == 0 or step == n):
+            if audited:
                 try:
-                    checker(match, f"{mode}, seed {seed}, step {step}")
+                    checker(match, f"{mode}, seed {seed}, step {step}", views=step % view_every == 0 or step == n)
                 except ReplayMismatch as exc:
                     raise ReplayMismatch(str(exc)) from None
 
@@ -249,10 +297,13 @@ def cmd_replay(args, console) -> int:
     folder = Path(args.dir)
     if args.record:
         paths = [Path(p) for p in args.files] or corpus(Path("."))
+        chosen = _settings_arg(args)
         for path in paths:
-            for variants in modes(path):
-                data = record(path.as_posix(), variants)
-                file = replay_file(folder, path, variants)
+            wanted = [([], chosen)] if chosen else \
+                [(v, {}) for v in modes(path)] + setting_modes(folder, path)
+            for variants, settings in wanted:
+                data = record(path.as_posix(), variants, settings=settings)
+                file = replay_file(folder, path, variants, settings)
                 write(data, file)
                 lengths = ", ".join(str(len(g["choices"])) for g in data["games"])
                 console.print(f"recorded {file}: {len(data['games'])} games ({lengths} steps)", markup=False)
@@ -273,16 +324,27 @@ def cmd_replay(args, console) -> int:
     return show(Path(args.files[0]), args.seed, console)
 
 
+def _settings_arg(args) -> dict:
+    out = {}
+    for pair in getattr(args, "set", None) or []:
+        if "=" not in pair:
+            raise ValueError(f"--set takes NAME=VALUE, not {pair!r}")
+        name, value = pair.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out
+
+
 def show(file: Path, seed: int | None, console) -> int:
     """Print a stored game step by step: who chose what, where the rules asked, and the digests."""
     data = json.loads(file.read_text(encoding="utf-8"))
-    game = load(data["game"], variant=data["variants"])
+    game = load(data["game"], variant=data["variants"], settings=data.get("settings") or None)
     stored = next((g for g in data["games"] if seed is None or g["seed"] == seed), None)
     if stored is None:
         raise ValueError(f"{file} has no game with seed {seed}: its seeds are "
                          + ", ".join(str(g["seed"]) for g in data["games"]))
     match = game.new_match(players=data["players"], seed=stored["seed"])
     mode = f" ({', '.join(data['variants'])})" if data["variants"] else ""
+    mode += "".join(f" ({k} = {v})" for k, v in (data.get("settings") or {}).items())
     console.print(f"{game.title}{mode}: seed {stored['seed']}, {data['players']} players, "
                   f"{len(stored['choices'])} steps", markup=False)
     ok = digest(match) == stored["digests"][0]

@@ -199,3 +199,50 @@ def test_a_huge_fixed_board():
             'zone h: board hex radius 3\nphase a { log "x" }\n')
     message = stops(text, "list_size", 2)
     assert "a board of 10,000,000,000 items" in message
+
+
+def _deck_file(n: int) -> str:
+    """A file of n declared cards, as bench/_hostile.py --cards writes it."""
+    lines = ['game "Many cards" { players 2; round: a; max rounds 1 }', "enum Suit { red, green, blue }",
+             'component Card { name: str; suit: Suit; point: int = 0; label "{name}" }', "zone deck hidden",
+             "cards pack in deck {"]
+    lines += [f'  Card(name: "Card {i}", suit: {("red", "green", "blue")[i % 3]}, point: {i % 13})' for i in range(n)]
+    lines += ["}", 'phase a { log "x" }']
+    return "\n".join(lines) + "\n"
+
+
+def test_checking_declared_cards_takes_work_linear_in_their_number():
+    """`rulelang check` of 50,000 declared cards must be linear in size (the time is `rulelang bench`'s
+    and bench/_hostile.py's to measure): parsing and checking four times as many cards makes at most
+    4.4 times as many Python calls and keeps at most 4.4 times as many memory blocks."""
+    import gc
+    import sys
+
+    from rulelang.checker import check_rules
+    from rulelang.parser import parse_text
+
+    def work(n: int) -> tuple[int, int]:
+        text = _deck_file(n)
+        calls = 0
+
+        def count(frame, event, arg):
+            nonlocal calls
+            calls += 1
+
+        gc.collect()
+        allocated = sys.getallocatedblocks()
+        sys.setprofile(count)
+        try:
+            rules = parse_text(text, "deck.rules")
+            check_rules(rules, all_variants=True)
+        finally:
+            sys.setprofile(None)
+        kept = sys.getallocatedblocks() - allocated
+        del rules
+        return calls, kept
+
+    work(100)  # the first parse loads the grammar
+    small_calls, small_blocks = work(1_000)
+    big_calls, big_blocks = work(4_000)
+    assert big_calls <= 4.4 * small_calls, (small_calls, big_calls)
+    assert big_blocks <= 4.4 * small_blocks, (small_blocks, big_blocks)
