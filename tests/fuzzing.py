@@ -23,6 +23,7 @@ times as much to parse and check as a generated game.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import signal
 import sys
@@ -36,7 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 import rulelang  # noqa: E402
-from rulelang import loader  # noqa: E402
+from rulelang import astcache  # noqa: E402
 from rulelang.checker import check_rules  # noqa: E402
 from rulelang.errors import RulesError  # noqa: E402
 from rulelang import parser as parser_module  # noqa: E402
@@ -281,12 +282,12 @@ def exercise(text: str, file: str, seed: int = 0) -> str:
 
 def _load_parsed(file: str, text: str, rules):
     """`rulelang.load` of a text just parsed, without parsing it again (half the time of a big game)."""
-    real = loader.parse_text
-    loader.parse_text = lambda t, f: rules if t is text else real(t, f)
+    real = astcache.parse_text_cached
+    astcache.parse_text_cached = lambda t, f: rules if t is text else real(t, f)
     try:
         return rulelang.load(file, text=text, budgets=BUDGETS)
     finally:
-        loader.parse_text = real
+        astcache.parse_text_cached = real
 
 
 class ChunkMemo:
@@ -403,6 +404,8 @@ def run(corpus: Corpus, seed: str, numbers, limit: float, out: Path | None, ever
     memo = ChunkMemo()
     parser_module._parse_chunk = memo
     previous = signal.signal(signal.SIGPROF, _on_alarm)
+    cache_setting = os.environ.get("RULELANG_CACHE")
+    os.environ["RULELANG_CACHE"] = "0"  # no input comes twice: keeping each one's AST on disk would only cost
     try:
         for i in numbers:
             file, text, match_seed = make_input(seed, i, corpus)
@@ -419,6 +422,10 @@ def run(corpus: Corpus, seed: str, numbers, limit: float, out: Path | None, ever
     finally:
         parser_module._parse_chunk = memo.real
         signal.signal(signal.SIGPROF, previous)
+        if cache_setting is None:
+            os.environ.pop("RULELANG_CACHE", None)
+        else:
+            os.environ["RULELANG_CACHE"] = cache_setting
     if every:
         print(f"[{time.time() - started:7.0f} s] done: {report(counts)}", flush=True)
     return counts
