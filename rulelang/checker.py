@@ -213,7 +213,15 @@ class Checker:
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
                 zsym = self.zone_decl_of(d.zone)
-                if zsym is None or not zsym.per_player or isinstance(d.zone, N.Call):
+                if zsym is None:
+                    # cards are placed before play starts, so where they start is a zone by name
+                    errors = len(self.bag.items)
+                    self.expect_zone(d.zone, set())
+                    if len(self.bag.items) == errors:
+                        self.err(d.zone.span, f'cards "{d.name}" must start in a zone named here',
+                                 expected="a zone such as `deck`, or `hand(player(1))`",
+                                 hint="leave out `in ...` to create the cards later with `create` in setup")
+                elif not zsym.per_player or isinstance(d.zone, N.Call):
                     # a per-player zone with its player named, `in deck(player(1))`, is one zone
                     self.expect_zone(d.zone, set())
                 elif zsym is not None and zsym.per_player:
@@ -236,7 +244,7 @@ class Checker:
             if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
                 self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',
                          expected=" | ".join(d.choices), hint=did_you_mean(getattr(d.default, "id", ""), d.choices))
-            else:
+            elif self.constant_value(d.default, f'the default of setting "{d.name}"'):
                 self.expr(d.default, set())
         elif isinstance(d, N.TableDecl):
             self.table_source(d)
@@ -278,8 +286,33 @@ class Checker:
                 if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
                     self.err(d.value.span, f'"{getattr(d.value, "id", "this")}" is not one of the options of setting "{d.name}"',
                              expected=" | ".join(choices), hint=did_you_mean(getattr(d.value, "id", ""), choices))
-                else:
+                elif self.constant_value(d.value, f'the value of setting "{d.name}"'):
                     self.expr(d.value, set())
+
+    def constant_value(self, e, what: str) -> bool:
+        """Settings are chosen before the match exists, so their values are plain constants."""
+        def constant(x) -> bool:
+            if isinstance(x, (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit)):
+                return True
+            if isinstance(x, N.Name):  # an enum member or a setting's choice
+                sym = self.t.symbols.get(x.id)
+                return sym is not None and sym.kind == "member"
+            if isinstance(x, N.Neg):
+                return constant(x.operand)
+            if isinstance(x, N.BinOp):
+                return constant(x.left) and constant(x.right)
+            if isinstance(x, N.ListLit):
+                return all(constant(i) for i in x.items)
+            return False
+        if constant(e):
+            return True
+        errors = len(self.bag.items)
+        self.expr(e, set())
+        if len(self.bag.items) > errors:  # an unknown name or a wrong call says more than "not a constant"
+            return False
+        self.err(e.span, f"{what} must be a constant: settings are chosen before the match starts",
+                 expected="a number, a text, true or false")
+        return False
 
     def trigger(self, d: N.TriggerDecl, scope: set):
         scope = set(scope)
