@@ -11,7 +11,7 @@ from typing import Any
 from . import nodes as N
 from .checker import check_rules
 from .compiler import Compiler, RuleError, compile_program
-from .errors import Diagnostic, DiagnosticBag, RulesError, Span
+from .errors import Diagnostic, DiagnosticBag, RulesError, Span, did_you_mean
 from .budgets import BudgetExceeded, Budgets, as_budgets, resident_mb, using
 from .parser import parse_file, parse_text
 from .sourcefile import source_text
@@ -19,7 +19,24 @@ from .runtime import Game
 from .variants import apply_variants
 
 
-def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, bag: DiagnosticBag) -> dict:
+def _unknown_setting(name: str, rules: N.RulesFile | None, settings: dict, bag: DiagnosticBag) -> None:
+    """`--set NAME=...` names no setting of the game as loaded: say where it is, if a variant declares it."""
+    for d in (rules.decls if rules is not None else []):
+        if isinstance(d, N.VariantDecl):
+            for item in d.items:
+                if isinstance(item, N.SettingDecl) and item.name == name:
+                    bag.error(item.span, f'setting "{name}" belongs to variant {d.name}, which is not chosen',
+                              hint=f"add --variant {d.name} to use --set {name}=...")
+                    return
+    game_decl = next((d for d in (rules.decls if rules is not None else []) if isinstance(d, N.GameDecl)), None)
+    span = game_decl.span if game_decl is not None else Span(file=(rules.path if rules is not None else "<rules>") or "<rules>",
+                                                              line=1, column=1)
+    bag.error(span, f'there is no setting "{name}" in this game (given with --set)',
+              expected=", ".join(settings) or "(this game has no settings)", hint=did_you_mean(name, list(settings)))
+
+
+def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, bag: DiagnosticBag,
+                     rules: N.RulesFile | None = None) -> dict:
     settings: dict[str, Any] = {}
     compiler = Compiler(table, {})
     for d in decls:
@@ -30,7 +47,7 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
     for name, text in (cli or {}).items():
         decl = next((d for d in decls if isinstance(d, N.SettingDecl) and d.name == name), None)
         if decl is None:
-            bag.error(Span(), f'there is no setting "{name}"', expected=", ".join(settings) or "(this game has no settings)")
+            _unknown_setting(name, rules, settings, bag)
             continue
         if decl.choices:
             if text not in decl.choices:
@@ -83,7 +100,7 @@ def _load(path, variant, settings, text) -> Game:
     table = check_rules(rules, variants)
     bag = DiagnosticBag()
     decls, overrides = apply_variants(rules, variants, bag)
-    chosen = resolve_settings(table, decls, overrides, settings, bag)
+    chosen = resolve_settings(table, decls, overrides, settings, bag, rules)
     bag.raise_if_any()
     try:
         program = compile_program(decls, table, chosen)

@@ -304,3 +304,21 @@ def test_unknown_setting_from_the_command_line():
     with pytest.raises(RulesError) as info:
         load_rules(HEAD + "phase play { }", settings={"speed": "slowest"})
     assert 'setting "speed" is one of fast, slow, not "slowest"' in info.value.format()
+
+
+def test_a_setting_of_a_variant_not_chosen_names_the_variant():
+    text = HEAD + "phase play { }\nvariant big {\n  setting side = side_a one of side_a | side_b\n}"
+    with pytest.raises(RulesError) as info:
+        load_rules(text, settings={"side": "side_b"})
+    shown = info.value.format()
+    assert 'setting "side" belongs to variant big, which is not chosen' in shown
+    assert "add --variant big" in shown
+    assert load_rules(text, variant="big", settings={"side": "side_b"}).settings["side"] == "side_b"
+
+
+def test_an_unknown_setting_points_into_the_file_and_suggests():
+    with pytest.raises(RulesError) as info:
+        load_rules(HEAD + "phase play { }", settings={"sped": "slow"})
+    d = info.value.diagnostics[0]
+    assert d.span.line >= 1 and d.span.column >= 1
+    assert 'did you mean "speed"' in info.value.format()
