@@ -969,8 +969,7 @@ class Checker:
                          hint=did_you_mean(name, set(self.t.player_fields) | PLAYER_BUILTIN_ATTRS))
             return "int"
         if ty.startswith("entity:"):
-            comp = self.t.components.get(ty[7:])
-            fields = {f.name: f for f in comp.fields} if comp else {}
+            fields = self.component_fields(ty[7:])
             if name in fields:
                 return self.field_value(type_name(fields[name].type))
             if name not in ENTITY_BUILTIN_ATTRS:
@@ -984,18 +983,38 @@ class Checker:
             self.err(x.span, f'{describe_type(ty)} has no field "{name}"')
             return "any"
         # unknown owner: the field must exist on some component or on players
-        everything = self.t.all_fields() | set(self.t.player_fields) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS | ZONE_BUILTIN_ATTRS
-        if name not in everything:
-            self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
+        known = self._field_types_by_name()
+        if name not in known:
+            everything = (set(known) | set(self.t.table_columns) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS
+                          | ZONE_BUILTIN_ATTRS)
+            if name not in everything:
+                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
+                return "any"
             return "any"
-        types = set()
-        for comp in self.t.components.values():
-            for f in comp.fields:
-                if f.name == name:
-                    types.add(self.field_value(type_name(f.type)))
-        if name in self.t.player_fields:
-            types.add(self.field_value(type_name(self.t.player_fields[name].type)))
-        return types.pop() if len(types) == 1 else "any"
+        types = known[name]
+        return next(iter(types)) if len(types) == 1 else "any"
+
+    def component_fields(self, name: str) -> dict:
+        """A component's fields by name (read once per checker: attribute checks ask for them often)."""
+        cache = self.__dict__.setdefault("_component_fields", {})
+        fields = cache.get(name)
+        if fields is None:
+            comp = self.t.components.get(name)
+            fields = cache[name] = {f.name: f for f in comp.fields} if comp else {}
+        return fields
+
+    def _field_types_by_name(self) -> dict[str, set]:
+        """Every declared field name (components and players) with the value types it has anywhere."""
+        known = self.__dict__.get("_field_types")
+        if known is None:
+            known = {}
+            for comp in self.t.components.values():
+                for f in comp.fields:
+                    known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
+            for fname, f in self.t.player_fields.items():
+                known.setdefault(fname, set()).add(self.field_value(type_name(f.type)))
+            self.__dict__["_field_types"] = known
+        return known
 
 
 BUILTIN_RESULT = {

@@ -58,6 +58,7 @@ def apply_variants(rules: N.RulesFile, names: list[str], bag: DiagnosticBag, spa
 def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[list, list[N.SetSetting]]:
     decls = list(decls)
     settings: list[N.SetSetting] = []
+    index: dict | None = None
     for item in variant.items:
         if isinstance(item, N.SetSetting):
             settings.append(item)
@@ -68,11 +69,17 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
                 bag.error(item.span, f'variant "{variant.name}" removes "{item.name}", which the base game does not declare',
                           hint=did_you_mean(item.name, declared_names(decls)))
             decls = [d for d in decls if _key_name(d) != item.name]
+            index = None
             continue
         if isinstance(item, (N.VariantDecl, N.ScenarioDecl)):
             bag.error(item.span, "a variant cannot declare another variant or a scenario")
             continue
-        same = [i for i, d in enumerate(decls) if d.key == item.key]
+        if index is None:  # where each declaration is, by key (rebuilt after a removal)
+            index = {}
+            for i, d in enumerate(decls):
+                index.setdefault(d.key, i)
+        first = index.get(item.key)
+        same = [] if first is None else [first]
         if item.replace:
             if not same:
                 bag.error(item.span, f'variant "{variant.name}" replaces "{_key_name(item)}", which the base game does not declare',
@@ -84,5 +91,6 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
                 bag.error(item.span, f'"{_key_name(item)}" is already declared by the base game',
                           hint=f'write "replace" before it to change the base declaration')
                 continue
+            index.setdefault(item.key, len(decls))
             decls.append(item)
     return decls, settings
