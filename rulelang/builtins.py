@@ -462,5 +462,32 @@ def bipartite_matching(left: list, right: list, fits: Callable[[Any, Any], bool]
     return [(left[i], right[m[("L", i)][1]]) for i in range(len(left)) if ("L", i) in m]
 
 
+def saturating_matching_exists(left: list, right: list, fits: Callable[[Any, Any], bool]) -> bool:
+    """Whether every item of `left` can be matched to a different item of `right` (Kuhn's augmenting
+    paths). The lists of a rule are short, so this beats building a graph; `fits` is asked only for
+    the pairs the search reaches, once each."""
+    if len(left) > len(right):
+        return False
+    known: dict[tuple[int, int], bool] = {}
+    partner_of = [-1] * len(right)
+
+    def fit(i: int, j: int) -> bool:
+        v = known.get((i, j))
+        if v is None:
+            v = known[(i, j)] = bool(fits(left[i], right[j]))
+        return v
+
+    def augment(i: int, seen: list) -> bool:
+        for j in range(len(right)):
+            if not seen[j] and fit(i, j):
+                seen[j] = True
+                if partner_of[j] < 0 or augment(partner_of[j], seen):
+                    partner_of[j] = i
+                    return True
+        return False
+
+    return all(augment(i, [False] * len(right)) for i in range(len(left)))
+
+
 # lines, edges, regions and snapshots of boards live in their own module and register themselves here
 from . import geometry  # noqa: E402,F401

@@ -17,7 +17,8 @@ from typing import Any, Callable
 from . import nodes as N
 from .board import Topology
 from .budgets import check_size, current_budgets, exceeded
-from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of
+from .builtins import (BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
+                       saturating_matching_exists)
 from .checker import SymbolTable, type_name
 from .errors import Span
 from .options import Options
@@ -866,9 +867,9 @@ class Compiler:
             def match(c):
                 fits_def = c.vm.program.defs[def_name]
                 a, b = as_list(left(c)), as_list(right(c))
-                pairs = bipartite_matching(a, b, lambda p, q: bool(fits_def(c, (p, q))))
                 if name == "matched":
-                    return len(pairs) == len(a)
+                    return saturating_matching_exists(a, b, lambda p, q: fits_def(c, (p, q)))
+                pairs = bipartite_matching(a, b, lambda p, q: bool(fits_def(c, (p, q))))
                 return [list(p) for p in pairs]
 
             return match

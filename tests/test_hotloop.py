@@ -1,5 +1,5 @@
 """The hot loop's data structures give the same answers as the plain computations they replace:
-the incrementally kept frontier of a board, and options made on demand."""
+the incrementally kept frontier of a board, options made on demand, and `matched` by augmenting paths."""
 import random
 
 import pytest
@@ -124,3 +124,24 @@ def test_an_unchanged_file_is_read_from_the_ast_cache(tmp_path, monkeypatch):
     assert astcache.parse_file_cached(game) == first
     monkeypatch.setenv("RULELANG_CACHE", "0")
     assert astcache.cache_dir() is None and astcache.parse_file_cached(game) == first
+
+
+def test_matched_agrees_with_a_maximum_matching():
+    """`matched(...)` uses augmenting paths over lazily asked pairs: same answer as Hopcroft-Karp."""
+    import random
+
+    from rulelang.builtins import bipartite_matching, saturating_matching_exists
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        n, m = rng.randint(0, 5), rng.randint(0, 6)
+        edges = {(i, j) for i in range(n) for j in range(m) if rng.random() < 0.4}
+        asked = []
+
+        def fits(a, b):
+            asked.append((a, b))
+            return (a, b) in edges
+
+        complete = len(bipartite_matching(list(range(n)), list(range(m)), lambda a, b: (a, b) in edges)) == n
+        assert saturating_matching_exists(list(range(n)), list(range(m)), fits) == complete
+        assert len(asked) == len(set(asked)), "each pair is tested at most once"
