@@ -400,7 +400,8 @@ class Generator:
         from . import __version__
 
         key = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}\n{source}".encode()).hexdigest()
-        self.filename = f"<rulelang generated {self.label} {key[:12]}>"
+        label = "".join(ch if ch.isprintable() else "?" for ch in self.label)  # a title may hold any character
+        self.filename = f"<rulelang generated {label} {key[:12]}>"
         self.source = source
         self.linemap = linemap
         code = _compiled(source, self.filename, key)

@@ -129,3 +129,11 @@ def test_a_failing_default_of_a_player_field_or_global_names_its_line(tmp_path):
             rulelang.load(str(path)).new_match(players=2, seed=1)
         text = str(info.value)
         assert f"default.rules:{line}:{col}:" in text and '"-" works on numbers, but got none and 1' in text
+
+
+def test_a_title_with_a_control_character_loads_and_plays():
+    """Found by the long fuzz run: a NUL in the game's title reached the generated code's file name."""
+    text = 'game "E\x00ights\x07" {\n  players 2\n  round: play\n}\nphase play {\n  end game\n}\nresult {\n  win players\n}\n'
+    game = rulelang.load("title.rules", text=text)
+    match = game.new_match(players=2, seed=1)
+    assert match.is_over and match.result["winners"] == [1, 2]
