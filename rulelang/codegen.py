@@ -123,6 +123,9 @@ def _compiled(source: str, filename: str, key: str) -> types.CodeType:
     return code
 
 
+# the pseudo-fields of a card that are plain slots of Entity (see compiler.entity_extra)
+_ENTITY_SLOTS = ("face_down", "zone", "cell", "place", "id")
+
 # ------------------------------------------------------------------ helpers the generated code calls
 # Each raises exactly the error the closure engine raises for the same construct.
 
@@ -355,7 +358,25 @@ class Generator:
             f"            meter.depth -= 1\n")
         self.sources.append(f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n{evaluate}    return value\n")
         args = ", ".join(py)
-        if pure:
+        if pure and self._is_leaf(d.body, set(params)):
+            # a leaf (fields, comparisons, arithmetic; no calls, no lists built): evaluating it costs less
+            # than looking it up, so it is not remembered. It calls no def, so it cannot recurse.
+            self.sources.append(
+                f"def D_{name}({sig}):  # def {name} (a leaf, evaluated each time), rules line {d.span.line}\n"
+                f"    vm = c.vm\n"
+                f"    if vm is not None:\n"
+                f"        meter = vm.meter\n"
+                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+                f"        if meter.work >= meter.checkpoint:\n"
+                f"            meter.check({span})\n"
+                f"    try:\n"
+                f"{body}\n"
+                f"    except RecursionError:\n"
+                f"        raise _RuleError({span}, {message}) from None\n"
+                f"    except _CATCH as exc:\n"
+                f"        raise _translate(exc) from None\n"
+                f"    return value\n")
+        elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
             # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
             key = f"({name!r}, {args},)" if py else repr(name)
@@ -381,6 +402,25 @@ class Generator:
             self.sources.append(f"D_{name} = E_{name}\n")
         self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")
         return self.stub(f"P_{name}")
+
+    def _is_leaf(self, body, params: set) -> bool:
+        """Whether a def's body only reads names, fields and literals (no call, no def, no list built)."""
+        symbols = self.cc.t.symbols
+
+        def leaf(x) -> bool:
+            if isinstance(x, (N.Call, N.FilterList, N.MapList, N.Range, N.ListLit)):
+                return False
+            if isinstance(x, N.Name) and x.id not in params:
+                sym = symbols.get(x.id)
+                if sym is not None and sym.kind in ("def", "proc"):
+                    return False
+            if isinstance(x, N.Node):
+                return all(leaf(v) for k, v in x.__dict__.items() if k != "span")
+            if isinstance(x, (list, tuple)):
+                return all(leaf(v) for v in x)
+            return True
+
+        return leaf(body)
 
     def finish(self) -> None:
         """Assemble the module, compile it (or take it from the cache) and bind every stub."""
@@ -686,6 +726,8 @@ class Generator:
         if self.no_walrus:
             return f"_attr(c, {obj}, {name!r}, {span})"
         t = self.fresh("_t")
+        if name in _ENTITY_SLOTS:  # a card's own property (no component may declare a field of that name)
+            return f"({t}.{name} if type({t} := {obj}) is _Entity else _attr(c, {t}, {name!r}, {span}))"
         return (f"({t}.attrs[{name!r}] if type({t} := {obj}) in _EP and {name!r} in {t}.attrs "
                 f"else _attr(c, {t}, {name!r}, {span}))")
 
