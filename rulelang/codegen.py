@@ -123,6 +123,11 @@ def _compiled(source: str, filename: str, key: str) -> types.CodeType:
     return code
 
 
+# built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
+_CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down", "seat"})
+# built-ins that walk their argument: cheap over the cards of one cell
+_CHEAP_WALKS = frozenset({"any", "all", "count", "sum", "max", "min"})
+
 # the pseudo-fields of a card that are plain slots of Entity (see compiler.entity_extra)
 _ENTITY_SLOTS = ("face_down", "zone", "cell", "place", "id")
 
@@ -223,7 +228,7 @@ def _player_zone(c, p, name, span):
     return c.s.zones[f"{name}#{p.seat + 1}"]
 
 
-def _cellstack(board, cell):
+def _cellstack(board, cell):  # the generated code inlines it: board.cells.stacks.get(cell, _NOCARDS)
     return board.cells.stack(cell)
 
 
@@ -250,7 +255,7 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
     "_lt": _order("<"), "_le": _order("<="), "_gt": _order(">"), "_ge": _order(">="),
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_current": _current, "_recursion": _recursion,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_CATCH": _CATCH, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
@@ -404,11 +409,30 @@ class Generator:
         return self.stub(f"P_{name}")
 
     def _is_leaf(self, body, params: set) -> bool:
-        """Whether a def's body only reads names, fields and literals (no call, no def, no list built)."""
+        """Whether a def's body is cheaper to evaluate than to look up: it reads names, fields and
+        literals, calls only constant-time built-ins (`owner`, `top`, ...), calls no def, and walks no
+        collection but the cards on one cell (`any(m in at(board, cell) where ...)`)."""
         symbols = self.cc.t.symbols
 
+        def one_cell(coll) -> bool:
+            return isinstance(coll, N.Call) and coll.func == "at" and len(coll.args) == 2 and not coll.kwargs
+
         def leaf(x) -> bool:
-            if isinstance(x, (N.Call, N.FilterList, N.MapList, N.Range, N.ListLit)):
+            if isinstance(x, (N.FilterList, N.MapList)):
+                if not one_cell(x.coll) or getattr(x, "more", None):
+                    return False
+                inner = {x.var}
+                parts = [x.coll.args, x.cond] + ([x.expr] if isinstance(x, N.MapList) else [])
+                return all(leaf_in(part, params | inner) for part in parts)
+            if isinstance(x, N.Call):
+                if symbols.get(x.func) is not None or x.kwargs:
+                    return False  # a def, a procedure, a zone of a player...
+                if x.func in _CHEAP_WALKS:
+                    return len(x.args) == 1 and isinstance(x.args[0], (N.FilterList, N.MapList)) and leaf(x.args[0])
+                if x.func not in _CHEAP_BUILTINS:
+                    return False
+                return all(leaf(a) for a in x.args)
+            if isinstance(x, (N.Range, N.ListLit)):
                 return False
             if isinstance(x, N.Name) and x.id not in params:
                 sym = symbols.get(x.id)
@@ -419,6 +443,14 @@ class Generator:
             if isinstance(x, (list, tuple)):
                 return all(leaf(v) for v in x)
             return True
+
+        def leaf_in(x, names: set) -> bool:
+            nonlocal params
+            saved, params = params, names
+            try:
+                return leaf(x)
+            finally:
+                params = saved
 
         return leaf(body)
 
@@ -637,7 +669,7 @@ class Generator:
         try:
             if self.is_builtin(node, "at", 2):
                 board, cell = self.x(node.args[0]), self.x(node.args[1])
-                return f"{self.mark('builtin', node.span, 'at')}_cellstack({board}, {cell})"
+                return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return self.x(node)
         finally:
             self.no_walrus = saved
@@ -713,7 +745,7 @@ class Generator:
         if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
                 and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):
             board, cell = self.x(inner.args[0]), self.x(inner.args[1])
-            stack = f"{self.mark('at', inner.span)}_cellstack({board}, {cell})"
+            stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
         impl = self.const(BUILTINS[name].impl, "B")
         args = "".join(f", {self.x(a)}" for a in x.args)

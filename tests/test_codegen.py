@@ -141,3 +141,14 @@ def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path
     assert played(second, 5) == played(first, 5)
     monkeypatch.setenv(codegen.CACHE_ENV, "off")
     assert codegen.cache_dir() is None
+
+
+def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
+    """A def cheaper to evaluate than to look up (fields, constant-time built-ins, the cards of one
+    cell) is a leaf; one that calls a def or walks a zone is remembered until the state changes."""
+    game = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    source = game.program.generated.source
+    leaves = {line.split("# def ")[1].split(" ")[0] for line in source.splitlines() if "(a leaf," in line}
+    remembered = {line.split("# def ")[1].split(" ")[0] for line in source.splitlines() if "(remembered)" in line}
+    assert {"cell_x", "cell_y", "owns"} <= leaves
+    assert {"has_line", "free_cells"} <= remembered
