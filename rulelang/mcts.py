@@ -63,16 +63,16 @@ def _keys(world: Match) -> dict[tuple, int]:
     return out
 
 
-def reward(world: Match, seat: int) -> float:
-    """1 for a win (shared wins count fully), 0 for a loss; a game nobody wins counts as a
-    share of one for everyone (a draw in a two-player game is worth half a win)."""
+def reward(world: Match, seat: int, draw: float | None = None) -> float:
+    """1 for a win (shared wins count fully), 0 for a loss; a game nobody wins counts as `draw`,
+    by default a share of one for everyone (a draw in a two-player game is worth half a win)."""
     winners = world.s.winners
     if not winners:
-        return 1.0 / max(len(world.s.players), 1)
+        return 1.0 / max(len(world.s.players), 1) if draw is None else draw
     return 1.0 if seat in winners else 0.0
 
 
-def cutoff_values(world: Match) -> list[float]:
+def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
 
     ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
@@ -83,7 +83,7 @@ def cutoff_values(world: Match) -> list[float]:
     s = world.s
     program = world.game.program
     players = len(s.players)
-    share = 1.0 / max(players, 1)
+    share = 1.0 / max(players, 1) if draw is None else draw
     won = [share] * players
     if program.result is not None:
         s.winners = []
@@ -119,14 +119,17 @@ class MCTSAgent:
     * ``round_end``: 1 plays a cut-off play-out on to the end of the round it is in (the state a
       new round starts from, after the rules' end-of-round steps); 0 (the default) stops right there;
     * ``width``: decisions with at most this many options are never narrowed (10);
-    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished.
+    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished;
+    * ``draw``: what a game nobody wins is worth, from 0 to 1 (default: a share of one each, 1/2 with
+      two players). In a game that often ends with no winner, ``draw=0`` makes the bot play to win
+      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does.
     """
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
                  max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
-                 round_end: int = 0):
+                 round_end: int = 0, draw: float | None = None):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
@@ -134,6 +137,7 @@ class MCTSAgent:
         self.depth = depth
         self.width = width
         self.round_end = bool(round_end)
+        self.draw = None if draw is None else min(1.0, float(draw))
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
     def choose(self, handle, options) -> int:
@@ -201,9 +205,9 @@ class MCTSAgent:
                 world.apply(self.rng.randrange(world.option_count()))
                 steps += 1
         if world.is_over:
-            values = [reward(world, seat) for seat in range(len(world.s.players))]
+            values = [reward(world, seat, self.draw) for seat in range(len(world.s.players))]
         elif cut and steps < self.max_playout:
-            values = cutoff_values(world)
+            values = cutoff_values(world, self.draw)
         else:  # stopped by max_playout: unfinished, nobody is favoured
             values = [1.0 / len(world.s.players)] * len(world.s.players)
         root.visits += 1  # the root's visits only pace its widening

@@ -48,6 +48,7 @@ def test_settings_after_the_budget():
     bot = make_agent("ismcts:40:depth=8:width=5:exploration=0.5:round_end=1", 1)
     assert (bot.iterations, bot.depth, bot.width, bot.exploration, bot.round_end) == (40, 8, 5, 0.5, True)
     assert isinstance(make_agent("mcts", 0), MCTSAgent)
+    assert make_agent("ismcts:10:draw=0", 1).draw == 0.0 and make_agent("ismcts:10", 1).draw is None
     for bad in ("mcts:4:depth=x", "mcts:4:speed=1", "mc:4:depth=3", "mcts:4:width=-1"):
         with pytest.raises(ValueError):
             make_agent(bad, 0)
@@ -153,3 +154,18 @@ def test_perfect_information_search_is_plain_uct_without_a_heuristic():
     narrow = MCTSAgent(seed=2, iterations=12, width=4)  # 12 visits allow ceil(2 * sqrt(12)) = 7
     narrow.choose(AgentHandle(match, match.to_move), match.legal_options())
     assert len(narrow.root.children) == 7
+
+
+def test_the_value_of_a_game_nobody_wins():
+    """By default a game nobody wins is worth a share of one (a draw); `draw=0` counts it as a loss,
+    as flat Monte Carlo does, and `draw` is used by the heuristic cut-off too."""
+    from rulelang.mcts import cutoff_values, reward
+
+    game = rulelang.load(TICTACTOE)
+    match = game.new_match(players=2, seed=1)
+    while not match.is_over:  # fill the board in reading order: a game nobody wins? play it out
+        match.apply(0)
+    match.s.winners = []
+    assert reward(match, 0) == 0.5 and reward(match, 0, 0.0) == 0.0 and reward(match, 1, 0.25) == 0.25
+    unfinished = game.new_match(players=2, seed=1)
+    assert cutoff_values(unfinished.clone(), 0.0) != cutoff_values(unfinished.clone())
