@@ -341,6 +341,13 @@ class Generator:
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops')
+        guarded = (  # the body, its errors reported as the closure engine reports them
+            f"    try:\n"
+            f"{body}\n"
+            f"    except RecursionError:\n"
+            f"        raise _RuleError({span}, {message}) from None\n"
+            f"    except _CATCH as exc:\n"
+            f"        raise _translate(exc) from None\n")
         evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
             f"    vm = c.vm\n"
             f"    meter = vm.meter if vm is not None else None\n"
@@ -352,12 +359,7 @@ class Generator:
             f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
             f"        if meter.work >= meter.checkpoint:\n"
             f"            meter.check({span})\n"
-            f"    try:\n"
-            f"{body}\n"
-            f"    except RecursionError:\n"
-            f"        raise _RuleError({span}, {message}) from None\n"
-            f"    except _CATCH as exc:\n"
-            f"        raise _translate(exc) from None\n"
+            f"{guarded}"
             f"    finally:\n"
             f"        if meter is not None and meter.depth > 0:\n"
             f"            meter.depth -= 1\n")
@@ -374,12 +376,7 @@ class Generator:
                 f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
                 f"        if meter.work >= meter.checkpoint:\n"
                 f"            meter.check({span})\n"
-                f"    try:\n"
-                f"{body}\n"
-                f"    except RecursionError:\n"
-                f"        raise _RuleError({span}, {message}) from None\n"
-                f"    except _CATCH as exc:\n"
-                f"        raise _translate(exc) from None\n"
+                f"{guarded}"
                 f"    return value\n")
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
