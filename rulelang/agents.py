@@ -33,6 +33,11 @@ class AgentHandle:
     def prompt(self) -> str | None:
         return self._match.prompt
 
+    @property
+    def game_program(self):
+        """The compiled rules (public: the same for every seat)."""
+        return self._match.game.program
+
     def imagine(self, rng: random.Random) -> Match:
         """A copy of the match consistent with what this player knows."""
         return self._match.sample_for(self.seat, rng)
@@ -162,7 +167,7 @@ def make_agent(spec: str, seed: int):
 
 
 #: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
-MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float}
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int}
 
 
 def play_match(match: Match, agents: list) -> Match:

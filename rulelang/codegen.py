@@ -43,7 +43,7 @@ from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 from .compiler import DEF_CALL_WORK, Compiler, Ctx, Exec, Op, RuleError, _arith, _plain, entity_extra, free_names
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "1"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "2"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -285,6 +285,7 @@ class Generator:
         self.filename = "<rulelang generated>"
         self.source = ""
         self.def_names: set[str] = set()
+        self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see compiler.turn_defs
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
@@ -382,11 +383,15 @@ class Generator:
             # a def without chance is a pure function of the state: its values are remembered until the
             # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
             key = f"({name!r}, {args},)" if py else repr(name)
+            if self.turn_defs is None or name in self.turn_defs:  # remembered for this turn of this state
+                stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
+            else:  # it reads no turn (compiler.turn_defs): remembered for as long as the state stays
+                stamp, cache = "s.version", "s.state_cache"
             self.sources.append(
                 f"def D_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
                 f"    s = c.s\n"
-                f"    stamp = (s.version, s.current, s.round, s.phase)\n"
-                f"    cache = s.def_cache\n"
+                f"    stamp = {stamp}\n"
+                f"    cache = {cache}\n"
                 f"    if cache.get('__stamp') != stamp:\n"
                 f"        cache.clear()\n"
                 f"        cache['__stamp'] = stamp\n"

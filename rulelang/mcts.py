@@ -107,6 +107,28 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
 
 
+def handle_has_heuristic(handle) -> bool:
+    return handle.game_program.heuristic is not None
+
+
+def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random, draw: float | None) -> dict[tuple, float]:
+    """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
+    match per option, the option is played and the position scored by ``cutoff_values`` (the
+    rules' result and heuristic). Cheap next to the play-outs (one move per option, no play-out);
+    used only to order progressive widening, so a poor heuristic costs order, not correctness."""
+    seat = handle.seat
+    values: dict[tuple, float] = {}
+    base = handle.imagine(rng)
+    for key, index in root_keys.items():
+        world = base.clone()
+        try:
+            world.apply(index)
+            values[key] = (reward(world, seat, draw) if world.is_over else cutoff_values(world, draw)[seat])
+        except Exception:  # an option the imagined deal cannot play says nothing
+            values[key] = 0.0
+    return values
+
+
 class MCTSAgent:
     """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
 
@@ -122,14 +144,17 @@ class MCTSAgent:
     * ``max_playout``: a play-out still running after this many decisions is scored as unfinished;
     * ``draw``: what a game nobody wins is worth, from 0 to 1 (default: a share of one each, 1/2 with
       two players). In a game that often ends with no winner, ``draw=0`` makes the bot play to win
-      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does.
+      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does;
+    * ``prior``: 1 orders a big decision's options by the rules' heuristic one move ahead before
+      searching it (``root_prior``), so progressive widening tries the promising options first
+      instead of random ones; 0 (the default) widens in random order.
     """
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
                  max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
-                 round_end: int = 0, draw: float | None = None):
+                 round_end: int = 0, draw: float | None = None, prior: int = 0):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
@@ -138,6 +163,8 @@ class MCTSAgent:
         self.width = width
         self.round_end = bool(round_end)
         self.draw = None if draw is None else min(1.0, float(draw))
+        self.prior = bool(prior)
+        self._order: dict[tuple, float] = {}  # the root's options by their prior (when prior is on)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
     def choose(self, handle, options) -> int:
@@ -145,6 +172,9 @@ class MCTSAgent:
             return 0
         root = _Node(None)
         root_keys = {(o.name, o.label): o.index for o in reversed(options)}
+        self._order = {}
+        if self.prior and len(root_keys) > self.width and handle_has_heuristic(handle):
+            self._order = root_prior(handle, root_keys, self.rng, self.draw)
         for _ in range(self.iterations):
             world = handle.imagine(self.rng)
             self._iterate(world, root)
@@ -172,6 +202,10 @@ class MCTSAgent:
             if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < self._room(node)):
                 # expansion: add one node and stop descending
                 untried = [k for k in keys if k not in node.children]
+                if node is root and self._order:  # the most promising first (ties: at random)
+                    order = self._order
+                    top = max(order.get(k, 0.0) for k in untried)
+                    untried = [k for k in untried if order.get(k, 0.0) == top]
                 k = self.rng.choice(untried)
                 child = node.children[k] = _Node(seat)
                 child.available = 1

@@ -128,7 +128,8 @@ class State:
         self.decisions = 0
         self.stats: dict[str, int] = {}
         self.ending = False
-        self.def_cache: dict = {}  # values of chance-free defs for the current state (see compiler)
+        self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
+        self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
         self.settled_version: int | None = None  # the version at which continuous rules last settled
 
     def zone_of_player(self, name: str, seat: int) -> Zone:

@@ -152,3 +152,43 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
     remembered = {line.split("# def ")[1].split(" ")[0] for line in source.splitlines() if "(remembered)" in line}
     assert {"cell_x", "cell_y", "owns"} <= leaves
     assert {"has_line", "free_cells"} <= remembered
+
+
+TURN_DEFS = """
+game "Turns" { players 2  turn order clockwise  round: play  max rounds 2 }
+player { score: int = 0 }
+def total = sum(p.score for p in players)
+def mine = sum(p.score for p in players where p == current)
+def doubled = mine * 2 + total
+def said = ["{current} has {total}"][0]
+phase play {
+  take turns from player(1) once {
+    choose x from [1, 2] as "Pick"
+    current.score += x
+  }
+}
+"""
+
+
+def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatch):
+    """A def that mentions no `current`, `round` or `phase` (not even through another def, nor in a
+    text's {placeholders}) is remembered for as long as the state is unchanged, across turns; one
+    that does is remembered only within its turn."""
+    path = tmp_path / "turns.rules"
+    path.write_text(TURN_DEFS)
+    game = load_with("codegen", monkeypatch, path)
+    source = game.program.generated.source
+    remembered = {line.split("def D_")[1].split("(")[0] for line in source.splitlines()
+                  if line.startswith("def D_") and "(remembered)" in line}
+    assert remembered == {"total", "mine", "doubled", "said"}
+    block = {name: source.split(f"def D_{name}(")[1].split("\ndef ")[0] for name in remembered}
+    assert "s.state_cache" in block["total"]
+    assert all("s.def_cache" in block[n] and "s.current" in block[n] for n in ("mine", "doubled", "said"))
+    # and the values follow the turn: the same state, another player to move
+    match = game.new_match(seed=1)
+    match.apply(1)  # player 1 scores 2
+    ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+    defs = game.program.defs
+    assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 0, "Player 2 has 2")
+    match.s.current = 0  # the turn changes, the state does not
+    assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 2, "Player 1 has 2")
