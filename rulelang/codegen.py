@@ -39,8 +39,11 @@ from .budgets import check_size, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
-# the compiler imports this module only inside Compiler.compile, so this is no cycle at import time
-from .compiler import DEF_CALL_WORK, Compiler, Ctx, Exec, Op, RuleError, _arith, _plain, entity_extra, free_names
+from .compile_expr import ExpressionCompiler
+from .dependencies import free_names
+from .ops import Exec, Op
+from .program import DEF_CALL_WORK, Ctx, RuleError
+from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
 GENERATOR_VERSION = "2"  # bump when the generated code changes shape (part of the cache key)
@@ -128,7 +131,7 @@ _CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down",
 # built-ins that walk their argument: cheap over the cards of one cell
 _CHEAP_WALKS = frozenset({"any", "all", "count", "sum", "max", "min"})
 
-# the pseudo-fields of a card that are plain slots of Entity (see compiler.entity_extra)
+# the pseudo-fields of a card that are plain slots of Entity (see values.entity_extra)
 _ENTITY_SLOTS = ("face_down", "zone", "cell", "place", "id")
 
 # ------------------------------------------------------------------ helpers the generated code calls
@@ -245,7 +248,7 @@ def _has(e, name):
     return any(k.name == name for k in keywords_of(e))
 
 
-_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")  # as Compiler.template
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")  # as ExpressionCompiler.template
 
 
 def _placeholder(c):
@@ -285,7 +288,7 @@ class Generator:
         self.filename = "<rulelang generated>"
         self.source = ""
         self.def_names: set[str] = set()
-        self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see compiler.turn_defs
+        self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
@@ -385,7 +388,7 @@ class Generator:
             key = f"({name!r}, {args},)" if py else repr(name)
             if self.turn_defs is None or name in self.turn_defs:  # remembered for this turn of this state
                 stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
-            else:  # it reads no turn (compiler.turn_defs): remembered for as long as the state stays
+            else:  # it reads no turn (dependencies.turn_defs): remembered for as long as the state stays
                 stamp, cache = "s.version", "s.state_cache"
             self.sources.append(
                 f"def D_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
@@ -563,7 +566,7 @@ class Generator:
     def fallback(self, node) -> str:
         """The closure engine compiles this node; the generated code calls it (its sub-expressions
         become generated functions of their own)."""
-        fn = getattr(Compiler, "x_" + type(node).__name__)(self.cc, node)
+        fn = getattr(ExpressionCompiler, "x_" + type(node).__name__)(self.cc, node)
         k = self.const(fn, "F")
         if not self.pylocals:
             return f"{k}(c)"

@@ -19,7 +19,7 @@ import math
 from collections import Counter
 
 from .builtins import label
-from .compiler import Ctx
+from .program import Ctx
 from .model import Entity
 
 CONFIDENCE = 0.95

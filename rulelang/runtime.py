@@ -17,7 +17,8 @@ from typing import Any
 from . import nodes as N
 from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import as_list, describe, keywords_of
-from .compiler import Code, Ctx, FlowOp, Program, RuleError
+from .ops import FlowOp
+from .program import Code, Ctx, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
 from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats

@@ -46,7 +46,8 @@ from pathlib import Path
 
 from . import nodes as N
 from .builtins import describe
-from .compiler import Code, Compiler, Ctx, Exec, RuleError
+from .compiler import Compiler
+from .program import Code, Ctx, RuleError
 from .errors import Diagnostic, RulesError, Span
 from .model import Entity, Zone, move as move_entity
 from .parser import parse_file, parse_text

@@ -1,0 +1,149 @@
+"""What compiled rules do to values and cards while they run: arithmetic and updates that fail
+with rules errors (``_arith``, ``_update``), a card's computed and pseudo-fields (``entity_extra``),
+putting a card into a zone (``_put``). Shared by the closure engine and the generated code.
+"""
+from __future__ import annotations
+
+from .budgets import check_size
+from .builtins import describe
+from .errors import Span
+from .program import Ctx, RuleError
+from .model import BoardZone, Entity, Player, Zone, move as move_entity
+
+
+def entity_extra(c, e: Entity, name: str, span: Span):
+    code = e.card.code.get(name)
+    if code is not None:
+        fn, bound = code
+        return fn(Ctx({**bound, "self": e}, c.s, c.vm))
+    if name == "owner":
+        return c.s.players[e.owner] if e.owner is not None else None
+    if name == "zone":
+        return e.zone
+    if name == "cell":
+        return e.cell
+    if name == "place":
+        return e.place
+    if name == "face_down":
+        return e.face_down
+    if name == "component":
+        return e.card.component
+    if name == "id":
+        return e.id
+    raise RuleError(span, f'{describe(e)} has no field "{name}"')
+
+
+def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot=None):
+    if isinstance(zone, BoardZone):
+        if cell is None:
+            raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
+        if not zone.cells.has_cell(cell):
+            raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
+        slot = _check_place(zone, cell, slot, e, span)
+    elif slot is not None:
+        raise RuleError(span, f"`into` puts a card in a place of a board's cell, but {zone.name} is not a board")
+    move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
+
+
+def _check_place(zone: BoardZone, cell, slot, e: Entity, span: Span):
+    """The place a card goes to on a board's cell: the one named, or the first; it must have room."""
+    places = zone.cells.topology.places
+    if not places:
+        if slot is not None:
+            raise RuleError(span, f"the board {zone.name} has no places, so `into {describe(slot)}` means nothing there")
+        return None
+    if slot is None:
+        slot = places[0]
+    if slot not in places:
+        raise RuleError(span, f"the cells of {zone.name} have the places {', '.join(places)}, not {describe(slot)}")
+    if not zone.cells.has_room(cell, slot, moving=e if e.zone is zone and e.cell == cell else None):
+        limit = zone.cells.topology.capacities[slot]
+        raise RuleError(span, f"the place {slot} of {describe(cell)} on {zone.name} is full "
+                              f"(it holds {limit} card{'s' if limit != 1 else ''}); test `has_room({zone.name}, cell, {slot})` first")
+    return slot
+
+
+_BIG = 10**18  # numbers stay within this, so a doubling loop cannot build a gigantic integer
+
+
+def _arith(l, r, op, span):
+    try:
+        if op == "+":
+            result = l + r
+        elif op == "-":
+            result = l - r
+        else:
+            result = None
+        if result is not None:
+            if type(result) is int and not -_BIG <= result <= _BIG:
+                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+            return result
+        if op == "*":
+            if type(l) in (str, list) or type(r) in (str, list):  # a text or list repeated: bounded
+                size = (len(l) * r) if type(l) in (str, list) else (len(r) * l)
+                check_size(size, span, "a text" if str in (type(l), type(r)) else "a list")
+            result = l * r
+            if type(result) is int and not -_BIG <= result <= _BIG:
+                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+            return result
+        if op == "/":
+            if r == 0:
+                raise RuleError(span, "division by zero")
+            return l // r
+        if op == "%":
+            if r == 0:
+                raise RuleError(span, "division by zero")
+            return l % r
+    except TypeError:
+        raise RuleError(span, f'"{op}" works on numbers, but got {describe(l)} and {describe(r)}') from None
+    raise RuleError(span, f"unknown operator {op}")
+
+
+def _update(old, value, op, span):
+    if op == "=":
+        return value
+    if old is None:
+        old = 0
+    return _arith(old, value, "+" if op == "+=" else "-", span)
+
+
+# A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
+# the others only change by moving the card.
+_CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
+
+
+def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
+    if attr == "face_down" and op == "=":
+        down = bool(value)
+        if e.face_down != down:
+            e.face_down = down  # like `turn x face up|down`: nobody remembers what it showed
+            e.known.clear()
+            c.s.version += 1
+        return
+    if attr == "owner" and op == "=":
+        if value is not None and not isinstance(value, Player):
+            raise RuleError(span, f"a card's owner is a player (or none), not {describe(value)}")
+        seat = value.seat if value is not None else None
+        if e.owner != seat:
+            e.owner = seat
+            c.s.version += 1
+        return
+    if attr == "place" and op == "=":
+        # another place of the same cell: the card stays on its cell, so it neither leaves nor enters
+        zone = e.zone
+        if not isinstance(zone, BoardZone) or not zone.cells.topology.places:
+            raise RuleError(span, f"{describe(e)} is not on a board with places, so its place cannot be set")
+        slot = _check_place(zone, e.cell, value, e, span)
+        if e.place != slot:
+            e.place = slot
+            c.s.version += 1
+        return
+    if attr in ("face_down", "owner", "place"):
+        raise RuleError(span, f'"{attr}" of a card can only be set with `=`')
+    raise RuleError(span, f'"{attr}" of a card cannot be set: it changes when the card moves '
+                          f"(`move`{', `turn x face up|down`' if attr == 'face_down' else ''})")
+
+
+def _plain(exc: Exception) -> str:
+    text = str(exc)
+    return text.split("\n")[0][:200] or type(exc).__name__
