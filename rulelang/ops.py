@@ -12,7 +12,7 @@ from .builtins import as_list, describe
 from .errors import Span
 from .options import Options
 from .program import Ctx, LOOP_LIMIT, RuleError
-from .model import KeywordValue, Player, expire, out_seats
+from .model import UNTIL_KEY, KeywordValue, Player, expire, out_seats
 
 # ------------------------------------------------------------------ ops
 # Each op: run(vm, frame). Ops advance frame.pc themselves.
@@ -186,7 +186,7 @@ class ChooseOne(Op):
         self.optional, self.prompt, self.span = optional, prompt, span
 
     def run(self, vm, frame):
-        if vm.settle_before_choice():
+        if (vm.program.has_continuous or vm.s.events) and vm.settle_before_choice():  # nothing to settle: no call
             return
         v = frame.vars
         ctx = Ctx(v, vm.s, vm)
@@ -282,7 +282,7 @@ class ChooseAmong(Op):
         return options
 
     def run(self, vm, frame):
-        if vm.settle_before_choice():
+        if (vm.program.has_continuous or vm.s.events) and vm.settle_before_choice():  # nothing to settle: no call
             return
         options = self.enumerate(vm, frame)
         if not options:
@@ -505,7 +505,8 @@ class TurnsNext(Op):
         s.current = seat_at(pos)
         frame.handlers.append(("turn", self.turn_end))
         frame.pc += 1
-        vm.fire_at("start", "turn")
+        if ("start", "turn") in vm.program.at_timings:  # fire_at's own test, without the call
+            vm.fire_at("start", "turn")
 
     def finish(self, vm, frame):
         del frame.vars[self.slot]
@@ -526,10 +527,16 @@ class TurnEnd(Op):
         if frame.handlers and frame.handlers[-1][0] == "turn":
             frame.handlers.pop()
         frame.pc = self.next_pc
-        vm.turn_finished()
-        expire(vm.s, "turn")
-        vm.fire_at("end", "turn")
-        vm.settle()
+        if vm.stop_at_step is not None:
+            vm.turn_finished()
+        s = vm.s
+        if UNTIL_KEY in s.globals:
+            expire(s, "turn")
+        program = vm.program
+        if ("end", "turn") in program.at_timings:
+            vm.fire_at("end", "turn")
+        if program.has_continuous:
+            vm.settle()
 
 
 class FlowOp(Op):

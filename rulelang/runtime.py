@@ -101,7 +101,10 @@ class VM:
         self.s.decisions += 1
         frame = self.s.stack[-1]
         op = frame.code.ops[frame.pc]
-        self._guarded(op, lambda: op.resume(self, frame, option))
+        try:
+            op.resume(self, frame, option)
+        except Exception as exc:
+            raise _as_rules_error(exc, op) from None
 
     # ---- triggers
     def fire_at(self, when: str, timing: str, phase: str | None = None):
