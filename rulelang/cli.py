@@ -33,8 +33,8 @@ class _LazyConsole:
         return self.__getattr__("__exit__")(*exc)
 
 
-console = _LazyConsole(highlight=False, soft_wrap=True)
-err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
+console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False)  # "mcts:100:depth=0" is no emoji code
+err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _settings(pairs: list[str] | None) -> dict[str, str]:

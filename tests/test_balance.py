@@ -226,3 +226,11 @@ def test_a_games_page_gets_a_balance_section():
     assert "![Win rate per seat and game length of 6 seeded games](duel-balance.svg)" in md
     assert "rulelang simulate" in md
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def test_a_bot_spec_in_a_table_is_printed_as_written(capsys):
+    # rich would turn ":100:" into an emoji (it did: "ismcts💯depth=0"); specs must read as typed
+    assert main(["tournament", TICTACTOE, "--bots", "mcts:100:depth=0,random", "-n", "1", "--quiet",
+                 "--jobs", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "mcts:100:depth=0 vs random: 1 games" in text and "\U0001f4af" not in text
