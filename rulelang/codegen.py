@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "2"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "3"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -385,7 +385,9 @@ class Generator:
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
             # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
-            key = f"({name!r}, {args},)" if py else repr(name)
+            # each def's values in a table of its own (`cache[name]`), so that a change of one field or
+            # global forgets only the values of the defs that read it (values.keep_remembered)
+            key = f"({args},)" if py else "()"
             if self.turn_defs is None or name in self.turn_defs:  # remembered for this turn of this state
                 stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
             else:  # it reads no turn (dependencies.turn_defs): remembered for as long as the state stays
@@ -398,15 +400,18 @@ class Generator:
                 f"    if cache.get('__stamp') != stamp:\n"
                 f"        cache.clear()\n"
                 f"        cache['__stamp'] = stamp\n"
+                f"    mine = cache.get({name!r})\n"
+                f"    if mine is None:\n"
+                f"        mine = cache[{name!r}] = {{}}\n"
                 f"    key = {key}\n"
                 f"    try:\n"
-                f"        return cache[key]\n"
+                f"        return mine[key]\n"
                 f"    except KeyError:\n"
                 f"        pass\n"
                 f"    except TypeError:\n"
                 f"        return E_{name}({sig})\n"
                 f"{evaluate}"
-                f"    cache[key] = value\n"
+                f"    mine[key] = value\n"
                 f"    return value\n")
         else:
             self.sources.append(f"D_{name} = E_{name}\n")

@@ -10,13 +10,13 @@ from __future__ import annotations
 from . import nodes as N
 from .builtins import as_list, describe
 from .errors import Span
-from .dependencies import free_names
+from .dependencies import free_names, readers_of
 from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, FilterOnce, ForChosenNext, ForInit,
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import Code, Ctx, RuleError
-from .values import _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
-from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
+from .values import keep_remembered, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
+from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo, touched
 
 
 class StatementCompiler:
@@ -86,6 +86,8 @@ class StatementCompiler:
                 self.emit(code, Exec(set_local, span))
             else:
                 until = s.until
+                key = "$" + name
+                readers = readers_of(self.def_reads, key) if self.def_reads is not None else None
 
                 def set_global(c):
                     g = c.s.globals
@@ -97,12 +99,16 @@ class StatementCompiler:
                     if g.get(name, _MISSING) != new:
                         g[name] = new
                         c.s.version += 1
+                        touched(c.s, key)
+                        if readers is not None:
+                            keep_remembered(c.s, readers)
 
                 self.emit(code, Exec(set_global, span))
             return
         obj = self.expr(target.obj)
         attr = target.name
         until = s.until
+        readers = readers_of(self.def_reads, attr) if self.def_reads is not None else None
 
         def set_attr(c):
             o = obj(c)
@@ -120,6 +126,9 @@ class StatementCompiler:
                 if attrs.get(attr, _MISSING) != new:
                     attrs[attr] = new
                     c.s.version += 1
+                    touched(c.s, attr)
+                    if readers is not None:
+                        keep_remembered(c.s, readers)
                 return
             if o is None:
                 raise RuleError(span, f'cannot set "{attr}" of nothing (the value is none)')

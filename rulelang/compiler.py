@@ -27,7 +27,7 @@ from .checker import SymbolTable, type_name
 from .errors import Span
 from .compile_expr import ExpressionCompiler
 from .compile_stmt import StatementCompiler
-from .dependencies import impure_defs, turn_defs
+from .dependencies import always_reads, def_reads, impure_defs, turn_defs
 from .ops import FlowOp
 from .program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError, TriggerInfo,
                       ZoneInfo)
@@ -49,6 +49,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.cards_made = 0  # cards declared so far (the cards budget)
         self.tables: dict[str, list] = {}
         self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
+        self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
 
     def closures_only(self):
         """Compile with the closure engine alone inside this block (values computed at load time)."""
@@ -74,6 +75,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen = Generator(self, g.title)
             self.gen.def_names = {d.name for d in decls if isinstance(d, N.DefDecl)}
             self.gen.turn_defs = turn_defs(decls)
+            self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
                 topo = None
@@ -131,6 +133,10 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             program.heuristic = program.defs["heuristic"]
         program.flow = self.compile_flow()
         program.has_continuous = bool(program.always) or any(k.always for k in program.keywords.values())
+        if self.gen is not None and not any(k.always for k in program.keywords.values()):
+            # with the code generator only: the closure engine settles every time, and the tests that
+            # play every game in both engines check that skipping changes nothing
+            program.always_reads = always_reads(decls)
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
         if self.gen is not None:

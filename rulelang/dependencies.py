@@ -96,3 +96,201 @@ def free_names(node) -> set[str]:
 
     visit(node)
     return out
+
+
+#: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
+#: so a def calling them reads only the fields it names itself
+FIELD_FREE_BUILTINS = frozenset({
+    "abs", "all", "any", "at", "bottom", "cards_on", "cell_of", "cells", "cells_around", "concat", "connected_groups",
+    "count", "diagonal_directions", "directions", "distance", "distinct", "edge", "empty", "empty_cells",
+    "empty_cells_around", "face_down", "first", "frontier", "has_room", "last", "max", "min", "neighbor_cells",
+    "neighbors", "next_player", "occupied_cells", "opponents", "origin", "owned_cells", "owner", "player",
+    "previous_player", "ray", "region", "regions", "seat", "straight_directions", "sum", "top", "top_at", "towards",
+    "turn_order", "zone_of", "matched", "matching",
+})
+
+#: a def that may read any field (a text with {placeholders}, a card's condition, a keyword's rules)
+READS_ANYTHING = None
+
+
+def def_reads(decls) -> dict[str, frozenset | None]:
+    """For each def, the fields (by name) and global variables (as "$name") it reads, directly or
+    through the defs it calls or is given; None when it may read anything. A change of one field or
+    global then keeps the remembered values of the defs that do not read it (see
+    ``values.keep_remembered``); any other change of the state forgets them all."""
+    globals_ = {d.name for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    code_fields = {f.name for d in decls if isinstance(d, N.ComponentDecl) for f in d.fields
+                   if f.type.name == "condition"}
+    direct: dict[str, set | None] = {}
+    calls: dict[str, set[str]] = {}
+    for name, d in defs.items():
+        reads: set | None = set()
+        called: set[str] = set()
+
+        def visit(x):
+            nonlocal reads
+            if reads is None:
+                return
+            if isinstance(x, N.Attr):
+                if x.name in code_fields:
+                    reads = None
+                    return
+                reads.add(x.name)
+            elif isinstance(x, N.Name):
+                if x.id in globals_:
+                    reads.add("$" + x.id)
+                elif x.id in defs:
+                    called.add(x.id)  # a def given to another (matched(a, b, fits))
+            elif isinstance(x, N.StrLit) and "{" in x.value:
+                reads = None  # a text's placeholders read what they name, through labels too
+                return
+            elif isinstance(x, N.Call):
+                if x.func in defs:
+                    called.add(x.func)
+                elif x.func in FIELD_FREE_BUILTINS:
+                    pass
+                elif x.func in globals_ or x.func in defs:
+                    pass
+                elif _is_zone_call(x, decls):
+                    pass
+                else:
+                    reads = None  # a built-in that reads fields itself (label, keywords, has, usable...)
+                    return
+            if isinstance(x, N.Node):
+                for key, value in x.__dict__.items():
+                    if key != "span":
+                        visit(value)
+            elif isinstance(x, (list, tuple)):
+                for item in x:
+                    visit(item)
+
+        visit(d.body)
+        direct[name] = reads
+        calls[name] = called
+    out: dict[str, set | None] = dict(direct)
+    changed = True
+    while changed:  # through the defs each one calls, to a fixed point
+        changed = False
+        for name, called in calls.items():
+            mine = out[name]
+            if mine is None:
+                continue
+            for other in called:
+                theirs = out[other]
+                if theirs is None:
+                    out[name] = mine = None
+                    changed = True
+                    break
+                if not theirs <= mine:
+                    mine |= theirs
+                    changed = True
+    return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
+
+
+def _is_zone_call(x: N.Call, decls) -> bool:
+    """`hand(p)`: a zone of a player, a place, not a field."""
+    return any(isinstance(d, N.ZoneDecl) and d.name == x.func for d in decls)
+
+
+def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:
+    """The defs whose remembered values a change of `key` (a field name, or "$global") makes stale."""
+    return tuple(sorted(name for name, r in reads.items() if r is None or key in r))
+
+
+#: value types that cannot lead to a card or a zone: reading a global or field of one of these types
+#: reads only that global or field
+_PLAIN_TYPES = {"int", "bool", "str", "player", "cell"}
+#: statements a continuous rule may hold and still be skipped when nothing it reads has changed: each
+#: acts only through the state (no log line, signal, chance or choice that a skipped pass would lose)
+_SKIPPABLE_STATEMENTS = (N.Let, N.Assign, N.If, N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Break, N.Continue,
+                         N.Return, N.Move, N.Discard, N.Draw)
+
+
+def always_reads(decls) -> frozenset | None:
+    """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
+    globals ("$actor") and "@turn" (current, round or phase); None when that cannot be told (a card
+    reached other than through a zone the rules name, a text with placeholders, a card's condition,
+    chance, a built-in that reads fields itself, or a statement whose effect is not only on the state).
+
+    The runtime then skips settling when every change since the last fixed point touched none of
+    these (``VM.settle``): a rule that reads the same state does the same nothing again."""
+    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
+    plain = _PLAIN_TYPES | enums
+
+    def is_plain(t: N.TypeRef) -> bool:
+        return t.name in plain or (t.name == "list" and t.list_of is not None and is_plain(t.list_of)) or \
+            (t.list_of is not None and is_plain(t.list_of) and t.name in ("list", ""))
+
+    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
+    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
+    fields: dict[str, list[N.TypeRef]] = {}
+    for d in decls:
+        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
+            for f in d.fields:
+                fields.setdefault(f.name, []).append(f.type)
+    rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
+    if not rules:
+        return frozenset()
+    reads: set[str] = set()
+    seen: set[str] = set()
+    unknown = False
+
+    def visit(x):
+        nonlocal unknown
+        if unknown:
+            return
+        if isinstance(x, N.Stmt) and not isinstance(x, _SKIPPABLE_STATEMENTS):
+            unknown = True
+            return
+        if isinstance(x, N.Attr):
+            types = fields.get(x.name)
+            if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
+                unknown = True  # a field holding a card, a zone or a condition (or a card's zone)
+                return
+            reads.add(x.name)
+        elif isinstance(x, N.Name):
+            if x.id in TURN_NAMES:
+                reads.add("@turn")
+            elif x.id in zones:
+                reads.add("#" + x.id)
+            elif x.id in globals_:
+                if not is_plain(globals_[x.id].type):
+                    unknown = True  # a global holding a card or a zone leads anywhere
+                    return
+                reads.add("$" + x.id)
+            elif x.id in defs:
+                follow(x.id)
+        elif isinstance(x, N.StrLit) and "{" in x.value:
+            unknown = True
+            return
+        elif isinstance(x, N.Call):
+            if x.func in defs or x.func in procs:
+                follow(x.func)
+            elif x.func in zones:
+                reads.add("#" + x.func)
+            elif x.func not in FIELD_FREE_BUILTINS or x.func == "zone_of":
+                unknown = True  # a built-in that reads fields itself, or leads to a zone not named
+                return
+        if isinstance(x, N.Node):
+            for key, value in x.__dict__.items():
+                if key not in ("span", "doc"):
+                    visit(value)
+        elif isinstance(x, (list, tuple)):
+            for item in x:
+                visit(item)
+
+    def follow(name: str):
+        if name in seen:
+            return
+        seen.add(name)
+        decl = defs.get(name) or procs.get(name)
+        visit(decl.body)
+
+    for rule in rules:
+        visit(rule.body)
+    if unknown or seen & impure_defs(decls):
+        return None
+    return frozenset(reads)

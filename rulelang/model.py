@@ -131,6 +131,11 @@ class State:
         self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
         self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
         self.settled_version: int | None = None  # the version at which continuous rules last settled
+        # what changed since then, while every change was recorded (touched_version == version): names
+        # of zones ("#deck"), fields ("score") and globals ("$actor"); see VM.settle
+        self.touched: set[str] = set()
+        self.touched_version = -1
+        self.settled_turn: tuple | None = None  # (current, round, phase) when they last settled
 
     def zone_of_player(self, name: str, seat: int) -> Zone:
         return self.zones[f"{name}#{seat + 1}"]
@@ -161,6 +166,14 @@ UNTIL_KEY = "__until"  # changes to undo at the end of a turn, phase or round: [
 def remember_undo(state: "State", timing: str, owner, name: str, op: str, value) -> None:
     """Remember how to undo `owner.name op value` (owner None: a global) when the timing ends."""
     state.globals.setdefault(UNTIL_KEY, []).append([timing, owner, name, op, value])
+
+
+def touched(state: "State", key: str) -> None:
+    """Record that one field or global (`key`: "score", "$actor") changed, right after the change
+    raised ``state.version`` by one (see VM.settle)."""
+    if state.touched_version == state.version - 1:
+        state.touched_version = state.version
+        state.touched.add(key)
 
 
 def expire(state: "State", timing: str) -> None:
@@ -274,8 +287,14 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
 
 def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None, slot=None) -> None:
     old = e.zone
+    before = state.version
     detach(state, e)
     place(state, e, zone, cell, bottom, face_down, slot)
+    if state.touched_version == before:  # every change so far is recorded: record this one too
+        state.touched_version = state.version
+        state.touched.add("#" + zone.name)
+        if old is not None:
+            state.touched.add("#" + old.name)
     if watched is not None:
         if old is not None and old.name in watched:
             state.events.append(("leave", old.name, e))

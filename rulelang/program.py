@@ -144,6 +144,9 @@ class Program:
     result_pc: int = 0
     at_timings: set = field(default_factory=set)  # (start|end, round|turn|phase|game) that have triggers
     has_continuous: bool = False  # any `always` rule, in the game or in a keyword
+    # what the `always` rules read (dependencies.always_reads), so that settling can be skipped when none
+    # of it changed; None: always settle (keyword rules, rules that read what cannot be told)
+    always_reads: frozenset | None = None
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
     generated: Any = None  # the generated Python module's generator (codegen.Generator), None with closures only
     budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`

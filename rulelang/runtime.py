@@ -175,6 +175,13 @@ class VM:
         s = self.s
         if not self.program.has_continuous or s.settled_version == s.version:
             return
+        reads = self.program.always_reads
+        if reads is not None and s.touched_version == s.version and s.settled_version is not None \
+                and not (s.touched & reads) and ("@turn" not in reads or s.settled_turn == (s.current, s.round, s.phase)):
+            # every change since the last fixed point is recorded, and the rules read none of it: they
+            # would do nothing again (dependencies.always_reads)
+            self._settled()
+            return
         for _ in range(SETTLE_LIMIT):
             before = s.version
             for code in self.program.always:
@@ -188,13 +195,19 @@ class VM:
                         if s.version != changed:  # a keyword's continuous rule that acts is a use
                             s.stats[info.name] = s.stats.get(info.name, 0) + 1
             if s.version == before:
-                s.settled_version = s.version
+                self._settled()
                 if s.ending and not s.over:
                     self._end_game_from_rule()
                 return
         code = self.program.always[0] if self.program.always else None
         raise RuleError(code.span if code else Span(),
                         f"the continuous rules keep changing the game after {SETTLE_LIMIT} passes; they never settle")
+
+    def _settled(self):
+        s = self.s
+        s.settled_version = s.touched_version = s.version
+        s.touched.clear()
+        s.settled_turn = (s.current, s.round, s.phase)
 
     def _end_game_from_rule(self):
         flow = self.s.stack[0] if self.s.stack else None

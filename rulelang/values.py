@@ -147,3 +147,21 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
 def _plain(exc: Exception) -> str:
     text = str(exc)
     return text.split("\n")[0][:200] or type(exc).__name__
+
+
+def keep_remembered(s, readers: tuple) -> None:
+    """Right after one change of one field or global variable (``s.version`` went up by one): the
+    values remembered for the state just before it stay valid for every def that does not read that
+    field or global (``dependencies.def_reads``); the defs in ``readers`` forget theirs."""
+    old = s.version - 1
+    cache = s.state_cache
+    if cache.get("__stamp") == old:
+        for name in readers:
+            cache.pop(name, None)
+        cache["__stamp"] = s.version
+    cache = s.def_cache
+    stamp = cache.get("__stamp")
+    if stamp is not None and stamp[0] == old and stamp[1] == s.current and stamp[2] == s.round and stamp[3] == s.phase:
+        for name in readers:
+            cache.pop(name, None)
+        cache["__stamp"] = (s.version, s.current, s.round, s.phase)

@@ -192,3 +192,108 @@ def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatc
     assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 0, "Player 2 has 2")
     match.s.current = 0  # the turn changes, the state does not
     assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 2, "Player 1 has 2")
+
+
+SETTLING = """
+game "Settling" { players 2  turn order clockwise  round: play  max rounds 3 }
+player { score: int = 0  tokens: int = 0 }
+component Chip { value: int = 1  label "chip {value}" }
+cards chips in bag { Chip(value: v) for v in 1..6 }
+zone bag
+zone hand per player
+zone table
+var best: int = 0
+def table_total = sum(c.value for c in table)
+def holders = [p in players where p.tokens > 0]
+/// What it reads: the table (a zone), each chip's value, the global best.
+always as bookkeeping {
+  if table_total > best { best = table_total }
+  for each p in players { p.score = table_total }
+}
+phase play {
+  take turns from player(1) once {
+    choose option from ["keep", "show"] as "Keep the chip or show it?"
+    draw 1 from bag to hand(current)
+    current.tokens += 1
+    if option == "show" { move top(hand(current)) to table }
+  }
+}
+"""
+
+
+def _game_from(tmp_path, monkeypatch, text, name="g.rules", engine="codegen"):
+    path = tmp_path / name
+    path.write_text(text)
+    return load_with(engine, monkeypatch, path)
+
+
+def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, monkeypatch):
+    """A continuous rule that reads the table, chips' values and `best` is not run again after a chip
+    is drawn into a hand or a player's tokens change; it is after a chip reaches the table. Skipping
+    changes nothing: the same seeds give the same matches as the closure engine, which never skips."""
+    from rulelang import runtime
+
+    game = _game_from(tmp_path, monkeypatch, SETTLING)
+    assert game.program.always_reads == {"#table", "value", "$best", "score"}
+    runs = []
+    real = runtime.VM.run_sync
+
+    def counting(vm, code, vars):
+        runs.append(vm.s.version)
+        return real(vm, code, vars)
+
+    monkeypatch.setattr(runtime.VM, "run_sync", counting)
+    match = game.new_match(seed=3)
+    runs.clear()
+    match.apply(0)  # keep: a chip to the hand, a token more; the rule reads neither
+    assert runs == []
+    match.apply(1)  # show: the chip goes to the table, so the rule runs (and again, to its fixed point)
+    assert len(runs) >= 1 and match.s.globals["best"] == match.s.zones["table"].items[0].attrs["value"]
+    monkeypatch.undo()
+    for seed in range(12):
+        played = []
+        for engine in ("codegen", "closures"):
+            g = _game_from(tmp_path, monkeypatch, SETTLING, f"{engine}.rules", engine)
+            m, rng, counts = g.new_match(seed=seed), random.Random(seed), []
+            while not m.is_over:
+                counts.append(m.option_count())
+                m.apply(rng.randrange(m.option_count()))
+            played.append((counts, m.result, dict(m.s.globals)))
+        assert played[0] == played[1]
+
+
+@pytest.mark.parametrize("rule, why", [
+    ("var held: Chip\nalways { if held != none { held.value = 1 } }", "a global holding a card leads to any zone"),
+    ("always { for each c in table { log \"{c}\" } }", "a log line per pass would be lost"),
+    ("always { for each c in table where zone_of(c) != table { c.value = 0 } }", "zone_of leads to a zone not named"),
+    ("always { best = count(c in table where label(c) == \"x\") }", "label reads any field"),
+    ("always { best = roll(6) }", "chance"),
+])
+def test_continuous_rules_that_read_what_cannot_be_told_are_never_skipped(tmp_path, monkeypatch, rule, why):
+    text = SETTLING.split("/// What it reads")[0] + rule + "\n" + SETTLING.split("phase play")[0].split("}\n}\n")[-1] + \
+        "phase play" + SETTLING.split("phase play")[1]
+    game = _game_from(tmp_path, monkeypatch, text)
+    assert game.program.always_reads is None, why
+
+
+def test_a_field_change_keeps_the_remembered_values_of_defs_that_do_not_read_it(tmp_path, monkeypatch):
+    game = _game_from(tmp_path, monkeypatch, SETTLING)
+    match = game.new_match(seed=1)
+    match.apply(1)  # a chip on the table
+    s = match.s
+    ctx = rulelang.runtime.Ctx({}, s, match.vm)
+    total, holders = game.program.defs["table_total"], game.program.defs["holders"]
+    first = (total(ctx, ()), holders(ctx, ()))
+    assert {"table_total", "holders"} <= set(s.state_cache)
+    from rulelang.dependencies import def_reads, readers_of
+    from rulelang.parser import parse_file
+    from rulelang.values import keep_remembered
+
+    readers = readers_of(def_reads(parse_file(tmp_path / "g.rules").decls), "tokens")
+    assert readers == ("holders",)
+    s.players[1].attrs["tokens"] += 5  # what `p.tokens += 5` does (compile_stmt's set_attr)
+    s.version += 1
+    keep_remembered(s, readers)  # only the defs that read tokens forget
+    assert "table_total" in s.state_cache and "holders" not in s.state_cache
+    first = (first[0], [p for p in s.players if p.attrs["tokens"] > 0])
+    assert (total(ctx, ()), holders(ctx, ())) == first
