@@ -148,6 +148,9 @@ class BoardCells:
         self._front_keys: list = []
         self._front_cells: list = []
         self._front_set: set = set()
+        # a fixed board's empty cells in order (with their sort keys), kept up to date once asked for
+        self._empty: list | None = None
+        self._empty_keys: list = []
 
     def copy(self, entity_map) -> "BoardCells":
         """The same cells with the same cards, each card replaced by entity_map(card)."""
@@ -166,6 +169,10 @@ class BoardCells:
         else:
             new._touch, new._front_keys = dict(self._touch), list(self._front_keys)
             new._front_cells, new._front_set = list(self._front_cells), set(self._front_set)
+        if self._empty is None:
+            new._empty, new._empty_keys = None, []
+        else:
+            new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
         return new
 
     @property
@@ -209,8 +216,14 @@ class BoardCells:
             stack.insert(0, entity)
         else:
             stack.append(entity)
-        if self._touch is not None and len(stack) == 1:
-            self._occupied(cell)
+        if len(stack) == 1:
+            if self._touch is not None:
+                self._occupied(cell)
+            if self._empty is not None:
+                i = bisect_left(self._empty_keys, _cell_sort_key(cell))
+                if i < len(self._empty) and self._empty[i] == cell:
+                    del self._empty[i]
+                    del self._empty_keys[i]
 
     def remove(self, cell, entity) -> None:
         stack = self.stacks[cell]
@@ -222,6 +235,11 @@ class BoardCells:
                 del self.stacks[cell]
             if self._touch is not None:
                 self._vacated(cell)
+            if self._empty is not None and not self.topology.open:
+                key = _cell_sort_key(cell)
+                i = bisect_left(self._empty_keys, key)
+                self._empty.insert(i, cell)
+                self._empty_keys.insert(i, key)
 
     # ---- the frontier, kept incrementally: _touch[c] = how many occupied cells c is next to
     def _occupied(self, cell) -> None:
@@ -300,6 +318,17 @@ class BoardCells:
         if self._sorted_cells is None:
             self._sorted_cells = sorted(self._graph.nodes, key=_cell_sort_key)
         return list(self._sorted_cells)
+
+    def empty_cells(self) -> list:
+        """A fixed board's cells that hold no card, in order: computed once, then kept up to date as
+        cards come and go (an open board's cells are its occupied ones: none is empty)."""
+        if self.topology.open:
+            return []
+        if self._empty is None:
+            stacks = self.stacks
+            self._empty = [c for c in self.cells() if not stacks.get(c)]
+            self._empty_keys = [_cell_sort_key(c) for c in self._empty]
+        return list(self._empty)
 
     def occupied_cells(self) -> list:
         return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)

@@ -25,6 +25,7 @@ alone), for comparison and as a fallback.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import linecache
 import marshal
 import os
@@ -46,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "3"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "4"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -260,7 +261,7 @@ _HELPERS = {
     "_lt": _order("<"), "_le": _order("<="), "_gt": _order(">"), "_ge": _order(">="),
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
-    "_EP": (Entity, Player), "_CATCH": _CATCH, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+    "_EP": (Entity, Player), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
 
@@ -780,13 +781,20 @@ class Generator:
         return "[" + ", ".join(self.x(i) for i in x.items) + "]"
 
     def g_FilterList(self, x):
-        if x.keep != "where":
-            return self.fallback(x)
         coll = self.iterable(x.coll)
-        with self.local_scope([x.var]):
-            cond = self.x(x.cond)
+        saved = self.no_walrus
+        self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
+        try:
+            with self.local_scope([x.var]):
+                cond = self.x(x.cond)
+        finally:
+            self.no_walrus = saved
         var = f"L_{x.var}"
-        return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
+        if x.keep == "where":
+            return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
+        # `[x in coll while cond]`: the items from the start for as long as cond holds (`until`: until it does)
+        test = f"({cond})" if x.keep == "while" else f"not ({cond})"
+        return f"list(_takewhile(lambda {var}: {test}, _each(c, {coll}, {self.span(x)})))"
 
     def g_MapList(self, x):
         clauses = [(x.var, x.coll)] + [(f.var, f.coll) for f in x.more]

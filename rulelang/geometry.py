@@ -39,6 +39,8 @@ def _lattice(board: BoardZone, fn: str):
 
 
 def _direction(d, fn: str):
+    if type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
+        return d
     if not (isinstance(d, tuple) and len(d) == 2 and all(isinstance(v, int) for v in d)):
         raise RuleFailure(f"{fn}() needs a direction, a pair of whole numbers such as (1, 0); got {describe(d)}")
     return d
@@ -84,13 +86,21 @@ def _ray(ctx, board, cell, d):
     if topo.open:
         raise RuleFailure("ray() needs a board of fixed size (an open board has no edge)")
     dx, dy = _direction(d, "ray")
-    stacks = board.cells.stacks
-    out = []
-    x, y = cell[0] + dx, cell[1] + dy
-    while (x, y) in stacks:
-        out.append((x, y))
-        x, y = x + dx, y + dy
-    return out
+    # a fixed board's cells are the game's (BoardCells._shared, until a cell off the board is used):
+    # each ray is walked once per board shape (topology) and kept
+    shared = board.cells._shared
+    rays = topo.__dict__.setdefault("_rays", {}) if shared else {}
+    key = (cell, dx, dy)
+    found = rays.get(key)
+    if found is None:
+        stacks = board.cells.stacks
+        found = []
+        x, y = cell[0] + dx, cell[1] + dy
+        while (x, y) in stacks:
+            found.append((x, y))
+            x, y = x + dx, y + dy
+        found = rays[key] = tuple(found)
+    return list(found)
 
 
 @builtin("edge", 2, 2, 'the cells along one side of a fixed grid or hex board: edge(board, "top"), "bottom", "left" or "right"')
@@ -122,8 +132,7 @@ def _edge_cells(cells: list, side: str, height: int) -> list:
 
 @builtin("empty_cells", 1, 1, "the cells of a fixed board that hold no card")
 def _empty_cells(ctx, board):
-    board = _board(board, "empty_cells")
-    return [c for c in board.cells.cells() if not board.cells.stacks.get(c)]
+    return _board(board, "empty_cells").cells.empty_cells()
 
 
 @builtin("owned_cells", 2, 2, "the cells of a board whose top card belongs to a player")

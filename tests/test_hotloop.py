@@ -1,5 +1,5 @@
 """The hot loop's data structures give the same answers as the plain computations they replace:
-the incrementally kept frontier of a board, options made on demand, and `matched` by augmenting paths."""
+the incrementally kept frontier and empty cells of a board, rays kept per board shape, options made on demand, and `matched` by augmenting paths."""
 import random
 
 import pytest
@@ -49,11 +49,15 @@ def test_the_kept_frontier_is_the_recomputed_one(topology):
             placed.append((cell, token))
         if step >= 5:
             assert cells.frontier() == recomputed_frontier(cells), step
+        if step >= 9:  # the kept empty cells of a fixed board (empty_cells()), from step 9 on
+            expected = [] if topology.open else [c for c in cells.cells() if not cells.stacks.get(c)]
+            assert cells.empty_cells() == expected, step
         for cell in [c for c, _ in placed[-3:]] + fixed[:3]:  # neighbors(): the cards next to a cell
             assert cells.cards_next_to(cell) == [e for c in cells.occupied_neighbour_cells(cell) for e in cells.stack(c)]
         if step % 50 == 7:  # a copy keeps its own frontier
             copy = cells.copy(lambda e: e)
             assert copy.frontier() == cells.frontier()
+            assert copy.empty_cells() == cells.empty_cells()
             cells = copy
 
 
@@ -145,3 +149,21 @@ def test_matched_agrees_with_a_maximum_matching():
         complete = len(bipartite_matching(list(range(n)), list(range(m)), lambda a, b: (a, b) in edges)) == n
         assert saturating_matching_exists(list(range(n)), list(range(m)), fits) == complete
         assert len(asked) == len(set(asked)), "each pair is tested at most once"
+
+
+def test_rays_kept_per_board_shape_are_the_walked_ones():
+    import rulelang
+    from rulelang.geometry import _ray
+
+    game = rulelang.load("examples/connect4.rules")
+    match = game.new_match(seed=2)
+    board = match.s.zones["grid"]
+    cells = board.cells.cells()
+    for cell in cells:
+        for d in [(1, 0), (0, 1), (1, 1), (1, -1), (-1, 0), (0, -1), (-1, -1), (-1, 1), (2, 1)]:
+            walked, (x, y) = [], (cell[0] + d[0], cell[1] + d[1])
+            while (x, y) in board.cells.stacks:
+                walked.append((x, y))
+                x, y = x + d[0], y + d[1]
+            assert _ray(None, board, cell, d) == walked == _ray(None, board, cell, d)
+    assert _ray(None, board, (0, 0), (1, 0)) is not _ray(None, board, (0, 0), (1, 0))  # each call its own list
