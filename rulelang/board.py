@@ -141,7 +141,8 @@ class BoardCells:
         else:
             self._graph, self._sorted_cells, self._neighbour_table = topology.fixed_board()
             self._shared = True
-            self.stacks = {cell: [] for cell in self._graph.nodes}
+            # in cell order: while the board is the game's (_shared), walking the stacks walks the cells in order
+            self.stacks = {cell: [] for cell in self._sorted_cells}
         # the frontier, kept up to date once asked for (see frontier()): occupied neighbours per
         # cell, and the frontier's cells in order with their sort keys and as a set
         self._touch: dict | None = None

@@ -144,10 +144,15 @@ def _owned_cells(ctx, board, player):
     stacks = board.cells.stacks
     if board.cells.topology.open:
         return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=cell_sort_key)
+    if board.cells._shared:  # the game's fixed board: its stacks are in cell order (BoardCells)
+        return [c for c, stack in stacks.items() if stack and stack[-1].owner == seat]
     return [c for c in board.cells.cells() if stacks[c] and stacks[c][-1].owner == seat]
 
 
 def _cell_set(cells, fn: str) -> set:
+    items = as_list(cells)
+    if Entity not in set(map(type, items)):  # cells only (the usual case): one C-level pass
+        return set(items)
     out = set()
     for c in as_list(cells):
         if isinstance(c, Entity):
