@@ -139,7 +139,10 @@ class ForChosenNext(Op):
 
     def resume(self, vm, frame, option):
         item = option["values"][self.var]
-        frame.vars[self.slot][0].remove(item)
+        state = frame.vars[self.slot]
+        left = list(state[0])  # the loop's own copy: the collection may be a global's or a def's list
+        left.remove(item)
+        state[0] = left
         frame.vars[self.var] = item
         frame.pc += 1
 

@@ -407,6 +407,26 @@ phase play {
     assert match.s.log == ["card 3", "card 1", "card 2"]
 
 
+def test_for_each_chosen_by_leaves_the_list_it_walks_alone():
+    # the loop picks items off its own copy: a global's list and a def's (remembered) list stay whole
+    body = """
+var picks: list of int = [3, 1, 2]
+def order = [10, 20, 30]
+phase play {
+  take turns from player(1) once {
+    for each x in picks chosen by current { log "{x}" }
+    for each y in order chosen by current { log "{y}" }
+    log "picks {picks} order {order}"
+  }
+}
+"""
+    match = game(body, players="1").new_match()
+    while not match.is_over:
+        match.apply(len(match.legal_options()) - 1)
+    assert match.s.log == ["2", "1", "3", "30", "20", "10", "picks [3, 1, 2] order [10, 20, 30]"]
+    assert match.s.globals["picks"] == [3, 1, 2]
+
+
 def test_optional_choice_offers_nothing():
     body = CARDS + '''
 phase play {
