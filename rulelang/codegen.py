@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "4"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "5"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -703,7 +703,9 @@ class Generator:
         want_all = node.func == "all"
         f = node.args[0]
         coll = self.iterable(f.coll, walrus=True)
-        lines = [f"{indent}{target} = {want_all}", f"{indent}for L_{f.var} in _as_list({coll}", f"{indent}):"]
+        walked = self.fresh("_w")  # a list is walked as it is (as_list would return it too, at the cost of a call)
+        lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
+                 f"{indent}for L_{f.var} in ({walked} if type({walked}) is list else _as_list({walked})):"]
         with self.local_scope([f.var]):
             if self.is_quantifier(f.cond):
                 inner = self.fresh("_q")
