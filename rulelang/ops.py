@@ -12,7 +12,7 @@ from .builtins import as_list, describe
 from .errors import Span
 from .options import Options
 from .program import Ctx, LOOP_LIMIT, RuleError
-from .model import UNTIL_KEY, KeywordValue, Player, expire, out_seats
+from .model import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
 
 # ------------------------------------------------------------------ ops
 # Each op: run(vm, frame). Ops advance frame.pc themselves.
@@ -459,6 +459,23 @@ class TurnsNext(Op):
         s = vm.s
         t = frame.vars[self.slot]
         order = t.get("order")
+        if order is None and self.until is None and self.skipping is None and OUT_KEY not in s.globals:
+            # the plain case (seats in turn, nobody skipped or out): the general steps below, fewer of them
+            n = len(s.players)
+            if self.once and t["taken"] >= n:
+                return self.finish(vm, frame)
+            pos = t["seat"] if t["first"] else (t["seat"] + t["step"]) % n
+            t["seat"] = pos
+            t["first"] = False
+            taken = t["taken"] = t["taken"] + 1
+            if taken > LOOP_LIMIT:
+                raise RuleError(self.span, f"players took {LOOP_LIMIT:,} turns here without the `until` condition becoming true")
+            s.current = pos
+            frame.handlers.append(("turn", self.turn_end))
+            frame.pc += 1
+            if ("start", "turn") in vm.program.at_timings:
+                vm.fire_at("start", "turn")
+            return
         if order is not None:
             # a computed order: positions in the list stand for seats
             n = len(order)
