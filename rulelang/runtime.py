@@ -500,6 +500,10 @@ class Game:
             raise RulesError(Diagnostic(self.rules.game().span if self.rules.game() else Span(),
                                         f"{g.title} is played by {g.players_min} to {g.players_max} players, not {n}"))
         try:  # the defaults of player fields and globals are rules expressions too
+            limit = (self.program.budgets or as_budgets(None)).players
+            if n > limit:
+                span = self.rules.game().span if self.rules.game() else Span()
+                raise exceeded(span, "players", f"a match of {n:,} players is more than a match may have", limit)
             state = _new_state(self.program, n, seed)
         except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
             raise _as_rules_error(exc, None) from None

@@ -246,3 +246,19 @@ def test_checking_declared_cards_takes_work_linear_in_their_number():
     big_calls, big_blocks = work(4_000)
     assert big_calls <= 4.4 * small_calls, (small_calls, big_calls)
     assert big_blocks <= 4.4 * small_blocks, (small_blocks, big_blocks)
+
+
+def test_a_match_of_a_hundred_million_players_is_not_started(tmp_path):
+    # found by the fuzzer: `players 21..100000000` checks clean, and its default match would have
+    # built a hundred million players; the players budget stops it at once, naming the game line
+    path = tmp_path / "crowd.rules"
+    path.write_text('game "Crowd" {\n  players 21..100000000\n  turn order clockwise\n  round: play\n}\n'
+                    'phase play { take turns once { choose x from [1, 2] } }\n', encoding="utf-8")
+    game = rulelang.load(str(path))
+    with pytest.raises(RulesError) as info:
+        game.new_match(seed=1)
+    text = info.value.format()
+    assert "crowd.rules:1:1" in text and "100,000,000 players" in text and "budget players" in text
+    assert len(game.new_match(players=21, seed=1).s.players) == 21
+    roomy = rulelang.load(str(path), budgets={"players": 2000})
+    assert len(roomy.new_match(players=1500, seed=1).s.players) == 1500
