@@ -147,14 +147,17 @@ class MCTSAgent:
       rather than to avoid losing, as flat Monte Carlo (which counts only wins) does;
     * ``prior``: 1 orders a big decision's options by the rules' heuristic one move ahead before
       searching it (``root_prior``), so progressive widening tries the promising options first
-      instead of random ones; 0 (the default) widens in random order.
+      instead of random ones; 0 (the default) widens in random order;
+    * ``bias``: with ``prior``, how much the one-move-ahead value counts in choosing which option to
+      try next (progressive bias: ``bias * prior / (visits + 1)`` added to an option's UCB value, the
+      prior scaled to 0..1 among the options, so it guides the first visits and fades); 0 by default.
     """
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
                  max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
-                 round_end: int = 0, draw: float | None = None, prior: int = 0):
+                 round_end: int = 0, draw: float | None = None, prior: int = 0, bias: float = 0.0):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
@@ -164,7 +167,9 @@ class MCTSAgent:
         self.round_end = bool(round_end)
         self.draw = None if draw is None else min(1.0, float(draw))
         self.prior = bool(prior)
+        self.bias = float(bias)
         self._order: dict[tuple, float] = {}  # the root's options by their prior (when prior is on)
+        self._bias: dict[tuple, float] = {}  # the root's progressive bias (when bias is on)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
     def choose(self, handle, options) -> int:
@@ -173,8 +178,13 @@ class MCTSAgent:
         root = _Node(None)
         root_keys = {(o.name, o.label): o.index for o in reversed(options)}
         self._order = {}
+        self._bias = {}
         if self.prior and len(root_keys) > self.width and handle_has_heuristic(handle):
             self._order = root_prior(handle, root_keys, self.rng, self.draw)
+            if self.bias:  # the prior scaled to 0..1 among the options, times the bias
+                low, high = min(self._order.values()), max(self._order.values())
+                if high > low:
+                    self._bias = {k: self.bias * (v - low) / (high - low) for k, v in self._order.items()}
         for _ in range(self.iterations):
             world = handle.imagine(self.rng)
             self._iterate(world, root)
@@ -214,11 +224,14 @@ class MCTSAgent:
                 break
             c = self.exploration
             best_key, best_value = None, -1.0
+            bias = self._bias if node is root else None
             for k in keys:
                 ch = node.children.get(k)
                 if ch is None:
                     continue
                 value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
+                if bias:
+                    value += bias.get(k, 0.0) / (ch.visits + 1)
                 if value > best_value:
                     best_key, best_value = k, value
             node = node.children[best_key]

@@ -89,7 +89,28 @@ def test_cutoff_values_score_an_unfinished_game_between_zero_and_one():
     assert sum(values) == pytest.approx(1.0)  # one winner or none now, and a ranking of two
 
 
-@pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0", "ismcts:6:round_end=1"])
+def test_prior_orders_widening_by_the_heuristic_one_move_ahead_and_bias_favours_it():
+    from rulelang.mcts import root_prior
+
+    bot = make_agent("ismcts:12:prior=1:bias=0.5", 3)
+    assert (bot.prior, bot.bias) == (True, 0.5) and make_agent("ismcts:12", 3).prior is False
+    match = _zemico_with_many_options()
+    handle = AgentHandle(match, match.to_move)
+    options = match.legal_options()
+    keys = {(o.name, o.label): o.index for o in reversed(options)}
+    values = root_prior(handle, keys, random.Random(1), None)
+    assert set(values) == set(keys) and all(0.0 <= v <= 1.0 for v in values.values())
+    bot.choose(handle, options)
+    # the first options tried are among the best one move ahead: with 12 iterations and more
+    # options than the width, every child of the root is one of the top-valued options
+    top = sorted(set(bot._order.values()), reverse=True)
+    tried = {bot._order[k] for k in bot.root.children}
+    assert tried <= set(top[:len(tried) + 1])
+    assert bot._bias and max(bot._bias.values()) == pytest.approx(0.5) and min(bot._bias.values()) == 0.0
+
+
+@pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0", "ismcts:6:round_end=1",
+                                  "ismcts:12:prior=1:bias=1"])
 def test_ismcts_chooses_alike_in_deals_that_differ_only_in_what_it_cannot_see(spec):
     """"Players see only what they may see": the opponent's hand and the deck are hidden from
     the mover, so swapping cards between them must not change its choice."""
