@@ -35,23 +35,9 @@ def reads_turn(node) -> bool:
     `{...}` placeholders (a safe over-approximation)."""
     if free_names(node) & TURN_NAMES:
         return True
-    found = False
-
-    def visit(x):
-        nonlocal found
-        if found:
-            return
-        if isinstance(x, N.StrLit) and "{" in x.value:
-            found = any(m.split(".")[0] in TURN_NAMES for m in _TEMPLATE_NAMES.findall(x.value))
-        elif isinstance(x, N.Node):
-            for value in x.__dict__.values():
-                visit(value)
-        elif isinstance(x, (list, tuple)):
-            for item in x:
-                visit(item)
-
-    visit(node)
-    return found
+    return any(isinstance(x, N.StrLit) and "{" in x.value
+               and any(m.split(".")[0] in TURN_NAMES for m in _TEMPLATE_NAMES.findall(x.value))
+               for x in nodes_in(node))
 
 
 _TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
@@ -78,23 +64,26 @@ def turn_defs(decls) -> set[str] | None:
     return out
 
 
+def nodes_in(tree):
+    """Every AST node in a tree (a node, or lists of them), parents before children."""
+    todo = [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, N.Node):
+            yield x
+            todo.extend(reversed(list(x.__dict__.values())))
+        elif isinstance(x, (list, tuple)):
+            todo.extend(reversed(x))
+
+
 def free_names(node) -> set[str]:
     """Every name an expression mentions (a safe over-approximation of what it depends on)."""
     out: set[str] = set()
-
-    def visit(x):
+    for x in nodes_in(node):
         if isinstance(x, N.Name):
             out.add(x.id)
         elif isinstance(x, N.Call):
             out.add(x.func)
-        if isinstance(x, N.Node):
-            for value in x.__dict__.values():
-                visit(value)
-        elif isinstance(x, (list, tuple)):
-            for item in x:
-                visit(item)
-
-    visit(node)
     return out
 
 
@@ -124,18 +113,14 @@ def def_reads(decls) -> dict[str, frozenset | None]:
                    if f.type.name == "condition"}
     direct: dict[str, set | None] = {}
     calls: dict[str, set[str]] = {}
-    for name, d in defs.items():
-        reads: set | None = set()
-        called: set[str] = set()
+    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
 
-        def visit(x):
-            nonlocal reads
-            if reads is None:
-                return
+    def reads_of(body, called: set[str]) -> set | None:
+        reads: set = set()
+        for x in nodes_in(body):
             if isinstance(x, N.Attr):
                 if x.name in code_fields:
-                    reads = None
-                    return
+                    return None
                 reads.add(x.name)
             elif isinstance(x, N.Name):
                 if x.id in globals_:
@@ -143,31 +128,17 @@ def def_reads(decls) -> dict[str, frozenset | None]:
                 elif x.id in defs:
                     called.add(x.id)  # a def given to another (matched(a, b, fits))
             elif isinstance(x, N.StrLit) and "{" in x.value:
-                reads = None  # a text's placeholders read what they name, through labels too
-                return
+                return None  # a text's placeholders read what they name, through labels too
             elif isinstance(x, N.Call):
                 if x.func in defs:
                     called.add(x.func)
-                elif x.func in FIELD_FREE_BUILTINS:
-                    pass
-                elif x.func in globals_ or x.func in defs:
-                    pass
-                elif _is_zone_call(x, decls):
-                    pass
-                else:
-                    reads = None  # a built-in that reads fields itself (label, keywords, has, usable...)
-                    return
-            if isinstance(x, N.Node):
-                for key, value in x.__dict__.items():
-                    if key != "span":
-                        visit(value)
-            elif isinstance(x, (list, tuple)):
-                for item in x:
-                    visit(item)
+                elif x.func not in FIELD_FREE_BUILTINS and x.func not in globals_ and x.func not in zones:
+                    return None  # a built-in that reads fields itself (label, keywords, has, usable...)
+        return reads
 
-        visit(d.body)
-        direct[name] = reads
-        calls[name] = called
+    for name, d in defs.items():
+        calls[name] = set()
+        direct[name] = reads_of(d.body, calls[name])
     out: dict[str, set | None] = dict(direct)
     changed = True
     while changed:  # through the defs each one calls, to a fixed point
@@ -186,11 +157,6 @@ def def_reads(decls) -> dict[str, frozenset | None]:
                     mine |= theirs
                     changed = True
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
-
-
-def _is_zone_call(x: N.Call, decls) -> bool:
-    """`hand(p)`: a zone of a player, a place, not a field."""
-    return any(isinstance(d, N.ZoneDecl) and d.name == x.func for d in decls)
 
 
 def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:
@@ -236,20 +202,16 @@ def always_reads(decls) -> frozenset | None:
         return frozenset()
     reads: set[str] = set()
     seen: set[str] = set()
-    unknown = False
+    todo = [rule.body for rule in rules]  # bodies to read: the rules, then the defs and procedures they use
 
-    def visit(x):
-        nonlocal unknown
-        if unknown:
-            return
+    def known(x) -> bool:
+        """Record what one node reads; False when what it reads cannot be told."""
         if isinstance(x, N.Stmt) and not isinstance(x, _SKIPPABLE_STATEMENTS):
-            unknown = True
-            return
+            return False
         if isinstance(x, N.Attr):
             types = fields.get(x.name)
             if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
-                unknown = True  # a field holding a card, a zone or a condition (or a card's zone)
-                return
+                return False  # a field holding a card, a zone or a condition (or a card's zone)
             reads.add(x.name)
         elif isinstance(x, N.Name):
             if x.id in TURN_NAMES:
@@ -258,39 +220,27 @@ def always_reads(decls) -> frozenset | None:
                 reads.add("#" + x.id)
             elif x.id in globals_:
                 if not is_plain(globals_[x.id].type):
-                    unknown = True  # a global holding a card or a zone leads anywhere
-                    return
+                    return False  # a global holding a card or a zone leads anywhere
                 reads.add("$" + x.id)
-            elif x.id in defs:
-                follow(x.id)
+            elif x.id in defs and x.id not in seen:
+                seen.add(x.id)
+                todo.append(defs[x.id].body)
         elif isinstance(x, N.StrLit) and "{" in x.value:
-            unknown = True
-            return
+            return False
         elif isinstance(x, N.Call):
             if x.func in defs or x.func in procs:
-                follow(x.func)
+                if x.func not in seen:
+                    seen.add(x.func)
+                    todo.append((defs.get(x.func) or procs.get(x.func)).body)
             elif x.func in zones:
                 reads.add("#" + x.func)
             elif x.func not in FIELD_FREE_BUILTINS or x.func == "zone_of":
-                unknown = True  # a built-in that reads fields itself, or leads to a zone not named
-                return
-        if isinstance(x, N.Node):
-            for key, value in x.__dict__.items():
-                if key not in ("span", "doc"):
-                    visit(value)
-        elif isinstance(x, (list, tuple)):
-            for item in x:
-                visit(item)
+                return False  # a built-in that reads fields itself, or leads to a zone not named
+        return True
 
-    def follow(name: str):
-        if name in seen:
-            return
-        seen.add(name)
-        decl = defs.get(name) or procs.get(name)
-        visit(decl.body)
-
-    for rule in rules:
-        visit(rule.body)
+    unknown = False
+    while todo and not unknown:
+        unknown = not all(known(x) for x in nodes_in(todo.pop()))
     if unknown or seen & impure_defs(decls):
         return None
     return frozenset(reads)
