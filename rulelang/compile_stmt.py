@@ -15,8 +15,8 @@ from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, Filt
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import Code, Ctx, RuleError
-from .values import keep_remembered, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
-from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo, touched
+from .values import one_value_changed, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
+from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
 class StatementCompiler:
@@ -98,10 +98,7 @@ class StatementCompiler:
                         remember_undo(c.s, until, None, name, op, old if op == "=" else v)
                     if g.get(name, _MISSING) != new:
                         g[name] = new
-                        c.s.version += 1
-                        touched(c.s, key)
-                        if readers is not None:
-                            keep_remembered(c.s, readers)
+                        one_value_changed(c.s, key, readers)
 
                 self.emit(code, Exec(set_global, span))
             return
@@ -125,10 +122,7 @@ class StatementCompiler:
                 new = _update(attrs.get(attr), v, op, span)
                 if attrs.get(attr, _MISSING) != new:
                     attrs[attr] = new
-                    c.s.version += 1
-                    touched(c.s, attr)
-                    if readers is not None:
-                        keep_remembered(c.s, readers)
+                    one_value_changed(c.s, attr, readers)
                 return
             if o is None:
                 raise RuleError(span, f'cannot set "{attr}" of nothing (the value is none)')

@@ -8,7 +8,7 @@ from .budgets import check_size
 from .builtins import describe
 from .errors import Span
 from .program import Ctx, RuleError
-from .model import BoardZone, Entity, Player, Zone, move as move_entity
+from .model import BoardZone, Entity, Player, Zone, move as move_entity, touched
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -165,3 +165,13 @@ def keep_remembered(s, readers: tuple) -> None:
         for name in readers:
             cache.pop(name, None)
         cache["__stamp"] = (s.version, s.current, s.round, s.phase)
+
+
+def one_value_changed(s, key: str, readers: tuple | None) -> None:
+    """A field ("score") or global ("$actor") took a new value: a change of the state
+    (``s.version``), recorded as touching `key` (``model.touched``, for continuous rules), that
+    only the defs in `readers` must forget (None: all of them)."""
+    s.version += 1
+    touched(s, key)
+    if readers is not None:
+        keep_remembered(s, readers)
