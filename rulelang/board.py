@@ -42,6 +42,7 @@ class Topology:
         self._neighbour_cache: dict = {}
         self._fixed = None  # see fixed_board()
         self.edge_cache: dict = {}  # the cells of each named side of a fixed board (geometry.edge)
+        self.ray_cache: dict = {}  # (cell, dx, dy) -> the cells of that ray on the fixed board (BoardCells.ray)
         if kind == "grid":
             self.deltas = GRID8 if neighbours == 8 else GRID4
             self.open = width is None
@@ -236,7 +237,7 @@ class BoardCells:
                 del self.stacks[cell]
             if self._touch is not None:
                 self._vacated(cell)
-            if self._empty is not None and not self.topology.open:
+            if self._empty is not None:  # (never kept for an open board: see empty_cells)
                 key = _cell_sort_key(cell)
                 i = bisect_left(self._empty_keys, key)
                 self._empty.insert(i, cell)
@@ -330,6 +331,32 @@ class BoardCells:
             self._empty = [c for c in self.cells() if not stacks.get(c)]
             self._empty_keys = [_cell_sort_key(c) for c in self._empty]
         return list(self._empty)
+
+    def ray(self, cell, dx: int, dy: int) -> list:
+        """The cells from `cell` (not included) in the direction (dx, dy) to the edge, nearest first.
+        While the board is the game's fixed one (not grown off it), each ray is walked once per board
+        shape and kept with the topology."""
+        rays = self.topology.ray_cache if self._shared else {}
+        key = (cell, dx, dy)
+        found = rays.get(key)
+        if found is None:
+            stacks = self.stacks
+            walked = []
+            x, y = cell[0] + dx, cell[1] + dy
+            while (x, y) in stacks:
+                walked.append((x, y))
+                x, y = x + dx, y + dy
+            found = rays[key] = tuple(walked)
+        return list(found)
+
+    def owned_by(self, seat: int) -> list:
+        """The cells whose top card belongs to a seat, in cell order."""
+        stacks = self.stacks
+        if self.topology.open:
+            return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=_cell_sort_key)
+        if self._shared:  # the game's fixed board: its stacks are in cell order (see __init__)
+            return [c for c, stack in stacks.items() if stack and stack[-1].owner == seat]
+        return [c for c in self.cells() if stacks[c] and stacks[c][-1].owner == seat]
 
     def occupied_cells(self) -> list:
         return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)

@@ -29,7 +29,6 @@ import itertools
 import linecache
 import marshal
 import os
-import re
 import sys
 import types
 from pathlib import Path
@@ -41,7 +40,7 @@ from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, 
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
-from .dependencies import free_names
+from .dependencies import TEMPLATE_NAMES, free_names
 from .ops import Exec, Op
 from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
@@ -249,7 +248,7 @@ def _has(e, name):
     return any(k.name == name for k in keywords_of(e))
 
 
-_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")  # as ExpressionCompiler.template
+_TEMPLATE = TEMPLATE_NAMES
 
 
 def _placeholder(c):

@@ -59,6 +59,16 @@ class StatementCompiler:
         self.emit(code, Exec(let, s.span))
         self.scope = self.scope | {name}
 
+    def readers(self, key: str) -> tuple | None:
+        """The defs whose remembered values a change of `key` (a field, or "$global") makes stale
+        (dependencies.readers_of, once per key); None without the code generator: all of them."""
+        if self.def_reads is None:
+            return None
+        found = self.readers_by_key.get(key)
+        if found is None:
+            found = self.readers_by_key[key] = readers_of(self.def_reads, key)
+        return found
+
     def s_Assign(self, code, s, loops):
         span = s.span
         if s.op is None:
@@ -87,7 +97,7 @@ class StatementCompiler:
             else:
                 until = s.until
                 key = "$" + name
-                readers = readers_of(self.def_reads, key) if self.def_reads is not None else None
+                readers = self.readers(key)
 
                 def set_global(c):
                     g = c.s.globals
@@ -105,7 +115,7 @@ class StatementCompiler:
         obj = self.expr(target.obj)
         attr = target.name
         until = s.until
-        readers = readers_of(self.def_reads, attr) if self.def_reads is not None else None
+        readers = self.readers(attr)
 
         def set_attr(c):
             o = obj(c)

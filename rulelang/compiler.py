@@ -50,6 +50,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.tables: dict[str, list] = {}
         self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
         self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
+        self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
 
     def closures_only(self):
         """Compile with the closure engine alone inside this block (values computed at load time)."""

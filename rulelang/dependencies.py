@@ -36,11 +36,12 @@ def reads_turn(node) -> bool:
     if free_names(node) & TURN_NAMES:
         return True
     return any(isinstance(x, N.StrLit) and "{" in x.value
-               and any(m.split(".")[0] in TURN_NAMES for m in _TEMPLATE_NAMES.findall(x.value))
+               and any(m.split(".")[0] in TURN_NAMES for m in TEMPLATE_NAMES.findall(x.value))
                for x in nodes_in(node))
 
 
-_TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+#: a text's `{name.field}` placeholders (as ExpressionCompiler.template reads them; codegen uses it too)
+TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 
 
 def turn_defs(decls) -> set[str] | None:
@@ -97,10 +98,6 @@ FIELD_FREE_BUILTINS = frozenset({
     "previous_player", "ray", "region", "regions", "seat", "straight_directions", "sum", "top", "top_at", "towards",
     "turn_order", "zone_of", "matched", "matching",
 })
-
-#: a def that may read any field (a text with {placeholders}, a card's condition, a keyword's rules)
-READS_ANYTHING = None
-
 
 def def_reads(decls) -> dict[str, frozenset | None]:
     """For each def, the fields (by name) and global variables (as "$name") it reads, directly or
@@ -185,8 +182,7 @@ def always_reads(decls) -> frozenset | None:
     plain = _PLAIN_TYPES | enums
 
     def is_plain(t: N.TypeRef) -> bool:
-        return t.name in plain or (t.name == "list" and t.list_of is not None and is_plain(t.list_of)) or \
-            (t.list_of is not None and is_plain(t.list_of) and t.name in ("list", ""))
+        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
 
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}

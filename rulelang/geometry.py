@@ -86,21 +86,7 @@ def _ray(ctx, board, cell, d):
     if topo.open:
         raise RuleFailure("ray() needs a board of fixed size (an open board has no edge)")
     dx, dy = _direction(d, "ray")
-    # a fixed board's cells are the game's (BoardCells._shared, until a cell off the board is used):
-    # each ray is walked once per board shape (topology) and kept
-    shared = board.cells._shared
-    rays = topo.__dict__.setdefault("_rays", {}) if shared else {}
-    key = (cell, dx, dy)
-    found = rays.get(key)
-    if found is None:
-        stacks = board.cells.stacks
-        found = []
-        x, y = cell[0] + dx, cell[1] + dy
-        while (x, y) in stacks:
-            found.append((x, y))
-            x, y = x + dx, y + dy
-        found = rays[key] = tuple(found)
-    return list(found)
+    return board.cells.ray(cell, dx, dy)
 
 
 @builtin("edge", 2, 2, 'the cells along one side of a fixed grid or hex board: edge(board, "top"), "bottom", "left" or "right"')
@@ -140,13 +126,7 @@ def _owned_cells(ctx, board, player):
     board = _board(board, "owned_cells")
     if not isinstance(player, Player):
         raise RuleFailure(f"owned_cells() needs a player as its second value, not {describe(player)}")
-    seat = player.seat
-    stacks = board.cells.stacks
-    if board.cells.topology.open:
-        return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=cell_sort_key)
-    if board.cells._shared:  # the game's fixed board: its stacks are in cell order (BoardCells)
-        return [c for c, stack in stacks.items() if stack and stack[-1].owner == seat]
-    return [c for c in board.cells.cells() if stacks[c] and stacks[c][-1].owner == seat]
+    return board.cells.owned_by(player.seat)
 
 
 def _cell_set(cells, fn: str) -> set:
@@ -154,7 +134,7 @@ def _cell_set(cells, fn: str) -> set:
     if Entity not in set(map(type, items)):  # cells only (the usual case): one C-level pass
         return set(items)
     out = set()
-    for c in as_list(cells):
+    for c in items:
         if isinstance(c, Entity):
             c = c.cell
         out.add(c)

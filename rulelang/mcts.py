@@ -107,10 +107,6 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
 
 
-def handle_has_heuristic(handle) -> bool:
-    return handle.game_program.heuristic is not None
-
-
 def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random, draw: float | None) -> dict[tuple, float]:
     """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
     match per option, the option is played and the position scored by ``cutoff_values`` (the
@@ -179,7 +175,7 @@ class MCTSAgent:
         root_keys = {(o.name, o.label): o.index for o in reversed(options)}
         self._order = {}
         self._bias = {}
-        if self.prior and len(root_keys) > self.width and handle_has_heuristic(handle):
+        if self.prior and len(root_keys) > self.width and handle.game_program.heuristic is not None:
             self._order = root_prior(handle, root_keys, self.rng, self.draw)
             if self.bias:  # the prior scaled to 0..1 among the options, times the bias
                 low, high = min(self._order.values()), max(self._order.values())

@@ -168,12 +168,15 @@ def remember_undo(state: "State", timing: str, owner, name: str, op: str, value)
     state.globals.setdefault(UNTIL_KEY, []).append([timing, owner, name, op, value])
 
 
-def touched(state: "State", key: str) -> None:
-    """Record that one field or global (`key`: "score", "$actor") changed, right after the change
-    raised ``state.version`` by one (see VM.settle)."""
+def touched(state: "State", key: str, also: str | None = None) -> None:
+    """Record what one change touched (a field "score", a global "$actor", a zone "#deck"; `also`: a
+    second zone, the one a card left), right after it raised ``state.version`` by one, while every
+    change since the last fixed point is recorded (see VM.settle)."""
     if state.touched_version == state.version - 1:
         state.touched_version = state.version
         state.touched.add(key)
+        if also is not None:
+            state.touched.add(also)
 
 
 def expire(state: "State", timing: str) -> None:
@@ -287,14 +290,9 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
 
 def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None, slot=None) -> None:
     old = e.zone
-    before = state.version
     detach(state, e)
     place(state, e, zone, cell, bottom, face_down, slot)
-    if state.touched_version == before:  # every change so far is recorded: record this one too
-        state.touched_version = state.version
-        state.touched.add("#" + zone.name)
-        if old is not None:
-            state.touched.add("#" + old.name)
+    touched(state, "#" + zone.name, "#" + old.name if old is not None else None)
     if watched is not None:
         if old is not None and old.name in watched:
             state.events.append(("leave", old.name, e))

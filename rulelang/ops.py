@@ -465,17 +465,7 @@ class TurnsNext(Op):
             if self.once and t["taken"] >= n:
                 return self.finish(vm, frame)
             pos = t["seat"] if t["first"] else (t["seat"] + t["step"]) % n
-            t["seat"] = pos
-            t["first"] = False
-            taken = t["taken"] = t["taken"] + 1
-            if taken > LOOP_LIMIT:
-                raise RuleError(self.span, f"players took {LOOP_LIMIT:,} turns here without the `until` condition becoming true")
-            s.current = pos
-            frame.handlers.append(("turn", self.turn_end))
-            frame.pc += 1
-            if ("start", "turn") in vm.program.at_timings:
-                vm.fire_at("start", "turn")
-            return
+            return self.take(vm, frame, t, "seat", pos, pos)
         if order is not None:
             # a computed order: positions in the list stand for seats
             n = len(order)
@@ -514,15 +504,17 @@ class TurnsNext(Op):
             pos = (pos + step) % n
         else:
             return self.finish(vm, frame)  # every player is skipped: the turns are over
-        if order is not None:
-            t["pos"] = pos
-        else:
-            t["seat"] = pos
+        self.take(vm, frame, t, "pos" if order is not None else "seat", pos, seat_at(pos))
+
+    def take(self, vm, frame, t: dict, where: str, pos: int, seat: int):
+        """The player at `pos` of the order (`where`: "pos" in a computed order, "seat" in the seats)
+        takes a turn: it is counted, becomes current, and the turn's end is where `end turn` goes."""
+        t[where] = pos
         t["first"] = False
         t["taken"] += 1
         if t["taken"] > LOOP_LIMIT:
             raise RuleError(self.span, f"players took {LOOP_LIMIT:,} turns here without the `until` condition becoming true")
-        s.current = seat_at(pos)
+        vm.s.current = seat
         frame.handlers.append(("turn", self.turn_end))
         frame.pc += 1
         if ("start", "turn") in vm.program.at_timings:  # fire_at's own test, without the call

@@ -176,7 +176,7 @@ class VM:
         if not self.program.has_continuous or s.settled_version == s.version:
             return
         reads = self.program.always_reads
-        if reads is not None and s.touched_version == s.version and s.settled_version is not None \
+        if reads is not None and s.touched_version == s.version \
                 and not (s.touched & reads) and ("@turn" not in reads or s.settled_turn == (s.current, s.round, s.phase)):
             # every change since the last fixed point is recorded, and the rules read none of it: they
             # would do nothing again (dependencies.always_reads)

@@ -160,8 +160,7 @@ def keep_remembered(s, readers: tuple) -> None:
             cache.pop(name, None)
         cache["__stamp"] = s.version
     cache = s.def_cache
-    stamp = cache.get("__stamp")
-    if stamp is not None and stamp[0] == old and stamp[1] == s.current and stamp[2] == s.round and stamp[3] == s.phase:
+    if cache.get("__stamp") == (old, s.current, s.round, s.phase):
         for name in readers:
             cache.pop(name, None)
         cache["__stamp"] = (s.version, s.current, s.round, s.phase)
