@@ -164,6 +164,8 @@ def _attr(c, o, name, span):
 
 
 def _index(obj, i, span):
+    if (type(obj) is tuple or type(obj) is list) and type(i) is int and -len(obj) <= i < len(obj):
+        return obj[i]  # the common case: a cell's coordinate, an item of a list
     items = as_list(obj)
     if not -len(items) <= i < len(items):
         raise RuleError(span, f"position {i} is outside a list of {len(items)} items")
@@ -179,6 +181,10 @@ def _each(c, value, span):
 
 
 def _add(c, l, r, span):
+    if type(l) is int and type(r) is int:
+        result = l + r
+        if -_BIG <= result <= _BIG:
+            return result
     if isinstance(l, list) or isinstance(r, list):
         l, r = as_list(l), as_list(r)
         if len(l) + len(r) > 64:
@@ -203,20 +209,37 @@ def _sub(l, r, span):
     return _arith(l, r, "-", span)
 
 
-def _order(op):
-    def compare(l, r, span):
-        try:
-            if op == "<":
-                return l < r
-            if op == "<=":
-                return l <= r
-            if op == ">":
-                return l > r
-            return l >= r
-        except TypeError:
-                raise RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}') from None
+def _not_ordered(op, l, r, span):
+    return RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}')
 
-    return compare
+
+# one function per comparison, so that none tests which comparison it is each time
+def _lt(l, r, span):
+    try:
+        return l < r
+    except TypeError:
+        raise _not_ordered("<", l, r, span) from None
+
+
+def _le(l, r, span):
+    try:
+        return l <= r
+    except TypeError:
+        raise _not_ordered("<=", l, r, span) from None
+
+
+def _gt(l, r, span):
+    try:
+        return l > r
+    except TypeError:
+        raise _not_ordered(">", l, r, span) from None
+
+
+def _ge(l, r, span):
+    try:
+        return l >= r
+    except TypeError:
+        raise _not_ordered(">=", l, r, span) from None
 
 
 def _range(c, a, b, span):
@@ -257,7 +280,7 @@ def _placeholder(c):
 
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
-    "_lt": _order("<"), "_le": _order("<="), "_gt": _order(">"), "_ge": _order(">="),
+    "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
