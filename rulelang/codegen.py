@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "5"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "6"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -281,7 +281,7 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_current": _current, "_recursion": _recursion,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
@@ -428,11 +428,11 @@ class Generator:
                 f"        mine = cache[{name!r}] = {{}}\n"
                 f"    key = {key}\n"
                 f"    try:\n"
-                f"        return mine[key]\n"
-                f"    except KeyError:\n"
-                f"        pass\n"
+                f"        found = mine.get(key, _MISS)\n"  # not mine[key]: a miss raising KeyError costs more
                 f"    except TypeError:\n"
                 f"        return E_{name}({sig})\n"
+                f"    if found is not _MISS:\n"
+                f"        return found\n"
                 f"{evaluate}"
                 f"    mine[key] = value\n"
                 f"    return value\n")
