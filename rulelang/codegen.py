@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "6"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "7"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -311,6 +311,7 @@ class Generator:
         self.filename = "<rulelang generated>"
         self.source = ""
         self.def_names: set[str] = set()
+        self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
 
     # ---- bookkeeping
@@ -405,6 +406,15 @@ class Generator:
                 f"            meter.check({span})\n"
                 f"{guarded}"
                 f"    return value\n")
+        elif pure and name in self.constant_defs:
+            # the same value all game (dependencies.constant_defs): worked out once per match
+            self.sources.append(
+                f"def D_{name}(c):  # def {name} (a constant, worked out once per match), rules line {d.span.line}\n"
+                f"    constants = c.s.constants\n"
+                f"    found = constants.get({name!r}, _MISS)\n"
+                f"    if found is _MISS:\n"
+                f"        found = constants[{name!r}] = E_{name}(c)\n"
+                f"    return found\n")
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
             # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline

@@ -88,6 +88,56 @@ def free_names(node) -> set[str]:
     return out
 
 
+#: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
+VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "last", "max",
+                            "min", "sum"})
+#: expression nodes that read nothing of the state by themselves
+_VALUE_NODES = (N.IntLit, N.BoolLit, N.NoneLit, N.Index, N.ListLit, N.FilterList, N.ForClause, N.MapList,
+                N.CondExpr, N.BinOp, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range, N.CellLit)
+
+
+def constant_defs(decls) -> set[str]:
+    """The defs without parameters whose value is the same all game (a table of lines, a list of
+    directions): they name only literals, enum members, names they bind themselves and other such
+    defs, and call only built-ins that compute from their values. They are worked out once per match.
+    (A def with parameters is left out: a zone or a card given to it would change under it.)"""
+    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+    defs = {d.name for d in decls if isinstance(d, N.DefDecl) and not d.params}
+    uses: dict[str, set[str]] = {}
+    for d in decls:
+        if not isinstance(d, N.DefDecl) or d.params:
+            continue
+        nodes = list(nodes_in(d.body))
+        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        used: set[str] | None = set()
+        for x in nodes:
+            if isinstance(x, N.Name):
+                if x.id in defs:
+                    used.add(x.id)
+                elif x.id not in bound and x.id not in members:
+                    used = None
+            elif isinstance(x, N.Call):
+                if x.kwargs or x.func not in VALUE_BUILTINS:
+                    used = None
+            elif isinstance(x, N.StrLit):
+                if "{" in x.value:
+                    used = None
+            elif not isinstance(x, _VALUE_NODES):
+                used = None
+            if used is None:
+                break
+        if used is not None:
+            uses[d.name] = used
+    changed = True
+    while changed:  # a def using one that is not constant is not constant either
+        changed = False
+        for name, used in list(uses.items()):
+            if not used <= uses.keys():
+                del uses[name]
+                changed = True
+    return set(uses)
+
+
 #: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
 #: so a def calling them reads only the fields it names itself
 FIELD_FREE_BUILTINS = frozenset({

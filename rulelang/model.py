@@ -130,6 +130,9 @@ class State:
         self.ending = False
         self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
         self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
+        # values of the defs that are the same all game (dependencies.constant_defs); not saved, not
+        # copied: a resumed match or a copy works them out again
+        self.constants: dict = {}
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
         # of zones ("#deck"), fields ("score") and globals ("$actor"); see VM.settle

@@ -154,6 +154,48 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
     assert {"has_line", "free_cells"} <= remembered
 
 
+
+CONSTANT_DEFS = """
+game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
+enum Suit { red, blue }
+var bonus: int = 1
+zone pile
+def corners = [(0, 0), (0, 2), (2, 0), (2, 2)]
+def steps = [(dx, dy) for dx in -1..1 for dy in -1..1 where dx != 0 or dy != 0]
+def suits = [red, blue]
+def far = count(d in steps where d[0] != 0 and d[1] != 0) + count(corners)
+def with_bonus = count(corners) + bonus
+def pile_size = count(pile)
+def double(n) = n * 2
+phase play { take turns from player(1) once { choose x from corners as "Pick" } }
+"""
+
+
+def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path, monkeypatch):
+    """A def without parameters that names only literals, enum members, its own bound names and
+    other such defs (a table of lines, a list of directions) is worked out once per match; one that
+    reads a global variable, a zone or a parameter is not."""
+    from rulelang.dependencies import constant_defs
+    from rulelang.parser import parse_text
+
+    decls = parse_text(CONSTANT_DEFS, "c.rules").decls
+    assert constant_defs(decls) == {"corners", "steps", "suits", "far"}
+    path = tmp_path / "c.rules"
+    path.write_text(CONSTANT_DEFS, encoding="utf-8")
+    game = load_with("codegen", monkeypatch, path)
+    match = game.new_match(seed=1)
+    program = game.program
+    from rulelang.program import Ctx
+
+    ctx = Ctx({}, match.s, match.vm)
+    first = program.defs["far"](ctx, ())
+    assert first == 8 and match.s.constants["far"] == 8 and "steps" in match.s.constants
+    match.apply(0)
+    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) is match.s.constants["corners"]
+    assert match.clone().s.constants == {}  # a copy works them out again
+    ttt = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    assert "def lines (a constant, worked out once per match)" in ttt.program.generated.source
+
 TURN_DEFS = """
 game "Turns" { players 2  turn order clockwise  round: play  max rounds 2 }
 player { score: int = 0 }
