@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "7"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "8"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -730,6 +730,15 @@ class Generator:
     def body_lines(self, node, target: str, indent: str) -> list[str]:
         """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
         with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
+        if self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList) and node.args[0].keep != "where":
+            # `count([x in coll while cond])`: a loop that counts, without building the list or a lambda
+            f = node.args[0]
+            coll = self.iterable(f.coll, walrus=True)
+            with self.local_scope([f.var]):
+                cond = self.x(f.cond)
+            stop = "not " if f.keep == "while" else ""
+            return [f"{indent}{target} = 0", f"{indent}for L_{f.var} in _each(c, ({coll}", f"{indent}), {self.span(f)}):",
+                    f"{indent}    if {stop}({cond}", f"{indent}    ):", f"{indent}        break", f"{indent}    {target} += 1"]
         if not self.is_quantifier(node):
             return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
         want_all = node.func == "all"

@@ -155,6 +155,40 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 
 
 
+COUNT_WHILE = """
+game "W" { players 2; round: a; max rounds 1 }
+component C { point: int }
+cards cs { C(point: 1) * 2 }
+zone pile
+setup { create cs in pile }
+def leading = count([x in [1, 2, 5, 1] while x < 3])
+def before = count([x in [1, 2, 5, 1] until x > 1])
+def bad = count([x in [1, 2, 3] while x.point > 0])
+phase a { log "{leading} {before}"  log "{bad}" }
+"""
+
+
+def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeypatch, tmp_path):
+    """`count([x in coll while cond])` is written as a loop that counts (no list, no lambda): the same
+    values and the same error, at the same rules line, as the closure engine."""
+    path = tmp_path / "w.rules"
+    path.write_text(COUNT_WHILE, encoding="utf-8")
+    out = {}
+    for engine in ("closures", "codegen"):
+        game = load_with(engine, monkeypatch, path)
+        with pytest.raises(RulesError) as info:
+            game.new_match(seed=1)
+        out[engine] = str(info.value)
+    assert "w.rules:9:39" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    body = source[source.index("def E_leading("):source.index("def D_leading(")]
+    assert "_takewhile" not in body and "+= 1" in body
+    good = COUNT_WHILE.replace('  log "{bad}"', "")
+    path.write_text(good, encoding="utf-8")
+    for engine in ("closures", "codegen"):
+        match = load_with(engine, monkeypatch, path).new_match(seed=1)
+        assert "2 1" in match.s.log, match.s.log
+
 CONSTANT_DEFS = """
 game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
 enum Suit { red, blue }
