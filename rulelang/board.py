@@ -153,6 +153,9 @@ class BoardCells:
         # a fixed board's empty cells in order (with their sort keys), kept up to date once asked for
         self._empty: list | None = None
         self._empty_keys: list = []
+        # a fixed board's cells by the seat owning their top card: seat -> (sort keys, cells), in cell
+        # order, kept up to date once asked for (see owned_by)
+        self._owned: dict | None = None
 
     def copy(self, entity_map) -> "BoardCells":
         """The same cells with the same cards, each card replaced by entity_map(card)."""
@@ -175,6 +178,8 @@ class BoardCells:
             new._empty, new._empty_keys = None, []
         else:
             new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
+        new._owned = None if self._owned is None else {
+            seat: (list(keys), list(cells)) for seat, (keys, cells) in self._owned.items()}
         return new
 
     @property
@@ -214,10 +219,13 @@ class BoardCells:
                         if other in self.stacks:
                             g.add_edge(cell, other)
         stack = self.stacks[cell]
+        old_top = stack[-1] if stack else None
         if bottom:
             stack.insert(0, entity)
         else:
             stack.append(entity)
+        if self._owned is not None and stack[-1] is not old_top:
+            self._top_owner_changed(cell, old_top.owner if old_top is not None else None, entity.owner)
         if len(stack) == 1:
             if self._touch is not None:
                 self._occupied(cell)
@@ -229,7 +237,10 @@ class BoardCells:
 
     def remove(self, cell, entity) -> None:
         stack = self.stacks[cell]
+        was_top = stack[-1] is entity
         stack.remove(entity)
+        if was_top and self._owned is not None:
+            self._top_owner_changed(cell, entity.owner, stack[-1].owner if stack else None)
         if not stack:
             if self.topology.open:
                 if self._graph is not None:
@@ -350,13 +361,44 @@ class BoardCells:
         return list(found)
 
     def owned_by(self, seat: int) -> list:
-        """The cells whose top card belongs to a seat, in cell order."""
+        """The cells whose top card belongs to a seat, in cell order. A fixed board's are listed once,
+        then kept up to date as cards come and go and change owners (``top_owner_changed``)."""
         stacks = self.stacks
         if self.topology.open:
             return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=_cell_sort_key)
-        if self._shared:  # the game's fixed board: its stacks are in cell order (see __init__)
-            return [c for c, stack in stacks.items() if stack and stack[-1].owner == seat]
-        return [c for c in self.cells() if stacks[c] and stacks[c][-1].owner == seat]
+        if self._owned is None:
+            owned: dict = {}
+            for c in self.cells():
+                stack = stacks[c]
+                if stack and stack[-1].owner is not None:
+                    keys, cells = owned.setdefault(stack[-1].owner, ([], []))
+                    keys.append(_cell_sort_key(c))
+                    cells.append(c)
+            self._owned = owned
+        found = self._owned.get(seat)
+        return list(found[1]) if found is not None else []
+
+    def top_owner_changed(self, cell, entity, old_seat) -> None:
+        """A card changed owners (from `old_seat`): if it is the top card of its cell, the cell
+        changes owners too."""
+        stack = self.stacks.get(cell)
+        if self._owned is not None and stack and stack[-1] is entity:
+            self._top_owner_changed(cell, old_seat, entity.owner)
+
+    def _top_owner_changed(self, cell, old_seat, new_seat) -> None:
+        if old_seat == new_seat:
+            return
+        key = _cell_sort_key(cell)
+        if old_seat is not None:
+            keys, cells = self._owned[old_seat]
+            i = bisect_left(keys, key)
+            del keys[i]
+            del cells[i]
+        if new_seat is not None:
+            keys, cells = self._owned.setdefault(new_seat, ([], []))
+            i = bisect_left(keys, key)
+            keys.insert(i, key)
+            cells.insert(i, cell)
 
     def occupied_cells(self) -> list:
         return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)

@@ -291,6 +291,17 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     state.version += 1
 
 
+def set_owner(state: State, e: Entity, seat: int | None) -> None:
+    """Give a card to a seat (None: to nobody); a board keeps track of who owns its cells' top cards."""
+    if e.owner == seat:
+        return
+    old = e.owner
+    e.owner = seat
+    if e.zone is not None and e.zone.is_board:
+        e.zone.cells.top_owner_changed(e.cell, e, old)
+    state.version += 1
+
+
 def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None, slot=None) -> None:
     old = e.zone
     detach(state, e)

@@ -49,7 +49,7 @@ from .builtins import describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
 from .errors import Diagnostic, RulesError, Span
-from .model import Entity, Zone, move as move_entity
+from .model import Entity, Zone, move as move_entity, set_owner
 from .parser import parse_file, parse_text
 from .resources import find_game
 from .loader import load
@@ -167,7 +167,7 @@ class ScenarioRunner:
             used.add(e.id)
             move_entity(s, e, zone, cell)
             if zone.owner is not None:
-                e.owner = zone.owner
+                set_owner(s, e, zone.owner)
         return None
 
     def zone(self, match: Match, item: N.PosItem) -> Zone:

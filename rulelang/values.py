@@ -8,7 +8,7 @@ from .budgets import check_size
 from .builtins import describe
 from .errors import Span
 from .program import Ctx, RuleError
-from .model import BoardZone, Entity, Player, Zone, move as move_entity, touched
+from .model import BoardZone, Entity, Player, Zone, move as move_entity, set_owner, touched
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -123,10 +123,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
     if attr == "owner" and op == "=":
         if value is not None and not isinstance(value, Player):
             raise RuleError(span, f"a card's owner is a player (or none), not {describe(value)}")
-        seat = value.seat if value is not None else None
-        if e.owner != seat:
-            e.owner = seat
-            c.s.version += 1
+        set_owner(c.s, e, value.seat if value is not None else None)
         return
     if attr == "place" and op == "=":
         # another place of the same cell: the card stays on its cell, so it neither leaves nor enters

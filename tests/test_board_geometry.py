@@ -178,3 +178,44 @@ def test_a_board_function_given_a_pile_names_the_rule():
         while not match.is_over:
             match.apply(0)
     assert "needs a board" in str(err.value)
+
+
+def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
+    """owned_cells(board, p) on a fixed board is listed once, then kept up to date: after any mix of
+    cards placed (on top or at the bottom), removed, given to another seat and copied with the
+    match, it equals a fresh scan of the top cards."""
+    import random
+
+    from rulelang.model import move, set_owner
+
+    game = load_rules(HEAD + "phase play { choose x from [1, 2] by player(1) as \"Wait\" }")
+    match = game.new_match(seed=1)
+    s = match.s
+    board = s.zones["square"]
+    bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]
+    rng = random.Random(7)
+
+    def scan(cells, seat):
+        return [c for c in cells.cells() if cells.stack(c) and cells.stack(c)[-1].owner == seat]
+
+    for step in range(400):
+        cells = board.cells
+        if step % 50 == 0:
+            assert cells.owned_by(0) == scan(cells, 0)  # builds the index (again, on a copy)
+        roll = rng.random()
+        on_board = list(board.items)
+        if roll < 0.45 or not on_board:
+            pool = [e for b in bowls for e in b.items]
+            if pool:
+                move(s, rng.choice(pool), board, rng.choice(cells.cells()), bottom=rng.random() < 0.3)
+        elif roll < 0.75:
+            move(s, rng.choice(on_board), rng.choice(bowls))
+        else:
+            set_owner(s, rng.choice(on_board), rng.choice([0, 1, None]))
+        for seat in (0, 1):
+            assert cells.owned_by(seat) == scan(cells, seat), step
+        if step % 97 == 0:
+            match = match.clone()
+            s = match.s
+            board = s.zones["square"]
+            bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]
