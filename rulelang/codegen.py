@@ -40,13 +40,13 @@ from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, 
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
-from .dependencies import TEMPLATE_NAMES, free_names
+from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
 from .ops import Exec, Op
 from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "8"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "9"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -311,6 +311,7 @@ class Generator:
         self.filename = "<rulelang generated>"
         self.source = ""
         self.def_names: set[str] = set()
+        self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
 
@@ -781,6 +782,9 @@ class Generator:
             return self.builtin(x, name)
         kind = sym.kind if sym else None
         if kind == "def" and name in self.def_names:
+            inline = self.inline_leaf(name, x.args)
+            if inline is not None:
+                return inline
             args = "".join(f", {self.x(a)}" for a in x.args)
             return f"D_{name}(c{args})"
         if kind == "keyword":
@@ -788,6 +792,27 @@ class Generator:
         if kind == "zone" and len(x.args) == 1:
             return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
         return self.fallback(x)
+
+    def inline_leaf(self, name: str, args: list) -> str | None:
+        """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are
+        local names (a loop's card, a def's parameter): the body itself, written with those names for
+        its parameters, so no function is called (`is_habitat(n)` becomes `(L_n.kind == ...)`). A leaf
+        is evaluated each time anyway; only the call (and its work count) is saved."""
+        d = self.def_decls.get(name)
+        if d is None or len(d.params) != len(args) \
+                or not all(isinstance(a, N.Name) and a.id in self.pylocals for a in args) \
+                or any(isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body)):
+            return None
+        params = [p.name for p in d.params]
+        if not self._is_leaf(d.body, set(params)):
+            return None
+        saved = self.pylocals, self.in_def
+        self.pylocals, self.in_def = {p: saved[0][a.id] for p, a in zip(params, args)}, True
+        try:
+            with self.cc.scoped(set(params)):
+                return f"({self.x(d.body)})"
+        finally:
+            self.pylocals, self.in_def = saved
 
     def builtin(self, x, name: str) -> str:
         if name == "owner" and len(x.args) == 1 and not self.no_walrus:

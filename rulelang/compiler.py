@@ -77,6 +77,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen.def_names = {d.name for d in decls if isinstance(d, N.DefDecl)}
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
+            self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):

@@ -155,6 +155,38 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 
 
 
+INLINE_LEAF = """
+game "L" { players 2; round: a; max rounds 1 }
+component C { point: int }
+cards cs { C(point: 1) * 2 }
+zone pile
+setup { create cs in pile }
+def big(x) = x.point > 0
+def many = count(c in pile where big(c))
+def bad = count(n in [1, 2] where big(n))
+phase a { log "{many}"  log "{bad}" }
+"""
+
+
+def test_a_leaf_def_called_with_a_local_is_written_inline_and_fails_at_its_own_line(monkeypatch, tmp_path):
+    """`big(c)` inside a comprehension becomes the body of `big` with `c` for `x`: no call. Its values,
+    and its error (at the def's line, as the closure engine says), are the same."""
+    path = tmp_path / "l.rules"
+    path.write_text(INLINE_LEAF, encoding="utf-8")
+    out = {}
+    for engine in ("closures", "codegen"):
+        game = load_with(engine, monkeypatch, path)
+        with pytest.raises(RulesError) as info:
+            game.new_match(seed=1)
+        out[engine] = str(info.value)
+    assert "l.rules:7:" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    many = source[source.index("def E_many("):source.index("def D_many(")]
+    assert "D_big(" not in many and "'point'" in many
+    path.write_text(INLINE_LEAF.replace('  log "{bad}"', ""), encoding="utf-8")
+    for engine in ("closures", "codegen"):
+        assert load_with(engine, monkeypatch, path).new_match(seed=1).s.log[:1] == ["2"]
+
 COUNT_WHILE = """
 game "W" { players 2; round: a; max rounds 1 }
 component C { point: int }
