@@ -41,14 +41,14 @@ option as listed), `choose card EXPR` (the option that binds that card, e.g.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import nodes as N
 from .builtins import describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
-from .errors import Diagnostic, RulesError, Span
+from .errors import RulesError, Span
 from .model import Entity, Zone, move as move_entity, set_owner
 from .parser import parse_file, parse_text
 from .resources import find_game
