@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "9"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "10"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -795,19 +795,20 @@ class Generator:
 
     def inline_leaf(self, name: str, args: list) -> str | None:
         """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are
-        local names (a loop's card, a def's parameter): the body itself, written with those names for
+        local names (a loop's card, a def's parameter, a rule's variable): the body itself, written with those names for
         its parameters, so no function is called (`is_habitat(n)` becomes `(L_n.kind == ...)`). A leaf
         is evaluated each time anyway; only the call (and its work count) is saved."""
         d = self.def_decls.get(name)
         if d is None or len(d.params) != len(args) \
-                or not all(isinstance(a, N.Name) and a.id in self.pylocals for a in args) \
+                or not all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args) \
                 or any(isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body)):
             return None
         params = [p.name for p in d.params]
         if not self._is_leaf(d.body, set(params)):
             return None
+        values = [self.x(a) for a in args]  # a Python local, or a rules variable read as c.v[name]
         saved = self.pylocals, self.in_def
-        self.pylocals, self.in_def = {p: saved[0][a.id] for p, a in zip(params, args)}, True
+        self.pylocals, self.in_def = dict(zip(params, values)), True
         try:
             with self.cc.scoped(set(params)):
                 return f"({self.x(d.body)})"
