@@ -155,6 +155,17 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 
 
 
+def failures_in_both_engines(path, monkeypatch) -> dict:
+    """The error that starting a match of the rules file gives, by engine."""
+    out = {}
+    for engine in ("closures", "codegen"):
+        game = load_with(engine, monkeypatch, path)
+        with pytest.raises(RulesError) as info:
+            game.new_match(seed=1)
+        out[engine] = str(info.value)
+    return out
+
+
 INLINE_LEAF = """
 game "L" { players 2; round: a; max rounds 1 }
 component C { point: int }
@@ -173,12 +184,7 @@ def test_a_leaf_def_called_with_a_local_is_written_inline_and_fails_at_its_own_l
     and its error (at the def's line, as the closure engine says), are the same."""
     path = tmp_path / "l.rules"
     path.write_text(INLINE_LEAF, encoding="utf-8")
-    out = {}
-    for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, path)
-        with pytest.raises(RulesError) as info:
-            game.new_match(seed=1)
-        out[engine] = str(info.value)
+    out = failures_in_both_engines(path, monkeypatch)
     assert "l.rules:7:" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
     source = load_with("codegen", monkeypatch, path).program.generated.source
     many = source[source.index("def E_many("):source.index("def D_many(")]
@@ -186,6 +192,7 @@ def test_a_leaf_def_called_with_a_local_is_written_inline_and_fails_at_its_own_l
     path.write_text(INLINE_LEAF.replace('  log "{bad}"', ""), encoding="utf-8")
     for engine in ("closures", "codegen"):
         assert load_with(engine, monkeypatch, path).new_match(seed=1).s.log[:1] == ["2"]
+
 
 COUNT_WHILE = """
 game "W" { players 2; round: a; max rounds 1 }
@@ -205,12 +212,7 @@ def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeyp
     values and the same error, at the same rules line, as the closure engine."""
     path = tmp_path / "w.rules"
     path.write_text(COUNT_WHILE, encoding="utf-8")
-    out = {}
-    for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, path)
-        with pytest.raises(RulesError) as info:
-            game.new_match(seed=1)
-        out[engine] = str(info.value)
+    out = failures_in_both_engines(path, monkeypatch)
     assert "w.rules:9:39" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
     source = load_with("codegen", monkeypatch, path).program.generated.source
     body = source[source.index("def E_leading("):source.index("def D_leading(")]
@@ -220,6 +222,7 @@ def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeyp
     for engine in ("closures", "codegen"):
         match = load_with(engine, monkeypatch, path).new_match(seed=1)
         assert "2 1" in match.s.log, match.s.log
+
 
 CONSTANT_DEFS = """
 game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
