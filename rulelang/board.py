@@ -219,13 +219,13 @@ class BoardCells:
                         if other in self.stacks:
                             g.add_edge(cell, other)
         stack = self.stacks[cell]
-        old_top = stack[-1] if stack else None
         if bottom:
             stack.insert(0, entity)
         else:
             stack.append(entity)
-        if self._owned is not None and stack[-1] is not old_top:
-            self._top_owner_changed(cell, old_top.owner if old_top is not None else None, entity.owner)
+        if self._owned is not None and stack[-1] is entity:  # the card is the cell's new top
+            below = stack[-2] if len(stack) > 1 else None
+            self._top_owner_changed(cell, below.owner if below is not None else None, entity.owner)
         if len(stack) == 1:
             if self._touch is not None:
                 self._occupied(cell)
@@ -237,10 +237,9 @@ class BoardCells:
 
     def remove(self, cell, entity) -> None:
         stack = self.stacks[cell]
-        was_top = stack[-1] is entity
+        if self._owned is not None and stack[-1] is entity:  # the top card leaves: the one below shows
+            self._top_owner_changed(cell, entity.owner, stack[-2].owner if len(stack) > 1 else None)
         stack.remove(entity)
-        if was_top and self._owned is not None:
-            self._top_owner_changed(cell, entity.owner, stack[-1].owner if stack else None)
         if not stack:
             if self.topology.open:
                 if self._graph is not None:

@@ -310,8 +310,8 @@ class Generator:
         self.linemap: list = []
         self.filename = "<rulelang generated>"
         self.source = ""
-        self.def_names: set[str] = set()
         self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
+        self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
 
@@ -678,7 +678,7 @@ class Generator:
             return f"list({self.const(tuple(sym.decl.members))})"
         if kind == "zone":
             return f"c.s.zones[{name!r}]"
-        if kind == "def" and name in self.def_names:
+        if kind == "def" and name in self.def_decls:
             return f"D_{name}(c)"
         if kind == "keyword":
             return self.const(KeywordValue(name))
@@ -781,7 +781,7 @@ class Generator:
         if sym is None and name in BUILTINS:
             return self.builtin(x, name)
         kind = sym.kind if sym else None
-        if kind == "def" and name in self.def_names:
+        if kind == "def" and name in self.def_decls:
             inline = self.inline_leaf(name, x.args)
             if inline is not None:
                 return inline
@@ -798,13 +798,16 @@ class Generator:
         local names (a loop's card, a def's parameter, a rule's variable): the body itself, written with those names for
         its parameters, so no function is called (`is_habitat(n)` becomes `(L_n.kind == ...)`). A leaf
         is evaluated each time anyway; only the call (and its work count) is saved."""
-        d = self.def_decls.get(name)
-        if d is None or len(d.params) != len(args) \
-                or not all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args) \
-                or any(isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body)):
+        d = self.def_decls[name]
+        if len(d.params) != len(args) \
+                or not all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args):
             return None
         params = [p.name for p in d.params]
-        if not self._is_leaf(d.body, set(params)):
+        inlinable = self._inlinable.get(name)
+        if inlinable is None:
+            inlinable = self._inlinable[name] = self._is_leaf(d.body, set(params)) and not any(
+                isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body))
+        if not inlinable:
             return None
         values = [self.x(a) for a in args]  # a Python local, or a rules variable read as c.v[name]
         saved = self.pylocals, self.in_def

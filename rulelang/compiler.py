@@ -74,7 +74,6 @@ class Compiler(ExpressionCompiler, StatementCompiler):
 
         if engine() == "codegen":
             self.gen = Generator(self, g.title)
-            self.gen.def_names = {d.name for d in decls if isinstance(d, N.DefDecl)}
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
             self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
