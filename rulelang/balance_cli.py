@@ -93,10 +93,10 @@ def cmd_tournament(args) -> int:
     bots = [b for b in args.bots.split(",") if b]
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
     with progress_bar(err_console, args.quiet) as progress:
-        task = progress.add_task("playing", total=args.n * max(pairs, 1))
+        task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
         result = tournament(args.file, bots, args.n, variant=_variants(args.variant), settings=_settings(args.set),
                             players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
-                            progress=lambda: progress.advance(task))
+                            progress=lambda: progress.advance(task), duplicate=args.duplicate)
     print_tournament(console, result)
     if args.out:
         Path(args.out).write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
@@ -123,6 +123,8 @@ def add_commands(sub) -> None:
                    "random, greedy, mc, mcts (with a budget: mc:40, mcts:100)")
     p.add_argument("--variant", help="variant(s) to apply, comma-separated")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--duplicate", action="store_true",
+                   help="play every seed twice, the seats swapped, and test on the seeds (luck of the deal cancels)")
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("compare", help="A/B: play two versions of a game on the same seeds and test every difference")

@@ -107,21 +107,32 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
 
 
-def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random, draw: float | None) -> dict[tuple, float]:
+def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
+               draw: float | None) -> dict[tuple, tuple[float, float]]:
     """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
     match per option, the option is played and the position scored by ``cutoff_values`` (the
-    rules' result and heuristic). Cheap next to the play-outs (one move per option, no play-out);
-    used only to order progressive widening, so a poor heuristic costs order, not correctness."""
+    rules' result and heuristic), then by the seat's own heuristic, which breaks ties (in a game
+    where every player builds on the same cards, as in a shared tableau, the heuristic's lead over
+    the others does not change with a move that helps them all, but the seat's own value does:
+    the greedy bot's reading of the heuristic). Cheap next to the play-outs (one move per option,
+    no play-out); used only to order progressive widening, so a poor heuristic costs order, not
+    correctness."""
     seat = handle.seat
-    values: dict[tuple, float] = {}
+    heuristic = handle.game_program.heuristic
+    values: dict[tuple, tuple[float, float]] = {}
     base = handle.imagine(rng)
     for key, index in root_keys.items():
         world = base.clone()
         try:
             world.apply(index)
-            values[key] = (reward(world, seat, draw) if world.is_over else cutoff_values(world, draw)[seat])
+            if world.is_over:
+                values[key] = (reward(world, seat, draw), 0.0)
+                continue
+            s = world.s
+            own = float(heuristic(Ctx({}, s, world.vm), (s.players[seat],)) or 0)
+            values[key] = (cutoff_values(world, draw)[seat], own)
         except Exception:  # an option the imagined deal cannot play says nothing
-            values[key] = 0.0
+            values[key] = (0.0, 0.0)
     return values
 
 
@@ -164,7 +175,7 @@ class MCTSAgent:
         self.draw = None if draw is None else min(1.0, float(draw))
         self.prior = bool(prior)
         self.bias = float(bias)
-        self._order: dict[tuple, float] = {}  # the root's options by their prior (when prior is on)
+        self._order: dict[tuple, tuple[float, float]] = {}  # the root's options by their prior (prior=1)
         self._bias: dict[tuple, float] = {}  # the root's progressive bias (when bias is on)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
 
@@ -178,9 +189,9 @@ class MCTSAgent:
         if self.prior and len(root_keys) > self.width and handle.game_program.heuristic is not None:
             self._order = root_prior(handle, root_keys, self.rng, self.draw)
             if self.bias:  # the prior scaled to 0..1 among the options, times the bias
-                low, high = min(self._order.values()), max(self._order.values())
+                low, high = min(v for v, _ in self._order.values()), max(v for v, _ in self._order.values())
                 if high > low:
-                    self._bias = {k: self.bias * (v - low) / (high - low) for k, v in self._order.items()}
+                    self._bias = {k: self.bias * (v - low) / (high - low) for k, (v, _) in self._order.items()}
         for _ in range(self.iterations):
             world = handle.imagine(self.rng)
             self._iterate(world, root)
@@ -210,8 +221,8 @@ class MCTSAgent:
                 untried = [k for k in keys if k not in node.children]
                 if node is root and self._order:  # the most promising first (ties: at random)
                     order = self._order
-                    top = max(order.get(k, 0.0) for k in untried)
-                    untried = [k for k in untried if order.get(k, 0.0) == top]
+                    top = max(order.get(k, (0.0, 0.0)) for k in untried)
+                    untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
                 k = self.rng.choice(untried)
                 child = node.children[k] = _Node(seat)
                 child.available = 1

@@ -5,6 +5,14 @@ an even number of games each bot sits in every seat equally often (in a two-play
 bot moves first in half of the games). The win matrix gives, for the row bot against the
 column bot, the share of the row bot's seats that won, with a Wilson interval; a binomial test
 on the games one of them won alone says whether one is better.
+
+Duplicate games (as in duplicate bridge): every seed is played twice, the second time with the
+seats swapped, so both bots get the same deal from both sides. In a game where the deal decides
+much of the outcome, the luck of the deal then cancels out within each seed, and the test asks
+only about the seeds where the two bots did differently: for each seed, the games A won alone
+minus the games B won alone (-2 to 2); a sign test on the seeds where that is not 0. Under the
+hypothesis that the bots are equally strong, each such seed is as likely to favour A as B, so the
+test is exact whatever the correlation between a seed's two games.
 """
 from __future__ import annotations
 
@@ -33,6 +41,19 @@ class PairResult:
     only_b: int = 0
     neither: int = 0
     both: int = 0
+    duplicate: bool = False
+    seeds_a: int = 0  # duplicate games: seeds where A won alone more often than B
+    seeds_b: int = 0
+    seeds_even: int = 0
+
+    def count_seed(self, net: int) -> None:
+        """One seed of duplicate games: A's games won alone minus B's."""
+        if net > 0:
+            self.seeds_a += 1
+        elif net < 0:
+            self.seeds_b += 1
+        else:
+            self.seeds_even += 1
 
     def to_json(self) -> dict:
         from .metrics import wilson
@@ -40,16 +61,19 @@ class PairResult:
         return {"a": self.a, "b": self.b, "games": self.games,
                 "a_win_rate": wilson(self.wins_a, self.seats_a), "b_win_rate": wilson(self.wins_b, self.seats_b),
                 "games_won_by_a_only": self.only_a, "games_won_by_b_only": self.only_b,
-                "games_won_by_neither": self.neither, "games_won_by_both": self.both, "p_value": self.p_value()}
+                "games_won_by_neither": self.neither, "games_won_by_both": self.both, "p_value": self.p_value()} | (
+                {"duplicate": True, "seeds_better_for_a": self.seeds_a, "seeds_better_for_b": self.seeds_b,
+                 "seeds_even": self.seeds_even} if self.duplicate else {})
 
     def p_value(self) -> float | None:
-        """Two-sided binomial test: among the games one bot won alone, is the split 50/50?"""
-        decided = self.only_a + self.only_b
-        if decided == 0:
+        """Two-sided binomial test: among the games one bot won alone, is the split 50/50? With
+        duplicate games, among the seeds where one bot did better than the other (a sign test)."""
+        a, b = (self.seeds_a, self.seeds_b) if self.duplicate else (self.only_a, self.only_b)
+        if a + b == 0:
             return None
         from scipy.stats import binomtest
 
-        return float(binomtest(self.only_a, decided, 0.5).pvalue)
+        return float(binomtest(a, a + b, 0.5).pvalue)
 
 
 @dataclass
@@ -79,8 +103,9 @@ def seating(a: str, b: str, players: int, g: int) -> list[str]:
 
 def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = None, settings: dict | None = None,
                players: int | None = None, seed: int = 0, jobs: int | None = 1, cluster: str | None = None,
-               progress=None) -> Tournament:
-    """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair)."""
+               progress=None, duplicate: bool = False) -> Tournament:
+    """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair).
+    With ``duplicate``, 2n: every seed with the seats as in game 0 and again swapped."""
     resolved = find_game(str(path))
     text = Path(resolved).read_text(encoding="utf-8") if resolved.exists() else None
     game = load(resolved, variant=variant, settings=settings, text=text)
@@ -96,13 +121,16 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     tasks, owners = [], []
     for a, b in pairs:
         for g in range(n):
-            tasks.append((str(resolved), text, game.variants, settings, players, seating(a, b, players, g), seed + g))
-            owners.append((a, b))
+            for turn in ((0, 1) if duplicate else (g,)):
+                tasks.append((str(resolved), text, game.variants, settings, players, seating(a, b, players, turn),
+                              seed + g))
+                owners.append((a, b))
     start = time.perf_counter()
     records = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
     result.seconds = time.perf_counter() - start
-    by_pair = {pair: PairResult(*pair) for pair in pairs}
-    for (a, b), task, record in zip(owners, tasks, records):
+    by_pair = {pair: PairResult(*pair, duplicate=duplicate) for pair in pairs}
+    net = 0  # duplicate games: A's games won alone minus B's, in the seed being counted
+    for number, ((a, b), task, record) in enumerate(zip(owners, tasks, records)):
         p = by_pair[(a, b)]
         seats = task[5]
         p.games += 1
@@ -119,12 +147,17 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
                 won_b |= won
         if won_a and not won_b:
             p.only_a += 1
+            net += 1
         elif won_b and not won_a:
             p.only_b += 1
+            net -= 1
         elif won_a and won_b:
             p.both += 1
         else:
             p.neither += 1
+        if duplicate and number % 2 == 1:  # the seed's second game: its seats swapped
+            p.count_seed(net)
+            net = 0
     result.pairs = list(by_pair.values())
     return result
 
@@ -154,6 +187,8 @@ def print_tournament(console, t: Tournament) -> None:
         verdict = ("no difference can be told" if pv is None or pv >= 0.05 else
                    f"{better} is stronger (p {'< 0.001' if pv < 0.001 else f'= {pv:.3f}'})")
         console.print(f"{p.a} vs {p.b}: {p.games} games; won alone by {p.a} {p.only_a}, by {p.b} {p.only_b}, "
-                      f"by neither {p.neither}" + (f", by both {p.both}" if p.both else "") + f": {verdict}",
+                      f"by neither {p.neither}" + (f", by both {p.both}" if p.both else "")
+                      + (f"; duplicate: {p.games // 2} seeds, better for {p.a} {p.seeds_a}, for {p.b} {p.seeds_b}, "
+                         f"even {p.seeds_even}" if p.duplicate else "") + f": {verdict}",
                       markup=False, emoji=False)
     console.print(f"{sum(p.games for p in t.pairs)} games in {t.seconds:.1f} s", markup=False)

@@ -234,3 +234,28 @@ def test_a_bot_spec_in_a_table_is_printed_as_written(capsys):
                  "--jobs", "1"]) == 0
     text = capsys.readouterr().out
     assert "mcts:100:depth=0 vs random: 1 games" in text and "\U0001f4af" not in text
+
+
+def test_duplicate_games_play_every_seed_from_both_sides(monkeypatch):
+    # duplicate bridge's idea: the same deal, the seats swapped, so the luck of the deal cancels
+    import rulelang.tournament as tournament_module
+
+    played = []
+    real_run_tasks = tournament_module.run_tasks
+
+    def recording(fn, tasks, **kw):
+        played.extend((task[5], task[6]) for task in tasks)
+        return real_run_tasks(fn, tasks, **kw)
+
+    monkeypatch.setattr(tournament_module, "run_tasks", recording)
+    t = tournament_module.tournament(DUEL, ["mc:12", "random"], 20, seed=3, jobs=1, duplicate=True)
+    assert played[:4] == [(["mc:12", "random"], 3), (["random", "mc:12"], 3),
+                          (["mc:12", "random"], 4), (["random", "mc:12"], 4)]
+    pair = t.pairs[0]
+    assert pair.games == 40 and pair.seeds_a + pair.seeds_b + pair.seeds_even == 20
+    # the duel is decided by the cards dealt and by playing the best of them: flat Monte Carlo
+    # plays its best card, the random bot only sometimes, so on these seeds none favours the random bot
+    assert pair.seeds_b == 0 and pair.seeds_a >= 6
+    assert pair.p_value() == pytest.approx(2 * 0.5 ** pair.seeds_a)
+    report = pair.to_json()
+    assert report["duplicate"] is True and report["seeds_better_for_a"] == pair.seeds_a
