@@ -156,6 +156,10 @@ class BoardCells:
         # a fixed board's cells by the seat owning their top card: seat -> (sort keys, cells), in cell
         # order, kept up to date once asked for (see owned_by)
         self._owned: dict | None = None
+        # the cards next to a cell, as cards_next_to lists them, until a card comes or goes: rules
+        # ask it over and over between two moves (each card of a hand tried on each open cell, each
+        # card's neighbours in a continuous rule's every pass)
+        self._next_to: dict = {}
 
     def copy(self, entity_map) -> "BoardCells":
         """The same cells with the same cards, each card replaced by entity_map(card)."""
@@ -180,6 +184,7 @@ class BoardCells:
             new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
         new._owned = None if self._owned is None else {
             seat: (list(keys), list(cells)) for seat, (keys, cells) in self._owned.items()}
+        new._next_to = {}
         return new
 
     @property
@@ -205,6 +210,8 @@ class BoardCells:
         return self.topology.open or cell in self._graph
 
     def place(self, cell, entity, bottom=False) -> None:
+        if self._next_to:
+            self._next_to.clear()
         if cell not in self.stacks:
             if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
                 self._graph, self._neighbour_table, self._shared = self._graph.copy(), {}, False
@@ -236,6 +243,8 @@ class BoardCells:
                     del self._empty_keys[i]
 
     def remove(self, cell, entity) -> None:
+        if self._next_to:
+            self._next_to.clear()
         stack = self.stacks[cell]
         if self._owned is not None and stack[-1] is entity:  # the top card leaves: the one below shows
             self._top_owner_changed(cell, entity.owner, stack[-2].owner if len(stack) > 1 else None)
@@ -311,7 +320,11 @@ class BoardCells:
 
     def cards_next_to(self, cell) -> list:
         """The cards on the occupied cells next to a cell, cell by cell in the order of
-        occupied_neighbour_cells, each cell's stack bottom first."""
+        occupied_neighbour_cells, each cell's stack bottom first. A new list each time (the caller
+        may keep or change it); worked out once until a card comes or goes."""
+        found = self._next_to.get(cell)
+        if found is not None:
+            return found[:]
         stacks = self.stacks
         out: list = []
         cells = self.topology.lattice_neighbours(cell) if self.topology.open else self.neighbour_cells(cell)
@@ -319,7 +332,8 @@ class BoardCells:
             stack = stacks.get(c)
             if stack:
                 out.extend(stack)
-        return out
+        self._next_to[cell] = out
+        return out[:]
 
     def empty_neighbour_cells(self, cell) -> list:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]

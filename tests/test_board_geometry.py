@@ -183,7 +183,9 @@ def test_a_board_function_given_a_pile_names_the_rule():
 def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
     """owned_cells(board, p) on a fixed board is listed once, then kept up to date: after any mix of
     cards placed (on top or at the bottom), removed, given to another seat and copied with the
-    match, it equals a fresh scan of the top cards."""
+    match, it equals a fresh scan of the top cards. The cards next to a cell (remembered until a
+    card comes or goes) equal a fresh scan too, and a caller changing the list it got changes
+    nothing."""
     import random
 
     from rulelang.model import move, set_owner
@@ -194,6 +196,7 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
     board = s.zones["square"]
     bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]
     rng = random.Random(7)
+    probes = random.Random(8)
 
     def scan(cells, seat):
         return [c for c in cells.cells() if cells.stack(c) and cells.stack(c)[-1].owner == seat]
@@ -214,6 +217,12 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
             set_owner(s, rng.choice(on_board), rng.choice([0, 1, None]))
         for seat in (0, 1):
             assert cells.owned_by(seat) == scan(cells, seat), step
+        for probe in probes.sample(cells.cells(), 3):
+            around = [e for c in cells.neighbour_cells(probe) for e in cells.stack(c)]
+            got = cells.cards_next_to(probe)
+            assert got == around, step
+            got.append("not a card")
+            assert cells.cards_next_to(probe) == around, step
         if step % 97 == 0:
             match = match.clone()
             s = match.s
