@@ -160,6 +160,10 @@ class BoardCells:
         # ask it over and over between two moves (each card of a hand tried on each open cell, each
         # card's neighbours in a continuous rule's every pass)
         self._next_to: dict = {}
+        # how many times a card came to or left a cell or a cell next to it, per cell, counted once
+        # asked for (near_version): a value worked out from a card and its neighbours stays right
+        # while its cell's count stays the same
+        self._near: dict | None = None
 
     def copy(self, entity_map) -> "BoardCells":
         """The same cells with the same cards, each card replaced by entity_map(card)."""
@@ -185,6 +189,7 @@ class BoardCells:
         new._owned = None if self._owned is None else {
             seat: (list(keys), list(cells)) for seat, (keys, cells) in self._owned.items()}
         new._next_to = {}
+        new._near = None  # a copy remembers no values (State.local_cache) and so needs no counts yet
         return new
 
     @property
@@ -225,6 +230,8 @@ class BoardCells:
                     for other in self.topology.lattice_neighbours(cell):
                         if other in self.stacks:
                             g.add_edge(cell, other)
+        if self._near is not None:
+            self._changed_near(cell)
         stack = self.stacks[cell]
         if bottom:
             stack.insert(0, entity)
@@ -245,6 +252,8 @@ class BoardCells:
     def remove(self, cell, entity) -> None:
         if self._next_to:
             self._next_to.clear()
+        if self._near is not None:
+            self._changed_near(cell)
         stack = self.stacks[cell]
         if self._owned is not None and stack[-1] is entity:  # the top card leaves: the one below shows
             self._top_owner_changed(cell, entity.owner, stack[-2].owner if len(stack) > 1 else None)
@@ -334,6 +343,20 @@ class BoardCells:
                 out.extend(stack)
         self._next_to[cell] = out
         return out[:]
+
+    def near_version(self, cell) -> int:
+        """A count that changes whenever a card comes to or leaves this cell or a cell next to it
+        (from the first time it is asked for on this board)."""
+        near = self._near
+        if near is None:
+            near = self._near = {}
+        return near.get(cell, 0)
+
+    def _changed_near(self, cell) -> None:
+        near = self._near
+        near[cell] = near.get(cell, 0) + 1
+        for other in (self.topology.lattice_neighbours(cell) if self.topology.open else self.neighbour_cells(cell)):
+            near[other] = near.get(other, 0) + 1
 
     def empty_neighbour_cells(self, cell) -> list:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]

@@ -46,7 +46,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "10"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "11"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -313,6 +313,8 @@ class Generator:
         self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
         self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
+        # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
+        self.neighbourhood_defs: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
 
     # ---- bookkeeping
@@ -416,6 +418,32 @@ class Generator:
                 f"    if found is _MISS:\n"
                 f"        found = constants[{name!r}] = E_{name}(c)\n"
                 f"    return found\n")
+        elif pure and name in self.neighbourhood_defs:
+            # a value worked out from a card and the cards next to it (dependencies.neighbourhood_defs)
+            # stays right while nothing comes to or leaves its cell or the cells next to it
+            # (near_version), the fields and globals it reads keep their values (a change of one
+            # forgets the values of the defs that read it: values.one_value_changed) and nothing else
+            # changed (version - accounted): it is remembered across moves elsewhere on the board.
+            # A card that is not on a board is worked out each time.
+            card = py[0]
+            self.sources.append(
+                f"def D_{name}(c, {card}):  # def {name} (remembered by neighbourhood), rules line {d.span.line}\n"
+                f"    s = c.s\n"
+                f"    try:\n"
+                f"        where = {card}.cell\n"
+                f"        stamp = (s.version - s.accounted, {card}.zone.name, where, {card}.zone.cells.near_version(where))\n"
+                f"    except AttributeError:\n"
+                f"        return E_{name}(c, {card})\n"
+                f"    local = s.local_cache\n"
+                f"    mine = local.get({name!r})\n"
+                f"    if mine is None:\n"
+                f"        mine = local[{name!r}] = {{}}\n"
+                f"    found = mine.get({card})\n"
+                f"    if found is not None and found[0] == stamp:\n"
+                f"        return found[1]\n"
+                f"{evaluate}"
+                f"    mine[{card}] = (stamp, value)\n"
+                f"    return value\n")
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
             # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline

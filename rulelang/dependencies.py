@@ -206,6 +206,122 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
 
+#: built-ins a neighbourhood def may call besides `neighbors(card)`: they compute from their values only
+_NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
+
+
+def neighbourhood_defs(decls) -> set[str]:
+    """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
+    (`neighbors(p)`), their fields and global variables of plain types, settings and literals, and on
+    defs that read no place at all (Ecogon's `needs_met(a)`: are an animal's needs met by the cards
+    around it). Such a value stays right while nothing changes on the card's cell or the cells next to
+    it and no field or global it reads changes, so it is remembered across moves elsewhere on the
+    board (codegen), not forgotten at every move as other defs' values are.
+
+    Left out: a def that names a zone, the turn, a player list, a text with placeholders, chance, a
+    field that may hold a card or a zone (which would lead to cards elsewhere), a card's zone, any
+    other built-in, or another def but such defs and defs that read no place (given the same card)."""
+    if turn_defs(decls) is None:
+        return set()
+    reads = def_reads(decls)
+    impure = impure_defs(decls)
+    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
+    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+    plain = _PLAIN_TYPES | enums | {"keyword"}
+
+    def is_plain(t: N.TypeRef) -> bool:
+        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
+
+    settings: set[str] = set()
+    for d in decls:
+        if isinstance(d, N.SettingDecl):
+            settings.add(d.name)
+            settings.update(d.choices)
+    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    fields: dict[str, list[N.TypeRef]] = {}
+    for d in decls:
+        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
+            for f in d.fields:
+                fields.setdefault(f.name, []).append(f.type)
+
+    def looks(d: N.DefDecl, anchor: str | None):
+        """(defs it needs to read no place, defs it needs to be neighbourhood defs, whether it calls
+        neighbors) when its body is of the allowed kind with `anchor` as its card; None otherwise."""
+        if d.name in impure or reads.get(d.name) is None:
+            return None
+        params = {p.name for p in d.params}
+        nodes = list(nodes_in(d.body))
+        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        if bound & params:
+            return None  # a name that means two things: keep it simple
+        free, local, near = set(), set(), False
+        for x in nodes:
+            if isinstance(x, N.Attr):
+                types = fields.get(x.name)
+                if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
+                    return None
+            elif isinstance(x, N.Name):
+                if x.id in params or x.id in bound or x.id in members or x.id in settings:
+                    continue
+                if x.id in globals_ and is_plain(globals_[x.id].type):
+                    continue
+                if x.id in defs:
+                    free.add(x.id)  # a def given to another (matched(needs, cards, fits)) reads no place
+                    continue
+                return None
+            elif isinstance(x, N.Call):
+                if x.kwargs:
+                    return None
+                if x.func == "neighbors":
+                    if anchor is None or len(x.args) != 1 or not isinstance(x.args[0], N.Name) \
+                            or x.args[0].id != anchor:
+                        return None
+                    near = True
+                elif x.func in defs:
+                    if anchor is not None and len(x.args) == 1 and isinstance(x.args[0], N.Name) \
+                            and x.args[0].id == anchor and len(defs[x.func].params) == 1:
+                        local.add(x.func)  # the same card: its neighbourhood is this one
+                    else:
+                        free.add(x.func)
+                elif x.func not in _NEIGHBOURHOOD_BUILTINS:
+                    return None
+            elif isinstance(x, N.StrLit):
+                if "{" in x.value:
+                    return None
+            elif not isinstance(x, _VALUE_NODES + (N.KwArg,)):
+                return None
+        return free, local, near
+
+    place_free: dict[str, set[str]] = {}
+    for name, d in defs.items():
+        found = looks(d, None)
+        if found is not None:
+            place_free[name] = found[0]
+    changed = True
+    while changed:  # a def calling one that reads a place reads a place
+        changed = False
+        for name, needs in list(place_free.items()):
+            if not needs <= place_free.keys():
+                del place_free[name]
+                changed = True
+    local: dict[str, tuple[set[str], set[str]]] = {}
+    for name, d in defs.items():
+        if len(d.params) != 1 or name in place_free:
+            continue
+        found = looks(d, d.params[0].name)
+        if found is not None and (found[2] or found[1]):
+            local[name] = (found[0], found[1])
+    changed = True
+    while changed:
+        changed = False
+        for name, (free, near) in list(local.items()):
+            if not free <= place_free.keys() or not near <= (local.keys() | place_free.keys()):
+                del local[name]
+                changed = True
+    return set(local)
+
+
 def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:
     """The defs whose remembered values a change of `key` (a field name, or "$global") makes stale."""
     return tuple(sorted(name for name, r in reads.items() if r is None or key in r))

@@ -133,6 +133,13 @@ class State:
         # values of the defs that are the same all game (dependencies.constant_defs); not saved, not
         # copied: a resumed match or a copy works them out again
         self.constants: dict = {}
+        # values of the defs that look at a card and the cards next to it (dependencies.neighbourhood_defs):
+        # def name -> {card: (stamp, value)}, each valid while its card's neighbourhood, the fields the def
+        # reads and every other kind of change stay as they were (see codegen); not saved, not copied.
+        # `accounted` counts the changes of `version` that such a stamp follows by itself: cards put in a
+        # zone (a board says which cells changed) and fields or globals changed with their readers known
+        self.local_cache: dict = {}
+        self.accounted = 0
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
         # of zones ("#deck"), fields ("score") and globals ("$actor"); see VM.settle
@@ -289,6 +296,7 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     e.face_down = face_down
     e.known.clear()
     state.version += 1
+    state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
 
 
 def set_owner(state: State, e: Entity, seat: int | None) -> None:

@@ -171,3 +171,8 @@ def one_value_changed(s, key: str, readers: tuple | None) -> None:
     touched(s, key)
     if readers is not None:
         keep_remembered(s, readers)
+        local = s.local_cache
+        if local:
+            for name in readers:
+                local.pop(name, None)
+        s.accounted += 1  # the neighbourhood defs that read it forgot their values

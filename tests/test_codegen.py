@@ -408,3 +408,49 @@ def test_a_field_change_keeps_the_remembered_values_of_defs_that_do_not_read_it(
     assert "table_total" in s.state_cache and "holders" not in s.state_cache
     first = (first[0], [p for p in s.players if p.attrs["tokens"] > 0])
     assert (total(ctx, ()), holders(ctx, ())) == first
+
+
+NEIGHBOURHOOD = REPO / "tests" / "codegen" / "neighbourhood.rules"
+
+
+def test_defs_of_a_card_and_its_neighbours_are_found():
+    from rulelang.dependencies import neighbourhood_defs
+    from rulelang.parser import parse_file, parse_text
+
+    assert neighbourhood_defs(parse_file(str(NEIGHBOURHOOD)).decls) == {"strength", "crowded"}
+    assert {"needs_met", "providers"} <= neighbourhood_defs(parse_file(str(REPO / "games" / "ecogon.rules")).decls)
+    text = NEIGHBOURHOOD.read_text(encoding="utf-8")
+    # a zone named, the turn read, the neighbours of another card than the parameter: left out
+    for body, why in [("count(pile) + count(neighbors(s))", "a zone"),
+                      ("count(neighbors(s)) + round", "the turn"),
+                      ("count(neighbors(first(neighbors(s))))", "another card's neighbours")]:
+        changed = text.replace("def crowded(s) = count(neighbors(s)) >= 2 and strength(s) > 9",
+                               f"def crowded(s) = {body}")
+        assert neighbourhood_defs(parse_text(changed, "n.rules").decls) == {"strength"}, why
+
+
+def complete_game(game, seed: int) -> str:
+    """A digest of a whole seeded match with seeded random answers: every choice, the log (which
+    prints the defs' values each turn) and where every card ended with its fields."""
+    match = game.new_match(seed=seed)
+    rng = random.Random(seed)
+    seen = []
+    while not match.is_over:
+        i = rng.randrange(match.option_count())
+        seen.append(i)
+        match.apply(i)
+    cards = [(e.id, sorted(e.attrs.items()), e.zone.name if e.zone else None, e.cell, e.face_down)
+             for e in match.s.entities]
+    return hashlib.sha256(json.dumps([seen, match.s.log, cards], default=str).encode()).hexdigest()
+
+
+def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
+    """Defs of a card and the cards next to it keep their values across moves elsewhere on the
+    board; cards coming and going next to it, a field or global it reads changing, or a card turned
+    face down make them stale. The closure engine remembers nothing across moves, so the two engines
+    play the same whole games only if the values forgotten are the right ones (this fails when a
+    board does not count a card leaving, a cell's neighbours, or a field's readers forgetting)."""
+    closures = load_with("closures", monkeypatch, NEIGHBOURHOOD)
+    generated = load_with("codegen", monkeypatch, NEIGHBOURHOOD)
+    for seed in range(25):
+        assert complete_game(generated, seed) == complete_game(closures, seed), seed
