@@ -213,7 +213,7 @@ _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 def neighbourhood_defs(decls) -> set[str]:
     """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
     (`neighbors(p)`), their fields and global variables of plain types, settings and literals, and on
-    defs that read no place at all (Ecogon's `needs_met(a)`: are an animal's needs met by the cards
+    defs that read no place at all (`needs_met(a)`: are an animal's needs met by the cards
     around it). Such a value stays right while nothing changes on the card's cell or the cells next to
     it and no field or global it reads changes, so it is remembered across moves elsewhere on the
     board (codegen), not forgotten at every move as other defs' values are.
