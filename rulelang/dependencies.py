@@ -206,6 +206,23 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
 
+def field_types(decls) -> dict[str, list[N.TypeRef]]:
+    """Each field name of the components and of `player`, with the types it is declared with."""
+    fields: dict[str, list[N.TypeRef]] = {}
+    for d in decls:
+        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
+            for f in d.fields:
+                fields.setdefault(f.name, []).append(f.type)
+    return fields
+
+
+def plain_type_test(plain: set[str]):
+    """A test of whether a type is one of `plain`, or a list (of lists...) of them."""
+    def is_plain(t: N.TypeRef) -> bool:
+        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
+    return is_plain
+
+
 #: built-ins a neighbourhood def may call besides `neighbors(card)`: they compute from their values only
 _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 
@@ -229,8 +246,7 @@ def neighbourhood_defs(decls) -> set[str]:
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
     plain = _PLAIN_TYPES | enums | {"keyword"}
 
-    def is_plain(t: N.TypeRef) -> bool:
-        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
+    is_plain = plain_type_test(plain)
 
     settings: set[str] = set()
     for d in decls:
@@ -239,11 +255,7 @@ def neighbourhood_defs(decls) -> set[str]:
             settings.update(d.choices)
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
-    fields: dict[str, list[N.TypeRef]] = {}
-    for d in decls:
-        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                fields.setdefault(f.name, []).append(f.type)
+    fields = field_types(decls)
 
     def looks(d: N.DefDecl, anchor: str | None):
         """(defs it needs to read no place, defs it needs to be neighbourhood defs, whether it calls
@@ -347,18 +359,13 @@ def always_reads(decls) -> frozenset | None:
     enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
     plain = _PLAIN_TYPES | enums
 
-    def is_plain(t: N.TypeRef) -> bool:
-        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
+    is_plain = plain_type_test(plain)
 
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
-    fields: dict[str, list[N.TypeRef]] = {}
-    for d in decls:
-        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                fields.setdefault(f.name, []).append(f.type)
+    fields = field_types(decls)
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     if not rules:
         return frozenset()
