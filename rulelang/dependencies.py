@@ -223,13 +223,16 @@ def plain_type_test(plain: set[str]):
     return is_plain
 
 
-#: built-ins a neighbourhood def may call besides `neighbors(card)`: they compute from their values only
+#: built-ins that read the cells next to a card, `neighbors(card)` and `empty_cells_around(card)`: a
+#: neighbourhood def may call them on its card
+_AROUND_BUILTINS = frozenset({"neighbors", "empty_cells_around"})
+#: built-ins a neighbourhood def may call besides those: they compute from their values only
 _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 
 
 def neighbourhood_defs(decls) -> set[str]:
     """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
-    (`neighbors(p)`), their fields and global variables of plain types, settings and literals, and on
+    (`neighbors(p)`, `empty_cells_around(p)`), their fields and global variables of plain types, settings and literals, and on
     defs that read no place at all (`needs_met(a)`: are an animal's needs met by the cards
     around it). Such a value stays right while nothing changes on the card's cell or the cells next to
     it and no field or global it reads changes, so it is remembered across moves elsewhere on the
@@ -285,7 +288,7 @@ def neighbourhood_defs(decls) -> set[str]:
             elif isinstance(x, N.Call):
                 if x.kwargs:
                     return None
-                if x.func == "neighbors":
+                if x.func in _AROUND_BUILTINS:
                     if anchor is None or len(x.args) != 1 or not isinstance(x.args[0], N.Name) \
                             or x.args[0].id != anchor:
                         return None

@@ -417,8 +417,8 @@ def test_defs_of_a_card_and_its_neighbours_are_found():
     from rulelang.dependencies import neighbourhood_defs
     from rulelang.parser import parse_file, parse_text
 
-    assert neighbourhood_defs(parse_file(str(NEIGHBOURHOOD)).decls) == {"strength", "crowded"}
-    assert {"needs_met", "providers"} <= neighbourhood_defs(parse_file(str(REPO / "games" / "ecogon.rules")).decls)
+    assert neighbourhood_defs(parse_file(str(NEIGHBOURHOOD)).decls) == {"strength", "crowded", "hemmed"}
+    assert {"needs_met", "providers", "surrounded"} <= neighbourhood_defs(parse_file(str(REPO / "games" / "ecogon.rules")).decls)
     text = NEIGHBOURHOOD.read_text(encoding="utf-8")
     # a zone named, the turn read, the neighbours of another card than the parameter: left out
     for body, why in [("count(pile) + count(neighbors(s))", "a zone"),
@@ -426,7 +426,7 @@ def test_defs_of_a_card_and_its_neighbours_are_found():
                       ("count(neighbors(first(neighbors(s))))", "another card's neighbours")]:
         changed = text.replace("def crowded(s) = count(neighbors(s)) >= 2 and strength(s) > 9",
                                f"def crowded(s) = {body}")
-        assert neighbourhood_defs(parse_text(changed, "n.rules").decls) == {"strength"}, why
+        assert neighbourhood_defs(parse_text(changed, "n.rules").decls) == {"strength", "hemmed"}, why
 
 
 def complete_game(game, seed: int) -> str:
