@@ -183,7 +183,8 @@ def print_tournament(console, t: Tournament) -> None:
     console.print(table)
     for p in t.pairs:
         pv = p.p_value()
-        better = p.a if p.only_a > p.only_b else p.b
+        ahead = p.seeds_a > p.seeds_b if p.duplicate else p.only_a > p.only_b  # what the test was on
+        better = p.a if ahead else p.b
         verdict = ("no difference can be told" if pv is None or pv >= 0.05 else
                    f"{better} is stronger (p {'< 0.001' if pv < 0.001 else f'= {pv:.3f}'})")
         console.print(f"{p.a} vs {p.b}: {p.games} games; won alone by {p.a} {p.only_a}, by {p.b} {p.only_b}, "
