@@ -259,3 +259,11 @@ def test_duplicate_games_play_every_seed_from_both_sides(monkeypatch):
     assert pair.p_value() == pytest.approx(2 * 0.5 ** pair.seeds_a)
     report = pair.to_json()
     assert report["duplicate"] is True and report["seeds_better_for_a"] == pair.seeds_a
+
+
+def test_duplicate_games_on_the_command_line(capsys):
+    assert main(["tournament", DUEL, "--bots", "mc:12,random", "-n", "20", "--seed", "3", "--jobs", "1",
+                 "--quiet", "--duplicate"]) == 0
+    text = capsys.readouterr().out
+    assert "mc:12 vs random: 40 games" in text and "duplicate: 20 seeds, better for mc:12" in text
+    assert "mc:12 is stronger" in text
