@@ -336,8 +336,7 @@ class BoardCells:
             return found[:]
         stacks = self.stacks
         out: list = []
-        cells = self.topology.lattice_neighbours(cell) if self.topology.open else self.neighbour_cells(cell)
-        for c in cells:
+        for c in self.neighbour_cells(cell):
             stack = stacks.get(c)
             if stack:
                 out.extend(stack)
@@ -355,7 +354,7 @@ class BoardCells:
     def _changed_near(self, cell) -> None:
         near = self._near
         near[cell] = near.get(cell, 0) + 1
-        for other in (self.topology.lattice_neighbours(cell) if self.topology.open else self.neighbour_cells(cell)):
+        for other in self.neighbour_cells(cell):
             near[other] = near.get(other, 0) + 1
 
     def empty_neighbour_cells(self, cell) -> list:

@@ -76,7 +76,6 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen = Generator(self, g.title)
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
-            self.gen.neighbourhood_defs = neighbourhood_defs(decls)
             self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:
@@ -95,6 +94,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                                     shape=b.shape, places=places, capacities=dict(b.capacities))
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
+        if self.gen is not None:
+            self.gen.neighbourhood_defs = neighbourhood_defs(decls, self.def_reads, self.impure_defs)
         for d in decls:
             if isinstance(d, N.EnumDecl):
                 program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})

@@ -96,6 +96,20 @@ _VALUE_NODES = (N.IntLit, N.BoolLit, N.NoneLit, N.Index, N.ListLit, N.FilterList
                 N.CondExpr, N.BinOp, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range, N.CellLit)
 
 
+def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
+    """The names whose needs are all among the names kept (or `outside`), dropping those that are
+    not until none is left to drop: a def that uses one that is not of a kind is not of it either."""
+    kept = dict(needs)
+    changed = True
+    while changed:
+        changed = False
+        for name, used in list(kept.items()):
+            if not used <= kept.keys() | outside:
+                del kept[name]
+                changed = True
+    return set(kept)
+
+
 def constant_defs(decls) -> set[str]:
     """The defs without parameters whose value is the same all game (a table of lines, a list of
     directions): they name only literals, enum members, names they bind themselves and other such
@@ -128,14 +142,7 @@ def constant_defs(decls) -> set[str]:
                 break
         if used is not None:
             uses[d.name] = used
-    changed = True
-    while changed:  # a def using one that is not constant is not constant either
-        changed = False
-        for name, used in list(uses.items()):
-            if not used <= uses.keys():
-                del uses[name]
-                changed = True
-    return set(uses)
+    return closed(uses)
 
 
 #: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
@@ -230,21 +237,23 @@ _AROUND_BUILTINS = frozenset({"neighbors", "empty_cells_around"})
 _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 
 
-def neighbourhood_defs(decls) -> set[str]:
+def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
+                       impure: set[str] | None = None) -> set[str]:
     """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
-    (`neighbors(p)`, `empty_cells_around(p)`), their fields and global variables of plain types, settings and literals, and on
-    defs that read no place at all (`needs_met(a)`: are an animal's needs met by the cards
-    around it). Such a value stays right while nothing changes on the card's cell or the cells next to
+    (`neighbors(p)`, `empty_cells_around(p)`), their fields, global variables of plain types,
+    settings and literals, and on defs that read no place at all (`needs_met(a)`: are an animal's
+    needs met by the cards around it). Such a value stays right while nothing changes on the card's cell or the cells next to
     it and no field or global it reads changes, so it is remembered across moves elsewhere on the
     board (codegen), not forgotten at every move as other defs' values are.
 
     Left out: a def that names a zone, the turn, a player list, a text with placeholders, chance, a
     field that may hold a card or a zone (which would lead to cards elsewhere), a card's zone, any
-    other built-in, or another def but such defs and defs that read no place (given the same card)."""
-    if turn_defs(decls) is None:
-        return set()
-    reads = def_reads(decls)
-    impure = impure_defs(decls)
+    other built-in, or another def but such defs and defs that read no place (given the same card).
+    A def that reads the turn names it (or reads a card's condition field, and so reads anything:
+    `reads` None), so it is left out. `reads` and `impure`: ``def_reads`` and ``impure_defs``, when
+    the caller has them already."""
+    reads = def_reads(decls) if reads is None else reads
+    impure = impure_defs(decls) if impure is None else impure
     enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
     plain = _PLAIN_TYPES | enums | {"keyword"}
@@ -261,8 +270,9 @@ def neighbourhood_defs(decls) -> set[str]:
     fields = field_types(decls)
 
     def looks(d: N.DefDecl, anchor: str | None):
-        """(defs it needs to read no place, defs it needs to be neighbourhood defs, whether it calls
-        neighbors) when its body is of the allowed kind with `anchor` as its card; None otherwise."""
+        """(defs it calls that must read no place, defs it calls with its own card, whether it reads
+        the cells next to its card) when its body is of the allowed kind with `anchor` as its card
+        (None: it may read no place at all); None otherwise."""
         if d.name in impure or reads.get(d.name) is None:
             return None
         params = {p.name for p in d.params}
@@ -270,7 +280,7 @@ def neighbourhood_defs(decls) -> set[str]:
         bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
         if bound & params:
             return None  # a name that means two things: keep it simple
-        free, local, near = set(), set(), False
+        free, same, near = set(), set(), False
         for x in nodes:
             if isinstance(x, N.Attr):
                 types = fields.get(x.name)
@@ -296,7 +306,7 @@ def neighbourhood_defs(decls) -> set[str]:
                 elif x.func in defs:
                     if anchor is not None and len(x.args) == 1 and isinstance(x.args[0], N.Name) \
                             and x.args[0].id == anchor and len(defs[x.func].params) == 1:
-                        local.add(x.func)  # the same card: its neighbourhood is this one
+                        same.add(x.func)  # the same card: its neighbourhood is this one
                     else:
                         free.add(x.func)
                 elif x.func not in _NEIGHBOURHOOD_BUILTINS:
@@ -306,35 +316,22 @@ def neighbourhood_defs(decls) -> set[str]:
                     return None
             elif not isinstance(x, _VALUE_NODES + (N.KwArg,)):
                 return None
-        return free, local, near
+        return free, same, near
 
     place_free: dict[str, set[str]] = {}
     for name, d in defs.items():
         found = looks(d, None)
         if found is not None:
             place_free[name] = found[0]
-    changed = True
-    while changed:  # a def calling one that reads a place reads a place
-        changed = False
-        for name, needs in list(place_free.items()):
-            if not needs <= place_free.keys():
-                del place_free[name]
-                changed = True
-    local: dict[str, tuple[set[str], set[str]]] = {}
+    no_place = closed(place_free)
+    same_card: dict[str, set[str]] = {}  # each candidate: the defs it calls with its own card
     for name, d in defs.items():
-        if len(d.params) != 1 or name in place_free:
+        if len(d.params) != 1 or name in no_place:
             continue
         found = looks(d, d.params[0].name)
-        if found is not None and (found[2] or found[1]):
-            local[name] = (found[0], found[1])
-    changed = True
-    while changed:
-        changed = False
-        for name, (free, near) in list(local.items()):
-            if not free <= place_free.keys() or not near <= (local.keys() | place_free.keys()):
-                del local[name]
-                changed = True
-    return set(local)
+        if found is not None and (found[2] or found[1]) and found[0] <= no_place:
+            same_card[name] = found[1]
+    return closed(same_card, outside=no_place)
 
 
 def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:

@@ -149,7 +149,9 @@ def _plain(exc: Exception) -> str:
 def keep_remembered(s, readers: tuple) -> None:
     """Right after one change of one field or global variable (``s.version`` went up by one): the
     values remembered for the state just before it stay valid for every def that does not read that
-    field or global (``dependencies.def_reads``); the defs in ``readers`` forget theirs."""
+    field or global (``dependencies.def_reads``); the defs in ``readers`` forget theirs, the values
+    remembered by neighbourhood too (``State.local_cache``), which makes this change one that their
+    stamps follow (``State.accounted``)."""
     old = s.version - 1
     cache = s.state_cache
     if cache.get("__stamp") == old:
@@ -161,6 +163,11 @@ def keep_remembered(s, readers: tuple) -> None:
         for name in readers:
             cache.pop(name, None)
         cache["__stamp"] = (s.version, s.current, s.round, s.phase)
+    local = s.local_cache
+    if local:
+        for name in readers:
+            local.pop(name, None)
+    s.accounted += 1
 
 
 def one_value_changed(s, key: str, readers: tuple | None) -> None:
@@ -171,8 +178,3 @@ def one_value_changed(s, key: str, readers: tuple | None) -> None:
     touched(s, key)
     if readers is not None:
         keep_remembered(s, readers)
-        local = s.local_cache
-        if local:
-            for name in readers:
-                local.pop(name, None)
-        s.accounted += 1  # the neighbourhood defs that read it forgot their values

@@ -40,13 +40,15 @@ def load_with(engine: str, monkeypatch, *args, **kwargs):
     return game
 
 
-def played(game, seed: int) -> str:
-    """A digest of a seeded match with seeded random answers (or of the error that stopped it)."""
+def played(game, seed: int, decisions: int | None = DECISIONS) -> str:
+    """A digest of a seeded match with seeded random answers, for so many decisions (None: to its
+    end), or of the error that stopped it: every choice, where the game and every card stand (with
+    the card's fields) and the log."""
     match = game.new_match(seed=seed)
     rng = random.Random(seed)
     seen = []
     try:
-        while not match.is_over and len(seen) < DECISIONS:
+        while not match.is_over and (decisions is None or len(seen) < decisions):
             n = match.option_count()
             i = rng.randrange(n)
             seen.append((n, i, match.legal_options()[i].label))
@@ -54,7 +56,9 @@ def played(game, seed: int) -> str:
     except RulesError as exc:
         seen.append(str(exc))
     zones = {key: [e.id for e in zone.items] for key, zone in sorted(match.s.zones.items())}
-    record = [seen, match.result, match.s.round, match.s.phase, match.s.current, match.s.decisions, zones, match.s.log]
+    cards = [(e.id, sorted(e.attrs.items()), e.cell, e.face_down) for e in match.s.entities]
+    record = [seen, match.result, match.s.round, match.s.phase, match.s.current, match.s.decisions, zones, cards,
+              match.s.log]
     return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -155,6 +159,17 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 
 
 
+def generated_def(path, monkeypatch, name: str) -> str:
+    """The generated source of a def's evaluation (E_name), with the code generator."""
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    return source[source.index(f"def E_{name}("):source.index(f"def D_{name}(")]
+
+
+def first_logs_in_both_engines(path, monkeypatch) -> dict:
+    """The log of a new match of the rules file (seed 1), by engine."""
+    return {engine: load_with(engine, monkeypatch, path).new_match(seed=1).s.log for engine in ("closures", "codegen")}
+
+
 def failures_in_both_engines(path, monkeypatch) -> dict:
     """The error that starting a match of the rules file gives, by engine."""
     out = {}
@@ -186,12 +201,11 @@ def test_a_leaf_def_called_with_a_local_is_written_inline_and_fails_at_its_own_l
     path.write_text(INLINE_LEAF, encoding="utf-8")
     out = failures_in_both_engines(path, monkeypatch)
     assert "l.rules:7:" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
-    source = load_with("codegen", monkeypatch, path).program.generated.source
-    many = source[source.index("def E_many("):source.index("def D_many(")]
+    many = generated_def(path, monkeypatch, "many")
     assert "D_big(" not in many and "'point'" in many
     path.write_text(INLINE_LEAF.replace('  log "{bad}"', ""), encoding="utf-8")
-    for engine in ("closures", "codegen"):
-        assert load_with(engine, monkeypatch, path).new_match(seed=1).s.log[:1] == ["2"]
+    for log in first_logs_in_both_engines(path, monkeypatch).values():
+        assert log[:1] == ["2"]
 
 
 COUNT_WHILE = """
@@ -214,14 +228,11 @@ def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeyp
     path.write_text(COUNT_WHILE, encoding="utf-8")
     out = failures_in_both_engines(path, monkeypatch)
     assert "w.rules:9:39" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
-    source = load_with("codegen", monkeypatch, path).program.generated.source
-    body = source[source.index("def E_leading("):source.index("def D_leading(")]
+    body = generated_def(path, monkeypatch, "leading")
     assert "_takewhile" not in body and "+= 1" in body
-    good = COUNT_WHILE.replace('  log "{bad}"', "")
-    path.write_text(good, encoding="utf-8")
-    for engine in ("closures", "codegen"):
-        match = load_with(engine, monkeypatch, path).new_match(seed=1)
-        assert "2 1" in match.s.log, match.s.log
+    path.write_text(COUNT_WHILE.replace('  log "{bad}"', ""), encoding="utf-8")
+    for log in first_logs_in_both_engines(path, monkeypatch).values():
+        assert "2 1" in log, log
 
 
 CONSTANT_DEFS = """
@@ -429,21 +440,6 @@ def test_defs_of_a_card_and_its_neighbours_are_found():
         assert neighbourhood_defs(parse_text(changed, "n.rules").decls) == {"strength", "hemmed"}, why
 
 
-def complete_game(game, seed: int) -> str:
-    """A digest of a whole seeded match with seeded random answers: every choice, the log (which
-    prints the defs' values each turn) and where every card ended with its fields."""
-    match = game.new_match(seed=seed)
-    rng = random.Random(seed)
-    seen = []
-    while not match.is_over:
-        i = rng.randrange(match.option_count())
-        seen.append(i)
-        match.apply(i)
-    cards = [(e.id, sorted(e.attrs.items()), e.zone.name if e.zone else None, e.cell, e.face_down)
-             for e in match.s.entities]
-    return hashlib.sha256(json.dumps([seen, match.s.log, cards], default=str).encode()).hexdigest()
-
-
 def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     """Defs of a card and the cards next to it keep their values across moves elsewhere on the
     board; cards coming and going next to it, a field or global it reads changing, or a card turned
@@ -453,4 +449,4 @@ def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     closures = load_with("closures", monkeypatch, NEIGHBOURHOOD)
     generated = load_with("codegen", monkeypatch, NEIGHBOURHOOD)
     for seed in range(25):
-        assert complete_game(generated, seed) == complete_game(closures, seed), seed
+        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
