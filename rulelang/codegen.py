@@ -30,6 +30,7 @@ import linecache
 import marshal
 import os
 import sys
+import time
 import types
 from pathlib import Path
 from typing import Any, Callable
@@ -46,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "11"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "12"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -274,6 +275,20 @@ def _has(e, name):
 _TEMPLATE = TEMPLATE_NAMES
 
 
+TRIAL_CALLS = 1000  # calls of a remembered def counted before it is decided whether remembering pays
+LOOKUP_SECONDS = 0.5e-6  # about what looking a value up costs (a stamp, a key, two dict reads)
+
+
+def _settle_trial(ns: dict, name: str) -> None:
+    """After a remembered def's trial: keep remembering it when what its hits saved (hits times the
+    mean cost of a miss) exceeds what its look-ups cost (calls times LOOKUP_SECONDS); otherwise
+    evaluate it every time. Only speed depends on this, never a value."""
+    calls, hits, seconds = ns[f"_T_{name}"]
+    misses = calls - hits
+    saved = hits * (seconds / misses) if misses else float("inf")
+    ns[f"D_{name}"] = ns[f"R_{name}" if saved > calls * LOOKUP_SECONDS else f"E_{name}"]
+
+
 def _placeholder(c):
     raise RuntimeError("a generated function was called before its module was compiled")
 
@@ -283,7 +298,7 @@ _HELPERS = {
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
-    "_EP": (Entity, Player), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+    "_EP": (Entity, Player), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
 
@@ -454,27 +469,50 @@ class Generator:
                 stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
             else:  # it reads no turn (dependencies.turn_defs): remembered for as long as the state stays
                 stamp, cache = "s.version", "s.state_cache"
-            self.sources.append(
-                f"def D_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
-                f"    s = c.s\n"
-                f"    stamp = {stamp}\n"
-                f"    cache = {cache}\n"
-                f"    if cache.get('__stamp') != stamp:\n"
-                f"        cache.clear()\n"
-                f"        cache['__stamp'] = stamp\n"
-                f"    mine = cache.get({name!r})\n"
-                f"    if mine is None:\n"
-                f"        mine = cache[{name!r}] = {{}}\n"
-                f"    key = {key}\n"
-                f"    try:\n"
-                f"        found = mine.get(key, _MISS)\n"  # not mine[key]: a miss raising KeyError costs more
-                f"    except TypeError:\n"
-                f"        return E_{name}({sig})\n"
-                f"    if found is not _MISS:\n"
-                f"        return found\n"
-                f"{evaluate}"
-                f"    mine[key] = value\n"
-                f"    return value\n")
+            def remembered(fname: str, what: str, hit: str = "", before: str = "", after: str = "") -> str:
+                timing = "    began = _clock()\n" if after else ""
+                return (
+                    f"def {fname}({sig}):  # def {name} ({what}), rules line {d.span.line}\n"
+                    f"{before}"
+                    f"    s = c.s\n"
+                    f"    stamp = {stamp}\n"
+                    f"    cache = {cache}\n"
+                    f"    if cache.get('__stamp') != stamp:\n"
+                    f"        cache.clear()\n"
+                    f"        cache['__stamp'] = stamp\n"
+                    f"    mine = cache.get({name!r})\n"
+                    f"    if mine is None:\n"
+                    f"        mine = cache[{name!r}] = {{}}\n"
+                    f"    key = {key}\n"
+                    f"    try:\n"
+                    f"        found = mine.get(key, _MISS)\n"  # not mine[key]: a miss raising KeyError costs more
+                    f"    except TypeError:\n"
+                    f"        return E_{name}({sig})\n"
+                    f"    if found is not _MISS:\n"
+                    f"{hit}"
+                    f"        return found\n"
+                    f"{timing}"
+                    f"{evaluate}"
+                    f"    mine[key] = value\n"
+                    f"{after}"
+                    f"    return value\n")
+
+            # Remembering costs a look-up on every call; it pays only when the same arguments come
+            # back before the state changes (a def of the cell just played never does). The first
+            # TRIAL_CALLS calls (T_) count the hits and time the misses, then D_ becomes the
+            # remembering version (R_) or plain evaluation (E_), whichever costs less (_settle_trial).
+            # Values are the same either way, so games are too.
+            self.ns[f"_T_{name}"] = [0, 0, 0.0]  # calls, hits, seconds spent on misses
+            self.sources.append(remembered(f"R_{name}", "remembered"))
+            self.sources.append(remembered(
+                f"T_{name}", "remembered, on trial",
+                before=(f"    trial = _T_{name}\n"
+                        f"    trial[0] += 1\n"
+                        f"    if trial[0] == {TRIAL_CALLS}:\n"
+                        f"        _settle_trial(globals(), {name!r})\n"),
+                hit="        trial[1] += 1\n",
+                after="    trial[2] += _clock() - began\n"))
+            self.sources.append(f"D_{name} = T_{name}\n")
         else:
             self.sources.append(f"D_{name} = E_{name}\n")
         self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")

@@ -162,7 +162,8 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 def generated_def(path, monkeypatch, name: str) -> str:
     """The generated source of a def's evaluation (E_name), with the code generator."""
     source = load_with("codegen", monkeypatch, path).program.generated.source
-    return source[source.index(f"def E_{name}("):source.index(f"def D_{name}(")]
+    start = source.index(f"def E_{name}(")
+    return source[start:source.index("\ndef ", start) + 1]
 
 
 def first_logs_in_both_engines(path, monkeypatch) -> dict:
@@ -300,10 +301,10 @@ def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatc
     path.write_text(TURN_DEFS)
     game = load_with("codegen", monkeypatch, path)
     source = game.program.generated.source
-    remembered = {line.split("def D_")[1].split("(")[0] for line in source.splitlines()
-                  if line.startswith("def D_") and "(remembered)" in line}
+    remembered = {line.split("def R_")[1].split("(")[0] for line in source.splitlines()
+                  if line.startswith("def R_") and "(remembered)" in line}
     assert remembered == {"total", "mine", "doubled", "said"}
-    block = {name: source.split(f"def D_{name}(")[1].split("\ndef ")[0] for name in remembered}
+    block = {name: source.split(f"def R_{name}(")[1].split("\ndef ")[0] for name in remembered}
     assert "s.state_cache" in block["total"]
     assert all("s.def_cache" in block[n] and "s.current" in block[n] for n in ("mine", "doubled", "said"))
     # and the values follow the turn: the same state, another player to move
@@ -314,6 +315,45 @@ def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatc
     assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 0, "Player 2 has 2")
     match.s.current = 0  # the turn changes, the state does not
     assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 2, "Player 1 has 2")
+
+
+TRIAL = """
+game "Trial" { players 2  turn order clockwise  round: play  max rounds 2 }
+player { score: int = 0 }
+def weight(p) = sum(x * (p.score + 1) for x in 1..200)
+def above(p, n) = count(x in [1, 2, 3] where x + n > p.score)
+phase play {
+  take turns from player(1) once {
+    choose x from [1, 2] as "Pick"
+    current.score += x
+  }
+}
+"""
+
+
+def test_a_remembered_def_whose_values_never_come_back_is_evaluated_instead(tmp_path, monkeypatch):
+    """Remembering a def's values pays only when the same arguments come back before the state
+    changes. The first calls are a trial: then a def asked the same thing again and again stays
+    remembered, and one never asked the same thing twice is evaluated each time. Its values are the
+    same either way."""
+    path = tmp_path / "trial.rules"
+    path.write_text(TRIAL)
+    game = load_with("codegen", monkeypatch, path)
+    ns = game.program.generated.ns
+    assert ns["D_weight"] is ns["T_weight"] and ns["D_above"] is ns["T_above"]  # on trial at first
+    match = game.new_match(seed=1)
+    match.apply(1)
+    ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+    defs = game.program.defs
+    p1, p2 = match.s.players
+    for n in range(codegen.TRIAL_CALLS + 10):
+        assert defs["weight"](ctx, (p1,)) == 20100 * 3  # the same question every time: remembered
+        assert defs["above"](ctx, (p2, n)) == 3  # never the same question twice: evaluated
+    assert ns["D_weight"] is ns["R_weight"] and ns["D_above"] is ns["E_above"]
+    match.apply(0)  # the state changes; the values follow it
+    assert defs["weight"](ctx, (p2,)) == 20100 * 2 and defs["above"](ctx, (p2, -1)) == 1
+    closures = load_with("closures", monkeypatch, path)
+    assert played(game, 3) == played(closures, 3)
 
 
 SETTLING = """
