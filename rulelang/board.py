@@ -156,9 +156,9 @@ class BoardCells:
         # a fixed board's cells by the seat owning their top card: seat -> (sort keys, cells), in cell
         # order, kept up to date once asked for (see owned_by)
         self._owned: dict | None = None
-        # the cards next to a cell, as cards_next_to lists them, until a card comes or goes: rules
-        # ask it over and over between two moves (each card of a hand tried on each open cell, each
-        # card's neighbours in a continuous rule's every pass)
+        # the cards next to a cell, as cards_next_to lists them, until a card comes to or leaves a
+        # cell next to it: rules ask it over and over (each card of a hand tried on each open cell,
+        # each card's neighbours in a continuous rule's every pass)
         self._next_to: dict = {}
         # how many times a card came to or left a cell or a cell next to it, per cell, counted once
         # asked for (near_version): a value worked out from a card and its neighbours stays right
@@ -215,8 +215,10 @@ class BoardCells:
         return self.topology.open or cell in self._graph
 
     def place(self, cell, entity, bottom=False) -> None:
-        if self._next_to:
-            self._next_to.clear()
+        if cell not in self.stacks and not self.topology.open:
+            self._next_to.clear()  # a cell off a fixed board: its graph changes
+        elif self._next_to:
+            self._forget_next_to(cell)
         if cell not in self.stacks:
             if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
                 self._graph, self._neighbour_table, self._shared = self._graph.copy(), {}, False
@@ -251,7 +253,7 @@ class BoardCells:
 
     def remove(self, cell, entity) -> None:
         if self._next_to:
-            self._next_to.clear()
+            self._forget_next_to(cell)
         if self._near is not None:
             self._changed_near(cell)
         stack = self.stacks[cell]
@@ -331,9 +333,14 @@ class BoardCells:
         """The cards on the occupied cells next to a cell, cell by cell in the order of
         occupied_neighbour_cells, each cell's stack bottom first. A new list each time (the caller
         may keep or change it); worked out once until a card comes or goes."""
+        return self.cards_next_to_view(cell)[:]
+
+    def cards_next_to_view(self, cell) -> list:
+        """cards_next_to without the copy, for a caller that only reads it (a loop that does not
+        keep it). A card coming or going makes a new list; it never changes this one."""
         found = self._next_to.get(cell)
         if found is not None:
-            return found[:]
+            return found
         stacks = self.stacks
         out: list = []
         for c in self.neighbour_cells(cell):
@@ -341,7 +348,14 @@ class BoardCells:
             if stack:
                 out.extend(stack)
         self._next_to[cell] = out
-        return out[:]
+        return out
+
+    def _forget_next_to(self, cell) -> None:
+        """A card came to or left a cell: only the lists of the cells next to it change (a board's
+        cells are next to each other both ways)."""
+        forget = self._next_to.pop
+        for other in self.neighbour_cells(cell):
+            forget(other, None)
 
     def near_version(self, cell) -> int:
         """A count that changes whenever a card comes to or leaves this cell or a cell next to it

@@ -38,7 +38,7 @@ from typing import Any, Callable
 from . import nodes as N
 from .budgets import check_size, exceeded
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
-from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
+from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "12"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "14"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -263,6 +263,22 @@ def _current(s):
     return s.players[s.current] if s.current is not None else None
 
 
+def _next_to(c, x, cell=None):
+    """neighbors(x) or neighbors(board, cell) for a loop that only reads it: the board's remembered
+    list, not a copy. Anything else (not a card on a board, not a board) is the built-in's."""
+    if cell is None:
+        if type(x) is Entity:
+            zone = x.zone
+            if zone is not None and zone.is_board:
+                return zone.cells.cards_next_to_view(x.cell)
+    elif type(x) is BoardZone:
+        return x.cells.cards_next_to_view(cell)
+    return _NEIGHBORS(c, x, cell)
+
+
+_NEIGHBORS = BUILTINS["neighbors"].impl
+
+
 def _recursion(span, name, meter):
     return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
                     f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
@@ -296,7 +312,7 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
@@ -331,6 +347,7 @@ class Generator:
         # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
         self.neighbourhood_defs: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
+        self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
@@ -394,21 +411,33 @@ class Generator:
             f"        raise _RuleError({span}, {message}) from None\n"
             f"    except _CATCH as exc:\n"
             f"        raise _translate(exc) from None\n")
-        evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
-            f"    vm = c.vm\n"
-            f"    meter = vm.meter if vm is not None else None\n"
-            f"    if meter is not None:\n"
-            f"        meter.depth += 1\n"
-            f"        if meter.depth > meter.budgets.recursion_depth:\n"
-            f"            meter.depth = 0\n"
-            f"            raise _recursion({span}, {name!r}, meter)\n"
-            f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-            f"        if meter.work >= meter.checkpoint:\n"
-            f"            meter.check({span})\n"
-            f"{guarded}"
-            f"    finally:\n"
-            f"        if meter is not None and meter.depth > 0:\n"
-            f"            meter.depth -= 1\n")
+        if self.recursive_defs is not None and name not in self.recursive_defs:
+            # it calls no def that calls it back, so it cannot nest deeper than the defs it calls: no
+            # recursion depth to count (dependencies.recursive_defs), only its work
+            evaluate = (
+                f"    vm = c.vm\n"
+                f"    if vm is not None:\n"
+                f"        meter = vm.meter\n"
+                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+                f"        if meter.work >= meter.checkpoint:\n"
+                f"            meter.check({span})\n"
+                f"{guarded}")
+        else:
+            evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
+                f"    vm = c.vm\n"
+                f"    meter = vm.meter if vm is not None else None\n"
+                f"    if meter is not None:\n"
+                f"        meter.depth += 1\n"
+                f"        if meter.depth > meter.budgets.recursion_depth:\n"
+                f"            meter.depth = 0\n"
+                f"            raise _recursion({span}, {name!r}, meter)\n"
+                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+                f"        if meter.work >= meter.checkpoint:\n"
+                f"            meter.check({span})\n"
+                f"{guarded}"
+                f"    finally:\n"
+                f"        if meter is not None and meter.depth > 0:\n"
+                f"            meter.depth -= 1\n")
         self.sources.append(f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n{evaluate}    return value\n")
         args = ", ".join(py)
         if pure and self._is_leaf(d.body, set(params)):
@@ -780,9 +809,18 @@ class Generator:
             if self.is_builtin(node, "at", 2):
                 board, cell = self.x(node.args[0]), self.x(node.args[1])
                 return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
+            if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
+                # the board's own list of the cards next to a cell: the loop only reads it
+                args = ", ".join(self.x(a) for a in node.args)
+                return f"{self.mark('builtin', node.span, 'neighbors')}_next_to(c, {args})"
             return self.x(node)
         finally:
             self.no_walrus = saved
+
+    def walks_cards(self, node) -> bool:
+        """Whether `iterable(node)` is the board's own list or tuple of cards (`at`, `neighbors`)."""
+        return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
+                or self.is_builtin(node, "neighbors", 2))
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
@@ -838,6 +876,8 @@ class Generator:
             with self.local_scope([f.var]):
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
+            if self.walks_cards(f.coll):  # already a list or tuple of cards
+                return f"{name}(({cond}) for {var} in {coll})"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
         if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
             return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"

@@ -27,7 +27,8 @@ from .checker import SymbolTable, type_name
 from .errors import Span
 from .compile_expr import ExpressionCompiler
 from .compile_stmt import StatementCompiler
-from .dependencies import always_reads, constant_defs, def_reads, impure_defs, neighbourhood_defs, turn_defs
+from .dependencies import (always_reads, constant_defs, def_reads, impure_defs, neighbourhood_defs, recursive_defs,
+                           turn_defs)
 from .ops import FlowOp
 from .program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError, TriggerInfo,
                       ZoneInfo)
@@ -76,6 +77,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen = Generator(self, g.title)
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
+            self.gen.recursive_defs = recursive_defs(decls)
             self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:

@@ -110,6 +110,45 @@ def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
     return set(kept)
 
 
+def recursive_defs(decls) -> set[str]:
+    """The defs that may call themselves, directly or through other defs: only they need the
+    recursion-depth count (a def outside every cycle cannot nest deeper than the number of defs).
+
+    A def may call the defs it names (also as a value, `matched(xs, ys, fits)`, and in a text's
+    `{name}`), every def if it asks `usable(...)` (a keyword's conditions), and the defs that cards'
+    and components' own expressions name (a condition field is worked out when read)."""
+    defs = [d for d in decls if isinstance(d, N.DefDecl)]
+    names = {d.name for d in defs}
+
+    def named(node) -> set[str]:
+        out = free_names(node)
+        for x in nodes_in(node):
+            if isinstance(x, N.StrLit) and "{" in x.value:
+                out |= {m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value)}
+        return out
+
+    by_fields: set[str] = set()
+    for d in decls:
+        if isinstance(d, (N.CardsDecl, N.ComponentDecl)):
+            by_fields |= named(d) & names
+    calls = {}
+    for d in defs:
+        mentioned = named(d.body)
+        calls[d.name] = names if "usable" in mentioned else (mentioned & names) | by_fields
+    out: set[str] = set()
+    for start in calls:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                out.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                todo.extend(calls[name])
+    return out
+
+
 def constant_defs(decls) -> set[str]:
     """The defs without parameters whose value is the same all game (a table of lines, a list of
     directions): they name only literals, enum members, names they bind themselves and other such

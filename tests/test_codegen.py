@@ -480,6 +480,40 @@ def test_defs_of_a_card_and_its_neighbours_are_found():
         assert neighbourhood_defs(parse_text(changed, "n.rules").decls) == {"strength", "hemmed"}, why
 
 
+RECURSION = """
+game "Loops" { players 2  turn order clockwise  round: play  max rounds 1 }
+component Card { power: int = 1  goal: condition = pays(self) }
+cards deck_cards in deck { Card() * 2 }
+zone deck
+keyword bold { usable if deep(1) }
+def plain(n) = n + 1
+def uses_plain(n) = plain(n) * 2
+def down(n) = if n <= 0 then 0 else down(n - 1)
+def ping(n) = if n <= 0 then 0 else pong(n - 1)
+def pong(n) = ping(n)
+def pays(x) = x.power > 0 and all(c in deck where c.goal)
+def asks(c) = usable(c, bold)
+def deep(n) = asks(first(deck))
+def named(n) = "{said}"
+def said = named(1)
+def passes(n) = matched([n], [n], down)
+phase play { take turns once { choose x from [1, 2] as "Pick" } }
+"""
+
+
+def test_defs_that_may_call_themselves_are_found():
+    """Only defs on a cycle of calls count their recursion depth. A def calls those it names (also as a
+    value or in a text), every def through `usable`, and those that cards' expressions name (a
+    condition field is worked out when read)."""
+    from rulelang.dependencies import recursive_defs
+    from rulelang.parser import parse_file, parse_text
+
+    found = recursive_defs(parse_text(RECURSION, "loops.rules").decls)
+    assert found == {"down", "ping", "pong", "pays", "asks", "deep", "named", "said"}
+    ecogon = recursive_defs(parse_file(str(REPO / "games" / "ecogon.rules")).decls)
+    assert "may_place" not in ecogon and "colour_ok" not in ecogon
+
+
 def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     """Defs of a card and the cards next to it keep their values across moves elsewhere on the
     board; cards coming and going next to it, a field or global it reads changing, or a card turned
