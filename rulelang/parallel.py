@@ -5,6 +5,7 @@ results are the same whichever backend plays them; they come back in the order o
 """
 from __future__ import annotations
 
+import gc
 import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
@@ -33,11 +34,18 @@ def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str |
                 progress()
         return out
     out = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        for result in pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
-            out.append(result)
-            if progress:
-                progress()
+    # The workers are forked from this process and share its memory until they write to it. Python's
+    # cycle collector writes to every object it scans, so it would copy the parent's whole heap into
+    # each worker, page by page, during the first games; frozen objects are never scanned.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            for result in pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
+                out.append(result)
+                if progress:
+                    progress()
+    finally:
+        gc.unfreeze()
     return out
 
 
