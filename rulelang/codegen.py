@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "14"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "15"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -949,6 +949,12 @@ class Generator:
         t = self.fresh("_t")
         if name in _ENTITY_SLOTS:  # a card's own property (no component may declare a field of that name)
             return f"({t}.{name} if type({t} := {obj}) is _Entity else _attr(c, {t}, {name!r}, {span}))"
+        if name == "component":  # a card's component, as a text (values.entity_extra)
+            return f"({t}.card.component if type({t} := {obj}) is _Entity else _attr(c, {t}, 'component', {span}))"
+        if name == "owner":  # a card's owner, a player or none (values.entity_extra); a zone's is _attr's
+            seat = self.fresh("_t")
+            return (f"((c.s.players[{seat}] if ({seat} := {t}.owner) is not None else None) "
+                    f"if type({t} := {obj}) is _Entity else _attr(c, {t}, 'owner', {span}))")
         return (f"({t}.attrs[{name!r}] if type({t} := {obj}) in _EP and {name!r} in {t}.attrs "
                 f"else _attr(c, {t}, {name!r}, {span}))")
 

@@ -140,6 +140,9 @@ class State:
         # zone (a board says which cells changed) and fields or globals changed with their readers known
         self.local_cache: dict = {}
         self.accounted = 0
+        # the face-up cards of public zones by the keywords they carry, in card order, as
+        # (version, {keyword: tuple of cards}): worked out again after any change (VM.bearers)
+        self.bearers: tuple | None = None
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
         # of zones ("#deck"), fields ("score") and globals ("$actor"); see VM.settle

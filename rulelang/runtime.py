@@ -11,17 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from . import nodes as N
 from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
-from .builtins import as_list, describe, keywords_of
+from .builtins import describe, keywords_of
 from .ops import FlowOp
 from .program import Code, Ctx, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
-from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats
+from .model import BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -120,17 +119,35 @@ class VM:
                 infos.extend((info, {"self": e}) for e in self.bearers(info.keyword))
         self._push_triggers(infos)
 
-    def bearers(self, keyword: str) -> list[Entity]:
-        out = []
-        for e in self.s.entities:
-            zone = e.zone
-            if zone is None or e.face_down or zone.visibility != "public":
-                continue
-            for k in keywords_of(e):
-                if k.name == keyword:
-                    out.append(e)
-                    break
-        return out
+    def bearers(self, keyword: str) -> tuple:
+        """The face-up cards of public zones that carry a keyword, in card order. One pass over the
+        cards finds those of every keyword, kept until the state changes: continuous rules and
+        triggers ask again and again in between."""
+        s = self.s
+        found = s.bearers
+        if found is None or found[0] != s.version:
+            table: dict[str, list] = {}
+
+            def bears(k):
+                cards = table.get(k.name)
+                if cards is None:
+                    table[k.name] = [e]
+                elif cards[-1] is not e:  # a card carrying a keyword twice bears it once
+                    cards.append(e)
+
+            for e in s.entities:
+                zone = e.zone
+                if zone is None or e.face_down or zone.visibility != "public":
+                    continue
+                for value in e.attrs.values():  # builtins.keywords_of, without a list per card
+                    if type(value) is KeywordValue:
+                        bears(value)
+                    elif type(value) is list:
+                        for v in value:
+                            if type(v) is KeywordValue:
+                                bears(v)
+            found = s.bearers = (s.version, {name: tuple(cards) for name, cards in table.items()})
+        return found[1].get(keyword, ())
 
     def _push_triggers(self, infos):
         ready = []
