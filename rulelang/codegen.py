@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "15"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "16"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -386,6 +386,52 @@ class Generator:
                             f"    except _CATCH as exc:\n"
                             f"        raise _translate(exc) from None\n"
                             f"    return value\n")
+        return self.stub(fname)
+
+    def option_walker(self, bindings: list, cond, span) -> Callable:
+        """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
+        Python loops: W(c, rows) appends the values of every binding that passes, in the order
+        ChooseAmong.enumerate's walk finds them. A collection that names no earlier binding is
+        worked out once, when first reached; each bound name is also set in c.v, for the parts the
+        code generator leaves to closures."""
+        fname = self.fresh("W")
+        head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
+        lines = []
+        saved = self.pylocals, self.in_def, self.no_walrus
+        self.in_def, self.no_walrus = False, False
+        names: list[str] = []
+
+        def written(node, walrus=False) -> str:
+            self.pylocals = {n: f"L_{n}" for n in names}
+            with self.cc.scoped(set(names)):
+                return self.iterable(node, walrus=True) if walrus else self.x(node)
+
+        try:
+            indent = "        "
+            for k, b in enumerate(bindings):
+                items = written(b.coll, walrus=True)
+                if not self.walks_cards(b.coll):
+                    items = f"_as_list({items})"
+                if not (free_names(b.coll) & set(names)):
+                    head.append(f"    F{k} = None")
+                    lines += [f"{indent}if F{k} is None:", f"{indent}    F{k} = {items}"]
+                    items = f"F{k}"
+                names.append(b.var)
+                lines.append(f"{indent}for L_{b.var} in {items}:")
+                indent += "    "
+                lines.append(f"{indent}v[{b.var!r}] = L_{b.var}")
+                if b.cond is not None:
+                    lines += [f"{indent}if not ({written(b.cond)}", f"{indent}):", f"{indent}    continue"]
+            row = "(" + "".join(f"L_{n}, " for n in names) + ")"
+            if cond is not None:
+                lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
+            else:
+                lines.append(f"{indent}rows.append({row})")
+        finally:
+            self.pylocals, self.in_def, self.no_walrus = saved
+        self.sources.append("\n".join(head + ["    try:"] + lines + [
+            "    except _CATCH as exc:",
+            "        raise _translate(exc) from None", ""]))
         return self.stub(fname)
 
     def define(self, d: N.DefDecl, pure: bool) -> Callable:

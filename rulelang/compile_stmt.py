@@ -315,6 +315,10 @@ class StatementCompiler:
                 cond = self.opt(opt.cond)
                 body_pc = self.here(code)
                 op.alts.append((opt.name, bindings, cond, body_pc))
+            # the bindings as generated loops (the code generator's), for the options' walk
+            op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span)
+                              if self.gen is not None and opt.bindings else None)
+            with self.scoped(names):
                 self.block(code, opt.body, loops)
             j = Jump(None, opt.span)
             self.emit(code, j)

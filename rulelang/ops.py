@@ -232,10 +232,12 @@ _MISSING = object()
 class ChooseAmong(Op):
     """`choose { option a(x in xs) {...} option b {...} }`: every binding of every option is one choice."""
 
-    __slots__ = ("alts", "by", "optional", "prompt", "span", "end")
+    __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end")
 
     def __init__(self, alts, by, optional, prompt, span):
         self.alts = alts  # list of (name, [(var, coll, cond)], cond, body_pc)
+        # per alternative: its bindings as generated loops, walker(ctx, rows), or None (codegen.option_walker)
+        self.walkers: list = []
         self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
         self.end = None
 
@@ -257,9 +259,14 @@ class ChooseAmong(Op):
                 options.add_product(index, name, [b[0] for b in bindings], lists)
                 continue
 
-            fixed = {}  # collections that do not depend on earlier bindings are computed once
             rows = []
             names = [b[0] for b in bindings]
+            walker = self.walkers[index] if index < len(self.walkers) else None
+            if walker is not None:
+                walker(ctx, rows)
+                options.add_rows(index, name, names, rows)
+                continue
+            fixed = {}  # collections that do not depend on earlier bindings are computed once
 
             def walk(depth):
                 if depth == len(bindings):
