@@ -43,11 +43,11 @@ from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, pla
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
 from .ops import Exec, Op
-from .program import DEF_CALL_WORK, Ctx, RuleError
+from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "16"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "17"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -305,6 +305,15 @@ def _settle_trial(ns: dict, name: str) -> None:
     ns[f"D_{name}"] = ns[f"R_{name}" if saved > calls * LOOKUP_SECONDS else f"E_{name}"]
 
 
+class _NotSimple(Exception):
+    """A statement `Generator.sync_block` does not write: the block stays the VM's."""
+
+
+#: statements that steer the VM (loops with guards, choices, turns, calls, returns): never written by sync_block
+_SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
+                 N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer, N.Perform, N.Signal)
+
+
 def _placeholder(c):
     raise RuntimeError("a generated function was called before its module was compiled")
 
@@ -387,6 +396,84 @@ class Generator:
                             f"        raise _translate(exc) from None\n"
                             f"    return value\n")
         return self.stub(fname)
+
+    def sync_block(self, body: list, span) -> Callable | None:
+        """A continuous rule's block as one generated function run(vm, frame), or None when it
+        holds a statement other than a simple one (an assignment, a move, a discard...), `if`,
+        `for each ... [where ...]`, `break` and `continue`. A continuous rule runs to its end at
+        once (VM.run_sync: no choice, no trigger until it ends), so Python's own `if` and `for` can
+        stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
+        for it; conditions are generated expressions; the steps budget counts each statement, test
+        and turn of a loop."""
+        lines: list[str] = []
+        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope
+        self.pylocals, self.in_def, self.no_walrus = {}, False, False
+        try:
+            self._sync_block(body, lines, "        ", False)
+        except _NotSimple:
+            return None
+        finally:
+            self.pylocals, self.in_def, self.no_walrus = saved[:3]
+            self.cc.scope = saved[3]
+        fname = self.fresh("A")
+        self.sources.append("\n".join(
+            [f"def {fname}(vm, frame):  # rules line {span.line}",
+             "    v = frame.vars",
+             "    c = _Ctx(v, vm.s, vm)",
+             "    meter = vm.meter",
+             "    try:"] + lines + [
+             "        pass",
+             "    except _CATCH as exc:",
+             "        raise _translate(exc) from None", ""]))
+        return self.stub(fname)
+
+    def _sync_block(self, stmts: list, lines: list, indent: str, in_loop: bool) -> None:
+        saved = self.cc.scope
+        for st in stmts:
+            self._sync_stmt(st, lines, indent, in_loop)
+        self.cc.scope = saved
+        if not stmts:
+            lines.append(f"{indent}pass")
+
+    def _sync_step(self, lines: list, indent: str, span) -> None:
+        lines += [f"{indent}meter.work += 1",
+                  f"{indent}if meter.work >= meter.checkpoint:",
+                  f"{indent}    meter.check({self.const(span, 'S')})"]
+
+    def _sync_stmt(self, st, lines: list, indent: str, in_loop: bool) -> None:
+        kind = type(st)
+        if kind is N.If:
+            self._sync_step(lines, indent, st.span)
+            for k, (cond, body) in enumerate(st.branches):
+                lines += [f"{indent}{'elif' if k else 'if'} ({self.x(cond)}", f"{indent}):"]
+                self._sync_block(body, lines, indent + "    ", in_loop)
+            if st.other is not None:
+                lines.append(f"{indent}else:")
+                self._sync_block(st.other, lines, indent + "    ", in_loop)
+        elif kind is N.For and st.chosen_by is None:
+            self._sync_step(lines, indent, st.span)
+            item = self.fresh("_i")
+            # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
+            # own list: the loop's body may move cards
+            lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
+            inner = indent + "    "
+            lines.append(f"{inner}v[{st.var!r}] = {item}")
+            with self.cc.scoped({st.var}):
+                if st.cond is not None:
+                    lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
+                self._sync_step(lines, inner, st.span)
+                self._sync_block(st.body, lines, inner, True)
+        elif kind in (N.Break, N.Continue) and in_loop:
+            lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
+        elif kind in _SYNC_CONTROL:
+            raise _NotSimple()
+        else:
+            scratch = Code(-1, "", "always", st.span)
+            self.cc.stmt(scratch, st, [])
+            if len(scratch.ops) != 1 or type(scratch.ops[0]) is not Exec:
+                raise _NotSimple()
+            self._sync_step(lines, indent, st.span)
+            lines.append(f"{indent}{self.const(scratch.ops[0].fn, 'F')}(c)")
 
     def option_walker(self, bindings: list, cond, span) -> Callable:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested

@@ -27,6 +27,8 @@ class StatementCompiler:
         code = self.program.new_code(name, kind, span)
         with self.scoped(set(params)):
             self.block(code, body, loops=[])
+            if self.gen is not None and kind == "always":
+                code.sync = self.gen.sync_block(body, span)
         if self.gen is not None:
             from .codegen import fuse_code
 

@@ -51,6 +51,9 @@ class Code:
     span: Span
     ops: list = field(default_factory=list)
     step_names: list[str] = field(default_factory=list)
+    # a continuous rule's whole block as one generated function sync(vm, frame), when the code
+    # generator can write it (codegen.Generator.sync_block); VM.run_sync runs it instead of the ops
+    sync: Any = None
 
 
 @dataclass

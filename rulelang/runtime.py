@@ -246,7 +246,11 @@ class VM:
         self.sync_floor = floor
         try:
             stack = self.s.stack
-            stack.append(Frame(code, 0, vars, [], "always"))
+            frame = Frame(code, 0, vars, [], "always")
+            stack.append(frame)
+            if code.sync is not None:  # the whole block, generated (codegen.Generator.sync_block)
+                code.sync(self, frame)
+                return
             meter = self.meter
             while len(stack) > floor:
                 frame = stack[-1]

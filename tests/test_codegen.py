@@ -514,6 +514,35 @@ def test_defs_that_may_call_themselves_are_found():
     assert "may_place" not in ecogon and "colour_ok" not in ecogon
 
 
+CONTINUOUS = REPO / "tests" / "codegen" / "continuous.rules"
+
+
+def test_a_continuous_rule_is_one_generated_function(monkeypatch, tmp_path):
+    """A continuous rule made of simple statements, `if`, `for each ... where`, `break` and
+    `continue` runs as one generated function; one with a `while` loop stays the VM's. The closure
+    engine runs both on the VM: whole games are the same in both engines, and a rule that fails
+    names its line in both."""
+    closures = load_with("closures", monkeypatch, CONTINUOUS)
+    generated = load_with("codegen", monkeypatch, CONTINUOUS)
+    synced = {code.name: code.sync is not None for code in generated.program.codes if code.kind == "always"}
+    assert synced == {"tides": True, "drying": False}
+    assert all(code.sync is None for code in closures.program.codes)
+    for seed in range(20):
+        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+    failing = tmp_path / "failing.rules"
+    failing.write_text(CONTINUOUS.read_text(encoding="utf-8").replace(
+        "    if s.size > most { most = s.size }", "    if s.size > most { most = s.size / (s.size - 5) }"))
+    errors = {}
+    for engine in ("closures", "codegen"):
+        match = load_with(engine, monkeypatch, failing).new_match(seed=1)
+        with pytest.raises(RulesError) as caught:
+            while not match.is_over:
+                match.apply(0)
+        errors[engine] = caught.value.diagnostics[0]
+    assert errors["codegen"].span.line == errors["closures"].span.line == 53
+    assert errors["codegen"].message == errors["closures"].message
+
+
 def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     """Defs of a card and the cards next to it keep their values across moves elsewhere on the
     board; cards coming and going next to it, a field or global it reads changing, or a card turned
