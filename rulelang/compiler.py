@@ -299,16 +299,17 @@ class Compiler(ExpressionCompiler, StatementCompiler):
     def compile_label(self, comp: N.ComponentDecl):
         if not comp.label:
             return None
-        template = comp.label
+        # "{kind} {point}" split once into texts and field names: ["", "kind", " ", "point", ""]
+        parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", comp.label)
+        texts, keys = parts[0::2], parts[1::2]
 
         def render(e):
-            def sub(m):
-                key = m.group(1)
-                if key in e.attrs:
-                    return describe(e.attrs[key])
-                return key
-
-            return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", sub, template)
+            attrs = e.attrs
+            out = [texts[0]]
+            for key, text in zip(keys, texts[1:]):
+                out.append(describe(attrs[key]) if key in attrs else key)  # not a field: the name as written
+                out.append(text)
+            return "".join(out)
 
         return render
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from . import nodes as N
@@ -451,6 +452,42 @@ def _as_rules_error(exc: Exception, op) -> RulesError:
 # ------------------------------------------------------------------ public API
 
 
+class LegalOptions(Sequence):
+    """The pending choice's options as a read-only list of `Option`s, each made when first read:
+    a random bot reads only how many there are."""
+
+    __slots__ = ("_state", "_seat", "_options", "_made")
+
+    def __init__(self, state: State, seat: int, options):
+        self._state, self._seat, self._options, self._made = state, seat, options, {}
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._options)))]
+        n = len(self._options)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("option index out of range")
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = Option(index, None, self._state, None, self._seat, self._options)
+        return made
+
+    def __eq__(self, other):
+        if isinstance(other, (LegalOptions, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class Option:
     """One legal answer to the pending choice. Its label (as its chooser sees it) is made on first use."""
 
@@ -597,13 +634,11 @@ class Match:
     def prompt(self) -> str | None:
         return self.s.pending["prompt"] if self.s.pending else None
 
-    def legal_options(self) -> list[Option]:
+    def legal_options(self) -> "LegalOptions | list":
         if self.s.pending is None:
             return []
-        seat = self.s.pending["player"]
-        options = self.s.pending["options"]
         # each option is made (and labelled) only when asked for: a random bot needs none of them
-        return [Option(i, None, self.s, None, seat, options) for i in range(len(options))]
+        return LegalOptions(self.s, self.s.pending["player"], self.s.pending["options"])
 
     def option_count(self) -> int:
         return len(self.s.pending["options"]) if self.s.pending else 0
