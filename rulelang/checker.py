@@ -355,192 +355,220 @@ class Checker:
             scope = self.stmt(s, scope, ctx)
 
     def stmt(self, s, scope: set, ctx: set) -> set:
-        e = self.expr
-        if isinstance(s, N.Let):
-            e(s.value, scope)
-            return scope | {s.name}
-        if isinstance(s, N.Assign):
-            if s.op is None:
-                if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
-                        and s.target.id not in BUILTIN_VALUES:
-                    from .parser import _LEADING_WORDS
-                    self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
-                             expected="a statement (move, let, if, choose, ...), a call or an assignment",
-                             hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
-                elif not isinstance(s.target, N.Call):
-                    self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
-                             hint="to change a value write `x.field = value`")
-                    e(s.target, scope)
-                else:
-                    self.call(s.target, scope, statement=True)
-                return scope
-            if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
-                self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
-                                 f'until the end of the {s.until}',
-                         hint="declare it with `var NAME: TYPE`, or change a field (x.field) instead")
-            if not isinstance(s.target, (N.Name, N.Attr)):
-                self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
-            elif isinstance(s.target, N.Name):
-                kind = self.t.kind(s.target.id)
-                if s.target.id not in scope and kind != "var":
-                    if kind is None:
-                        self.undefined(s.target.id, s.target.span, scope)
-                    else:
-                        self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
-                                 hint="declare a global with `var NAME: TYPE` or a local with `let`")
+        """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
+        check = STMT_CHECKS.get(type(s)) or inherited_check(STMT_CHECKS, type(s))
+        return check(self, s, scope, ctx) if check is not None else scope
+
+    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set:
+        self.expr(s.value, scope)
+        return scope | {s.name}
+
+    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set:
+        if s.op is None:
+            if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
+                    and s.target.id not in BUILTIN_VALUES:
+                from .parser import _LEADING_WORDS
+                self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
+                         expected="a statement (move, let, if, choose, ...), a call or an assignment",
+                         hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
+            elif not isinstance(s.target, N.Call):
+                self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
+                         hint="to change a value write `x.field = value`")
+                self.expr(s.target, scope)
             else:
-                e(s.target, scope)
-            e(s.value, scope)
-            if s.op in ("+=", "-="):
-                self.expect_type(s.value, scope, "int", "a number")
+                self.call(s.target, scope, statement=True)
             return scope
-        if isinstance(s, N.If):
-            for cond, body in s.branches:
-                e(cond, scope)
-                self.block(body, scope, ctx)
-            if s.other is not None:
-                self.block(s.other, scope, ctx)
-            return scope
-        if isinstance(s, N.For):
-            e(s.coll, scope)
-            inner = scope | {s.var}
-            if s.cond is not None:
-                e(s.cond, inner)
-            if s.chosen_by is not None:
-                self.expect_player(s.chosen_by, scope)
-            self.block(s.body, inner, ctx | {"loop"})
-            return scope
-        if isinstance(s, (N.While, N.RepeatUntil)):
-            e(s.cond, scope)
-            self.block(s.body, scope, ctx | {"loop"})
-            return scope
-        if isinstance(s, N.RepeatTimes):
+        if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
+            self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
+                             f'until the end of the {s.until}',
+                     hint="declare it with `var NAME: TYPE`, or change a field (x.field) instead")
+        if not isinstance(s.target, (N.Name, N.Attr)):
+            self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
+        elif isinstance(s.target, N.Name):
+            kind = self.t.kind(s.target.id)
+            if s.target.id not in scope and kind != "var":
+                if kind is None:
+                    self.undefined(s.target.id, s.target.span, scope)
+                else:
+                    self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
+                             hint="declare a global with `var NAME: TYPE` or a local with `let`")
+        else:
+            self.expr(s.target, scope)
+        self.expr(s.value, scope)
+        if s.op in ("+=", "-="):
+            self.expect_type(s.value, scope, "int", "a number")
+        return scope
+
+    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set:
+        for cond, body in s.branches:
+            self.expr(cond, scope)
+            self.block(body, scope, ctx)
+        if s.other is not None:
+            self.block(s.other, scope, ctx)
+        return scope
+
+    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
+        self.expr(s.coll, scope)
+        inner = scope | {s.var}
+        if s.cond is not None:
+            self.expr(s.cond, inner)
+        if s.chosen_by is not None:
+            self.expect_player(s.chosen_by, scope)
+        self.block(s.body, inner, ctx | {"loop"})
+        return scope
+
+    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set:
+        self.expr(s.cond, scope)
+        self.block(s.body, scope, ctx | {"loop"})
+        return scope
+
+    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set:
+        self.expect_type(s.count, scope, "int", "a number")
+        self.block(s.body, scope, ctx | {"loop"})
+        return scope
+
+    def stmt_choose(self, s: N.Choose, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
+        self.expr(s.coll, scope)
+        if s.cond is not None:
+            self.expr(s.cond, scope | {s.var})
+        if s.opts.by is not None:
+            self.expect_player(s.opts.by, scope)
+        self.prompt(s.opts.prompt, s.span, scope)
+        return scope | {s.var}
+
+    def stmt_choose_block(self, s: N.ChooseBlock, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
+        if s.opts.by is not None:
+            self.expect_player(s.opts.by, scope)
+        self.prompt(s.opts.prompt, s.span, scope)
+        self.options(s.options, scope, ctx)
+        return scope
+
+    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        self.expect_zone(s.to, scope)
+        self.placement(s.place, scope, s.to)
+        return scope
+
+    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set:
+        if s.count is not None:
             self.expect_type(s.count, scope, "int", "a number")
-            self.block(s.body, scope, ctx | {"loop"})
-            return scope
-        if isinstance(s, N.Choose):
-            self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-            e(s.coll, scope)
-            if s.cond is not None:
-                e(s.cond, scope | {s.var})
-            if s.opts.by is not None:
-                self.expect_player(s.opts.by, scope)
-            self.prompt(s.opts.prompt, s.span, scope)
-            return scope | {s.var}
-        if isinstance(s, N.ChooseBlock):
-            self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-            if s.opts.by is not None:
-                self.expect_player(s.opts.by, scope)
-            self.prompt(s.opts.prompt, s.span, scope)
-            self.options(s.options, scope, ctx)
-            return scope
-        if isinstance(s, N.Move):
-            self.expect_cards(s.what, scope)
-            self.expect_zone(s.to, scope)
-            self.placement(s.place, scope, s.to)
-            return scope
-        if isinstance(s, N.Draw):
-            if s.count is not None:
-                self.expect_type(s.count, scope, "int", "a number")
-            self.expect_zone(s.source, scope)
-            self.expect_zone(s.to, scope)
-            self.placement(s.place, scope, s.to)
-            return scope
-        if isinstance(s, N.Discard):
-            self.expect_cards(s.what, scope)
-            return scope
-        if isinstance(s, N.Shuffle):
-            self.expect_zone(s.zone, scope)
-            return scope
-        if isinstance(s, N.Create):
-            if "setup" not in ctx:
-                self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
-                         hint="put the cards in a zone at setup and move them later")
-            if self.t.kind(s.cards) != "cards":
-                sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
-                self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
-            self.expect_zone(s.zone, scope)
-            return scope
-        if isinstance(s, (N.Reveal,)):
-            self.expect_cards(s.what, scope)
-            if s.to is not None:
-                self.expect_player(s.to, scope)
-            return scope
-        if isinstance(s, (N.Hide, N.Flip)):
-            self.expect_cards(s.what, scope)
-            return scope
-        if isinstance(s, N.Signal):
-            self.signals_sent.add(s.name)
-            for a in s.args:
-                e(a, scope)
-            return scope
-        if isinstance(s, N.Perform):
-            ty = e(s.what, scope)
-            if ty not in ("keyword", "any"):
-                self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
-                         expected="a keyword, as in `perform boost(2) on card`")
-            if s.on is not None:
-                self.expect_cards(s.on, scope)
-            return scope
-        if isinstance(s, N.Win):
-            e(s.who, scope)
-            return scope
-        if isinstance(s, N.Eliminate):
-            ty = e(s.who, scope)
-            if ty not in ("player", "list:player", "any", "list:any"):
-                self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
-                         expected="a player or a list of players, as in `eliminate current`")
-            return scope
-        if isinstance(s, N.Respond):
-            self.no_choice_in(ctx, s.span, by=s.coll)
-            e(s.coll, scope)
-            self.prompt(s.prompt, s.span, scope | {s.var})
-            self.options(s.options, scope | {s.var}, ctx)
-            return scope
-        if isinstance(s, N.Offer):
-            self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
+        self.expect_zone(s.source, scope)
+        self.expect_zone(s.to, scope)
+        self.placement(s.place, scope, s.to)
+        return scope
+
+    def stmt_discard(self, s: N.Discard, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        return scope
+
+    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set:
+        self.expect_zone(s.zone, scope)
+        return scope
+
+    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set:
+        if "setup" not in ctx:
+            self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
+                     hint="put the cards in a zone at setup and move them later")
+        if self.t.kind(s.cards) != "cards":
+            sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
+            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
+        self.expect_zone(s.zone, scope)
+        return scope
+
+    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        if s.to is not None:
             self.expect_player(s.to, scope)
-            if s.by is not None:
-                self.expect_player(s.by, scope)
-            self.prompt(s.prompt, s.span, scope)
-            self.options(s.options, scope, ctx)
-            if s.refused is not None:
-                self.block(s.refused, scope, ctx)
-            return scope
-        if isinstance(s, N.End):
-            return scope
-        if isinstance(s, N.TakeTurns):
-            self.no_choice_in(ctx, s.span)
-            for x in (s.start,):
-                if x is not None:
-                    self.expect_player(x, scope)
-            for x in (s.skipping, s.until):
-                if x is not None:
-                    e(x, scope)
-            if s.following is not None:
-                ty = e(s.following, scope)
-                if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
-                    self.err(s.following.span, f"`following` takes the turn order as a list of players, "
-                             f"but this is {describe_type(ty)}",
-                             expected="a list of players, as in `take turns following ranking`")
-                if s.direction is not None:
-                    self.err(s.span, f"a computed turn order (`following`) already says who is next, "
-                             f"so it cannot also go {s.direction}",
-                             hint="reverse the list instead, or remove the direction")
-            self.block(s.body, scope, ctx | {"turns"})
-            return scope
-        if isinstance(s, N.StepBlock):
-            self.block(s.body, scope, ctx)
-            return scope
-        if isinstance(s, (N.Log, N.Fail)):
-            e(s.message, scope)
-            return scope
-        if isinstance(s, (N.Break, N.Continue)):
-            if "loop" not in ctx:
-                self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
-            return scope
-        if isinstance(s, N.Return):
-            return scope
+        return scope
+
+    def stmt_hide_or_flip(self, s: N.Hide | N.Flip, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        return scope
+
+    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set:
+        self.signals_sent.add(s.name)
+        for a in s.args:
+            self.expr(a, scope)
+        return scope
+
+    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
+        ty = self.expr(s.what, scope)
+        if ty not in ("keyword", "any"):
+            self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
+                     expected="a keyword, as in `perform boost(2) on card`")
+        if s.on is not None:
+            self.expect_cards(s.on, scope)
+        return scope
+
+    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set:
+        self.expr(s.who, scope)
+        return scope
+
+    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set:
+        ty = self.expr(s.who, scope)
+        if ty not in ("player", "list:player", "any", "list:any"):
+            self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
+                     expected="a player or a list of players, as in `eliminate current`")
+        return scope
+
+    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, by=s.coll)
+        self.expr(s.coll, scope)
+        self.prompt(s.prompt, s.span, scope | {s.var})
+        self.options(s.options, scope | {s.var}, ctx)
+        return scope
+
+    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
+        self.expect_player(s.to, scope)
+        if s.by is not None:
+            self.expect_player(s.by, scope)
+        self.prompt(s.prompt, s.span, scope)
+        self.options(s.options, scope, ctx)
+        if s.refused is not None:
+            self.block(s.refused, scope, ctx)
+        return scope
+
+    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:
+        return scope
+
+    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span)
+        for x in (s.start,):
+            if x is not None:
+                self.expect_player(x, scope)
+        for x in (s.skipping, s.until):
+            if x is not None:
+                self.expr(x, scope)
+        if s.following is not None:
+            ty = self.expr(s.following, scope)
+            if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
+                self.err(s.following.span, f"`following` takes the turn order as a list of players, "
+                         f"but this is {describe_type(ty)}",
+                         expected="a list of players, as in `take turns following ranking`")
+            if s.direction is not None:
+                self.err(s.span, f"a computed turn order (`following`) already says who is next, "
+                         f"so it cannot also go {s.direction}",
+                         hint="reverse the list instead, or remove the direction")
+        self.block(s.body, scope, ctx | {"turns"})
+        return scope
+
+    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set:
+        self.block(s.body, scope, ctx)
+        return scope
+
+    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set:
+        self.expr(s.message, scope)
+        return scope
+
+    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set:
+        if "loop" not in ctx:
+            self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
+        return scope
+
+    def stmt_return(self, s: N.Return, scope: set, ctx: set) -> set:
         return scope
 
     def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
@@ -1050,6 +1078,20 @@ EXPR_CHECKS = {
     N.CondExpr: Checker.expr_cond, N.BinOp: Checker.expr_binop, N.Compare: Checker.expr_compare,
     N.Member: Checker.expr_member, N.BoolOp: Checker.expr_boolop, N.Not: Checker.expr_not, N.Neg: Checker.expr_neg,
     N.Range: Checker.expr_range, N.CellLit: Checker.expr_cell,
+}
+
+STMT_CHECKS = {
+    N.Let: Checker.stmt_let, N.Assign: Checker.stmt_assign, N.If: Checker.stmt_if, N.For: Checker.stmt_for,
+    N.While: Checker.stmt_while_or_until, N.RepeatUntil: Checker.stmt_while_or_until,
+    N.RepeatTimes: Checker.stmt_repeat_times, N.Choose: Checker.stmt_choose,
+    N.ChooseBlock: Checker.stmt_choose_block, N.Move: Checker.stmt_move, N.Draw: Checker.stmt_draw,
+    N.Discard: Checker.stmt_discard, N.Shuffle: Checker.stmt_shuffle, N.Create: Checker.stmt_create,
+    N.Reveal: Checker.stmt_reveal, N.Hide: Checker.stmt_hide_or_flip, N.Flip: Checker.stmt_hide_or_flip,
+    N.Signal: Checker.stmt_signal, N.Perform: Checker.stmt_perform, N.Win: Checker.stmt_win,
+    N.Eliminate: Checker.stmt_eliminate, N.Respond: Checker.stmt_respond, N.Offer: Checker.stmt_offer,
+    N.End: Checker.stmt_end, N.TakeTurns: Checker.stmt_take_turns, N.StepBlock: Checker.stmt_step_block,
+    N.Log: Checker.stmt_log_or_fail, N.Fail: Checker.stmt_log_or_fail, N.Break: Checker.stmt_break_or_continue,
+    N.Continue: Checker.stmt_break_or_continue, N.Return: Checker.stmt_return,
 }
 
 
