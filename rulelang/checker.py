@@ -62,8 +62,32 @@ class SymbolTable:
         return sym.type if sym and sym.kind == "member" else None
 
 
-def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
+class DataFiles:
+    """The column names of the data files of `table`s, each file read once per check: the base game and
+    every variant ask for the same files, twice each (for the field names and to report unreadable files)."""
+
+    def __init__(self):
+        self._columns: dict[tuple, list[str] | Exception] = {}
+
+    def columns(self, name: str, rules_file: str) -> list[str]:
+        """The column names of data file `name` (beside rules_file); raises TableError as read_table does."""
+        from .tables import TableError, read_table, table_path
+
+        key = (name, rules_file)
+        if key not in self._columns:
+            try:
+                self._columns[key] = read_table(table_path(name, rules_file), name)[0]
+            except TableError as exc:
+                self._columns[key] = exc
+        columns = self._columns[key]
+        if isinstance(columns, Exception):
+            raise columns
+        return columns
+
+
+def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
     table = SymbolTable(decls=decls)
+    data_files = data_files or DataFiles()
 
     def define(name: str, sym: Symbol, span: Span):
         if name in BUILTINS or name in SPECIAL_FUNCS or name in BUILTIN_VALUES:
@@ -115,7 +139,7 @@ def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
             define(d.name, Symbol("table", d, "list:any"), d.span)
             tables.append(d)
     for d in tables:  # the columns of data files are field names (`row.q`); unreadable files are reported later
-        from .tables import TableError, read_table, table_path
+        from .tables import TableError
 
         src = d.source
         name = src.value if isinstance(src, N.StrLit) else None
@@ -124,7 +148,7 @@ def build_symbols(decls: list, bag: DiagnosticBag) -> SymbolTable:
             name = default.value if isinstance(default, N.StrLit) else None
         if name:
             try:
-                table.table_columns.update(read_table(table_path(name, d.span.file), name)[0])
+                table.table_columns.update(data_files.columns(name, d.span.file))
             except TableError:
                 pass
     if table.game is None:
@@ -142,9 +166,10 @@ def type_name(t: N.TypeRef | None) -> str:
 
 
 class Checker:
-    def __init__(self, table: SymbolTable, bag: DiagnosticBag):
+    def __init__(self, table: SymbolTable, bag: DiagnosticBag, data_files: DataFiles | None = None):
         self.t = table
         self.bag = bag
+        self.data_files = data_files or DataFiles()
         self._ctor_plans: dict[str, tuple] = {}
         self.phase_refs: set[str] = set()
         self.signals_sent: set[str] = set()
@@ -598,7 +623,7 @@ class Checker:
 
     def table_source(self, d: N.TableDecl):
         """A table's file: a text, or a setting holding one (read when the game is loaded)."""
-        from .tables import TableError, read_table, table_path
+        from .tables import TableError
 
         src = d.source
         name = None
@@ -615,7 +640,7 @@ class Checker:
             self.err(src.span, f'the setting "{src.id}" should name a data file (a text)')
             return
         try:
-            read_table(table_path(name, d.span.file), name)
+            self.data_files.columns(name, d.span.file)
         except TableError as exc:
             self.err(src.span, f'table "{d.name}": {exc}', hint="the file is looked for beside the rules file")
 
@@ -755,27 +780,26 @@ class Checker:
                      expected=", ".join(f'"{n}"' for n in EDGE_NAMES),
                      hint=did_you_mean(c.args[1].value, list(EDGE_NAMES)))
 
+    def arity(self, c: N.Call, lo: int, hi: int | None, what: str):
+        n = len(c.args)
+        if n < lo or (hi is not None and n > hi):
+            if lo == hi:
+                want = f"{lo} argument{'s' if lo != 1 else ''}"
+            elif hi is None:
+                want = f"at least {lo} arguments"
+            else:
+                want = f"{lo} to {hi} arguments"
+            self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
+
     def call(self, c: N.Call, scope: set, statement=False) -> str:
         name = c.func
         sym = self.t.symbols.get(name)
         args = c.args
-
-        def arity(lo, hi, what):
-            n = len(args)
-            if n < lo or (hi is not None and n > hi):
-                if lo == hi:
-                    want = f"{lo} argument{'s' if lo != 1 else ''}"
-                elif hi is None:
-                    want = f"at least {lo} arguments"
-                else:
-                    want = f"{lo} to {hi} arguments"
-                self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
-
         if c.kwargs and not (sym and sym.kind == "component"):
             self.err(c.kwargs[0].span, f'"{c.kwargs[0].name}:" names an argument, which only cards take (Component(field: value))')
         if name in ("has", "usable", "matched", "matching"):
             lo, hi, _ = SPECIAL_FUNCS[name]
-            arity(lo, hi, f"{name}()")
+            self.arity(c, lo, hi, f"{name}()")
             if name == "has":
                 if args:
                     self.expr(args[0], scope)
@@ -797,7 +821,7 @@ class Checker:
             return "bool"
         if name in BUILTINS and name not in scope:
             b = BUILTINS[name]
-            arity(b.min_args, b.max_args, f"{name}()")
+            self.arity(c, b.min_args, b.max_args, f"{name}()")
             for a in args:
                 self.expr(a, scope)
             if name in BOARD_FUNCTIONS:
@@ -813,22 +837,22 @@ class Checker:
             return "any"
         arg_types = [self.expr(a, scope) for a in args]
         if sym.kind == "def":
-            arity(len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
             return "any"
         if sym.kind == "proc":
-            arity(len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
             if not statement:
                 self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
             return "any"
         if sym.kind == "keyword":
-            arity(len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
             if statement:
                 self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
             return "keyword"
         if sym.kind == "zone":
             if not sym.decl.per_player:
                 self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
-            arity(1, 1, f'zone "{name}"')
+            self.arity(c, 1, 1, f'zone "{name}"')
             if args:
                 ty = arg_types[0]
                 if ty not in ("player", "any"):
@@ -1171,9 +1195,9 @@ def describe_type(ty: str) -> str:
     return ty
 
 
-def check_decls(decls: list, bag: DiagnosticBag) -> SymbolTable:
-    table = build_symbols(decls, bag)
-    checker = Checker(table, bag)
+def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
+    table = build_symbols(decls, bag, data_files)
+    checker = Checker(table, bag, data_files)
     checker.run()
     return table
 
@@ -1181,9 +1205,10 @@ def check_decls(decls: list, bag: DiagnosticBag) -> SymbolTable:
 def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False) -> SymbolTable:
     """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError."""
     bag = DiagnosticBag()
+    data_files = DataFiles()
     decls, settings = apply_variants(rules, variants or [], bag)
-    table = check_decls(decls, bag)
-    checker = Checker(table, bag)
+    table = check_decls(decls, bag, data_files)
+    checker = Checker(table, bag, data_files)
     for s in settings:
         checker.check_decl(s)
     if all_variants:
@@ -1191,8 +1216,8 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
         for name in rules.variants():
             vbag = DiagnosticBag()
             vdecls, vsettings = apply_variants(rules, [name], vbag)
-            vtable = check_decls(vdecls, vbag)
-            vchecker = Checker(vtable, vbag)
+            vtable = check_decls(vdecls, vbag, data_files)
+            vchecker = Checker(vtable, vbag, data_files)
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:
