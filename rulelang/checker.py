@@ -171,6 +171,7 @@ class Checker:
         self.bag = bag
         self.data_files = data_files or DataFiles()
         self._ctor_plans: dict[str, tuple] = {}
+        self._attr_types: dict[tuple[str, str], str] = {}
         self.phase_refs: set[str] = set()
         self.signals_sent: set[str] = set()
         self.signals_heard: dict[str, Span] = {}
@@ -1038,6 +1039,18 @@ class Checker:
         return value_type(field_type)
 
     def attr_type(self, ty: str, x: N.Attr) -> str:
+        # the type of a field depends only on the owner's type and the field's name (the table does not change
+        # during a check), so it is worked out once; a field that is reported is worked out again at each use
+        key = (ty, x.name)
+        known = self._attr_types.get(key)
+        if known is None:
+            errors = len(self.bag.items)
+            known = self.find_attr_type(ty, x)
+            if len(self.bag.items) == errors:
+                self._attr_types[key] = known
+        return known
+
+    def find_attr_type(self, ty: str, x: N.Attr) -> str:
         name = x.name
         if ty == "player":
             if name in self.t.player_fields:
