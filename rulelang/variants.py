@@ -64,11 +64,11 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
             settings.append(item)
             continue
         if isinstance(item, N.RemoveDecl):
-            found = [d for d in decls if _key_name(d) == item.name]
-            if not found:
+            kept = [d for d in decls if _key_name(d) != item.name]
+            if len(kept) == len(decls):
                 bag.error(item.span, f'variant "{variant.name}" removes "{item.name}", which the base game does not declare',
                           hint=did_you_mean(item.name, declared_names(decls)))
-            decls = [d for d in decls if _key_name(d) != item.name]
+            decls = kept
             index = None
             continue
         if isinstance(item, (N.VariantDecl, N.ScenarioDecl)):
