@@ -37,8 +37,10 @@ def add_arguments(p) -> None:
     p.add_argument("--only", metavar="SECTIONS", help=f"comma-separated, among {', '.join(SECTIONS)} (default: all)")
     p.add_argument("--seconds", type=float, default=2.0,
                    help="time given to each side of each playout race (default: 2.0)")
-    p.add_argument("--simulate-games", type=int, default=24, metavar="N",
-                   help="games per simulate run (default: 24)")
+    # enough games that starting the pool and waiting for its last game weigh little, as in a
+    # designer's runs of hundreds of games
+    p.add_argument("--simulate-games", type=int, default=96, metavar="N",
+                   help="games per simulate run (default: 96)")
     p.add_argument("--simulate-file", metavar="FILE",
                    help="the game simulated for the --jobs comparison (default: the first game in games/)")
     p.add_argument("--quick", action="store_true", help="a tiny run that only shows the command works (no useful figures)")

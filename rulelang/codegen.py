@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "17"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "18"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -175,7 +175,7 @@ def _index(obj, i, span):
 
 def _each(c, value, span):
     """The items a comprehension walks; long lists count as work (the steps budget)."""
-    items = value if type(value) is list else as_list(value)
+    items = value if type(value) is list or type(value) is tuple else as_list(value)  # walked, never changed
     if len(items) > 64 and c.vm is not None:
         c.vm.meter.charge(len(items), span)
     return items
@@ -279,6 +279,21 @@ def _next_to(c, x, cell=None):
 _NEIGHBORS = BUILTINS["neighbors"].impl
 
 
+def _ray_walk(c, board, cell, d):
+    """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
+    once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
+    if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
+        cells = board.cells
+        if cells._shared:
+            found = cells.topology.ray_cache.get((cell, d[0], d[1]))
+            if found is not None:
+                return found
+    return _RAY(c, board, cell, d)
+
+
+_RAY = BUILTINS["ray"].impl
+
+
 def _recursion(span, name, meter):
     return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
                     f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
@@ -321,9 +336,9 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
-    "_EP": (Entity, Player), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+    "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
 
@@ -942,6 +957,10 @@ class Generator:
             if self.is_builtin(node, "at", 2):
                 board, cell = self.x(node.args[0]), self.x(node.args[1])
                 return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
+            if self.is_builtin(node, "ray", 3):
+                # a fixed board's ray, as the board shape remembers it: the loop only reads it
+                args = ", ".join(self.x(a) for a in node.args)
+                return f"{self.mark('builtin', node.span, 'ray')}_ray_walk(c, {args})"
             if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
                 # the board's own list of the cards next to a cell: the loop only reads it
                 args = ", ".join(self.x(a) for a in node.args)
@@ -1092,6 +1111,11 @@ class Generator:
                 f"else _attr(c, {t}, {name!r}, {span}))")
 
     def g_Index(self, x):
+        if isinstance(x.index, N.IntLit) and x.index.value >= 0 and not self.no_walrus:
+            # `d[0]`: a cell's or direction's coordinate, read inline; anything else is _index's
+            t, k = self.fresh("_t"), x.index.value
+            return (f"({t}[{k}] if type({t} := {self.x(x.obj)}) in _TL and len({t}) > {k} "
+                    f"else _index({t}, {k}, {self.span(x)}))")
         return f"_index({self.x(x.obj)}, {self.x(x.index)}, {self.span(x)})"
 
     def g_ListLit(self, x):
