@@ -120,10 +120,18 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
     """Playouts of both sides in alternating slices of time; counts, times and mean decisions."""
     import random
 
+    from .parallel import frozen_heap
+
     rng_rules, rng_ref = random.Random(1), random.Random(2)
     sides = {"rules": [0, 0.0, 0], "reference": [0, 0.0, 0]}  # playouts, seconds, decisions
-    seed = 0
     per_slice = seconds / slices
+    with frozen_heap():  # as simulate plays its games (parallel.run_tasks)
+        _race_slices(game, ref, sides, slices, per_slice, rng_rules, rng_ref)
+    return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
+
+
+def _race_slices(game, ref: Reference, sides: dict, slices: int, per_slice: float, rng_rules, rng_ref) -> None:
+    seed = 0
     for _ in range(slices):
         for side in ("rules", "reference"):
             tally = sides[side]
@@ -140,7 +148,6 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
                 if time.perf_counter() >= deadline:
                     break
             tally[1] += time.perf_counter() - start
-    return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
 
 
 def check_times(files: list[Path], repeats: int, cache: bool = True) -> list[tuple[Path, list[float], int]]:
@@ -172,6 +179,8 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
     """Clones per second of a match halfway through a seeded random game (and at which decision)."""
     import random
 
+    from .parallel import frozen_heap
+
     rng = random.Random(3)
     full = game.new_match(players=players, seed=3)
     while not full.s.over:
@@ -182,14 +191,16 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
     while match.s.decisions < halfway and not match.s.over:
         match.apply(rng.randrange(match.option_count()))
     count = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        match.clone()
-        count += 1
-        if time.perf_counter() >= deadline:
-            break
-    return count / (time.perf_counter() - start), match.s.decisions
+    with frozen_heap():  # as in simulate, where planning bots copy matches (parallel.run_tasks)
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            match.clone()
+            count += 1
+            if time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+    return count / elapsed, match.s.decisions
 
 
 # ------------------------------------------------------------------ the command

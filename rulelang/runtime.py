@@ -887,12 +887,10 @@ def copy_state(s: State) -> State:
     plain = _PLAIN_TYPES
     for e, c in zip(s.entities, new.entities):
         attrs = e.attrs
-        for v in attrs.values():
-            if type(v) not in plain:
-                c.attrs = {k: remap(v) for k, v in attrs.items()}
-                break
-        else:  # numbers, words, true/false only (most cards): a plain copy
+        if plain.issuperset(map(type, attrs.values())):  # numbers, words, true/false only (most cards)
             c.attrs = attrs.copy()
+        else:
+            c.attrs = {k: remap(v) for k, v in attrs.items()}
     for p, c in zip(s.players, new.players):
         c.attrs = {k: remap(v) for k, v in p.attrs.items()}
     new.globals = {k: remap(v) for k, v in s.globals.items()}
