@@ -42,12 +42,12 @@ from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, pla
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
-from .ops import Exec, Op
+from .ops import CallProc, Exec, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "18"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "19"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -326,7 +326,7 @@ class _NotSimple(Exception):
 
 #: statements that steer the VM (loops with guards, choices, turns, calls, returns): never written by sync_block
 _SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
-                 N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer, N.Perform, N.Signal)
+                 N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
 
 
 def _placeholder(c):
@@ -414,8 +414,8 @@ class Generator:
 
     def sync_block(self, body: list, span) -> Callable | None:
         """A continuous rule's block as one generated function run(vm, frame), or None when it
-        holds a statement other than a simple one (an assignment, a move, a discard...), `if`,
-        `for each ... [where ...]`, `break` and `continue`. A continuous rule runs to its end at
+        holds a statement other than a simple one (an assignment, a move, a discard, a signal, a
+        procedure call, `perform`...), `if`, `for each ... [where ...]`, `break` and `continue`. A continuous rule runs to its end at
         once (VM.run_sync: no choice, no trigger until it ends), so Python's own `if` and `for` can
         stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
         for it; conditions are generated expressions; the steps budget counts each statement, test
@@ -436,6 +436,8 @@ class Generator:
              "    v = frame.vars",
              "    c = _Ctx(v, vm.s, vm)",
              "    meter = vm.meter",
+             "    stack = vm.s.stack",
+             "    level = len(stack)  # this rule's frame is stack[level - 1]",
              "    try:"] + lines + [
              "        pass",
              "    except _CATCH as exc:",
@@ -485,10 +487,19 @@ class Generator:
         else:
             scratch = Code(-1, "", "always", st.span)
             self.cc.stmt(scratch, st, [])
-            if len(scratch.ops) != 1 or type(scratch.ops[0]) is not Exec:
+            if len(scratch.ops) != 1 or type(scratch.ops[0]) not in (Exec, SignalOp, CallProc, PerformOp):
                 raise _NotSimple()
+            op = scratch.ops[0]
             self._sync_step(lines, indent, st.span)
-            lines.append(f"{indent}{self.const(scratch.ops[0].fn, 'F')}(c)")
+            if type(op) is Exec:
+                lines.append(f"{indent}{self.const(op.fn, 'F')}(c)")
+                return
+            lines.append(f"{indent}{self.const(op, 'O')}.run(vm, frame)")  # the op itself (its pc is not read)
+            if type(op) is not SignalOp:
+                # a procedure or a keyword's effect was pushed above this rule's frame: run it to its
+                # end now, as VM.run_sync does (False: the rule itself was unwound)
+                lines += [f"{indent}if len(stack) != level and not vm.finish_pushed(level):",
+                          f"{indent}    return"]
 
     def option_walker(self, bindings: list, cond, span) -> Callable:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested

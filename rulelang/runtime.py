@@ -273,6 +273,30 @@ class VM:
             del self.s.stack[floor:]
             self.sync_floor = saved_floor
 
+    def finish_pushed(self, level: int) -> bool:
+        """Run the frames above the first `level` ones (a procedure, a keyword's effect, pushed by a
+        continuous rule's generated block: codegen.Generator.sync_block) to their end, as run_sync's
+        loop does. False when the rule's own frame is gone too (unwound)."""
+        stack = self.s.stack
+        meter = self.meter
+        while len(stack) > level:
+            frame = stack[-1]
+            ops = frame.code.ops
+            end = len(ops)
+            while True:
+                pc = frame.pc
+                if pc >= end:
+                    stack.pop()
+                    break
+                op = ops[pc]
+                op.run(self, frame)
+                meter.work += 1
+                if meter.work >= meter.checkpoint:
+                    meter.check(op.span)
+                if not stack or stack[-1] is not frame:
+                    break
+        return len(stack) == level
+
     # ---- steps (for scenarios)
     def _stop_here(self):
         # stop once whatever this point sets off (end-of-X triggers) has run

@@ -518,8 +518,9 @@ CONTINUOUS = REPO / "tests" / "codegen" / "continuous.rules"
 
 
 def test_a_continuous_rule_is_one_generated_function(monkeypatch, tmp_path):
-    """A continuous rule made of simple statements, `if`, `for each ... where`, `break` and
-    `continue` runs as one generated function; one with a `while` loop stays the VM's. The closure
+    """A continuous rule made of simple statements (a procedure call and a signal among them), `if`,
+    `for each ... where`, `break` and `continue` runs as one generated function; one with a `while`
+    loop stays the VM's. The closure
     engine runs both on the VM: whole games are the same in both engines, and a rule that fails
     names its line in both."""
     closures = load_with("closures", monkeypatch, CONTINUOUS)
@@ -539,7 +540,7 @@ def test_a_continuous_rule_is_one_generated_function(monkeypatch, tmp_path):
             while not match.is_over:
                 match.apply(0)
         errors[engine] = caught.value.diagnostics[0]
-    assert errors["codegen"].span.line == errors["closures"].span.line == 53
+    assert errors["codegen"].span.line == errors["closures"].span.line == 60
     assert errors["codegen"].message == errors["closures"].message
 
 
