@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "19"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "20"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1188,6 +1188,9 @@ class Generator:
 
     def g_Member(self, x):
         op = "not in" if x.negated else "in"
+        if not self.no_walrus:  # a list is searched as it is; anything else as _as_list makes it one
+            t = self.fresh("_t")
+            return f"(({self.x(x.elem)}) {op} ({t} if type({t} := {self.x(x.coll)}) is list else _as_list({t})))"
         return f"(({self.x(x.elem)}) {op} _as_list({self.x(x.coll)}))"
 
     def g_BoolOp(self, x):
