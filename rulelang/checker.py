@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from . import nodes as N
 from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from .geometry import BOARD_FUNCTIONS, EDGE_NAMES
-from .errors import DiagnosticBag, RulesError, Span, did_you_mean
+from .errors import DiagnosticBag, Span, did_you_mean
 from .variants import apply_variants
 
 BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "any", "card"}
@@ -360,7 +360,7 @@ class Checker:
             self.signals_heard.setdefault(d.signal, d.span)
         elif d.kind == "at" and d.phase is not None:
             if d.timing != "phase":
-                self.err(d.span, f"only `at start of phase NAME` / `at end of phase NAME` take a name")
+                self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")
             elif self.t.kind(d.phase) != "phase":
                 phases = [n for n, s in self.t.symbols.items() if s.kind == "phase"]
                 self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
@@ -485,10 +485,6 @@ class Checker:
         self.placement(s.place, scope, s.to)
         return scope
 
-    def stmt_discard(self, s: N.Discard, scope: set, ctx: set) -> set:
-        self.expect_cards(s.what, scope)
-        return scope
-
     def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set:
         self.expect_zone(s.zone, scope)
         return scope
@@ -509,7 +505,8 @@ class Checker:
             self.expect_player(s.to, scope)
         return scope
 
-    def stmt_hide_or_flip(self, s: N.Hide | N.Flip, scope: set, ctx: set) -> set:
+    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set:
+        """`discard`, `hide` and `turn ... face`: what they act on must be cards."""
         self.expect_cards(s.what, scope)
         return scope
 
@@ -1122,8 +1119,8 @@ STMT_CHECKS = {
     N.While: Checker.stmt_while_or_until, N.RepeatUntil: Checker.stmt_while_or_until,
     N.RepeatTimes: Checker.stmt_repeat_times, N.Choose: Checker.stmt_choose,
     N.ChooseBlock: Checker.stmt_choose_block, N.Move: Checker.stmt_move, N.Draw: Checker.stmt_draw,
-    N.Discard: Checker.stmt_discard, N.Shuffle: Checker.stmt_shuffle, N.Create: Checker.stmt_create,
-    N.Reveal: Checker.stmt_reveal, N.Hide: Checker.stmt_hide_or_flip, N.Flip: Checker.stmt_hide_or_flip,
+    N.Discard: Checker.stmt_on_cards, N.Shuffle: Checker.stmt_shuffle, N.Create: Checker.stmt_create,
+    N.Reveal: Checker.stmt_reveal, N.Hide: Checker.stmt_on_cards, N.Flip: Checker.stmt_on_cards,
     N.Signal: Checker.stmt_signal, N.Perform: Checker.stmt_perform, N.Win: Checker.stmt_win,
     N.Eliminate: Checker.stmt_eliminate, N.Respond: Checker.stmt_respond, N.Offer: Checker.stmt_offer,
     N.End: Checker.stmt_end, N.TakeTurns: Checker.stmt_take_turns, N.StepBlock: Checker.stmt_step_block,

@@ -570,17 +570,18 @@ class Generator:
             f"        raise _RuleError({span}, {message}) from None\n"
             f"    except _CATCH as exc:\n"
             f"        raise _translate(exc) from None\n")
+        charged = (  # the body and the work it counts, without a recursion depth
+            f"    vm = c.vm\n"
+            f"    if vm is not None:\n"
+            f"        meter = vm.meter\n"
+            f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+            f"        if meter.work >= meter.checkpoint:\n"
+            f"            meter.check({span})\n"
+            f"{guarded}")
         if self.recursive_defs is not None and name not in self.recursive_defs:
             # it calls no def that calls it back, so it cannot nest deeper than the defs it calls: no
             # recursion depth to count (dependencies.recursive_defs), only its work
-            evaluate = (
-                f"    vm = c.vm\n"
-                f"    if vm is not None:\n"
-                f"        meter = vm.meter\n"
-                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-                f"        if meter.work >= meter.checkpoint:\n"
-                f"            meter.check({span})\n"
-                f"{guarded}")
+            evaluate = charged
         else:
             evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
                 f"    vm = c.vm\n"
@@ -604,13 +605,7 @@ class Generator:
             # than looking it up, so it is not remembered. It calls no def, so it cannot recurse.
             self.sources.append(
                 f"def D_{name}({sig}):  # def {name} (a leaf, evaluated each time), rules line {d.span.line}\n"
-                f"    vm = c.vm\n"
-                f"    if vm is not None:\n"
-                f"        meter = vm.meter\n"
-                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-                f"        if meter.work >= meter.checkpoint:\n"
-                f"            meter.check({span})\n"
-                f"{guarded}"
+                f"{charged}"
                 f"    return value\n")
         elif pure and name in self.constant_defs:
             # the same value all game (dependencies.constant_defs): worked out once per match

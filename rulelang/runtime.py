@@ -251,39 +251,23 @@ class VM:
             stack.append(frame)
             if code.sync is not None:  # the whole block, generated (codegen.Generator.sync_block)
                 code.sync(self, frame)
-                return
-            meter = self.meter
-            while len(stack) > floor:
-                frame = stack[-1]
-                ops = frame.code.ops
-                end = len(ops)
-                while True:  # the frame on top, op after op, until it ends or another comes on top
-                    pc = frame.pc
-                    if pc >= end:
-                        stack.pop()
-                        break
-                    op = ops[pc]
-                    op.run(self, frame)
-                    meter.work += 1
-                    if meter.work >= meter.checkpoint:
-                        meter.check(op.span)
-                    if not stack or stack[-1] is not frame:
-                        break
+            else:
+                self.finish_pushed(floor)
         finally:
             del self.s.stack[floor:]
             self.sync_floor = saved_floor
 
     def finish_pushed(self, level: int) -> bool:
-        """Run the frames above the first `level` ones (a procedure, a keyword's effect, pushed by a
-        continuous rule's generated block: codegen.Generator.sync_block) to their end, as run_sync's
-        loop does. False when the rule's own frame is gone too (unwound)."""
+        """Run the frames above the first `level` ones to their end, now: a continuous rule's
+        (run_sync), or a procedure or keyword's effect that a rule's generated block pushed
+        (codegen.Generator.sync_block). False when the frame at `level - 1` is gone too (unwound)."""
         stack = self.s.stack
         meter = self.meter
         while len(stack) > level:
             frame = stack[-1]
             ops = frame.code.ops
             end = len(ops)
-            while True:
+            while True:  # the frame on top, op after op, until it ends or another comes on top
                 pc = frame.pc
                 if pc >= end:
                     stack.pop()
