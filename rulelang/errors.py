@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict
 class Span(BaseModel):
     """Where a construct starts in its source file (1-based line and column)."""
 
-    model_config = ConfigDict(frozen=True)
+    # the validation schema is built when a span is first made from values (parsing, an error), not
+    # at import: checking a file whose AST comes from the cache makes none
+    model_config = ConfigDict(frozen=True, defer_build=True)
     file: str = "<rules>"
     line: int = 0
     column: int = 0
@@ -29,7 +31,7 @@ class Span(BaseModel):
         return f"{self.file}:{self.line}:{self.column}"
 
 
-NO_SPAN = Span()
+NO_SPAN = Span.model_construct()  # the defaults, without building the schema
 
 _source_cache: dict[str, list[str]] = {}
 

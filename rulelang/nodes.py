@@ -5,7 +5,7 @@ Every node carries a ``span`` (file, line, column) taken from Lark's
 into the .rules file. Declarations and statements also keep their ``///`` doc
 comments, which become the published rulebook.
 """
-from __future__ import annotations
+# annotations are evaluated as the classes are made: pydantic then reads types, not texts to compile
 
 from typing import Any, Literal, Optional, Union
 

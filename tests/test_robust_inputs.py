@@ -43,9 +43,10 @@ def run_main(*args, cwd) -> tuple[int, str, str]:
 # As root (CI) permission bits do not stop a read: the child drops to `nobody` once Python is running.
 _AS_NOBODY = """
 import os, sys
-import io, rulelang.checker, rulelang.parser, rulelang.sourcefile, rulelang.cli
+import io, rulelang.checker, rulelang.errors, rulelang.parser, rulelang.sourcefile, rulelang.cli
 from rich.console import Console
 Console(file=io.StringIO()).print("warm up", markup=False)  # rich imports some tables lazily
+rulelang.errors.Span(line=1)  # pydantic builds a span's schema (and imports its parts) on first use
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)
