@@ -437,7 +437,7 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
     """
     from html import escape
 
-    char_w, line_h, pad, gap, head_h = 6.6, 15, 10, 14, 22
+    char_w, line_h, pad, gap = 6.6, 15, 10, 14
     colours = {"setup": "#e8f0fe", "result": "#e8f0fe", "round": "#fafafa", "phase": "#f1f8e9",
                "turns": "#fff8e1", "step": "#ffffff", "trigger": "#fce4ec", "note": "#fce4ec",
                "call": "#ffffff", "end": "#eeeeee", "anytime": "#f3e5f5", "decision": "#eeeeee"}

@@ -13,7 +13,6 @@ from .checker import check_rules
 from .compiler import Compiler, RuleError, compile_program
 from .errors import Diagnostic, DiagnosticBag, RulesError, Span, did_you_mean
 from .budgets import BudgetExceeded, Budgets, as_budgets, resident_mb, using
-from .parser import parse_file, parse_text
 from .sourcefile import source_text
 from .runtime import Game
 from .variants import apply_variants

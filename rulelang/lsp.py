@@ -16,7 +16,6 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from . import nodes as N

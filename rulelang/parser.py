@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, VisitError
 
 from . import nodes as N
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source

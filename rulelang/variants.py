@@ -89,7 +89,7 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
         else:
             if same and not isinstance(item, N.TriggerDecl):
                 bag.error(item.span, f'"{_key_name(item)}" is already declared by the base game',
-                          hint=f'write "replace" before it to change the base declaration')
+                          hint='write "replace" before it to change the base declaration')
                 continue
             index.setdefault(item.key, len(decls))
             decls.append(item)
