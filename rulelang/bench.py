@@ -125,29 +125,25 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
     rng_rules, rng_ref = random.Random(1), random.Random(2)
     sides = {"rules": [0, 0.0, 0], "reference": [0, 0.0, 0]}  # playouts, seconds, decisions
     per_slice = seconds / slices
-    with frozen_heap():  # as simulate plays its games (parallel.run_tasks)
-        _race_slices(game, ref, sides, slices, per_slice, rng_rules, rng_ref)
-    return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
-
-
-def _race_slices(game, ref: Reference, sides: dict, slices: int, per_slice: float, rng_rules, rng_ref) -> None:
     seed = 0
-    for _ in range(slices):
-        for side in ("rules", "reference"):
-            tally = sides[side]
-            start = time.perf_counter()
-            deadline = start + per_slice
-            while True:
-                if side == "rules":
-                    _, decisions = rules_playout(game, ref.players, seed, rng_rules)
-                    seed += 1
-                else:
-                    _, decisions = ref.module.playout(rng_ref)
-                tally[0] += 1
-                tally[2] += decisions
-                if time.perf_counter() >= deadline:
-                    break
-            tally[1] += time.perf_counter() - start
+    with frozen_heap():  # as simulate plays its games (parallel.run_tasks)
+        for _ in range(slices):
+            for side in ("rules", "reference"):
+                tally = sides[side]
+                start = time.perf_counter()
+                deadline = start + per_slice
+                while True:
+                    if side == "rules":
+                        _, decisions = rules_playout(game, ref.players, seed, rng_rules)
+                        seed += 1
+                    else:
+                        _, decisions = ref.module.playout(rng_ref)
+                    tally[0] += 1
+                    tally[2] += decisions
+                    if time.perf_counter() >= deadline:
+                        break
+                tally[1] += time.perf_counter() - start
+    return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
 
 
 def check_times(files: list[Path], repeats: int, cache: bool = True) -> list[tuple[Path, list[float], int]]:

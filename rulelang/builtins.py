@@ -421,13 +421,16 @@ def _random(ctx, coll):
 
 
 def keywords_of(e) -> list[KeywordValue]:
+    """The keywords a card carries, field by field (none for anything that is not a card)."""
     out = []
     if isinstance(e, Entity):
         for value in e.attrs.values():
             if isinstance(value, KeywordValue):
                 out.append(value)
             elif isinstance(value, list):
-                out.extend(v for v in value if isinstance(v, KeywordValue))
+                for v in value:  # a loop, not extend(generator): it is asked for every card, often
+                    if isinstance(v, KeywordValue):
+                        out.append(v)
     return out
 
 

@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "20"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "21"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -283,11 +283,9 @@ def _ray_walk(c, board, cell, d):
     """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
     once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
     if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
-        cells = board.cells
-        if cells._shared:
-            found = cells.topology.ray_cache.get((cell, d[0], d[1]))
-            if found is not None:
-                return found
+        found = board.cells.walked_ray(cell, d[0], d[1])
+        if found is not None:
+            return found
     return _RAY(c, board, cell, d)
 
 
@@ -324,7 +322,8 @@ class _NotSimple(Exception):
     """A statement `Generator.sync_block` does not write: the block stays the VM's."""
 
 
-#: statements that steer the VM (loops with guards, choices, turns, calls, returns): never written by sync_block
+#: statements that steer the VM (loops with guards, choices, turns, returns; `for ... chosen by`, and
+#: `break`/`continue` outside a loop of the block): sync_block does not write them
 _SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
                  N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
 
@@ -415,9 +414,9 @@ class Generator:
     def sync_block(self, body: list, span) -> Callable | None:
         """A continuous rule's block as one generated function run(vm, frame), or None when it
         holds a statement other than a simple one (an assignment, a move, a discard, a signal, a
-        procedure call, `perform`...), `if`, `for each ... [where ...]`, `break` and `continue`. A continuous rule runs to its end at
-        once (VM.run_sync: no choice, no trigger until it ends), so Python's own `if` and `for` can
-        stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
+        procedure call, `perform`...), `if`, `for each ... [where ...]`, `break` and `continue`. A
+        continuous rule runs to its end at once (VM.run_sync: no choice, no trigger until it ends),
+        so Python's own `if` and `for` can stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
         for it; conditions are generated expressions; the steps budget counts each statement, test
         and turn of a loop."""
         lines: list[str] = []
@@ -976,9 +975,10 @@ class Generator:
             self.no_walrus = saved
 
     def walks_cards(self, node) -> bool:
-        """Whether `iterable(node)` is the board's own list or tuple of cards (`at`, `neighbors`)."""
+        """Whether `iterable(node)` is a board's own list or tuple (`at`, `neighbors`, `ray`): no
+        as_list needed around it."""
         return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                or self.is_builtin(node, "neighbors", 2))
+                or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3))
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""

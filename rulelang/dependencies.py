@@ -33,11 +33,13 @@ TURN_NAMES = {"current", "round", "phase"}
 def reads_turn(node) -> bool:
     """Whether an expression mentions the turn (`current`, `round`, `phase`), also inside a text's
     `{...}` placeholders (a safe over-approximation)."""
-    if free_names(node) & TURN_NAMES:
-        return True
-    return any(isinstance(x, N.StrLit) and "{" in x.value
-               and any(m.split(".")[0] in TURN_NAMES for m in TEMPLATE_NAMES.findall(x.value))
-               for x in nodes_in(node))
+    return bool((free_names(node) | shown_names(node)) & TURN_NAMES)
+
+
+def shown_names(node) -> set[str]:
+    """The names a text's `{name.field}` placeholders start with, anywhere in an expression."""
+    return {m.split(".")[0] for x in nodes_in(node) if isinstance(x, N.StrLit) and "{" in x.value
+            for m in TEMPLATE_NAMES.findall(x.value)}
 
 
 #: a text's `{name.field}` placeholders (as ExpressionCompiler.template reads them; codegen uses it too)
@@ -121,11 +123,7 @@ def recursive_defs(decls) -> set[str]:
     names = {d.name for d in defs}
 
     def named(node) -> set[str]:
-        out = free_names(node)
-        for x in nodes_in(node):
-            if isinstance(x, N.StrLit) and "{" in x.value:
-                out |= {m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value)}
-        return out
+        return free_names(node) | shown_names(node)
 
     by_fields: set[str] = set()
     for d in decls:

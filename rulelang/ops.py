@@ -261,7 +261,7 @@ class ChooseAmong(Op):
 
             rows = []
             names = [b[0] for b in bindings]
-            walker = self.walkers[index] if index < len(self.walkers) else None
+            walker = self.walkers[index]
             if walker is not None:
                 walker(ctx, rows)
                 options.add_rows(index, name, names, rows)

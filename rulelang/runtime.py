@@ -21,7 +21,7 @@ from .ops import FlowOp
 from .program import Code, Ctx, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
-from .model import BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
+from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -128,25 +128,14 @@ class VM:
         found = s.bearers
         if found is None or found[0] != s.version:
             table: dict[str, list] = {}
-
-            def bears(k):
-                cards = table.get(k.name)
-                if cards is None:
-                    table[k.name] = [e]
-                elif cards[-1] is not e:  # a card carrying a keyword twice bears it once
-                    cards.append(e)
-
             for e in s.entities:
                 zone = e.zone
                 if zone is None or e.face_down or zone.visibility != "public":
                     continue
-                for value in e.attrs.values():  # builtins.keywords_of, without a list per card
-                    if type(value) is KeywordValue:
-                        bears(value)
-                    elif type(value) is list:
-                        for v in value:
-                            if type(v) is KeywordValue:
-                                bears(v)
+                for k in keywords_of(e):
+                    cards = table.setdefault(k.name, [])
+                    if not cards or cards[-1] is not e:  # a card carrying a keyword twice bears it once
+                        cards.append(e)
             found = s.bearers = (s.version, {name: tuple(cards) for name, cards in table.items()})
         return found[1].get(keyword, ())
 
