@@ -1,11 +1,20 @@
 """A file's parsed AST, kept on disk by the hash of its text, so checking or loading an unchanged
-file again skips the parser (and importing Lark).
+file again skips the parser (and importing Lark); and, for each file path, the declarations of its
+last version, so that after an edit only the declarations whose text changed are parsed again.
 
-The key is the file's text, its path as given (spans name it) and a fingerprint of the code that
-builds the AST (the grammar, the parser, the AST nodes, the deck reader). Only files that parse
-without errors are kept; anything unexpected (an unwritable folder, a damaged entry) falls back
-to parsing. The folder is ``$RULELANG_CACHE_DIR``, else ``$XDG_CACHE_HOME/rulelang/ast``, else
-``~/.cache/rulelang/ast``; ``RULELANG_CACHE=0`` turns the cache off.
+The key of a whole file is its text, its path as given (spans name it) and a fingerprint of the
+code that builds the AST (the grammar, the parser, the AST nodes, the deck reader, the chunker).
+Only files that parse without errors are kept; anything unexpected (an unwritable folder, a damaged
+entry) falls back to parsing. The folder is ``$RULELANG_CACHE_DIR``, else
+``$XDG_CACHE_HOME/rulelang/ast``, else ``~/.cache/rulelang/ast``; ``RULELANG_CACHE=0`` turns the
+cache off.
+
+An entry holds the file's declarations in pickled parts, one per top-level chunk of its text
+(`chunks.split_top_level`), each with the number of lines its spans must move (a chunk kept from an
+earlier version that now starts lower or higher), and the long card blocks read aside (fastcards).
+A file's chunks are parsed one by one only when the grammar makes that exact
+(`parser.chunks_are_exact`) and each chunk parses on its own; otherwise the file is parsed whole and
+kept as one part.
 """
 from __future__ import annotations
 
@@ -16,9 +25,9 @@ import pickle
 from pathlib import Path
 
 from . import nodes as N
-from .errors import remember_source
+from .errors import Span, remember_source
 
-_FORMAT = b"rulelang-ast-1"
+_FORMAT = b"rulelang-ast-2"
 _fingerprint: bytes | None = None
 
 
@@ -30,7 +39,8 @@ def _builder_fingerprint() -> bytes:
 
         here = Path(__file__).resolve().parent
         h = hashlib.sha256(_FORMAT)
-        for path in (grammar_path(), here / "parser.py", here / "nodes.py", here / "fastcards.py", here / "errors.py"):
+        for path in (grammar_path(), here / "parser.py", here / "nodes.py", here / "fastcards.py", here / "errors.py",
+                     here / "chunks.py"):
             h.update(path.read_bytes())
         _fingerprint = h.digest()
     return _fingerprint
@@ -53,32 +63,167 @@ def _entry(folder: Path, text: str, file: str) -> Path:
 
 
 def parse_text_cached(text: str, file: str) -> N.RulesFile:
-    """parser.parse_text(text, file), from the cache when this text was parsed before."""
+    """parser.parse_text(text, file), from the cache when this text, or some of its declarations,
+    were parsed before."""
     folder = cache_dir()
-    entry = None
-    if folder is not None:
-        try:
-            entry = _entry(folder, text, file)
-            data = entry.read_bytes()
-        except (OSError, ValueError):
-            data = None
-        if data is not None:
-            rules = _load(data)
-            if rules is not None:
-                remember_source(file, text)
-                return rules
-    from .parser import parse_text  # imports Lark: only when the text must be parsed
-
+    if folder is None:
+        return _parse(text, file)
+    try:
+        entry = _entry(folder, text, file)
+    except ValueError:  # a text that cannot be encoded
+        return _parse(text, file)
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        data = None
+    if data is not None:
+        rules = _load(data, file)
+        if rules is not None:
+            remember_source(file, text)
+            return rules
     was_enabled = gc.isenabled()
     gc.disable()  # as parser.parse_file: a growing AST holds no cycles worth scanning for
     try:
-        rules = parse_text(text, file)
+        made = _parse_reusing_declarations(folder, text, file)
     finally:
         if was_enabled:
             gc.enable()
-    if entry is not None:
-        _store(entry, rules)
+    if made is not None:
+        rules, record = made
+    else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration)
+        rules = _parse(text, file)
+        try:
+            record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
+                      "cards": None, "header": rules.header_doc}
+        except Exception:  # an AST that cannot be pickled: no cache
+            return rules
+    _write(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     return rules
+
+
+def _parse(text: str, file: str) -> N.RulesFile:
+    from .parser import parse_text  # imports Lark: only when the text must be parsed
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return parse_text(text, file)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(data: bytes, file: str) -> N.RulesFile | None:
+    """The file an entry holds; None for a damaged or foreign entry (parse instead)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        record = pickle.loads(data)
+        decls: list = []
+        for delta, part in record["parts"]:
+            part = _load_part(part)
+            if part is None:
+                return None
+            if delta:
+                _move_lines(part, delta)
+            decls.extend(part)
+        if record["cards"] is not None:
+            from .fastcards import restore_card_blocks
+
+            restore_card_blocks(decls, pickle.loads(record["cards"]))
+        header = record["header"]
+    except Exception:
+        return None
+    finally:
+        if was_enabled:
+            gc.enable()
+    return N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                       header_doc=header)
+
+
+def _load_part(data) -> list | None:
+    try:
+        part = pickle.loads(data)
+    except Exception:
+        return None
+    return part if isinstance(part, list) and all(isinstance(d, N.Node) for d in part) else None
+
+
+# ------------------------------------------------------------------ declarations kept between edits
+
+
+def _index_entry(folder: Path, file: str) -> Path:
+    h = hashlib.sha256(_builder_fingerprint())
+    h.update(b"declarations\0" + file.encode("utf-8", "surrogatepass"))
+    return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
+
+
+def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.RulesFile, dict] | None:
+    """The file parsed chunk by chunk, reusing the chunks kept from the last version of this path,
+    and the record to keep for it; None when a chunk does not parse on its own or the grammar does
+    not allow parsing by chunks (parse the whole file then)."""
+    from .chunks import declaration_chunks, header_doc
+    from .fastcards import restore_card_blocks
+
+    index = _index_entry(folder, file)
+    try:
+        known = pickle.loads(index.read_bytes())
+        if not isinstance(known, dict):
+            known = {}
+    except Exception:  # none yet, or damaged
+        known = {}
+    chunks, fast_cards = declaration_chunks(text, file)
+    decls: list = []
+    kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
+    parts: list[tuple[int, bytes]] = []
+    for offset, chunk in chunks:
+        found = known.get(chunk)
+        part = _load_part(found[1]) if isinstance(found, tuple) and len(found) == 2 else None
+        if part is None:
+            from .parser import chunks_are_exact, parse_declarations  # Lark: only to parse
+
+            if not chunks_are_exact():
+                return None
+            part = parse_declarations(chunk, file, offset)
+            if part is None:
+                return None
+            found = (offset, pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+        elif found[0] != offset:  # kept with its old lines: moved on each load until parsed again
+            _move_lines(part, offset - found[0])
+        kept[chunk] = found
+        parts.append((offset - found[0], found[1]))
+        decls.extend(part)
+    cards = pickle.dumps(fast_cards, protocol=pickle.HIGHEST_PROTOCOL) if fast_cards else None
+    restore_card_blocks(decls, fast_cards)
+    if kept != known:
+        _write(index, pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+    header = header_doc(text)
+    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                        header_doc=header)
+    return rules, {"parts": parts, "cards": cards, "header": header}
+
+
+def _move_lines(decls: list, delta: int) -> None:
+    """Move every span of these declarations by delta lines (a kept chunk that now starts elsewhere)."""
+    from pydantic import BaseModel
+
+    seen: set[int] = set()
+    stack: list = list(decls)
+    while stack:
+        x = stack.pop()
+        kind = type(x)
+        if kind is Span:
+            if id(x) not in seen and x.line:
+                seen.add(id(x))
+                values = x.__dict__  # frozen for users, not for the cache that made it
+                values["line"] += delta
+                values["end_line"] += delta
+        elif kind is list or kind is tuple:
+            stack.extend(x)
+        elif kind is dict:
+            stack.extend(x.values())
+        elif isinstance(x, BaseModel):
+            stack.extend(x.__dict__.values())
 
 
 def parse_file_cached(path: str | Path) -> N.RulesFile:
@@ -93,25 +238,11 @@ def parse_file_cached(path: str | Path) -> N.RulesFile:
     return parse_text_cached(text, str(path))
 
 
-def _load(data: bytes) -> N.RulesFile | None:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        rules = pickle.loads(data)
-    except Exception:  # a damaged or foreign entry: parse instead
-        return None
-    finally:
-        if was_enabled:
-            gc.enable()
-    return rules if isinstance(rules, N.RulesFile) else None
-
-
 KEEP = 200  # entries kept: a designer editing a file leaves one per version checked
 
 
-def _store(entry: Path, rules: N.RulesFile) -> None:
+def _write(entry: Path, data: bytes) -> None:
     try:
-        data = pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
         entry.parent.mkdir(parents=True, exist_ok=True)
         old = list(entry.parent.glob("*.pickle"))
         if len(old) >= KEEP:  # forget the least recently written
@@ -121,7 +252,7 @@ def _store(entry: Path, rules: N.RulesFile) -> None:
         tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, entry)
-    except Exception:  # a read-only home, a full disk, an AST that cannot be pickled: no cache
+    except Exception:  # a read-only home, a full disk: no cache
         try:
             tmp.unlink()  # type: ignore[possibly-undefined]
         except Exception:

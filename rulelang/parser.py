@@ -19,6 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, VisitError
 
 from . import nodes as N
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
+from .chunks import header_doc, split_top_level
 from .fastcards import restore_card_blocks, split_card_blocks
 from .resources import grammar_path
 
@@ -369,37 +370,6 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     if hint is None and token.type in ("NAME", "INT", "STRING") and "COMMA" in expected_set:
         hint = 'is a "," missing before it?'
     return Diagnostic(span, message, named[1] if named else _expected_words(expected_set), hint)
-
-
-# ------------------------------------------------------------------ splitting for recovery
-
-_TOP_START = re.compile(
-    r"^(///|replace\b|game\b|enum\b|component\b|player\b|cards\b|zone\b|var\b|setting\b|set\b|def\b|"
-    r"procedure\b|keyword\b|phase\b|setup\b|result\b|at\b|when\b|always\b|variant\b|remove\b|scenario\b)"
-)
-
-
-def _split_top_level(text: str) -> list[tuple[int, str]]:
-    """Chunks of text, each starting at a line that opens a top-level declaration at depth 0."""
-    chunks: list[tuple[int, list[str]]] = []
-    depth = 0
-    current: list[str] = []
-    start_line = 0
-    for index, line in enumerate(text.splitlines(keepends=True)):
-        stripped = line.lstrip()
-        at_col0 = line[:1] not in (" ", "\t")
-        if depth == 0 and at_col0 and _TOP_START.match(stripped):
-            # a run of /// lines belongs to the declaration after it
-            if not (current and all(l.lstrip().startswith("///") or not l.strip() for l in current)):
-                if current:
-                    chunks.append((start_line, current))
-                current, start_line = [], index
-        current.append(line)
-        code = re.sub(r'"([^"\\\n]|\\.)*"', '""', line.split("//", 1)[0])
-        depth = max(depth + code.count("{") - code.count("}"), 0)
-    if current:
-        chunks.append((start_line, current))
-    return [(offset, "".join(lines)) for offset, lines in chunks]
 
 
 # ------------------------------------------------------------------ tree -> AST
@@ -1289,7 +1259,7 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
     except (UnexpectedInput, _SyntaxProblem):
         diagnostics: list[Diagnostic] = []
         decls = []
-        chunks = _split_top_level(text)
+        chunks = split_top_level(text)
         for i, (offset, chunk) in enumerate(chunks):
             try:
                 decls.extend(_parse_chunk(chunk, file, offset))
@@ -1305,19 +1275,48 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
             except _SyntaxProblem as exc:
                 diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message))
         raise RulesError(diagnostics) from None
-    header = _header_doc(text)
-    return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header)
+    return _rules_file(text, file, decls)
 
 
-def _header_doc(text: str) -> list[str]:
-    """`//!` lines at the top of a file: the prose that opens its rulebook page."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith("//!"):
-            out.append(line[3:].lstrip(" ") if line[3:4] == " " else line[3:])
-        elif line.strip():
-            break
-    return out
+def _rules_file(text: str, file: str, decls: list[N.AnyDecl]) -> N.RulesFile:
+    return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header_doc(text))
+
+
+# ------------------------------------------------------------------ parsing declaration by declaration
+# A file can be parsed as its top-level chunks (`chunks.split_top_level`), each on its own, so that an edit
+# re-parses only the declarations it touched (astcache keeps the others). When every chunk parses
+# alone, the chunks' declarations are exactly the whole file's, because of a property of the grammar
+# that `chunks_are_exact` checks on the parse table; when one does not, the caller parses the whole
+# file, which reports the errors as always.
+
+
+@lru_cache(maxsize=1)
+def chunks_are_exact() -> bool:
+    """True when, in every parser state where the text could end, each token that can open a
+    declaration acts as the end of the text does, or opens a new declaration: then no declaration can
+    run on into the next chunk, and parsing the chunks one by one gives the whole file's declarations.
+    (No token but whitespace spans lines, and each chunk starts a line, so the tokens are the same.)"""
+    table = _lark().parser.parser.parser.parse_table
+    states = table.states
+    first = table.start_states["start"]
+    openers = [t for t in states[first] if t != "$END" and t.isupper()]  # terminals; the others are gotos
+    for actions in states.values():
+        at_end = actions.get("$END")
+        if at_end is None:
+            continue
+        for token in openers:
+            action = actions.get(token)
+            if action != at_end and action != states[first][token]:
+                return False
+    return True
+
+
+def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | None:
+    """The declarations of one chunk, spans in the whole file; None if it does not parse alone."""
+    try:
+        return _parse_chunk(chunk, file, offset)
+    except (UnexpectedInput, _SyntaxProblem):
+        return None
 
 
 def parse_file(path: str | Path) -> N.RulesFile:

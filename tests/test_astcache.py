@@ -1,0 +1,137 @@
+"""The parsed-AST cache: an edited file is parsed again only where its text changed, and the AST is
+always the one the parser makes of the whole file (spans included)."""
+import random
+
+import pytest
+from conftest import REPO
+
+from rulelang import astcache, parser
+from rulelang.chunks import split_top_level
+from rulelang.errors import RulesError
+
+CORPUS = sorted(p for p in REPO.rglob("*.rules") if p.is_file() and ".git" not in p.parts)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULELANG_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def _parsed_whole(text: str, file: str):
+    try:
+        return parser.parse_text(text, file)
+    except RulesError as exc:
+        return exc
+
+
+def _parsed_cached(text: str, file: str):
+    try:
+        return astcache.parse_text_cached(text, file)
+    except RulesError as exc:
+        return exc
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, RulesError) or isinstance(b, RulesError):
+        return str(a) == str(b)
+    return a == b
+
+
+def test_the_grammar_lets_a_file_be_parsed_declaration_by_declaration():
+    # no declaration can run on into a line that opens the next one (see parser.chunks_are_exact)
+    assert parser.chunks_are_exact()
+
+
+def test_chunks_cut_a_file_at_its_top_level_declarations_and_keep_every_line():
+    text = ("//! A header.\n\n/// The game.\ngame \"G\" {\n  players 2\n}\n/// Docs\n// a plain comment\n"
+            "def x = 1\n  def not_top = 2\ndef s = \"{ // }\"\nzone z\r\nzone w\u2028zone v\n")
+    chunks = split_top_level(text)
+    assert "".join(chunk for _, chunk in chunks) == text
+    assert [offset for offset, _ in chunks] == [0, 6, 10, 11, 12]
+    # the header, doc comments and plain comments go with the declaration after them
+    assert chunks[0][1].startswith("//! A header.") and chunks[1][1].startswith("/// Docs\n// a plain")
+    assert "def not_top" in chunks[1][1]  # indented: not a top-level line
+    # lines are counted at "\n" only, as the parser counts them: the last chunk is one line
+    assert chunks[-1][1] == "zone w\u2028zone v\n"
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(REPO)))
+def test_a_file_parsed_by_the_cache_is_the_file_parsed_whole(path, cache):
+    def whole():
+        return parser.parse_file(path)
+
+    def cached():
+        return astcache.parse_file_cached(path)
+
+    expected = _outcome(whole)
+    assert _same(_outcome(cached), expected)  # parsed chunk by chunk, or whole
+    assert _same(_outcome(cached), expected)  # from the cache
+
+
+def _outcome(parse):
+    try:
+        return parse()
+    except RulesError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("name", ["games/evacuation.rules", "games/zemico.rules", "examples/checkers.rules",
+                                  "tests/scenarios/survivors/activities.rules"])
+def test_an_edited_file_is_parsed_again_only_where_it_changed(name, cache, monkeypatch):
+    path = REPO / name
+    file = str(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert astcache.parse_text_cached("\n".join(lines), file) == parser.parse_text("\n".join(lines), file)
+    parsed: list[int] = []
+    real = parser.parse_declarations
+
+    def counting(chunk, file, offset):
+        parsed.append(offset)
+        return real(chunk, file, offset)
+
+    monkeypatch.setattr(parser, "parse_declarations", counting)
+    rng = random.Random(name)
+    for step in range(6):
+        where = rng.randrange(len(lines))
+        if step % 3 == 0:  # lines added above many declarations: those are moved, not parsed
+            lines[where:where] = ["", "// a note"]
+        elif step % 3 == 1:
+            del lines[where]
+        else:
+            lines[where] = lines[where] + "  "
+        text = "\n".join(lines)
+        parsed.clear()
+        got = _parsed_cached(text, file)
+        assert _same(got, _parsed_whole(text, file)), f"step {step}: line {where + 1}"
+        if not isinstance(got, RulesError):
+            assert len(parsed) <= 3, f"step {step} parsed the chunks at lines {parsed}"
+
+
+def test_an_edit_that_breaks_a_declaration_is_reported_as_the_whole_file_would_be(cache):
+    path = REPO / "examples" / "tictactoe.rules"
+    text = path.read_text(encoding="utf-8")
+    file = str(path)
+    astcache.parse_text_cached(text, file)
+    broken = text.replace("def owns(p, cell) =", "def owns(p, cell) = = ")
+    with pytest.raises(RulesError) as cached:
+        astcache.parse_text_cached(broken, file)
+    with pytest.raises(RulesError) as whole:
+        parser.parse_text(broken, file)
+    assert str(cached.value) == str(whole.value)
+    # a declaration cut in two by a line that looks like the start of another is parsed whole
+    cut = text.replace("def owns(p, cell) = any(m in at(grid, cell)", "def owns(p, cell) = any(m in\nat(grid, cell)")
+    assert cut != text and split_top_level(cut) != split_top_level(text)
+    assert astcache.parse_text_cached(cut, file) == parser.parse_text(cut, file)
+
+
+def test_a_damaged_declaration_index_is_parsed_again(cache):
+    path = REPO / "examples" / "connect4.rules"
+    text = path.read_text(encoding="utf-8")
+    file = str(path)
+    first = astcache.parse_text_cached(text, file)
+    for entry in cache.glob("*.pickle"):
+        entry.write_bytes(b"not a pickle")
+    assert astcache.parse_text_cached(text + "\n", file) == parser.parse_text(text + "\n", file)
+    assert astcache.parse_text_cached(text, file) == first
