@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,27 @@ def test_metrics_have_intervals_and_are_in_the_json(tmp_path):
     assert m["first_player_advantage"]["low"] <= m["first_player_advantage"]["mean"] <= m["first_player_advantage"]["high"]
     assert m["no_winner_rate"]["rate"] == 0
     assert m["drama"]["n"] == 0 and m["lead_changes"]["n"] == 0  # a one-round game has no course to follow
+
+
+def test_intervals_are_the_ones_scipy_stats_computes():
+    """metrics computes them with scipy.special (a quicker import): the same numbers as scipy.stats."""
+    from scipy import stats
+
+    from rulelang.metrics import mean_ci, wilson
+
+    for n in (1, 2, 3, 7, 40, 200, 1001):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            for confidence in (0.9, 0.95, 0.99):
+                ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+                got = wilson(k, n, confidence)
+                assert (got["low"], got["high"]) == pytest.approx((ci.low, ci.high), rel=1e-12, abs=1e-15)
+    rng = random.Random(5)
+    for n in (2, 3, 10, 57):
+        values = [rng.gauss(10, 3) for _ in range(n)]
+        got = mean_ci(values)
+        mean, sd = statistics.fmean(values), statistics.stdev(values)
+        half = stats.t.ppf(0.975, n - 1) * sd / n ** 0.5
+        assert (got["low"], got["high"]) == pytest.approx((mean - half, mean + half), rel=1e-12)
 
 
 def test_lead_changes_drama_and_decisiveness():
