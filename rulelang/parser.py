@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, VisitError
+from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedInput, VisitError
 
 from . import nodes as N
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
@@ -28,7 +28,7 @@ from .resources import grammar_path
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return Lark(
+    lark = Lark(
         grammar_path().read_text(encoding="utf-8"),
         parser="lalr",
         lexer="contextual",
@@ -37,6 +37,47 @@ def _lark() -> Lark:
         cache=True,  # the LALR tables are kept in a temporary file between runs
         lexer_callbacks={"NAME": _refuse_python_names},
     )
+    _quicker_reductions(lark)
+    return lark
+
+
+def _quicker_reductions(lark: Lark) -> None:
+    """Two changes to what Lark's LALR parser calls on each reduction, neither changing its result
+    (tests/test_parser.py compares the AST, spans included, with plain Lark on every file):
+
+    * A `?rule: other` alternative (one rule, kept, nothing else) gives back its child as it is.
+      Lark does that too, through three wrappers, and also copies the child's own extent into the
+      child's "container" positions, which then read the same as its own. An expression climbs a
+      dozen such rules of the precedence ladder: this is about half the time of a whole parse.
+    * The callbacks are found by the very rule objects the parse table holds. Loaded from Lark's
+      cache, those are equal copies, and each look-up compared rules field by field in Python."""
+    from lark.grammar import NonTerminal
+    from lark.parsers.lalr_analysis import Reduce
+
+    try:
+        parser = lark.parser.parser.parser
+        callbacks = dict(parser.callbacks)
+        builders = lark._parse_tree_builder.rule_builders
+        tables = parser.parse_table.states.values()
+    except AttributeError:  # another version of Lark, made otherwise inside: parse as it does
+        return
+    for rule, _ in builders:
+        if rule.options.expand1 and not rule.alias and len(rule.expansion) == 1:
+            only = rule.expansion[0]
+            if isinstance(only, NonTerminal) and not only.name.startswith("_"):
+                callbacks[rule] = _first_child
+    keyed = {}
+    for actions in tables:
+        for action, arg in actions.values():
+            if action is Reduce and arg not in keyed:
+                keyed[arg] = callbacks[arg]  # the table's own object becomes the key
+    for key, callback in callbacks.items():
+        keyed.setdefault(key, callback)
+    parser.callbacks = keyed
+
+
+def _first_child(children: list):
+    return children[0]
 
 
 def _refuse_python_names(tok: Token) -> Token:
@@ -390,6 +431,22 @@ class _ToAst(Transformer):
         super().__init__(visit_tokens=False)
         self.file = file
         self.offset = line_offset
+
+    def _call_userfunc(self, tree, new_children=None):
+        # Lark's own looks the method up with getattr, which makes a new v_args wrapper (and copies
+        # the function's name and docs into it) for every node; here the plain function is called
+        # from a table made once (_ToAst.CALLS, after the class). Same calls, same errors.
+        found = _ToAst.CALLS.get(tree.data)
+        if found is None:
+            return super()._call_userfunc(tree, new_children)
+        function, with_meta = found
+        children = new_children if new_children is not None else tree.children
+        try:
+            return function(self, tree.meta, children) if with_meta else function(self, children)
+        except GrammarError:
+            raise
+        except Exception as e:
+            raise VisitError(tree.data, tree, e)
 
     def _span(self, meta) -> Span:
         if getattr(meta, "empty", True):
@@ -1209,6 +1266,30 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def cell_lit(self, meta, c):
         return N.CellLit(span=self._span(meta), a=c[0], b=c[1])
+
+
+def _userfunc_table(cls) -> dict:
+    """Each rule's method of a transformer: (plain function, whether it takes the node's meta)."""
+    from lark.visitors import _vargs_meta
+
+    table = {}
+    for klass in reversed(cls.__mro__):
+        if klass is object or not issubclass(klass, Transformer) or klass.__module__.startswith("lark"):
+            continue
+        for name, attr in vars(klass).items():
+            if name.startswith("_") or not (callable(attr) or hasattr(attr, "base_func")):  # _rules are inlined
+                continue
+            wrapper = getattr(attr, "visit_wrapper", None)
+            if wrapper is None:
+                table[name] = (attr, False)
+            elif wrapper is _vargs_meta:
+                table[name] = (attr.base_func, True)
+            else:
+                table.pop(name, None)  # another kind of v_args: Lark's own call
+    return table
+
+
+_ToAst.CALLS = _userfunc_table(_ToAst)
 
 
 class _SyntaxProblem(Exception):

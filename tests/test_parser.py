@@ -443,3 +443,34 @@ def test_unreadable_file():
     with pytest.raises(RulesError) as info:
         parse_file(REPO / "no" / "such.rules")
     assert "cannot read" in info.value.diagnostics[0].message
+
+
+def test_single_children_passed_through_give_the_ast_plain_lark_gives():
+    """parser._lark hands a `?rule: other` child back directly instead of through Lark's wrappers:
+    every .rules file of the repository parses to the same AST, spans included, as with plain Lark."""
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
+
+    from rulelang import parser as P
+    from rulelang.fastcards import split_card_blocks
+
+    plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                 propagate_positions=True, maybe_placeholders=True,
+                 lexer_callbacks={"NAME": P._refuse_python_names})
+    compared = 0
+    for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        fast_text, _ = split_card_blocks(text, str(path))
+
+        def outcome(lark):
+            try:
+                return P._ToAst(str(path), 0).transform(lark.parse(fast_text))
+            except (UnexpectedInput, P._SyntaxProblem, P.VisitError) as exc:
+                return type(exc).__name__ + str(getattr(exc, "line", ""))
+
+        assert outcome(P._lark()) == outcome(plain), path
+        compared += 1
+    assert compared > 100
