@@ -62,9 +62,10 @@ def _entry(folder: Path, text: str, file: str) -> Path:
     return folder / (h.hexdigest()[:40] + ".pickle")
 
 
-def parse_text_cached(text: str, file: str) -> N.RulesFile:
+def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesFile:
     """parser.parse_text(text, file), from the cache when this text, or some of its declarations,
-    were parsed before."""
+    were parsed before. Without keep_whole, the whole text is not kept, only its declarations: for
+    an editor, whose every keystroke makes a version that will not come back."""
     folder = cache_dir()
     if folder is None:
         return _parse(text, file)
@@ -97,7 +98,8 @@ def parse_text_cached(text: str, file: str) -> N.RulesFile:
                       "cards": None, "header": rules.header_doc}
         except Exception:  # an AST that cannot be pickled: no cache
             return rules
-    _write(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+    if keep_whole:
+        _write(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     return rules
 
 

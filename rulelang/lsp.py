@@ -85,11 +85,12 @@ class Analysis:
 
     # ---- checking
     def _analyse(self):
+        from .astcache import parse_text_cached
         from .checker import check_rules
-        from .parser import parse_text
 
         try:
-            self.rules = parse_text(self.text, self.path)
+            # an edit parses again only the declarations it changed (astcache)
+            self.rules = parse_text_cached(self.text, self.path, keep_whole=False)
         except RulesError as exc:
             self.diagnostics = list(exc.diagnostics)
             return

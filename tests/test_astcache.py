@@ -135,3 +135,19 @@ def test_a_damaged_declaration_index_is_parsed_again(cache):
         entry.write_bytes(b"not a pickle")
     assert astcache.parse_text_cached(text + "\n", file) == parser.parse_text(text + "\n", file)
     assert astcache.parse_text_cached(text, file) == first
+
+
+def test_the_language_server_reuses_declarations_without_keeping_every_version(cache, monkeypatch):
+    from rulelang.lsp import Analysis
+
+    text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
+    file = str(cache.parent / "zemico.rules")
+    assert not Analysis(text, file).diagnostics
+    parsed: list[int] = []
+    real = parser.parse_declarations
+    monkeypatch.setattr(parser, "parse_declarations", lambda c, f, o: parsed.append(o) or real(c, f, o))
+    edited = text.replace("\ndef ", "\ndef  ", 1)
+    analysis = Analysis(edited, file)
+    assert not analysis.diagnostics and analysis.rules == parser.parse_text(edited, file)
+    assert len(parsed) == 1
+    assert [p.name for p in cache.glob("*.pickle")] == [p.name for p in cache.glob("decls-*.pickle")]
