@@ -12,6 +12,7 @@ Each cell holds a stack of cards (bottom first); most games keep one per cell.
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -310,6 +311,11 @@ class BoardCells:
         del self._front_cells[i]
         self._front_set.discard(cell)
 
+    def known_neighbours(self) -> dict | None:
+        """A fixed board's cells -> neighbour_cells(cell), for the cells asked so far (a walk over
+        many cells looks there first); None for an open board, whose neighbours are computed."""
+        return None if self.topology.open else self._neighbour_table
+
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
             return self.topology.lattice_neighbours(cell)
@@ -318,7 +324,7 @@ class BoardCells:
             if cell not in self._graph:
                 return []
             # a fixed board's cells never change: each cell's sorted neighbours are computed once
-            found = self._neighbour_table[cell] = sorted(self._graph.neighbors(cell), key=_cell_sort_key)
+            found = self._neighbour_table[cell] = sort_cells(self._graph.neighbors(cell))
         return found
 
     def occupied_neighbour_cells(self, cell) -> list:
@@ -376,9 +382,9 @@ class BoardCells:
 
     def cells(self) -> list:
         if self.topology.open:  # an open board's cells are its occupied ones
-            return sorted(self.stacks, key=_cell_sort_key)
+            return sort_cells(self.stacks)
         if self._sorted_cells is None:
-            self._sorted_cells = sorted(self._graph.nodes, key=_cell_sort_key)
+            self._sorted_cells = sort_cells(self._graph.nodes)
         return list(self._sorted_cells)
 
     def empty_cells(self) -> list:
@@ -419,7 +425,7 @@ class BoardCells:
         then kept up to date as cards come and go and change owners (``top_owner_changed``)."""
         stacks = self.stacks
         if self.topology.open:
-            return sorted((c for c, stack in stacks.items() if stack and stack[-1].owner == seat), key=_cell_sort_key)
+            return sort_cells(c for c, stack in stacks.items() if stack and stack[-1].owner == seat)
         if self._owned is None:
             owned: dict = {}
             for c in self.cells():
@@ -455,7 +461,7 @@ class BoardCells:
             cells.insert(i, cell)
 
     def occupied_cells(self) -> list:
-        return sorted((c for c, stack in self.stacks.items() if stack), key=_cell_sort_key)
+        return sort_cells(c for c, stack in self.stacks.items() if stack)
 
     def frontier(self) -> list:
         """Empty cells next to an occupied cell, in a stable order (by _cell_sort_key). Computed
@@ -467,7 +473,7 @@ class BoardCells:
                     for other in self.neighbour_cells(cell):
                         touch[other] = touch.get(other, 0) + 1
             stacks = self.stacks
-            front = sorted((c for c in touch if not stacks.get(c)), key=_cell_sort_key)
+            front = sort_cells(c for c in touch if not stacks.get(c))
             self._touch, self._front_cells, self._front_set = touch, front, set(front)
             self._front_keys = [_cell_sort_key(c) for c in front]
         return list(self._front_cells)
@@ -500,3 +506,17 @@ def _cell_sort_key(cell):
 
 def cell_sort_key(cell):
     return _cell_sort_key(cell)
+
+
+_ROW_THEN_COLUMN = itemgetter(1, 0)
+
+
+def sort_cells(cells) -> list:
+    """The cells in the order of _cell_sort_key. Grid and hex cells (tuples, the usual case) are
+    sorted by a key made in C, in the same order: a region or a board's cells sort twice as fast."""
+    cells = list(cells)
+    if len(cells) > 1 and set(map(type, cells)) == {tuple}:
+        cells.sort(key=_ROW_THEN_COLUMN)
+    else:
+        cells.sort(key=_cell_sort_key)
+    return cells

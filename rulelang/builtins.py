@@ -215,7 +215,15 @@ def _sorted_by(ctx, items, keys):
 @builtin("shared", 2, 2, "the items found in both lists")
 def _shared(ctx, a, b):
     b_items = as_list(b)
-    return [x for x in as_list(a) if x in b_items]
+    a_items = as_list(a)
+    if len(a_items) * len(b_items) > 64:
+        try:  # hashable items (cells, numbers, texts): look each up in a set, not along the list
+            b_set = set(b_items)
+        except TypeError:
+            pass
+        else:
+            return [x for x in a_items if x in b_set]
+    return [x for x in a_items if x in b_items]
 
 
 # ------------------------------------------------------------------ entities and players

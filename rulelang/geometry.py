@@ -15,7 +15,7 @@ Registered in `BUILTINS` by importing this module (builtins.py does).
 """
 from __future__ import annotations
 
-from .board import GRID4, GRID8, HEX6, cell_sort_key
+from .board import GRID4, GRID8, HEX6, cell_sort_key, sort_cells
 from .builtins import RuleFailure, as_list, builtin, describe
 from .model import BoardZone, Entity, Player, Zone
 
@@ -144,15 +144,17 @@ def _cell_set(cells, fn: str) -> set:
 def _grow(board: BoardZone, start, members: set) -> list:
     """The cells of `members` connected to `start` through neighbouring cells of `members`."""
     neighbours = board.cells.neighbour_cells
+    known = board.cells.known_neighbours() or {}
     seen = {start}
     todo = [start]
     while todo:
         cell = todo.pop()
-        for other in neighbours(cell):
+        around = known.get(cell)
+        for other in around if around is not None else neighbours(cell):
             if other in members and other not in seen:
                 seen.add(other)
                 todo.append(other)
-    return sorted(seen, key=cell_sort_key)
+    return sort_cells(seen)
 
 
 @builtin("regions", 2, 2, "the groups of touching cells among the given cells (or cards' cells), each a list of cells: "
@@ -161,7 +163,7 @@ def _regions(ctx, board, cells):
     board = _board(board, "regions")
     members = _cell_set(cells, "regions")
     out, done = [], set()
-    for cell in sorted(members, key=cell_sort_key):
+    for cell in sort_cells(members):
         if cell not in done:
             group = _grow(board, cell, members)
             done.update(group)
@@ -188,7 +190,7 @@ def _cells_around(ctx, board, cells):
     members = _cell_set(cells, "cells_around")
     neighbours = board.cells.neighbour_cells
     out = {other for cell in members for other in neighbours(cell) if other not in members}
-    return sorted(out, key=cell_sort_key)
+    return sort_cells(out)
 
 
 @builtin("cards_on", 2, 2, "the cards on the given cells of a board, cell by cell, bottom first")
