@@ -47,7 +47,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "21"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "22"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -210,6 +210,26 @@ def _sub(l, r, span):
     return _arith(l, r, "-", span)
 
 
+def _mul(l, r, span):
+    if type(l) is int and type(r) is int:
+        result = l * r
+        if -_BIG <= result <= _BIG:
+            return result
+    return _arith(l, r, "*", span)
+
+
+def _div(l, r, span):
+    if type(l) is int and type(r) is int and r:
+        return l // r
+    return _arith(l, r, "/", span)
+
+
+def _mod(l, r, span):
+    if type(l) is int and type(r) is int and r:
+        return l % r
+    return _arith(l, r, "%", span)
+
+
 def _not_ordered(op, l, r, span):
     return RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}')
 
@@ -328,12 +348,28 @@ _SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.Choos
                  N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
 
 
+def _literal_range(node) -> tuple | None:
+    """The numbers of `a..b` written with whole numbers (at most 64 of them), else None."""
+    if type(node) is not N.Range:
+        return None
+    bounds = []
+    for end in (node.low, node.high):
+        sign = 1
+        if type(end) is N.Neg:
+            sign, end = -1, end.operand
+        if type(end) is not N.IntLit or type(end.value) is not int:
+            return None
+        bounds.append(sign * end.value)
+    low, high = bounds
+    return tuple(range(low, high + 1)) if high - low < 64 else None
+
+
 def _placeholder(c):
     raise RuntimeError("a generated function was called before its module was compiled")
 
 
 _HELPERS = {
-    "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_range": _range,
+    "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk,
     "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
@@ -970,6 +1006,9 @@ class Generator:
                 # the board's own list of the cards next to a cell: the loop only reads it
                 args = ", ".join(self.x(a) for a in node.args)
                 return f"{self.mark('builtin', node.span, 'neighbors')}_next_to(c, {args})"
+            numbers = _literal_range(node)
+            if numbers is not None:  # `k in 1..3` walked: the numbers themselves, not a new list each time
+                return repr(numbers)
             return self.x(node)
         finally:
             self.no_walrus = saved
@@ -978,7 +1017,8 @@ class Generator:
         """Whether `iterable(node)` is a board's own list or tuple (`at`, `neighbors`, `ray`): no
         as_list needed around it."""
         return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3))
+                or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
+                or _literal_range(node) is not None)
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
@@ -1008,8 +1048,9 @@ class Generator:
         f = node.args[0]
         coll = self.iterable(f.coll, walrus=True)
         walked = self.fresh("_w")  # a list is walked as it is (as_list would return it too, at the cost of a call)
+        walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
-                 f"{indent}for L_{f.var} in ({walked} if type({walked}) is list else _as_list({walked})):"]
+                 f"{indent}for L_{f.var} in {walk}:"]
         with self.local_scope([f.var]):
             if self.is_quantifier(f.cond):
                 inner = self.fresh("_q")
@@ -1170,8 +1211,9 @@ class Generator:
         a, b = self.x(x.left), self.x(x.right)
         if x.op == "+":
             return f"_add(c, {a}, {b}, {self.span(x)})"
-        if x.op == "-":
-            return f"_sub({a}, {b}, {self.span(x)})"
+        helper = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}.get(x.op)
+        if helper is not None:  # whole numbers at once; anything else as the closure engine does
+            return f"{helper}({a}, {b}, {self.span(x)})"
         return f"_arith({a}, {b}, {x.op!r}, {self.span(x)})"
 
     def g_Compare(self, x):

@@ -554,3 +554,42 @@ def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     generated = load_with("codegen", monkeypatch, NEIGHBOURHOOD)
     for seed in range(25):
         assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+
+
+ARITHMETIC = """
+game "Sums" { players 2  turn order clockwise  round: play }
+def value(a, b) = EXPR
+phase play { end game }
+"""
+
+
+@pytest.mark.parametrize("expr, pairs", [
+    # 7 * 2 + 3 - 1 = 16; -14 - 4 - 1 = -19 (division rounds down, as Python's //); a number beyond ±10^18
+    ("a * b + a / b - a % b", [(7, 2), (-7, 2), (7, -2), (0, 5), (10**9, 10**9), (10**10, 10**9), (3, 0)]),
+    ("a * b", [("ab", 3), (3, "ab"), ([1, 2], 2), (True, 3), ("a", "b"), (2, [1] * 40)]),
+    ("a / b", [(1, 0), ("x", 2), (7, 7)]),
+    ("a % b", [(1, 0), (-1, 3), (5, True)]),
+    ("count([k in 1..3 while k < a]) + sum([k * b for k in -2..2])", [(2, 3), (0, -1)]),
+    ("all(k in 0..2 where k * b < a) and any(k in 5..4 where true)", [(10, 2), (3, 2)]),
+])
+def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkeypatch, tmp_path):
+    """Whole numbers take a short path in generated code (_mul, _div, _mod, a literal range walked
+    as its numbers); every value and every error is the closure engine's."""
+    path = tmp_path / "sums.rules"
+    path.write_text(ARITHMETIC.replace("EXPR", expr))
+    outcomes = {}
+    for engine in ("closures", "codegen"):
+        game = load_with(engine, monkeypatch, path)
+        match = game.new_match(seed=1)
+        ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+        got = []
+        for a, b in pairs:
+            try:
+                got.append(repr(game.program.defs["value"](ctx, (a, b))))
+            except RulesError as exc:
+                got.append(str(exc))
+            except Exception as exc:  # a rule error raised from a def outside the VM's loop
+                got.append(f"{type(exc).__name__}: {exc}")
+        outcomes[engine] = got
+    assert outcomes["codegen"] == outcomes["closures"]
+    assert len(pairs) == 2 or len(set(outcomes["codegen"])) > 1  # values and errors alike
