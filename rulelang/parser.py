@@ -10,6 +10,7 @@ split into its top-level declarations, and each one is parsed on its own.
 from __future__ import annotations
 
 import gc
+import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -21,24 +22,67 @@ from . import nodes as N
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
 from .chunks import header_doc, split_top_level
 from .fastcards import restore_card_blocks, split_card_blocks
-from .resources import grammar_path
+from .resources import grammar_path, tables_path
 
 # ------------------------------------------------------------------ the parser
 
 
+_BUILD_OPTIONS = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": True}
+
+
+def _load_options() -> dict:
+    """The options given again when the parser is loaded from saved tables."""
+    return {"propagate_positions": True, "lexer_callbacks": {"NAME": _refuse_python_names}}
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    lark = Lark(
-        grammar_path().read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=True,  # the LALR tables are kept in a temporary file between runs
-        lexer_callbacks={"NAME": _refuse_python_names},
-    )
+    grammar = grammar_path().read_text(encoding="utf-8")
+    lark = _shipped_tables(grammar)
+    if lark is None:  # the grammar changed since the tables were written, or another Lark or Python
+        lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options(),
+                    cache=True)  # the LALR tables are kept in a temporary file between runs
     _quicker_reductions(lark)
     return lark
+
+
+# Building the LALR tables from the grammar takes about half a second, which the very first parse on
+# a machine would pay (Lark then keeps them in a temporary file). The tables ship beside the grammar
+# (grammar/rulelang.lalr, written by write_tables()), for the Lark and Python they were made with.
+
+
+def _tables_header(grammar: str) -> bytes:
+    import sys
+
+    import lark
+
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()
+    return f"rulelang-lalr-1 {digest} lark-{lark.__version__} python-{sys.version_info[0]}.{sys.version_info[1]}".encode()
+
+
+def _shipped_tables(grammar: str) -> Lark | None:
+    try:
+        with open(tables_path(), "rb") as f:
+            if f.readline().rstrip(b"\n") != _tables_header(grammar):
+                return None
+            lark = Lark.__new__(Lark)
+            return lark._load(f, **_load_options())
+    except Exception:  # missing, damaged, or not Lark's format any more: build the tables
+        return None
+
+
+def write_tables() -> Path:
+    """Write grammar/rulelang.lalr from the grammar, for this Lark and Python (after a grammar change:
+    `python3 -c "from rulelang.parser import write_tables; write_tables()"`)."""
+    from lark.lark import _LOAD_ALLOWED_OPTIONS
+
+    grammar = grammar_path().read_text(encoding="utf-8")
+    lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options())
+    path = tables_path()
+    with open(path, "wb") as f:
+        f.write(_tables_header(grammar) + b"\n")
+        lark.save(f, _LOAD_ALLOWED_OPTIONS)
+    return path
 
 
 def _quicker_reductions(lark: Lark) -> None:

@@ -19,6 +19,11 @@ def grammar_path() -> Path:
                            _PACKAGE.parent / "grammar" / "rulelang.lark")
 
 
+def tables_path() -> Path:
+    """The grammar's LALR tables, saved beside it (parser.write_tables)."""
+    return grammar_path().with_suffix(".lalr")
+
+
 def games_dir() -> Path:
     return _first_existing(_PACKAGE / "_bundled" / "games", _PACKAGE.parent / "games")
 

@@ -474,3 +474,34 @@ def test_single_children_passed_through_give_the_ast_plain_lark_gives():
         assert outcome(P._lark()) == outcome(plain), path
         compared += 1
     assert compared > 100
+
+
+def test_the_shipped_lalr_tables_are_made_from_this_grammar():
+    """grammar/rulelang.lalr saves the first parse on a machine from building the tables (about half
+    a second). After a grammar change, write it again:
+    python3 -c "from rulelang.parser import write_tables; write_tables()" """
+    from rulelang import parser as P
+    from rulelang.resources import grammar_path, tables_path
+
+    grammar = grammar_path().read_text(encoding="utf-8")
+    with open(tables_path(), "rb") as f:
+        shipped = f.readline().rstrip(b"\n").split()
+    expected = P._tables_header(grammar).split()
+    assert shipped[:2] == expected[:2], "grammar/rulelang.lalr is older than the grammar: run write_tables()"
+    # made with another Lark or Python, the file is not used (the tables are built); with these, it is
+    assert (P._shipped_tables(grammar) is not None) == (shipped == expected)
+
+
+def test_tables_that_do_not_fit_are_built_again(tmp_path, monkeypatch):
+    from rulelang import parser as P
+
+    damaged = tmp_path / "rulelang.lalr"
+    grammar = P.grammar_path().read_text(encoding="utf-8")
+    damaged.write_bytes(P._tables_header(grammar) + b"\nnot a pickle")
+    monkeypatch.setattr(P, "tables_path", lambda: damaged)
+    assert P._shipped_tables(grammar) is None
+    P._lark.cache_clear()
+    try:
+        assert parse_text('game "G" { players 2 }').game().title == "G"
+    finally:
+        P._lark.cache_clear()
