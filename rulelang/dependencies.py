@@ -38,8 +38,7 @@ def reads_turn(node) -> bool:
 
 def shown_names(node) -> set[str]:
     """The names a text's `{name.field}` placeholders start with, anywhere in an expression."""
-    return {m.split(".")[0] for x in nodes_in(node) if isinstance(x, N.StrLit) and "{" in x.value
-            for m in TEMPLATE_NAMES.findall(x.value)}
+    return set(_mentions(node)[1])
 
 
 #: a text's `{name.field}` placeholders (as ExpressionCompiler.template reads them; codegen uses it too)
@@ -81,13 +80,34 @@ def nodes_in(tree):
 
 def free_names(node) -> set[str]:
     """Every name an expression mentions (a safe over-approximation of what it depends on)."""
-    out: set[str] = set()
+    return set(_mentions(node)[0])
+
+
+# A game's analyses ask free_names and shown_names of the same declarations several times (a big
+# deck's cards, for every analysis): one walk answers both, remembered for the node (kept with its
+# answer, so its id is not reused while the answer is).
+_MENTIONS: dict[int, tuple] = {}
+
+
+def _mentions(node) -> tuple[frozenset, frozenset]:
+    found = _MENTIONS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1], found[2]
+    names: set[str] = set()
+    shown: set[str] = set()
     for x in nodes_in(node):
-        if isinstance(x, N.Name):
-            out.add(x.id)
-        elif isinstance(x, N.Call):
-            out.add(x.func)
-    return out
+        kind = type(x)
+        if kind is N.Name:
+            names.add(x.id)
+        elif kind is N.Call:
+            names.add(x.func)
+        elif kind is N.StrLit and "{" in x.value:
+            shown.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
+    if len(_MENTIONS) > 20_000:
+        _MENTIONS.clear()
+    answer = (node, frozenset(names), frozenset(shown))
+    _MENTIONS[id(node)] = answer
+    return answer[1], answer[2]
 
 
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
