@@ -29,6 +29,7 @@ import itertools
 import linecache
 import marshal
 import os
+import re
 import sys
 import time
 import types
@@ -47,7 +48,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "22"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "23"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -61,7 +62,7 @@ def engine() -> str:
 # ------------------------------------------------------------------ the compiled-code cache
 
 _CODE_CACHE: dict[str, types.CodeType] = {}
-_STATS = {"hits": 0, "disk_hits": 0, "misses": 0}
+_STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}
 CACHE_ENV = "RULELANG_CACHE_DIR"
 
 
@@ -92,39 +93,93 @@ def _prune(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def _compiled(source: str, filename: str, key: str) -> types.CodeType:
-    code = _CODE_CACHE.get(key)
-    if code is not None and code.co_filename == filename:
+def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str) -> list[types.CodeType]:
+    """The code of a generated module, one code object per top-level unit (a def and what goes with
+    it), each placed at its line of the module and named by its file: from this process's cache,
+    from the disk, or compiled. After an edit, only the units whose text changed are compiled again:
+    the others come from the units kept for the last version of the same game (`_unit_code`)."""
+    codes = _CODE_CACHE.get(key)
+    if codes is not None and codes and codes[0].co_filename == filename:
         _STATS["hits"] += 1
-        return code
+        return codes
     folder = cache_dir()
     path = folder / f"{key}.marshal" if folder is not None else None
-    code = None
+    codes = None
     if path is not None:
         try:
-            code = marshal.loads(path.read_bytes())
-            if not isinstance(code, types.CodeType) or code.co_filename != filename:
-                code = None
+            codes = marshal.loads(path.read_bytes())
+            if not (isinstance(codes, list) and len(codes) == len(units)
+                    and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
+                codes = None
         except (OSError, ValueError, EOFError, TypeError):
-            code = None  # not there, unreadable or from another Python: compile again
-    if code is not None:
+            codes = None  # not there, unreadable or from another Python: compile again
+    if codes is not None:
         _STATS["disk_hits"] += 1
     else:
         _STATS["misses"] += 1
-        code = compile(source, filename, "exec")
+        codes = _unit_code(units, filename, label, folder)
         if path is not None:
-            try:  # best effort: a read-only home only costs the compile next time
-                folder.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(marshal.dumps(code))
-                os.replace(tmp, path)
-                _prune(folder)
-            except OSError:
-                pass
+            _write_marshal(folder, path, codes)
     if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
         _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
-    _CODE_CACHE[key] = code
-    return code
+    _CODE_CACHE[key] = codes
+    return codes
+
+
+# units compiled at line 1 under a neutral name, by their text (comments giving rules lines left out)
+_UNIT_CACHE: dict[str, types.CodeType] = {}
+_UNIT_FILE = "<rulelang generated unit>"
+_RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
+
+
+def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
+    from . import __version__
+
+    kept: dict = {}
+    keep_path = None
+    if folder is not None:
+        # the units of the last module made for a game of this title (another version of the file)
+        name = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}/{label}".encode()).hexdigest()
+        keep_path = folder / f"units-{name[:40]}.marshal"
+        try:
+            kept = marshal.loads(keep_path.read_bytes())
+            if not isinstance(kept, dict):
+                kept = {}
+        except (OSError, ValueError, EOFError, TypeError):
+            kept = {}
+    codes, now = [], {}
+    for first, text in units:
+        # the comments that give rules lines change when lines are added above: not the code
+        unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
+        code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
+        if not isinstance(code, types.CodeType):
+            code = compile(text, _UNIT_FILE, "exec")
+            _STATS["units_compiled"] += 1
+        _UNIT_CACHE[unit_key] = now[unit_key] = code
+        codes.append(_placed(code, first, filename))
+    if len(_UNIT_CACHE) > 50_000:
+        _UNIT_CACHE.clear()
+    if keep_path is not None:
+        _write_marshal(folder, keep_path, now)
+    return codes
+
+
+def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.CodeType:
+    """A unit's code (compiled as if it began at line 1) moved down to its line of the module, in its
+    file, nested code (comprehensions, lambdas) included: tracebacks then name the module's lines."""
+    consts = tuple(_placed(c, lines_above, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + lines_above, co_filename=filename, co_consts=consts)
+
+
+def _write_marshal(folder: Path, path: Path, value) -> None:
+    try:  # best effort: a read-only home only costs the compile next time
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(value))
+        os.replace(tmp, path)
+        _prune(folder)
+    except (OSError, ValueError):
+        pass
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
@@ -786,7 +841,9 @@ class Generator:
         """Assemble the module, compile it (or take it from the cache) and bind every stub."""
         out: list[str] = []
         linemap: list = []
+        units: list[tuple[int, str]] = []  # each source's first line (from 0) and text
         for src in self.sources:
+            first = len(out)
             for raw in src.split("\n"):
                 entry = None
                 if "\x01" in raw:
@@ -796,6 +853,7 @@ class Generator:
                     raw = "            " + head + tail
                 out.append(raw)
                 linemap.append(entry)
+            units.append((first, "\n".join(out[first:]) + "\n"))
         source = "\n".join(out) + "\n"
         from . import __version__
 
@@ -804,9 +862,10 @@ class Generator:
         self.filename = f"<rulelang generated {label} {key[:12]}>"
         self.source = source
         self.linemap = linemap
-        code = _compiled(source, self.filename, key)
+        codes = _compiled(units, self.filename, key, label)
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
-        exec(code, self.ns)
+        for code in codes:  # the module's statements in order, as exec of the whole module would run them
+            exec(code, self.ns)
         for fn, fname in self.stubs:
             real = self.ns[fname]
             fn.__code__ = real.__code__

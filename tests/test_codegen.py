@@ -136,7 +136,8 @@ def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path
     monkeypatch.setattr(codegen, "_CODE_CACHE", {})  # as in a new process
     path = REPO / "examples" / "connect4.rules"
     first = load_with("codegen", monkeypatch, path)
-    assert len(list(tmp_path.glob("*.marshal"))) == 1
+    # the module's code, and its units kept for the next version of the game (an edit)
+    assert len(list(tmp_path.glob("*.marshal"))) == 2 and len(list(tmp_path.glob("units-*.marshal"))) == 1
     monkeypatch.setattr(codegen, "_CODE_CACHE", {})
     before = codegen.cache_info()
     second = load_with("codegen", monkeypatch, path)
@@ -593,3 +594,43 @@ def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkey
         outcomes[engine] = got
     assert outcomes["codegen"] == outcomes["closures"]
     assert len(pairs) == 2 or len(set(outcomes["codegen"])) > 1  # values and errors alike
+
+
+def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeypatch, tmp_path):
+    """A generated module is compiled unit by unit (a def and what goes with it). Lines added above
+    change no unit's code (only the comments that give rules lines); a changed number changes the
+    unit it is in. Either way errors still name the edited file's lines."""
+    monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
+    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})
+    text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
+    path = tmp_path / "zemico.rules"
+    path.write_text(text, encoding="utf-8")
+
+    def span_lines(game) -> set[int]:
+        generated = game.program.generated
+        return {generated.span_at(n).line for n in range(1, generated.source.count("\n") + 1)
+                if generated.span_at(n) is not None}
+
+    original = span_lines(load_with("codegen", monkeypatch, path))
+    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})  # as in a new process: units from the disk
+
+    def compiled_for(new_text: str):
+        path.write_text(new_text, encoding="utf-8")
+        before = codegen.cache_info()["units_compiled"]
+        game = load_with("codegen", monkeypatch, path)
+        return game, codegen.cache_info()["units_compiled"] - before
+
+    shifted = "// a note\n// another\n" + text
+    game, compiled = compiled_for(shifted)
+    assert compiled == 0
+    assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
+    assert span_lines(game) == {line + 2 for line in original}  # the generated lines name the new lines
+
+    # a designer's tweak of a number: the unit of that def is compiled again, and nothing else (an
+    # edit that adds or removes expressions renumbers the names of what follows: more is compiled)
+    target = "def all_types_present = all(k in Kind where on_desk(k) >= 1)"
+    assert target in text
+    game, compiled = compiled_for(text.replace(target, target.replace(">= 1", ">= 2")))
+    assert 1 <= compiled <= 3, compiled
+    assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
