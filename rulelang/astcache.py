@@ -2,8 +2,9 @@
 file again skips the parser (and importing Lark); and, for each file path, the declarations of its
 last version, so that after an edit only the declarations whose text changed are parsed again.
 
-The key of a whole file is its text, its path as given (spans name it) and a fingerprint of the
-code that builds the AST (the grammar, the parser, the AST nodes, the deck reader, the chunker).
+The key of a whole file is its text and a fingerprint of the code that builds the AST (the
+grammar, the parser, the AST nodes, the deck reader, the chunker); the same text at another path
+(another checkout, a copy) is found too, and its spans are given that path.
 Only files that parse without errors are kept; anything unexpected (an unwritable folder, a damaged
 entry) falls back to parsing. The folder is ``$RULELANG_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/rulelang/ast``, else ``~/.cache/rulelang/ast``; ``RULELANG_CACHE=0`` turns the
@@ -27,7 +28,7 @@ from pathlib import Path
 from . import nodes as N
 from .errors import Span, remember_source
 
-_FORMAT = b"rulelang-ast-2"
+_FORMAT = b"rulelang-ast-3"
 _fingerprint: bytes | None = None
 
 
@@ -55,9 +56,10 @@ def cache_dir() -> Path | None:
     return Path(base) / "rulelang" / "ast"
 
 
-def _entry(folder: Path, text: str, file: str) -> Path:
+def _entry(folder: Path, text: str) -> Path:
+    """A whole text's entry: by the text alone, so the same file at another path (another checkout,
+    a copy) is found too, its spans then renamed (`_load`)."""
     h = hashlib.sha256(_builder_fingerprint())
-    h.update(file.encode("utf-8", "surrogatepass") + b"\0")
     h.update(text.encode("utf-8", "surrogatepass"))
     return folder / (h.hexdigest()[:40] + ".pickle")
 
@@ -70,7 +72,7 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     if folder is None:
         return _parse(text, file)
     try:
-        entry = _entry(folder, text, file)
+        entry = _entry(folder, text)
     except ValueError:  # a text that cannot be encoded
         return _parse(text, file)
     try:
@@ -95,7 +97,7 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
         rules = _parse(text, file)
         try:
             record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
-                      "cards": None, "header": rules.header_doc}
+                      "cards": None, "header": rules.header_doc, "file": file}
         except Exception:  # an AST that cannot be pickled: no cache
             return rules
     if keep_whole:
@@ -122,17 +124,21 @@ def _load(data: bytes, file: str) -> N.RulesFile | None:
     try:
         record = pickle.loads(data)
         decls: list = []
+        renamed = record["file"] if record["file"] != file else None
         for delta, part in record["parts"]:
             part = _load_part(part)
             if part is None:
                 return None
-            if delta:
-                _move_lines(part, delta)
+            if delta or renamed is not None:
+                _move_spans(part, delta, renamed, file)
             decls.extend(part)
         if record["cards"] is not None:
             from .fastcards import restore_card_blocks
 
-            restore_card_blocks(decls, pickle.loads(record["cards"]))
+            cards = pickle.loads(record["cards"])
+            if renamed is not None:
+                _move_spans([cards], 0, renamed, file)
+            restore_card_blocks(decls, cards)
         header = record["header"]
     except Exception:
         return None
@@ -191,7 +197,7 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
                 return None
             found = (offset, pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
         elif found[0] != offset:  # kept with its old lines: moved on each load until parsed again
-            _move_lines(part, offset - found[0])
+            _move_spans(part, offset - found[0])
         kept[chunk] = found
         parts.append((offset - found[0], found[1]))
         decls.extend(part)
@@ -202,11 +208,12 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
     header = header_doc(text)
     rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
                         header_doc=header)
-    return rules, {"parts": parts, "cards": cards, "header": header}
+    return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
 
 
-def _move_lines(decls: list, delta: int) -> None:
-    """Move every span of these declarations by delta lines (a kept chunk that now starts elsewhere)."""
+def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:
+    """Move every span of these declarations by delta lines (a kept chunk that now starts
+    elsewhere), and rename the file of those that named old_file (the same text at another path)."""
     from pydantic import BaseModel
 
     seen: set[int] = set()
@@ -215,11 +222,14 @@ def _move_lines(decls: list, delta: int) -> None:
         x = stack.pop()
         kind = type(x)
         if kind is Span:
-            if id(x) not in seen and x.line:
+            if id(x) not in seen:
                 seen.add(id(x))
                 values = x.__dict__  # frozen for users, not for the cache that made it
-                values["line"] += delta
-                values["end_line"] += delta
+                if x.line:
+                    values["line"] += delta
+                    values["end_line"] += delta
+                if old_file is not None and values["file"] == old_file:
+                    values["file"] = new_file
         elif kind is list or kind is tuple:
             stack.extend(x)
         elif kind is dict:

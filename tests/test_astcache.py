@@ -151,3 +151,40 @@ def test_the_language_server_reuses_declarations_without_keeping_every_version(c
     assert not analysis.diagnostics and analysis.rules == parser.parse_text(edited, file)
     assert len(parsed) == 1
     assert [p.name for p in cache.glob("*.pickle")] == [p.name for p in cache.glob("decls-*.pickle")]
+
+
+def test_the_same_text_at_another_path_is_not_parsed_again(cache, monkeypatch, tmp_path):
+    """Another checkout or a copy of a file: the cached AST, with every span naming the new path."""
+    text = (REPO / "games" / "evacuation.rules").read_text(encoding="utf-8")
+    first, second = str(tmp_path / "a" / "evacuation.rules"), str(tmp_path / "b" / "game.rules")
+    astcache.parse_text_cached(text, first)
+
+    def refuse(*args):
+        raise AssertionError("parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(parser, "parse_text", refuse)
+        m.setattr(parser, "parse_declarations", refuse)
+        moved = astcache.parse_text_cached(text, second)
+    assert moved == parser.parse_text(text, second)
+    assert first not in repr(moved)
+
+
+def _long_deck() -> str:
+    lines = ['game "Deck" { players 2 }', "enum Suit { red, blue }",
+             "component Card { name: str; suit: Suit; point: int = 0 }", "zone deck", "/// The deck.",
+             "cards pack in deck {"]
+    lines += [f'  Card(name: "Card {i}", suit: {"red" if i % 2 else "blue"}, point: {i})' for i in range(150)]
+    lines += ["}", "def total = sum([c.point for c in deck])", ""]
+    return "\n".join(lines)
+
+
+def test_a_long_deck_read_aside_is_kept_moved_and_renamed_with_its_file(cache, tmp_path):
+    from rulelang.fastcards import split_card_blocks
+
+    text = _long_deck()
+    assert split_card_blocks(text, "x")[1]  # the fast reader of long decks takes this one
+    first, second = str(tmp_path / "deck.rules"), str(tmp_path / "copy" / "deck.rules")
+    for version in (text, "// a note\n" + text, "// a note\n" + text.replace("point: 7)", "point: 70)")):
+        assert astcache.parse_text_cached(version, first) == parser.parse_text(version, first)
+        assert astcache.parse_text_cached(version, second) == parser.parse_text(version, second)
