@@ -61,7 +61,7 @@ def engine() -> str:
 
 # ------------------------------------------------------------------ the compiled-code cache
 
-_CODE_CACHE: dict[str, types.CodeType] = {}
+_CODE_CACHE: dict[str, list[types.CodeType]] = {}  # by the whole source: its units, placed
 _STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}
 CACHE_ENV = "RULELANG_CACHE_DIR"
 
