@@ -48,7 +48,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "23"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "24"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -447,7 +447,8 @@ class Generator:
         self.sources: list[str] = []       # finished functions
         self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
         self.stubs: list[tuple[types.FunctionType, str]] = []
-        self.counter = 0
+        self.part = "m"  # the declaration being compiled: names are numbered within it (fresh)
+        self.numbers: dict[str, int] = {}
         self.pylocals: dict[str, str] = {}  # rules name -> Python local, inside the function being written
         self.in_def = False
         self.no_walrus = False
@@ -465,8 +466,21 @@ class Generator:
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
+        """A new name, numbered within the declaration being compiled (`enter`): an edit of one
+        declaration renames nothing in the others, so their generated code stays the same (and
+        compiled: _unit_code)."""
+        n = self.numbers[self.part] = self.numbers.get(self.part, 0) + 1
+        return f"{prefix}{self.part}_{n}"
+
+    def enter(self, kind: str, name: str | None = None) -> None:
+        """Names made from now on belong to this declaration (`kind`: one letter; `name`: its name,
+        or None for one of a kind without names, numbered in order)."""
+        if name is None:
+            name = str(self.numbers.get("#" + kind, 0))
+            self.numbers["#" + kind] = int(name) + 1
+        elif not (name.isascii() and name.replace("_", "a").isalnum()):
+            name = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        self.part = f"{kind}{name}"
 
     def const(self, value, prefix: str = "K") -> str:
         name = self.fresh(prefix)

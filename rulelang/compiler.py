@@ -101,7 +101,14 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         for d in decls:
             if isinstance(d, N.EnumDecl):
                 program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})
+        def enter(d) -> None:  # the code generator numbers its names within each declaration
+            if self.gen is not None:
+                name = getattr(d, "name", None)
+                self.gen.enter(type(d).__name__[:2], name if isinstance(name, str) else None)
+
         for d in decls:
+            if isinstance(d, (N.ComponentDecl, N.PlayerDecl, N.VarDecl, N.DefDecl, N.ProcDecl)):
+                enter(d)
             if isinstance(d, N.ComponentDecl):
                 if d.discards_to is not None:
                     with self.scoped({"self"}):
@@ -117,6 +124,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 params = [p.name for p in d.params]
                 program.procs[d.name] = (params, None)
         for d in decls:
+            enter(d)
             if isinstance(d, N.ProcDecl):
                 params = [p.name for p in d.params]
                 program.procs[d.name] = (params, self.code(d.name, "proc", d.span, d.body, params))
@@ -135,6 +143,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 program.always.append(self.code(d.name or "always", "always", d.span, d.body))
             elif isinstance(d, N.CardsDecl):
                 self.compile_cards(d)
+        if self.gen is not None:
+            self.gen.enter("flow", "")
         if "heuristic" in program.defs:
             program.heuristic = program.defs["heuristic"]
         program.flow = self.compile_flow()

@@ -627,10 +627,12 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
     assert span_lines(game) == {line + 2 for line in original}  # the generated lines name the new lines
 
-    # a designer's tweak of a number: the unit of that def is compiled again, and nothing else (an
-    # edit that adds or removes expressions renumbers the names of what follows: more is compiled)
+    # a designer's tweak of a number: the units of that def are compiled again, and nothing else;
+    # the same when an expression is added (names are numbered within each declaration)
     target = "def all_types_present = all(k in Kind where on_desk(k) >= 1)"
     assert target in text
     game, compiled = compiled_for(text.replace(target, target.replace(">= 1", ">= 2")))
+    assert 1 <= compiled <= 3, compiled
+    game, compiled = compiled_for(text.replace(target, target.replace(">= 1", ">= 1 + 0 * 7")))
     assert 1 <= compiled <= 3, compiled
     assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
