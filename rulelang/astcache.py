@@ -227,6 +227,7 @@ def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: 
                 values = x.__dict__  # frozen for users, not for the cache that made it
                 if x.line:
                     values["line"] += delta
+                if x.end_line:
                     values["end_line"] += delta
                 if old_file is not None and values["file"] == old_file:
                     values["file"] = new_file
