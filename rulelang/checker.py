@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from . import nodes as N
 from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from .dependencies import TEMPLATE_NAMES
 from .geometry import BOARD_FUNCTIONS, EDGE_NAMES
 from .errors import DiagnosticBag, Span, did_you_mean
 from .variants import apply_variants
@@ -25,7 +26,6 @@ STATEMENT_ONLY_IN_SETUP = {"create"}
 BUILTIN_VALUE_TYPES = {"players": "list:player", "round": "int", "current": "player", "phase": "str",
                        "player_count": "int", "all_players": "list:player", "eliminated": "list:player"}
 # "{p} draws {c.point}": a text shows names and fields in braces
-SHOWN_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 SHOWN_ANYTHING = re.compile(r"\{([^{}]*)\}")
 SHOWN_NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -882,7 +882,7 @@ class Checker:
         if "{" not in x.value:
             return "str"
         # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
-        for m in SHOWN_NAME.finditer(x.value):
+        for m in TEMPLATE_NAMES.finditer(x.value):
             names = m.group(1).split(".")
             node = N.Name(span=x.span, id=names[0])
             for attr in names[1:]:

@@ -376,9 +376,6 @@ def _has(e, name):
     return any(k.name == name for k in keywords_of(e))
 
 
-_TEMPLATE = TEMPLATE_NAMES
-
-
 TRIAL_CALLS = 1000  # calls of a remembered def counted before it is decided whether remembering pays
 LOOKUP_SECONDS = 0.5e-6  # about what looking a value up costs (a stamp, a key, two dict reads)
 
@@ -401,6 +398,10 @@ class _NotSimple(Exception):
 #: `break`/`continue` outside a loop of the block): sync_block does not write them
 _SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
                  N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
+
+
+# the generated code's helper for each operator but "+" (_add, which also joins lists and texts)
+_ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 
 
 def _literal_range(node) -> tuple | None:
@@ -473,8 +474,8 @@ class Generator:
         return f"{prefix}{self.part}_{n}"
 
     def enter(self, kind: str, name: str | None = None) -> None:
-        """Names made from now on belong to this declaration (`kind`: one letter; `name`: its name,
-        or None for one of a kind without names, numbered in order)."""
+        """Names made from now on belong to this declaration (`kind`: a few letters, such as "De" for
+        a def; `name`: its name, or None for one of a kind without names, numbered in order)."""
         if name is None:
             name = str(self.numbers.get("#" + kind, 0))
             self.numbers["#" + kind] = int(name) + 1
@@ -991,7 +992,7 @@ class Generator:
             return repr(x.value)
         # a text showing values, "{p} draws {n} cards": the compiler's template, as a join
         parts, pos = [], 0
-        for m in _TEMPLATE.finditer(x.value):
+        for m in TEMPLATE_NAMES.finditer(x.value):
             if m.start() > pos:
                 parts.append(repr(x.value[pos:m.start()]))
             names = m.group(1).split(".")
@@ -1087,8 +1088,8 @@ class Generator:
             self.no_walrus = saved
 
     def walks_cards(self, node) -> bool:
-        """Whether `iterable(node)` is a board's own list or tuple (`at`, `neighbors`, `ray`): no
-        as_list needed around it."""
+        """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,
+        `ray`, or the numbers of a literal range): no as_list needed around it."""
         return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
                 or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
                 or _literal_range(node) is not None)
@@ -1284,7 +1285,7 @@ class Generator:
         a, b = self.x(x.left), self.x(x.right)
         if x.op == "+":
             return f"_add(c, {a}, {b}, {self.span(x)})"
-        helper = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}.get(x.op)
+        helper = _ARITHMETIC.get(x.op)
         if helper is not None:  # whole numbers at once; anything else as the closure engine does
             return f"{helper}({a}, {b}, {self.span(x)})"
         return f"_arith({a}, {b}, {x.op!r}, {self.span(x)})"

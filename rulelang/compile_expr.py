@@ -7,11 +7,11 @@ instead and these methods compile only what it does not write (and everything wi
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from . import nodes as N
 from .budgets import check_size
+from .dependencies import TEMPLATE_NAMES
 from .builtins import (BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
                        saturating_matching_exists)
 from .errors import Span
@@ -48,7 +48,7 @@ class ExpressionCompiler:
         """Texts may show values: "{p} draws {n} cards" (names and fields only)."""
         parts: list = []
         pos = 0
-        for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}", text):
+        for m in TEMPLATE_NAMES.finditer(text):
             parts.append(text[pos:m.start()])
             names = m.group(1).split(".")
             node: Any = N.Name(span=span, id=names[0])

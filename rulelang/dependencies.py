@@ -33,15 +33,17 @@ TURN_NAMES = {"current", "round", "phase"}
 def reads_turn(node) -> bool:
     """Whether an expression mentions the turn (`current`, `round`, `phase`), also inside a text's
     `{...}` placeholders (a safe over-approximation)."""
-    return bool((free_names(node) | shown_names(node)) & TURN_NAMES)
+    return bool(mentioned(node) & TURN_NAMES)
 
 
-def shown_names(node) -> set[str]:
-    """The names a text's `{name.field}` placeholders start with, anywhere in an expression."""
-    return set(_mentions(node)[1])
+def mentioned(node) -> frozenset[str]:
+    """Every name an expression mentions, itself (free_names) or as the start of a text's
+    `{name.field}` placeholders."""
+    names, shown = _mentions(node)
+    return names | shown
 
 
-#: a text's `{name.field}` placeholders (as ExpressionCompiler.template reads them; codegen uses it too)
+#: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
 TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 
 
@@ -83,7 +85,7 @@ def free_names(node) -> set[str]:
     return set(_mentions(node)[0])
 
 
-# A game's analyses ask free_names and shown_names of the same declarations several times (a big
+# A game's analyses ask free_names and mentioned of the same declarations several times (a big
 # deck's cards, for every analysis): one walk answers both, remembered for the node (kept with its
 # answer, so its id is not reused while the answer is).
 _MENTIONS: dict[int, tuple] = {}
@@ -142,17 +144,14 @@ def recursive_defs(decls) -> set[str]:
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
     names = {d.name for d in defs}
 
-    def named(node) -> set[str]:
-        return free_names(node) | shown_names(node)
-
     by_fields: set[str] = set()
     for d in decls:
         if isinstance(d, (N.CardsDecl, N.ComponentDecl)):
-            by_fields |= named(d) & names
+            by_fields |= mentioned(d) & names
     calls = {}
     for d in defs:
-        mentioned = named(d.body)
-        calls[d.name] = names if "usable" in mentioned else (mentioned & names) | by_fields
+        said = mentioned(d.body)
+        calls[d.name] = names if "usable" in said else (said & names) | by_fields
     out: set[str] = set()
     for start in calls:
         seen, todo = set(), list(calls[start])

@@ -86,23 +86,16 @@ def write_tables() -> Path:
 
 
 def _quicker_reductions(lark: Lark) -> None:
-    """Two changes to what Lark's LALR parser calls on each reduction, neither changing its result
-    (tests/test_parser.py compares the AST, spans included, with plain Lark on every file):
-
-    * A `?rule: other` alternative (one rule, kept, nothing else) gives back its child as it is.
-      Lark does that too, through three wrappers, and also copies the child's own extent into the
-      child's "container" positions, which then read the same as its own. An expression climbs a
-      dozen such rules of the precedence ladder: this is about half the time of a whole parse.
-    * The callbacks are found by the very rule objects the parse table holds. Loaded from Lark's
-      cache, those are equal copies, and each look-up compared rules field by field in Python."""
+    """A `?rule: other` alternative (one rule, kept, nothing else) gives back its child as it is.
+    Lark does that too, through three wrappers, and also copies the child's own extent into the
+    child's "container" positions, which then read the same as its own: the result, spans included,
+    is unchanged (tests/test_parser.py compares with plain Lark on every file). An expression climbs
+    a dozen such rules of the precedence ladder: this is about half the time of a whole parse."""
     from lark.grammar import NonTerminal
-    from lark.parsers.lalr_analysis import Reduce
 
     try:
-        parser = lark.parser.parser.parser
-        callbacks = dict(parser.callbacks)
+        callbacks = lark.parser.parser.parser.callbacks
         builders = lark._parse_tree_builder.rule_builders
-        tables = parser.parse_table.states.values()
     except AttributeError:  # another version of Lark, made otherwise inside: parse as it does
         return
     for rule, _ in builders:
@@ -110,14 +103,6 @@ def _quicker_reductions(lark: Lark) -> None:
             only = rule.expansion[0]
             if isinstance(only, NonTerminal) and not only.name.startswith("_"):
                 callbacks[rule] = _first_child
-    keyed = {}
-    for actions in tables:
-        for action, arg in actions.values():
-            if action is Reduce and arg not in keyed:
-                keyed[arg] = callbacks[arg]  # the table's own object becomes the key
-    for key, callback in callbacks.items():
-        keyed.setdefault(key, callback)
-    parser.callbacks = keyed
 
 
 def _first_child(children: list):
