@@ -166,8 +166,9 @@ class BoardCells:
         # while its cell's count stays the same
         self._near: dict | None = None
 
-    def copy(self, entity_map) -> "BoardCells":
-        """The same cells with the same cards, each card replaced by entity_map(card)."""
+    def copy(self, entities: list) -> "BoardCells":
+        """The same cells with the same cards, each card replaced by the copy's card of the same id
+        (entities[card.id])."""
         new = BoardCells.__new__(BoardCells)
         new.topology = self.topology
         new._shared = self._shared
@@ -177,7 +178,7 @@ class BoardCells:
             new._graph, new._sorted_cells, new._neighbour_table = None, None, {}  # made again if asked for
         else:
             new._graph, new._sorted_cells, new._neighbour_table = self._graph.copy(), None, {}
-        new.stacks = {cell: [entity_map(e) for e in stack] for cell, stack in self.stacks.items()}
+        new.stacks = {cell: [entities[e.id] for e in stack] if stack else [] for cell, stack in self.stacks.items()}
         if self._touch is None:
             new._touch, new._front_keys, new._front_cells, new._front_set = None, [], [], set()
         else:

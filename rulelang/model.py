@@ -108,9 +108,10 @@ class BoardZone(Zone):
 
 
 class State:
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
-        self.rng = random.Random(seed)
+        # a copy of a match brings its generator's state (seeding one only to replace it costs as much)
+        self.rng = random.Random(seed) if rng is None else rng
         self.entities: list[Entity] = []
         self.zones: dict[str, Zone] = {}
         self.players: list[Player] = []

@@ -126,20 +126,27 @@ class Options:
         return f"Options({list(self)!r})"
 
     # ---- copying (a clone of a match remaps every value to the clone's cards and players)
-    def remap(self, fn: Callable) -> "Options":
+    def remap(self, fn: Callable, unchanged: Callable[[list], bool] | None = None) -> "Options":
+        """The same options with every value v replaced by fn(v). A list of items or a row for
+        which unchanged(...) says fn would give back the same values is shared, not copied: an
+        Options never changes its lists."""
+        def each(items):
+            return items if unchanged is not None and unchanged(items) else [fn(x) for x in items]
+
         new = Options()
         new._starts, new._len = list(self._starts), self._len
         segments = []
         for kind, count, payload in self._segments:
             if kind == _PRODUCT:
                 alt, name, names, lists = payload
-                payload = (alt, name, names, tuple([fn(x) for x in items] for items in lists))
+                payload = (alt, name, names, tuple(each(items) for items in lists))
             elif kind == _ROWS:
                 alt, name, names, rows = payload
-                payload = (alt, name, names, [tuple(fn(x) for x in row) for row in rows])
+                payload = (alt, name, names, [row if unchanged is not None and unchanged(row) else
+                                              tuple([fn(x) for x in row]) for row in rows])
             elif kind == _ONE:
                 alt, name, var, items = payload
-                payload = (alt, name, var, [fn(x) for x in items])
+                payload = (alt, name, var, each(items))
             else:
                 payload = ([{"alt": o["alt"], "name": o["name"], "values": fn(o["values"])} for o in payload[0]],)
             segments.append((kind, count, payload))

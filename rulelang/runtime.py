@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 from . import nodes as N
@@ -835,59 +836,78 @@ def determinize(state: State, seat: int, rng: random.Random):
 
 
 _PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))
+_PLAIN_OR_TUPLE = _PLAIN_TYPES | {tuple}
+
+
+def holds_no_object(items) -> bool:
+    """Whether a list or tuple holds only numbers, words, true/false, none and tuples of those
+    (cells, directions): nothing a copy of the match must replace by its own card, player or zone.
+    The tests run in C: a copy asks it of every list of options."""
+    types = set(map(type, items))
+    if types <= _PLAIN_TYPES:
+        return True
+    if not types <= _PLAIN_OR_TUPLE:
+        return False
+    return _PLAIN_TYPES.issuperset(map(type, chain.from_iterable([x for x in items if type(x) is tuple])))
 
 
 def copy_state(s: State) -> State:
     """A deep copy of a match state, much faster than a JSON round trip."""
-    new = State(s.seed)
-    new.rng.setstate(s.rng.getstate())
+    rng = random.Random.__new__(random.Random)
+    rng.setstate(s.rng.getstate())
+    new = State(s.seed, rng)
     new.players = [Player(p.seat, {}) for p in s.players]
     entity_map = new.entities  # an entity's id is its index in state.entities
+    plain = _PLAIN_TYPES
+    blank = Entity.__new__
+    holding = []  # the cards with a field holding a card, a player, a zone or a list: remapped below
     for e in s.entities:
-        c = Entity(e.id, e.card, None, e.owner)
-        c.face_down, c.cell, c.place = e.face_down, e.cell, e.place
-        if e.known:
-            c.known = set(e.known)
+        c = blank(Entity)
+        c.id, c.card, c.owner, c.zone, c.cell, c.place, c.face_down = e.id, e.card, e.owner, None, e.cell, e.place, e.face_down
+        c.known = set(e.known)
+        attrs = e.attrs
+        if plain.issuperset(map(type, attrs.values())):  # numbers, words, true/false only (most cards)
+            c.attrs = attrs.copy()
+        else:
+            holding.append(c)
+            c.attrs = attrs
         entity_map.append(c)
     zones = {}
     for key, zone in s.zones.items():
         if zone.is_board:
             z = BoardZone.__new__(BoardZone)
             Zone.__init__(z, zone.name, key, zone.owner, zone.visibility)
-            z.cells = zone.cells.copy(lambda e: entity_map[e.id])
+            z.cells = zone.cells.copy(entity_map)
         else:
             z = Zone(zone.name, key, zone.owner, zone.visibility)
-        z.items = [entity_map[e.id] for e in zone.items]
-        for e in z.items:
+        z.items = items = [entity_map[e.id] for e in zone.items]
+        for e in items:
             e.zone = z
         zones[key] = z
     new.zones = zones
 
     def remap(v):
         t = type(v)
+        if t in plain:
+            return v
         if t is Entity:
             return entity_map[v.id]
+        if t is tuple:  # a cell, a direction: itself (a tuple never changes) unless it holds a card
+            return v if plain.issuperset(map(type, v)) else tuple([remap(x) for x in v])
+        if t is list:  # a new list: the copy's frames and fields change theirs
+            return v[:] if plain.issuperset(map(type, v)) else [remap(x) for x in v]
         if t is Player:
             return new.players[v.seat]
         if isinstance(v, Zone):
             return zones[v.key]
-        if t is list:
-            return [remap(x) for x in v]
-        if t is tuple:
-            return tuple(remap(x) for x in v)
         if t is dict:
             return {remap(k): remap(x) for k, x in v.items()}
         if t is set:
             return {remap(x) for x in v}
         return v
 
-    plain = _PLAIN_TYPES
-    for e, c in zip(s.entities, new.entities):
-        attrs = e.attrs
-        if plain.issuperset(map(type, attrs.values())):  # numbers, words, true/false only (most cards)
-            c.attrs = attrs.copy()
-        else:
-            c.attrs = {k: remap(v) for k, v in attrs.items()}
+    for c in holding:
+        c.attrs = {k: remap(v) for k, v in c.attrs.items()}
     for p, c in zip(s.players, new.players):
         c.attrs = {k: remap(v) for k, v in p.attrs.items()}
     new.globals = {k: remap(v) for k, v in s.globals.items()}
@@ -895,12 +915,14 @@ def copy_state(s: State) -> State:
     new.over, new.winners, new.ending = s.over, list(s.winners), s.ending
     new.version, new.decisions, new.stats, new.log = s.version, s.decisions, dict(s.stats), list(s.log[-20:])
     new.settled_version = s.settled_version
-    new.stack = [Frame(f.code, f.pc, remap(f.vars), list(f.handlers), f.kind) for f in s.stack]
+    new.stack = [Frame(f.code, f.pc, {k: remap(v) for k, v in f.vars.items()}, list(f.handlers), f.kind)
+                 for f in s.stack]
     if s.pending is not None:
         p = s.pending
+        options = p["options"]
         new.pending = {"player": p["player"], "prompt": p["prompt"], "span": p["span"],
-                       "options": p["options"].remap(remap) if isinstance(p["options"], Options) else
-                       [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in p["options"]]}
+                       "options": options.remap(remap, holds_no_object) if type(options) is Options else
+                       [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in options]}
     new.events = [remap(ev) for ev in s.events]
     return new
 

@@ -92,3 +92,33 @@ def test_a_clone_or_a_resumed_save_plays_on_like_the_match(path, mode):
     assert match_digest(resumed, choices) == digest, "saving halfway and resuming changed the match"
     assert match_digest(finish(clone, choices[half:]), choices) == digest, "a clone taken halfway played differently"
     assert match_digest(finish(again, choices[half:]), choices) == digest, "the same seed and answers gave another match"
+
+
+def test_a_clone_shares_only_what_never_changes():
+    """A clone shares with its match a pending choice's lists of plain values (cells, numbers:
+    an Options never changes its lists) and nothing that holds a card; playing the clone to its
+    end leaves the match's options and cards as they were."""
+    from rulelang.runtime import holds_no_object
+
+    assert holds_no_object([1, "a", None, (0, 1), ((0, 1),)[0], True, 2.5])
+    assert not holds_no_object([(0, (1, 2))])  # nested tuples are not looked into: remapped
+    game = loaded(REPO / "examples" / "tictactoe.rules", None)
+    match = game.new_match(seed=1)
+    match.apply(0)
+    options = match.s.pending["options"]
+    before = list(options)
+    clone = match.clone()
+    assert clone.s.pending["options"]._segments[0][2][3] is options._segments[0][2][3]  # the list of free cells
+    rng = random.Random(1)
+    while not clone.is_over:
+        clone.apply(rng.randrange(clone.option_count()))
+    assert list(match.s.pending["options"]) == before
+    assert all(e.zone is not None and e.zone is match.s.zones[e.zone.key] for e in match.s.entities)
+    assert not any(c is e for c, e in zip(clone.s.entities, match.s.entities))
+
+    # a list of cards is the clone's own, holding the clone's cards
+    zemico = loaded(REPO / "games" / "zemico.rules", None).new_match(seed=1)
+    cards = zemico.s.pending["options"]._segments[0][2][3]
+    copied = zemico.clone().s.pending["options"]._segments[0][2][3]
+    assert copied is not cards and [e.id for e in copied] == [e.id for e in cards]
+    assert not any(c is e for c, e in zip(copied, cards))

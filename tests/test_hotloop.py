@@ -26,11 +26,19 @@ TOPOLOGIES = [
 ]
 
 
+class _Token:
+    """A card as a board sees it: an id (its index in the match's cards) and an owner."""
+
+    def __init__(self, id: int):
+        self.id, self.owner = id, None
+
+
 @pytest.mark.parametrize("topology", TOPOLOGIES, ids=lambda t: f"{t.kind}-{'open' if t.open else 'fixed'}")
 def test_the_kept_frontier_is_the_recomputed_one(topology):
     rng = random.Random(7)
     cells = BoardCells(topology)
     placed: list = []  # (cell, token)
+    tokens: list = []  # by id
     fixed = sorted(cells.stacks, key=cell_sort_key) or [topology.origin()]
     for step in range(400):
         if step == 5:
@@ -44,7 +52,8 @@ def test_the_kept_frontier_is_the_recomputed_one(topology):
             if topology.open and not placed:
                 choices = [(0, 0)]
             cell = rng.choice(choices)
-            token = object()
+            token = _Token(len(tokens))
+            tokens.append(token)
             cells.place(cell, token, bottom=rng.random() < 0.3)
             placed.append((cell, token))
         if step >= 5:
@@ -55,7 +64,7 @@ def test_the_kept_frontier_is_the_recomputed_one(topology):
         for cell in [c for c, _ in placed[-3:]] + fixed[:3]:  # neighbors(): the cards next to a cell
             assert cells.cards_next_to(cell) == [e for c in cells.occupied_neighbour_cells(cell) for e in cells.stack(c)]
         if step % 50 == 7:  # a copy keeps its own frontier
-            copy = cells.copy(lambda e: e)
+            copy = cells.copy(tokens)  # each card replaced by the card of its id: itself
             assert copy.frontier() == cells.frontier()
             assert copy.empty_cells() == cells.empty_cells()
             cells = copy
