@@ -79,6 +79,9 @@ def _board_of(x) -> BoardZone:
 
 
 def describe(x) -> str:
+    t = type(x)
+    if t is int or t is str:  # the most common, first (a bool is not an int here: true, false below)
+        return str(x)
     if isinstance(x, Entity):
         return label(x)
     if isinstance(x, Player):
@@ -88,9 +91,9 @@ def describe(x) -> str:
     if isinstance(x, KeywordValue):
         return repr(x)
     if isinstance(x, tuple):
-        return "(" + ", ".join(describe(v) for v in x) + ")"
+        return "(" + ", ".join(map(describe, x)) + ")"
     if isinstance(x, list):
-        return "[" + ", ".join(describe(v) for v in x) + "]"
+        return "[" + ", ".join(map(describe, x)) + "]"
     if x is None:
         return "none"
     if x is True:

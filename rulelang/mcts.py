@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import random
 
-from .runtime import Ctx, Match
+from .runtime import Ctx, Match, option_keys
 
 #: A decision with at most this many options is never narrowed by progressive widening.
 DEFAULT_WIDTH = 10
@@ -57,10 +57,7 @@ class _Node:
 
 def _keys(world: Match) -> dict[tuple, int]:
     """The legal options by what their chooser sees: (name, label) -> the first index with it."""
-    out: dict[tuple, int] = {}
-    for o in world.legal_options():
-        out.setdefault((o.name, o.label), o.index)
-    return out
+    return option_keys(world.s)
 
 
 def reward(world: Match, seat: int, draw: float | None = None) -> float:

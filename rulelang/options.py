@@ -13,6 +13,7 @@ unchanged.
 """
 from __future__ import annotations
 
+from itertools import product
 from typing import Callable
 
 # segment kinds
@@ -111,6 +112,26 @@ class Options:
     def __iter__(self):
         for i in range(self._len):
             yield self[i]
+
+    def named_values(self):
+        """Each option in order as (its name, its values in the order of its names), without making
+        its dict: what a bot that keys options by their labels reads of every option."""
+        for kind, _count, payload in self._segments:
+            if kind == _PRODUCT:
+                name = payload[1]
+                for combination in product(*payload[3]):
+                    yield name, combination
+            elif kind == _ROWS:
+                name = payload[1]
+                for row in payload[3]:
+                    yield name, row
+            elif kind == _ONE:
+                name = payload[1]
+                for item in payload[3]:
+                    yield name, (item,)
+            else:
+                for option in payload[0]:
+                    yield option["name"], tuple(option["values"].values())
 
     def __bool__(self) -> bool:
         return self._len > 0

@@ -718,17 +718,59 @@ def _plain_attrs(attrs: dict):
 
 
 def option_label(state: State, option: dict, seat: int) -> str:
-    values = option["values"]
-    shown = [seen_as(state, v, seat) for v in values.values()]
-    if option["name"] in ("choose", "next"):
-        return ", ".join(shown) if shown else option["name"]
-    if option["name"] == "none" and all(v is None for v in values.values()):  # `optional`: choose nothing
+    return _option_label(state, option["name"], tuple(option["values"].values()), seat)
+
+
+def _option_label(state: State, name: str, values: tuple, seat: int, seen=None) -> str:
+    """An option's label as `seat` sees it, from its name and values (seen(v): how one value shows,
+    by default seen_as)."""
+    shown = [seen_as(state, v, seat) for v in values] if seen is None else [seen(v) for v in values]
+    if name in ("choose", "next"):
+        return ", ".join(shown) if shown else name
+    if name == "none" and all(v is None for v in values):  # `optional`: choose nothing
         return "nothing"
-    return option["name"] + (" " + ", ".join(shown) if shown else "")
+    return name + (" " + ", ".join(shown) if shown else "")
+
+
+_WHOLE_NUMBERS = frozenset((int,))
+
+
+def option_keys(state: State) -> dict[tuple, int]:
+    """The pending choice's options by what their chooser sees: (name, label) -> the first index
+    with it, in the order of first appearance. The same as reading the name and label of every
+    legal option, without making the options; a card met again (a card of the hand with each
+    cell) is shown once."""
+    pending = state.pending
+    if pending is None:
+        return {}
+    options, seat = pending["options"], pending["player"]
+    rows = (options.named_values() if type(options) is Options else
+            ((o["name"], tuple(o["values"].values())) for o in options))
+    shown: dict = {}  # a card's id, or a cell of whole numbers -> how the seat sees it
+
+    def seen(v):
+        t = type(v)
+        if t is Entity:
+            key = v.id
+        elif t is tuple and _WHOLE_NUMBERS.issuperset(map(type, v)):  # (1, 2), never (true, 2): 1 == true
+            key = v
+        else:
+            return seen_as(state, v, seat)
+        found = shown.get(key)
+        if found is None:
+            found = shown[key] = seen_as(state, v, seat)
+        return found
+
+    out: dict[tuple, int] = {}
+    for i, (name, values) in enumerate(rows):
+        key = (name, _option_label(state, name, values, seat, seen))
+        if key not in out:
+            out[key] = i
+    return out
 
 
 def seen_as(state: State, value, seat: int) -> str:
-    if isinstance(value, Entity) and not visible(value, seat):
+    if type(value) is Entity and not visible(value, seat):
         where = value.zone.key.replace("#", " of player ") if value.zone else "nowhere"
         return f"a hidden card in {where}"
     return describe(value)
@@ -810,10 +852,20 @@ def determinize(state: State, seat: int, rng: random.Random):
         if e.zone is not None and not visible(e, seat):
             # cards only trade places with cards of the same kind and the same owner
             groups.setdefault((e.card.component, e.owner), []).append(e)
+    # each card's position in its zone, looked up once per zone (a group only permutes its own
+    # cards among its own places, so the positions of the cards of the other groups stay right)
+    positions: dict[str, dict] = {}
+
+    def position(e: Entity) -> int:
+        found = positions.get(e.zone.key)
+        if found is None:
+            found = positions[e.zone.key] = {x: i for i, x in enumerate(e.zone.items)}
+        return found[e]
+
     for entities in groups.values():
         if len(entities) < 2:
             continue
-        slots = [(e.zone, e.zone.items.index(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
+        slots = [(e.zone, position(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
         # places in an order the seat can see (zone, then position), not in the order of the hidden
         # cards lying there, so that deals which look alike to the seat are re-dealt alike
         slots.sort(key=lambda slot: (slot[0].key, slot[1]))

@@ -192,3 +192,46 @@ def test_the_value_of_a_game_nobody_wins():
     assert reward(match, 0) == 0.5 and reward(match, 0, 0.0) == 0.0 and reward(match, 1, 0.25) == 0.25
     unfinished = game.new_match(players=2, seed=1)
     assert cutoff_values(unfinished.clone(), 0.0) != cutoff_values(unfinished.clone())
+
+
+def _keys_the_long_way(match) -> dict:
+    """What a search tree keys a decision by, read option by option: (name, label) -> first index."""
+    out: dict = {}
+    for o in match.legal_options():
+        out.setdefault((o.name, o.label), o.index)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted([*ROOT.glob("games/*.rules"), *ROOT.glob("examples/*.rules")]),
+                         ids=lambda p: p.stem)
+def test_option_keys_are_every_option_s_name_and_label(path):
+    """`option_keys` reads the options' segments instead of making each option: the same keys, in
+    the same order, with the same first index, as each option's name and label as its chooser sees
+    them, also for a match resumed from a save (whose options are plain dicts)."""
+    from rulelang.runtime import option_keys
+
+    game = rulelang.load(path)
+    match = game.new_match(seed=3)
+    rng = random.Random(3)
+    compared = 0
+    while not match.is_over and compared < 40:
+        assert list(option_keys(match.s).items()) == list(_keys_the_long_way(match).items())
+        compared += 1
+        match.apply(rng.randrange(match.option_count()))
+    if not match.is_over:
+        resumed = game.match_from_json(json.dumps(match.to_json()))
+        assert list(option_keys(resumed.s).items()) == list(_keys_the_long_way(resumed).items())
+    assert compared
+
+
+def test_option_keys_show_one_and_true_apart():
+    """A cell of whole numbers is shown once per decision, but (1, 2) is not (true, 2)."""
+    from rulelang.options import Options
+    from rulelang.runtime import option_keys
+
+    match = rulelang.load(TICTACTOE).new_match(seed=1)
+    options = Options()
+    options.add_one(None, "choose", "x", [(1, 2), (True, 2), (1, 2), 1, True])
+    match.s.pending = {**match.s.pending, "options": options}
+    assert list(option_keys(match.s)) == [("choose", "(1, 2)"), ("choose", "(true, 2)"),
+                                          ("choose", "1"), ("choose", "true")]
