@@ -48,7 +48,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "24"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "25"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1283,6 +1283,14 @@ class Generator:
 
     def g_BinOp(self, x):
         a, b = self.x(x.left), self.x(x.right)
+        k = x.right.value if type(x.right) is N.IntLit else None
+        if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.no_walrus:
+            # `n + 1`, `y - 1`: a whole number and a literal add up here, when the result stays within
+            # the bound; anything else (or a result beyond it) goes to the helper, as before
+            t = self.fresh("_t")
+            low, high = (-_BIG - k, _BIG - k) if x.op == "+" else (-_BIG + k, _BIG + k)
+            helper = f"_add(c, {t}, {k}, {self.span(x)})" if x.op == "+" else f"_sub({t}, {k}, {self.span(x)})"
+            return f"({t} {x.op} {k} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper})"
         if x.op == "+":
             return f"_add(c, {a}, {b}, {self.span(x)})"
         helper = _ARITHMETIC.get(x.op)
@@ -1295,6 +1303,10 @@ class Generator:
         if x.op in ("==", "!="):
             return f"(({a}) {x.op} ({b}))"
         helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[x.op]
+        if type(x.right) is N.IntLit and type(x.right.value) is int and not self.no_walrus:
+            # `count(...) >= 3`: a whole number is compared here; anything else by the helper
+            t = self.fresh("_t")
+            return f"({t} {x.op} {b} if type({t} := {a}) is int else {helper}({t}, {b}, {self.span(x)}))"
         return f"{helper}({a}, {b}, {self.span(x)})"
 
     def g_Member(self, x):

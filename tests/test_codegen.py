@@ -572,6 +572,10 @@ phase play { end game }
     ("a % b", [(1, 0), (-1, 3), (5, True)]),
     ("count([k in 1..3 while k < a]) + sum([k * b for k in -2..2])", [(2, 3), (0, -1)]),
     ("all(k in 0..2 where k * b < a) and any(k in 5..4 where true)", [(10, 2), (3, 2)]),
+    # a literal added, taken away, compared: in place for whole numbers, up to the bound and beyond it
+    ("[a + 1, a - 1, b + 0, a + b - 3]", [(5, 2), (10**18, 0), (-10**18, 0), (10**18 - 1, 1), ("x", 1),
+                                         ([1], 2), (True, 1), (None, 0), (2.5, 1)]),
+    ("[a >= 3, a < 0, b > 10, b <= 1000]", [(3, 11), (2, 10), (True, 1000), ("x", 1), (-1, None), (2.5, 1)]),
 ])
 def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkeypatch, tmp_path):
     """Whole numbers take a short path in generated code (_mul, _div, _mod, a literal range walked
