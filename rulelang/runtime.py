@@ -959,7 +959,10 @@ def copy_state(s: State) -> State:
         return v
 
     for c in holding:
-        c.attrs = {k: remap(v) for k, v in c.attrs.items()}
+        c.attrs = attrs = c.attrs.copy()
+        for k, v in attrs.items():  # (a new value for a key already there: the dict keeps its size)
+            if type(v) not in plain:
+                attrs[k] = remap(v)
     for p, c in zip(s.players, new.players):
         c.attrs = {k: remap(v) for k, v in p.attrs.items()}
     new.globals = {k: remap(v) for k, v in s.globals.items()}
