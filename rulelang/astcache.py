@@ -80,8 +80,13 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     except OSError:
         data = None
     if data is not None:
-        rules = _load(data, file)
-        if rules is not None:
+        loaded = _load(data, file, settle=keep_whole)
+        if loaded is not None:
+            rules, settled = loaded
+            if settled is not None:
+                # its spans had to be moved or renamed: kept as they are now, so that the next load
+                # of this text at this path takes none of that walk
+                _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
             remember_source(file, text)
             return rules
     was_enabled = gc.isenabled()
@@ -117,27 +122,38 @@ def _parse(text: str, file: str) -> N.RulesFile:
             gc.enable()
 
 
-def _load(data: bytes, file: str) -> N.RulesFile | None:
-    """The file an entry holds; None for a damaged or foreign entry (parse instead)."""
+def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dict | None] | None:
+    """The file an entry holds, and None or (with settle), when its spans had to be moved (chunks
+    kept from before lines were added above them) or renamed (the same text checked at another
+    path), the record of the file as it is now; None for a damaged or foreign entry (parse
+    instead)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         record = pickle.loads(data)
         decls: list = []
         renamed = record["file"] if record["file"] != file else None
+        moved = renamed is not None
         for delta, part in record["parts"]:
             part = _load_part(part)
             if part is None:
                 return None
             if delta or renamed is not None:
                 _move_spans(part, delta, renamed, file)
+                moved = True
             decls.extend(part)
+        settled = None
+        if moved and settle:  # pickled before the long decks go back in: they are kept aside
+            settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
+                       "cards": record["cards"], "header": record["header"], "file": file}
         if record["cards"] is not None:
             from .fastcards import restore_card_blocks
 
             cards = pickle.loads(record["cards"])
             if renamed is not None:
                 _move_spans([cards], 0, renamed, file)
+                if settled is not None:
+                    settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
             restore_card_blocks(decls, cards)
         header = record["header"]
     except Exception:
@@ -145,8 +161,9 @@ def _load(data: bytes, file: str) -> N.RulesFile | None:
     finally:
         if was_enabled:
             gc.enable()
-    return N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
-                       header_doc=header)
+    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                        header_doc=header)
+    return rules, settled
 
 
 def _load_part(data) -> list | None:

@@ -188,3 +188,30 @@ def test_a_long_deck_read_aside_is_kept_moved_and_renamed_with_its_file(cache, t
     for version in (text, "// a note\n" + text, "// a note\n" + text.replace("point: 7)", "point: 70)")):
         assert astcache.parse_text_cached(version, first) == parser.parse_text(version, first)
         assert astcache.parse_text_cached(version, second) == parser.parse_text(version, second)
+
+
+def test_spans_moved_or_renamed_on_a_load_are_kept_so_for_the_next(cache, monkeypatch, tmp_path):
+    """A text found at another path, or whose kept declarations moved down when lines were added
+    above them, has its spans moved on load: the entry is then written again as the file is now,
+    so the next load of it (another `check`, a `simulate`) moves nothing."""
+    text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
+    first, second = str(tmp_path / "a" / "zemico.rules"), str(tmp_path / "b" / "zemico.rules")
+    moves = []
+    real_move = astcache._move_spans
+    monkeypatch.setattr(astcache, "_move_spans", lambda *a: moves.append(a[1:]) or real_move(*a))
+
+    astcache.parse_text_cached(text, first)
+    assert astcache.parse_text_cached(text, second) == parser.parse_text(text, second)
+    assert moves, "found at another path: renamed"
+    moves.clear()
+    assert astcache.parse_text_cached(text, second) == parser.parse_text(text, second)
+    assert not moves, "renamed once, kept so"
+
+    edited = "// a note\n// another\n" + text  # every declaration two lines down
+    assert astcache.parse_text_cached(edited, first) == parser.parse_text(edited, first)  # kept, moved
+    moves.clear()
+    assert astcache.parse_text_cached(edited, first) == parser.parse_text(edited, first)
+    assert moves and all(delta == 2 for delta, *_ in moves), "the kept declarations, moved on this load"
+    moves.clear()
+    assert astcache.parse_text_cached(edited, first) == parser.parse_text(edited, first)
+    assert not moves, "moved once, kept so"
