@@ -27,6 +27,7 @@ from pathlib import Path
 
 from . import nodes as N
 from .errors import Span, remember_source
+from .resources import parse_cache_dir
 
 _FORMAT = b"rulelang-ast-3"
 _fingerprint: bytes | None = None
@@ -48,12 +49,7 @@ def _builder_fingerprint() -> bytes:
 
 
 def cache_dir() -> Path | None:
-    if os.environ.get("RULELANG_CACHE", "1").strip().lower() in ("0", "no", "off", "false"):
-        return None
-    if os.environ.get("RULELANG_CACHE_DIR"):
-        return Path(os.environ["RULELANG_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rulelang" / "ast"
+    return parse_cache_dir()
 
 
 def _entry(folder: Path, text: str) -> Path:

@@ -505,3 +505,45 @@ def test_tables_that_do_not_fit_are_built_again(tmp_path, monkeypatch):
         assert parse_text('game "G" { players 2 }').game().title == "G"
     finally:
         P._lark.cache_clear()
+
+
+def test_the_parser_kept_in_the_cache_parses_as_the_shipped_tables(tmp_path, monkeypatch):
+    """The first load on a machine pickles the loaded parser into the parse cache; later processes
+    load that (about 11 ms instead of 60). It gives every file the same AST, spans included, and
+    the same errors; a damaged one is loaded again from the shipped tables."""
+    from rulelang import parser as P
+    from rulelang.fastcards import split_card_blocks
+
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RULELANG_CACHE", raising=False)
+    P._lark.cache_clear()
+    try:
+        shipped = P._lark()  # loaded from the shipped tables, then kept
+        kept = list(tmp_path.glob("parser-*.pickle"))
+        assert len(kept) == 1
+        P._lark.cache_clear()
+        with monkeypatch.context() as m:
+            m.setattr(P, "_shipped_tables", lambda grammar: pytest.fail("loaded from the tables again"))
+            from_cache = P._lark()
+        assert from_cache is not shipped and P.chunks_are_exact()
+        for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            fast_text, _ = split_card_blocks(text, str(path))
+
+            def outcome(lark):
+                try:
+                    return P._ToAst(str(path), 0).transform(lark.parse(fast_text))
+                except (P.UnexpectedInput, P._SyntaxProblem, P.VisitError) as exc:
+                    return type(exc).__name__ + str(getattr(exc, "line", ""))
+
+            assert outcome(from_cache) == outcome(shipped), path
+
+        kept[0].write_bytes(b"not a parser")
+        P._lark.cache_clear()
+        assert parse_text('game "G" { players 2 }').game().title == "G"
+        assert kept[0].read_bytes() != b"not a parser"  # kept again
+    finally:
+        P._lark.cache_clear()
