@@ -19,15 +19,14 @@ kept as one part.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
-import os
 import pickle
 from pathlib import Path
 
 from . import nodes as N
+from .cachefiles import collector_paused, parse_cache_dir, write_whole
 from .errors import Span, remember_source
-from .resources import parse_cache_dir
+from .resources import grammar_path
 
 _FORMAT = b"rulelang-ast-3"
 _fingerprint: bytes | None = None
@@ -37,8 +36,6 @@ def _builder_fingerprint() -> bytes:
     """What the AST of a text depends on besides the text: the code that builds it."""
     global _fingerprint
     if _fingerprint is None:
-        from .resources import grammar_path
-
         here = Path(__file__).resolve().parent
         h = hashlib.sha256(_FORMAT)
         for path in (grammar_path(), here / "parser.py", here / "nodes.py", here / "fastcards.py", here / "errors.py",
@@ -48,8 +45,7 @@ def _builder_fingerprint() -> bytes:
     return _fingerprint
 
 
-def cache_dir() -> Path | None:
-    return parse_cache_dir()
+cache_dir = parse_cache_dir  # (the parse cache's folder: cachefiles)
 
 
 def _entry(folder: Path, text: str) -> Path:
@@ -85,13 +81,8 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
                 _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
             remember_source(file, text)
             return rules
-    was_enabled = gc.isenabled()
-    gc.disable()  # as parser.parse_file: a growing AST holds no cycles worth scanning for
-    try:
+    with collector_paused():
         made = _parse_reusing_declarations(folder, text, file)
-    finally:
-        if was_enabled:
-            gc.enable()
     if made is not None:
         rules, record = made
     else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration)
@@ -109,13 +100,8 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
 def _parse(text: str, file: str) -> N.RulesFile:
     from .parser import parse_text  # imports Lark: only when the text must be parsed
 
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return parse_text(text, file)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dict | None] | None:
@@ -123,40 +109,35 @@ def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dic
     kept from before lines were added above them) or renamed (the same text checked at another
     path), the record of the file as it is now; None for a damaged or foreign entry (parse
     instead)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        record = pickle.loads(data)
-        decls: list = []
-        renamed = record["file"] if record["file"] != file else None
-        moved = renamed is not None
-        for delta, part in record["parts"]:
-            part = _load_part(part)
-            if part is None:
-                return None
-            if delta or renamed is not None:
-                _move_spans(part, delta, renamed, file)
-                moved = True
-            decls.extend(part)
-        settled = None
-        if moved and settle:  # pickled before the long decks go back in: they are kept aside
-            settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
-                       "cards": record["cards"], "header": record["header"], "file": file}
-        if record["cards"] is not None:
-            from .fastcards import restore_card_blocks
+        with collector_paused():
+            record = pickle.loads(data)
+            decls: list = []
+            renamed = record["file"] if record["file"] != file else None
+            for delta, part in record["parts"]:
+                part = _load_part(part)
+                if part is None:
+                    return None
+                if delta or renamed is not None:
+                    _move_spans(part, delta, renamed, file)
+                decls.extend(part)
+            settled = None
+            if settle and (renamed is not None or any(delta for delta, _ in record["parts"])):
+                # pickled before the long decks go back in: they are kept aside
+                settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
+                           "cards": record["cards"], "header": record["header"], "file": file}
+            if record["cards"] is not None:
+                from .fastcards import restore_card_blocks
 
-            cards = pickle.loads(record["cards"])
-            if renamed is not None:
-                _move_spans([cards], 0, renamed, file)
-                if settled is not None:
-                    settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
-            restore_card_blocks(decls, cards)
-        header = record["header"]
+                cards = pickle.loads(record["cards"])
+                if renamed is not None:
+                    _move_spans([cards], 0, renamed, file)
+                    if settled is not None:
+                        settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
+                restore_card_blocks(decls, cards)
+            header = record["header"]
     except Exception:
         return None
-    finally:
-        if was_enabled:
-            gc.enable()
     rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
                         header_doc=header)
     return rules, settled
@@ -269,17 +250,11 @@ KEEP = 200  # entries kept: a designer editing a file leaves one per version che
 
 def _write(entry: Path, data: bytes) -> None:
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
         old = list(entry.parent.glob("*.pickle"))
         if len(old) >= KEEP:  # forget the least recently written
             old.sort(key=lambda p: p.stat().st_mtime)
             for stale in old[: len(old) - KEEP + 1]:
                 stale.unlink(missing_ok=True)
-        tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, entry)
-    except Exception:  # a read-only home, a full disk: no cache
-        try:
-            tmp.unlink()  # type: ignore[possibly-undefined]
-        except Exception:
-            pass
+    except OSError:  # no folder yet, or another process pruned it meanwhile
+        pass
+    write_whole(entry, data)  # a read-only home, a full disk: no cache

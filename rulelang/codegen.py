@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from . import nodes as N
 from .budgets import check_size, exceeded
+from .cachefiles import write_whole
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
@@ -172,14 +173,12 @@ def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.Code
 
 
 def _write_marshal(folder: Path, path: Path, value) -> None:
-    try:  # best effort: a read-only home only costs the compile next time
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(value))
-        os.replace(tmp, path)
+    try:
+        data = marshal.dumps(value)
+    except ValueError:  # (only code objects and plain values are written: not expected)
+        return
+    if write_whole(path, data):  # best effort: a read-only home only costs the compile next time
         _prune(folder)
-    except (OSError, ValueError):
-        pass
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
@@ -1283,20 +1282,22 @@ class Generator:
 
     def g_BinOp(self, x):
         a, b = self.x(x.left), self.x(x.right)
+        span = self.span(x)
+
+        def helper(left: str) -> str:  # whole numbers at once; anything else as the closure engine does
+            if x.op == "+":
+                return f"_add(c, {left}, {b}, {span})"
+            name = _ARITHMETIC.get(x.op)
+            return f"{name}({left}, {b}, {span})" if name is not None else f"_arith({left}, {b}, {x.op!r}, {span})"
+
         k = x.right.value if type(x.right) is N.IntLit else None
         if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.no_walrus:
             # `n + 1`, `y - 1`: a whole number and a literal add up here, when the result stays within
             # the bound; anything else (or a result beyond it) goes to the helper, as before
             t = self.fresh("_t")
             low, high = (-_BIG - k, _BIG - k) if x.op == "+" else (-_BIG + k, _BIG + k)
-            helper = f"_add(c, {t}, {k}, {self.span(x)})" if x.op == "+" else f"_sub({t}, {k}, {self.span(x)})"
-            return f"({t} {x.op} {k} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper})"
-        if x.op == "+":
-            return f"_add(c, {a}, {b}, {self.span(x)})"
-        helper = _ARITHMETIC.get(x.op)
-        if helper is not None:  # whole numbers at once; anything else as the closure engine does
-            return f"{helper}({a}, {b}, {self.span(x)})"
-        return f"_arith({a}, {b}, {x.op!r}, {self.span(x)})"
+            return f"({t} {x.op} {b} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper(t)})"
+        return helper(a)
 
     def g_Compare(self, x):
         a, b = self.x(x.left), self.x(x.right)

@@ -150,7 +150,7 @@ class Options:
     def remap(self, fn: Callable, unchanged: Callable[[list], bool] | None = None) -> "Options":
         """The same options with every value v replaced by fn(v). A list of items or a row for
         which unchanged(...) says fn would give back the same values is shared, not copied: an
-        Options never changes its lists."""
+        Options never changes its lists (and tuple() of a row gives back the row itself)."""
         def each(items):
             return items if unchanged is not None and unchanged(items) else [fn(x) for x in items]
 
@@ -163,8 +163,7 @@ class Options:
                 payload = (alt, name, names, tuple(each(items) for items in lists))
             elif kind == _ROWS:
                 alt, name, names, rows = payload
-                payload = (alt, name, names, [row if unchanged is not None and unchanged(row) else
-                                              tuple([fn(x) for x in row]) for row in rows])
+                payload = (alt, name, names, [tuple(each(row)) for row in rows])  # a shared row: itself
             elif kind == _ONE:
                 alt, name, var, items = payload
                 payload = (alt, name, var, each(items))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import io
-import os
 import pickle
 import re
 import sys
@@ -25,6 +24,7 @@ from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedInput,
 from lark.parsers.lalr_analysis import Reduce, Shift
 
 from . import nodes as N
+from .cachefiles import collector_paused, parse_cache_dir, write_whole
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
 from .chunks import header_doc, split_top_level
 from .fastcards import restore_card_blocks, split_card_blocks
@@ -66,8 +66,6 @@ def _lark() -> Lark:
 
 
 def _kept_parser_path(grammar: str) -> Path | None:
-    from .resources import parse_cache_dir
-
     folder = parse_cache_dir()
     if folder is None:
         return None
@@ -99,29 +97,20 @@ class _ParserUnpickler(pickle.Unpickler):
 
 def _kept_parser(path: Path) -> Lark | None:
     try:
-        with open(path, "rb") as f:
-            was_enabled = gc.isenabled()
-            gc.disable()
-            try:
-                lark = _ParserUnpickler(f).load()
-            finally:
-                if was_enabled:
-                    gc.enable()
+        with open(path, "rb") as f, collector_paused():
+            lark = _ParserUnpickler(f).load()
         return lark if isinstance(lark, Lark) else None
     except Exception:  # none yet, damaged, or from another version: load the shipped tables
         return None
 
 
 def _keep_parser(path: Path, lark: Lark) -> None:
+    buffer = io.BytesIO()
     try:
-        buffer = io.BytesIO()
         _ParserPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(lark)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(buffer.getvalue())
-        os.replace(tmp, path)
-    except Exception:  # a read-only home, a full disk, a parser that does not pickle: not kept
-        pass
+    except Exception:  # a parser that does not pickle (another Lark, made otherwise): not kept
+        return
+    write_whole(path, buffer.getvalue())  # a read-only home, a full disk: not kept
 
 
 # Building the LALR tables from the grammar takes about half a second, which the very first parse on
@@ -130,8 +119,6 @@ def _keep_parser(path: Path, lark: Lark) -> None:
 
 
 def _tables_header(grammar: str) -> bytes:
-    import sys
-
     import lark
 
     digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()

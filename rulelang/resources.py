@@ -1,7 +1,6 @@
 """Where the grammar and the bundled games live, in a checkout or an installed wheel."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -23,18 +22,6 @@ def grammar_path() -> Path:
 def tables_path() -> Path:
     """The grammar's LALR tables, saved beside it (parser.write_tables)."""
     return grammar_path().with_suffix(".lalr")
-
-
-def parse_cache_dir() -> Path | None:
-    """Where parsing keeps what it worked out between processes (parsed files, the loaded parser):
-    $RULELANG_CACHE_DIR, else $XDG_CACHE_HOME/rulelang/ast, else ~/.cache/rulelang/ast; None when
-    RULELANG_CACHE=0 turns it off."""
-    if os.environ.get("RULELANG_CACHE", "1").strip().lower() in ("0", "no", "off", "false"):
-        return None
-    if os.environ.get("RULELANG_CACHE_DIR"):
-        return Path(os.environ["RULELANG_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rulelang" / "ast"
 
 
 def games_dir() -> Path:

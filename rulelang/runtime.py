@@ -718,13 +718,12 @@ def _plain_attrs(attrs: dict):
 
 
 def option_label(state: State, option: dict, seat: int) -> str:
-    return _option_label(state, option["name"], tuple(option["values"].values()), seat)
+    return _option_label(option["name"], tuple(option["values"].values()), lambda v: seen_as(state, v, seat))
 
 
-def _option_label(state: State, name: str, values: tuple, seat: int, seen=None) -> str:
-    """An option's label as `seat` sees it, from its name and values (seen(v): how one value shows,
-    by default seen_as)."""
-    shown = [seen_as(state, v, seat) for v in values] if seen is None else [seen(v) for v in values]
+def _option_label(name: str, values: tuple, seen) -> str:
+    """An option's label from its name and values, seen(v) showing one value to its chooser."""
+    shown = [seen(v) for v in values]
     if name in ("choose", "next"):
         return ", ".join(shown) if shown else name
     if name == "none" and all(v is None for v in values):  # `optional`: choose nothing
@@ -763,7 +762,7 @@ def option_keys(state: State) -> dict[tuple, int]:
 
     out: dict[tuple, int] = {}
     for i, (name, values) in enumerate(rows):
-        key = (name, _option_label(state, name, values, seat, seen))
+        key = (name, _option_label(name, values, seen))
         if key not in out:
             out[key] = i
     return out
