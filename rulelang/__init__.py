@@ -6,14 +6,13 @@
         match.apply(match.legal_options()[0])
     print(match.result)
 """
-from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
-
 __all__ = ["load", "Game", "Match", "Option", "RulesError", "RulesRuntimeError", "Diagnostic", "Span"]
 __version__ = "0.1.0"
 
-# Loading and playing are imported on first use, so that `rulelang check` does not pay for the
-# compiler, the runtime and networkx.
-_LAZY = {"load": "loader", "Game": "runtime", "Match": "runtime", "Option": "runtime"}
+# Imported on first use, so that `rulelang check` does not pay for the compiler, the runtime and
+# networkx, nor (a file that passed before: `verdicts`) for the AST's models and pydantic.
+_LAZY = {"load": "loader", "Game": "runtime", "Match": "runtime", "Option": "runtime",
+         "Diagnostic": "errors", "RulesError": "errors", "RulesRuntimeError": "errors", "Span": "errors"}
 
 
 def __getattr__(name: str):

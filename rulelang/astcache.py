@@ -235,14 +235,20 @@ def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: 
 
 def parse_file_cached(path: str | Path) -> N.RulesFile:
     """parser.parse_file(path), from the cache when the file is unchanged since it was parsed."""
+    return read_and_parse(path)[1]
+
+
+def read_and_parse(path: str | Path) -> tuple[str, N.RulesFile]:
+    """The text of a rules file and its AST (parse_file_cached), read once: what `check` keeps a
+    verdict of is the text it checked."""
     from .sourcefile import read_source
 
     text = read_source(path)
     if len(text) > 1_000_000:  # huge files: parser.parse_file's own memory handling
         from .parser import parse_file
 
-        return parse_file(path)
-    return parse_text_cached(text, str(path))
+        return text, parse_file(path)
+    return text, parse_text_cached(text, str(path))
 
 
 KEEP = 200  # entries kept: a designer editing a file leaves one per version checked

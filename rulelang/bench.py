@@ -146,13 +146,16 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
     return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
 
 
-def check_times(files: list[Path], repeats: int, cache: bool = True,
-                edit: bool = False) -> list[tuple[Path, list[float], int]]:
+def check_times(files: list[Path], repeats: int, cache: bool = True, edit: bool = False,
+                verdicts: bool = True) -> list[tuple[Path, list[float], int]]:
     """Wall time of whole `rulelang check FILE` processes (interpreter start and imports included).
-    With cache False, the parsed-AST cache is off (RULELANG_CACHE=0): every run parses the whole
+    With cache False, the parse cache is off (RULELANG_CACHE=0): every run parses the whole
     file, as the first check of a new file does. With edit, each run checks a copy of the file
     (in a cache of its own) just after one of its lines changed, as a designer does after an edit:
-    only the declaration holding that line is parsed again."""
+    only the declaration holding that line is parsed again. With verdicts False (in a cache of its
+    own), the kept verdict of the file's last pass is removed before each run: its AST comes from
+    the cache, and it is checked again."""
+    import shutil
     import subprocess
     import tempfile
 
@@ -163,21 +166,24 @@ def check_times(files: list[Path], repeats: int, cache: bool = True,
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     out = []
     with tempfile.TemporaryDirectory() as scratch:
-        if edit:
+        if edit or not verdicts:
             env["RULELANG_CACHE_DIR"] = os.path.join(scratch, "cache")
         for path in files:
             lines = path.read_text(encoding="utf-8").split("\n")
             checked = Path(scratch) / path.name if edit else path
             times = []
             code = 0
-            for run in range(repeats + 1 if edit else repeats):
-                if edit:  # the first run only fills the cache
+            primed = edit or not verdicts  # the first run only fills the cache
+            for run in range(repeats + 1 if primed else repeats):
+                if edit:
                     lines[len(lines) // 2] += " "
                     checked.write_text("\n".join(lines), encoding="utf-8")
+                if not verdicts:
+                    shutil.rmtree(os.path.join(scratch, "cache", "verdicts"), ignore_errors=True)
                 start = time.perf_counter()
                 proc = subprocess.run([sys.executable, "-m", "rulelang", "check", str(checked)], env=env,
                                       capture_output=True, stdin=subprocess.DEVNULL)
-                if run or not edit:
+                if run or not primed:
                     times.append(time.perf_counter() - start)
                 code = code or proc.returncode
             out.append((path, times, code))
@@ -265,17 +271,21 @@ def run_bench(args, out=None) -> int:
     seed_games = sorted(games_dir().glob("*.rules"))
     if "check" in only:
         files = seed_games[:1] if quick else seed_games
+        few = 1 if quick else 3
         write("check: wall time of a whole `rulelang check FILE` process (best and median of "
-              f"{1 if quick else 5}; unchanged files come from the parsed-AST cache after the first run; "
-              "after an edit: one line of the file changed since the last check, best of "
-              f"{1 if quick else 3}; parsing all: RULELANG_CACHE=0, best of {1 if quick else 3})\n")
-        rows = [["file", "best s", "median s", "after an edit: best s", "parsing all: best s", "exit"]]
-        cold = {path: times for path, times, _ in check_times(files, 1 if quick else 3, cache=False)}
-        edited = {path: times for path, times, _ in check_times(files, 1 if quick else 3, edit=True)}
+              f"{1 if quick else 5}; an unchanged file that passed answers from its kept verdict after the "
+              f"first run; checked again: its verdict removed, its AST from the cache, best of {few}; "
+              f"after an edit: one line of the file changed since the last check, best of {few}; "
+              f"parsing all: RULELANG_CACHE=0, best of {few})\n")
+        rows = [["file", "best s", "median s", "checked again: best s", "after an edit: best s",
+                 "parsing all: best s", "exit"]]
+        cold = {path: times for path, times, _ in check_times(files, few, cache=False)}
+        edited = {path: times for path, times, _ in check_times(files, few, edit=True)}
+        again = {path: times for path, times, _ in check_times(files, few, verdicts=False)}
         for path, times, code in check_times(files, 1 if quick else 5):
             rows.append([_shown(path), f"{min(times):.3f}", f"{statistics.median(times):.3f}",
-                         f"{min(edited[path]):.3f}", f"{min(cold[path]):.3f}", str(code)])
-        write(_table(rows, right={1, 2, 3, 4, 5}) + "\n\n")
+                         f"{min(again[path]):.3f}", f"{min(edited[path]):.3f}", f"{min(cold[path]):.3f}", str(code)])
+        write(_table(rows, right={1, 2, 3, 4, 5, 6}) + "\n\n")
 
     if "clone" in only:
         files = [find_game("tictactoe")] if quick else seed_games + [r.rules for r in find_references([])]

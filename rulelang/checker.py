@@ -68,6 +68,7 @@ class DataFiles:
 
     def __init__(self):
         self._columns: dict[tuple, list[str] | Exception] = {}
+        self.paths: list = []  # every data file read (`verdicts` keeps a check's answer by them)
 
     def columns(self, name: str, rules_file: str) -> list[str]:
         """The column names of data file `name` (beside rules_file); raises TableError as read_table does."""
@@ -75,8 +76,10 @@ class DataFiles:
 
         key = (name, rules_file)
         if key not in self._columns:
+            path = table_path(name, rules_file)
+            self.paths.append(path)
             try:
-                self._columns[key] = read_table(table_path(name, rules_file), name)[0]
+                self._columns[key] = read_table(path, name)[0]
             except TableError as exc:
                 self._columns[key] = exc
         columns = self._columns[key]
@@ -1212,10 +1215,12 @@ def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = 
     return table
 
 
-def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False) -> SymbolTable:
-    """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError."""
+def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False,
+                data_files: DataFiles | None = None) -> SymbolTable:
+    """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError.
+    `data_files` (given) tells afterwards which data files the check read."""
     bag = DiagnosticBag()
-    data_files = DataFiles()
+    data_files = data_files if data_files is not None else DataFiles()
     decls, settings = apply_variants(rules, variants or [], bag)
     table = check_decls(decls, bag, data_files)
     checker = Checker(table, bag, data_files)

@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import RulesError
+# (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
+# answers from its kept verdict without them)
 
 
 class _LazyConsole:
@@ -51,24 +52,32 @@ def _settings(pairs: list[str] | None) -> dict[str, str]:
 
 
 def cmd_check(args) -> int:
-    from .astcache import parse_file_cached as parse_file  # an unchanged file is not parsed again
-    from .checker import check_rules
     from .resources import find_game
+    from .verdicts import passed_before, remember_pass
 
     failed = 0
     for name in args.files:
         path = find_game(name)
-        try:
-            rules = parse_file(path)
-            check_rules(rules, all_variants=True)
-            variants = ", ".join(rules.variants()) or "none"
-            print(f"{path}: ok (variants: {variants})")  # plain lines: no need to import rich here
-        except RulesError as exc:
-            failed += 1
-            sys.stdout.flush()
-            n = len(exc.diagnostics)
-            sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
-            sys.stderr.flush()
+        variants = passed_before(path)  # unchanged since it passed, with the same rulelang
+        if variants is None:
+            from .astcache import read_and_parse  # an unchanged file is not parsed again
+            from .checker import DataFiles, check_rules
+            from .errors import RulesError
+
+            try:
+                text, rules = read_and_parse(path)
+                data_files = DataFiles()
+                check_rules(rules, all_variants=True, data_files=data_files)
+                variants = rules.variants()
+                remember_pass(path, text, variants, data_files.paths)
+            except RulesError as exc:
+                failed += 1
+                sys.stdout.flush()
+                n = len(exc.diagnostics)
+                sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
+                sys.stderr.flush()
+                continue
+        print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
     return 1 if failed else 0
 
 
@@ -224,6 +233,7 @@ def cmd_lsp(args) -> int:
 
 
 def cmd_test(args) -> int:
+    from .errors import RulesError
     from .scenario import run_file
 
     files: list[Path] = []
@@ -434,15 +444,18 @@ def main(argv: list[str] | None = None) -> int:
 
             set_process_budgets(parse_budget_args(args.budget))
         return args.func(args)
-    except RulesError as exc:
-        err_console.print(exc.format(), markup=False)
-        return 1
-    except (ValueError, OSError) as exc:
-        err_console.print(f"rulelang: {exc}", markup=False)
-        return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug in rulelang itself: say so plainly
+    except Exception as exc:
+        from .errors import RulesError
+
+        if isinstance(exc, RulesError):
+            err_console.print(exc.format(), markup=False)
+            return 1
+        if isinstance(exc, (ValueError, OSError)):
+            err_console.print(f"rulelang: {exc}", markup=False)
+            return 2
+        # a bug in rulelang itself: say so plainly
         if os.environ.get("RULELANG_DEBUG"):
             raise
         err_console.print(f"rulelang: internal error: {type(exc).__name__}: {exc}\n"
