@@ -97,7 +97,7 @@ def cmd_simulate(args) -> int:
         task = progress.add_task("simulating", total=args.n)
         summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
                            seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
-                           progress=lambda: progress.advance(task), cluster=args.cluster)
+                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile)
     title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
     table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
     table.add_column("seat")
@@ -130,7 +130,23 @@ def cmd_simulate(args) -> int:
                            "  ".join(f"{v[q]:g}" for q in ("min", "q1", "median", "q3", "max")))
         console.print(gt)
     print_metrics(console, summary)
-    console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second")
+    console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second"
+                  + (" (one process, under the profiler)" if summary.profile is not None else ""))
+    if summary.profile is not None:
+        from .rulesprofile import format_profile
+
+        rows = format_profile(summary.profile)
+        pt = Table(title=f"where the time goes: {summary.profile.rules_share:.0%} in the rules' own code",
+                   caption="share: of the time, in the line and in what it calls (the lines it uses too); "
+                           "own: in the line alone")
+        for i, head in enumerate(rows[0]):
+            if i == 1:
+                pt.add_column(head, no_wrap=True, overflow="ellipsis", max_width=60)
+            else:
+                pt.add_column(head, justify="right" if i else "left", no_wrap=True, min_width=max(len(head), 6))
+        for row in rows[1:]:
+            pt.add_row(*row)
+        console.print(pt)
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
         console.print(f"results written to {args.out}")
@@ -377,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--profile", action="store_true",
+                   help="play the games in one process under Python's profiler and show where the time goes, "
+                        "by rules line")
     p.set_defaults(func=cmd_simulate)
 
     from .balance_cli import add_commands

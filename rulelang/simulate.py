@@ -42,6 +42,7 @@ class Summary:
     agents: list[str]
     games: list[GameRecord] = field(default_factory=list)
     seconds: float = 0.0
+    profile: object = None  # with simulate(profile=True): where the time went (rulesprofile.RulesProfile)
 
     @property
     def count(self) -> int:
@@ -123,6 +124,7 @@ class Summary:
             "globals": self.global_values(),
             "metrics": self.metrics(),
             "results": [g.__dict__ for g in self.games],
+            **({"profile": self.profile.to_json()} if self.profile is not None else {}),
         }
 
 
@@ -152,9 +154,11 @@ def _play_one(args) -> GameRecord:
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
              agents: list[str] | None = None, seed: int = 0, jobs: int | None = 1, settings: dict | None = None,
-             progress=None, cluster: str | None = None) -> Summary:
+             progress=None, cluster: str | None = None, profile: bool = False) -> Summary:
     """n seeded games (seeds seed .. seed+n-1). ``jobs``: processes (None: all cores); ``cluster``:
-    the address of a Dask scheduler. The games and so the summary are the same whatever runs them."""
+    the address of a Dask scheduler. The games and so the summary are the same whatever runs them.
+    With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
+    says where the time went, by rules line (rulesprofile)."""
     resolved = find_game(str(path))
     text = Path(resolved).read_text(encoding="utf-8") if resolved.exists() else None
     game = load(resolved, variant=variant, settings=settings, text=text)
@@ -173,7 +177,21 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         # again, and worker processes forked from it start with it
         _worker_cache[_cache_key(tasks[0])] = game
     start = time.perf_counter()
-    summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
+    if profile:
+        import cProfile
+        import pstats
+
+        from .rulesprofile import rules_profile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            summary.games = run_tasks(_play_one, tasks, jobs=1, progress=progress)
+        finally:
+            profiler.disable()
+        summary.profile = rules_profile(pstats.Stats(profiler), game.program.generated, resolved, len(tasks))
+    else:
+        summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
     summary.seconds = time.perf_counter() - start
     summary.games.sort(key=lambda g: g.seed)
     return summary

@@ -1,0 +1,134 @@
+"""Where a game's time goes, by rules line: `rulelang simulate --profile`.
+
+The games run in one process under Python's profiler (cProfile). A game's generated code
+(codegen) is one Python function per def, rule and run of statements, each headed by the rules
+line it comes from (``def E_may_place(...):  # def may_place, rules line 342``): the time of a
+function, and of the comprehensions inside it, is counted for that line. The rest is the engine's
+own work, counted by what it does: turns and choices, moving cards, built-in functions, the bots.
+
+The profiler slows every call alike (about twice), so the shares are what to read, not the times.
+"""
+from __future__ import annotations
+
+import pstats
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_RULES_LINE = re.compile(r"#.*\brules line (\d+)\s*$")
+
+# what the engine's time in each module is spent on
+_ENGINE_PARTS = {
+    "runtime.py": "turns, phases, triggers, continuous rules",
+    "ops.py": "turns, phases, triggers, continuous rules",
+    "program.py": "turns, phases, triggers, continuous rules",
+    "options.py": "listing the options of choices",
+    "model.py": "moving cards, changing values",
+    "board.py": "moving cards, changing values",
+    "values.py": "moving cards, changing values",
+    "compile_stmt.py": "statements the engine runs itself",
+    "compile_expr.py": "expressions the engine works out itself",
+    "codegen.py": "helpers of the generated code",
+    "builtins.py": "built-in functions",
+    "geometry.py": "built-in functions",
+    "agents.py": "the bots",
+    "mcts.py": "the bots",
+    "simulate.py": "recording the games",
+    "metrics.py": "recording the games",
+}
+
+
+@dataclass
+class ProfileRow:
+    """One rules line (line, its text) or one part of the engine (line None)."""
+    line: int | None
+    what: str
+    calls: int = 0
+    own: float = 0.0    # seconds in it, not counting what it calls
+    total: float = 0.0  # seconds in it and in what it calls (rules lines: nested lines count in both)
+
+
+@dataclass
+class RulesProfile:
+    games: int
+    seconds: float                      # all profiled time (the sum of every function's own time)
+    lines: list[ProfileRow] = field(default_factory=list)   # rules lines, most time first
+    engine: list[ProfileRow] = field(default_factory=list)  # the engine's parts, most time first
+
+    @property
+    def rules_share(self) -> float:
+        """The share of the time spent in the rules' own generated code."""
+        return sum(r.own for r in self.lines) / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict:
+        return {"games": self.games, "seconds": self.seconds,
+                "lines": [r.__dict__ for r in self.lines], "engine": [r.__dict__ for r in self.engine]}
+
+
+def _heads(source: str) -> list[int | None]:
+    """For each line of generated source, the rules line of the function it belongs to."""
+    heads: list[int | None] = []
+    current = None
+    for text in source.split("\n"):
+        if text.startswith("def "):
+            m = _RULES_LINE.search(text)
+            current = int(m.group(1)) if m else None
+        heads.append(current)
+    return heads
+
+
+def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None, games: int) -> RulesProfile:
+    """The profile of some games (``stats``), by rules line of the game whose generated code is
+    ``generator`` (None with the closure engine: everything is then the engine's)."""
+    raw = stats.stats  # type: ignore[attr-defined]  # {(file, line, name): (calls, calls, own, total, callers)}
+    filename = getattr(generator, "filename", None)
+    heads = _heads(generator.source) if generator is not None else []
+    try:
+        texts = Path(rules_file).read_text(encoding="utf-8").split("\n") if rules_file else []
+    except (OSError, UnicodeDecodeError):
+        texts = []
+    lines: dict[int, ProfileRow] = {}
+    engine: dict[str, ProfileRow] = {}
+    everything = 0.0
+    for (file, first, _name), (_cc, calls, own, total, _callers) in raw.items():
+        everything += own
+        if file == filename:
+            line = heads[first - 1] if 0 < first <= len(heads) else None
+            if line is not None:
+                row = lines.get(line)
+                if row is None:
+                    text = texts[line - 1].strip() if 0 < line <= len(texts) else ""
+                    row = lines[line] = ProfileRow(line, text if len(text) <= 72 else text[:71] + "…")
+                row.own += own
+                row.total = max(row.total, total)  # a def's wrappers call its body: the outermost holds all
+                row.calls = max(row.calls, calls)
+                continue
+            part = "the generated code's own glue"
+        elif file.startswith("<rulelang generated"):
+            part = "another game's generated code"
+        else:
+            part = _ENGINE_PARTS.get(Path(file).name) if "rulelang" in Path(file).parts else None
+            if part is None:
+                part = "Python itself (profiler, lists, random)"
+        row = engine.setdefault(part, ProfileRow(None, part))
+        row.own += own
+        row.total += own
+        row.calls += calls
+    return RulesProfile(games, everything,
+                        sorted(lines.values(), key=lambda r: (-r.total, r.line)),
+                        sorted(engine.values(), key=lambda r: -r.own))
+
+
+def format_profile(profile: RulesProfile, top: int = 15) -> list[list[str]]:
+    """The rows of the table `simulate --profile` prints: rules lines, then the engine's parts."""
+    whole = profile.seconds or 1e-9
+    rows = [["line", "rule", "share", "own", "calls/game"]]
+    for r in profile.lines[:top]:
+        rows.append([str(r.line), r.what, f"{r.total / whole:.1%}", f"{r.own / whole:.1%}",
+                     f"{r.calls / max(profile.games, 1):,.0f}"])
+    if len(profile.lines) > top:
+        rest = profile.lines[top:]
+        rows.append(["", f"{len(rest)} other rules lines", "", f"{sum(r.own for r in rest) / whole:.1%}", ""])
+    for r in profile.engine:
+        rows.append(["engine", r.what, "", f"{r.own / whole:.1%}", ""])
+    return rows
