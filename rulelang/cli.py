@@ -133,6 +133,8 @@ def cmd_simulate(args) -> int:
     console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second"
                   + (" (one process, under the profiler)" if summary.profile is not None else ""))
     if summary.profile is not None:
+        from rich.text import Text
+
         from .rulesprofile import format_profile
 
         rows = format_profile(summary.profile)
@@ -145,7 +147,7 @@ def cmd_simulate(args) -> int:
             else:
                 pt.add_column(head, justify="right" if i else "left", no_wrap=True, min_width=max(len(head), 6))
         for row in rows[1:]:
-            pt.add_row(*row)
+            pt.add_row(*(Text(cell) for cell in row))  # rules text, not markup: `[origin(desk)]`
         console.print(pt)
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")

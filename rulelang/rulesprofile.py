@@ -79,7 +79,8 @@ def _heads(source: str) -> list[int | None]:
 
 def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None, games: int) -> RulesProfile:
     """The profile of some games (``stats``), by rules line of the game whose generated code is
-    ``generator`` (None with the closure engine: everything is then the engine's)."""
+    ``generator`` (None with the closure engine: everything is then the engine's). The time of
+    Python's own functions (``len``, a list's ``append``, ...) is counted where they were called."""
     raw = stats.stats  # type: ignore[attr-defined]  # {(file, line, name): (calls, calls, own, total, callers)}
     filename = getattr(generator, "filename", None)
     heads = _heads(generator.source) if generator is not None else []
@@ -89,31 +90,60 @@ def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None,
         texts = []
     lines: dict[int, ProfileRow] = {}
     engine: dict[str, ProfileRow] = {}
-    everything = 0.0
-    for (file, first, _name), (_cc, calls, own, total, _callers) in raw.items():
-        everything += own
+
+    def rules_row(line: int) -> ProfileRow:
+        # a construct's span starts at its doc comment: the line shown is its first line of code
+        while 0 < line < len(texts) and texts[line - 1].lstrip().startswith("//"):
+            line += 1
+        row = lines.get(line)
+        if row is None:
+            text = texts[line - 1].strip() if 0 < line <= len(texts) else ""
+            row = lines[line] = ProfileRow(line, text if len(text) <= 72 else text[:71] + "…")
+        return row
+
+    def bucket(key) -> ProfileRow:
+        file, first, _name = key
         if file == filename:
             line = heads[first - 1] if 0 < first <= len(heads) else None
             if line is not None:
-                row = lines.get(line)
-                if row is None:
-                    text = texts[line - 1].strip() if 0 < line <= len(texts) else ""
-                    row = lines[line] = ProfileRow(line, text if len(text) <= 72 else text[:71] + "…")
-                row.own += own
-                row.total = max(row.total, total)  # a def's wrappers call its body: the outermost holds all
-                row.calls = max(row.calls, calls)
-                continue
+                return rules_row(line)
             part = "the generated code's own glue"
         elif file.startswith("<rulelang generated"):
             part = "another game's generated code"
+        elif file == "~":  # Python's own functions, when their caller is not known
+            part = "Python itself (profiler, lists, random)"
         else:
             part = _ENGINE_PARTS.get(Path(file).name) if "rulelang" in Path(file).parts else None
             if part is None:
                 part = "Python itself (profiler, lists, random)"
-        row = engine.setdefault(part, ProfileRow(None, part))
+        return engine.setdefault(part, ProfileRow(None, part))
+
+    everything = 0.0
+    inner_calls: dict[int, int] = {}
+    for key, (_cc, calls, own, total, callers) in raw.items():
+        everything += own
+        if key[0] == "~" and callers:
+            for caller, (_c, _n, spent, _t) in callers.items():
+                bucket(caller).own += spent
+                own -= spent
+            if own > 1e-12:  # (the profiler's own rounding)
+                bucket(key).own += own
+            continue
+        row = bucket(key)
         row.own += own
-        row.total += own
-        row.calls += calls
+        if row.line is not None:
+            row.total = max(row.total, total)  # a def's wrappers call its body: the outermost holds all
+            if key[2].startswith("<"):  # a comprehension inside: runs once per item, not per use
+                inner_calls[row.line] = max(inner_calls.get(row.line, 0), calls)
+            else:
+                row.calls = max(row.calls, calls)
+        else:
+            row.calls += calls
+    for line, calls in inner_calls.items():
+        if not lines[line].calls:
+            lines[line].calls = calls
+    for row in engine.values():
+        row.total = row.own
     return RulesProfile(games, everything,
                         sorted(lines.values(), key=lambda r: (-r.total, r.line)),
                         sorted(engine.values(), key=lambda r: -r.own))

@@ -51,3 +51,14 @@ def test_simulate_profile_prints_the_costliest_rules_lines(tmp_path, repo_cwd):
     saved = json.loads(out_file.read_text(encoding="utf-8"))["profile"]
     assert saved["games"] == 5
     assert any(row["line"] == line_of("def has_line(p)") for row in saved["lines"])
+
+
+def test_a_documented_rule_is_shown_by_its_first_line_of_code():
+    """A construct's span starts at its doc comment (`/// "Trade: ..."`): the table shows its code."""
+    profile = simulate(str(REPO / "games" / "survivors.rules"), 2, profile=True).profile
+    texts = (REPO / "games" / "survivors.rules").read_text(encoding="utf-8").split("\n")
+    assert profile.lines
+    for row in profile.lines:
+        assert not row.what.startswith("//"), row
+        assert texts[row.line - 1].strip().startswith(row.what.rstrip("…")), row
+    assert any(row.what.startswith("option ") for row in profile.lines)
