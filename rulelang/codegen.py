@@ -49,7 +49,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "25"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "26"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1151,6 +1151,10 @@ class Generator:
             if self.walks_cards(f.coll):  # already a list or tuple of cards
                 return f"{name}(({cond}) for {var} in {coll})"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
+        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
+            found = self.empty_early(x.args[0])
+            if found is not None:
+                return found
         if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
             return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
         if name in ("has", "usable", "matched", "matching"):
@@ -1170,6 +1174,40 @@ class Generator:
         if kind == "zone" and len(x.args) == 1:
             return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
         return self.fallback(x)
+
+    def empty_early(self, arg) -> str | None:
+        """`empty([x in xs where cond])`, or `empty(d(a))` of a def whose body is such a list (called
+        with local names, and without chance), as a loop that stops at the first item kept:
+        `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
+        params: list[str] = []
+        values: list[str] = []
+        if isinstance(arg, N.FilterList) and arg.keep == "where":
+            found = arg
+        elif isinstance(arg, N.Call) and arg.func in self.def_decls and not arg.kwargs \
+                and arg.func not in self.cc.scope and arg.func not in self.pylocals \
+                and arg.func not in self.cc.impure_defs:
+            d = self.def_decls[arg.func]
+            found = d.body
+            if not (isinstance(found, N.FilterList) and found.keep == "where" and len(d.params) == len(arg.args)
+                    and all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope)
+                            for a in arg.args)):
+                return None
+            params = [p.name for p in d.params]
+            values = [self.x(a) for a in arg.args]  # a Python local, or a rules variable read as c.v[name]
+        else:
+            return None
+        saved = self.pylocals, self.in_def
+        if params:  # the def's body, written with the caller's names for its parameters
+            self.pylocals, self.in_def = dict(zip(params, values)), True
+        try:
+            with self.cc.scoped(set(params)):
+                coll = self.iterable(found.coll)
+                with self.local_scope([found.var]):
+                    cond = self.x(found.cond)
+        finally:
+            self.pylocals, self.in_def = saved
+        var = f"L_{found.var}"
+        return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
 
     def inline_leaf(self, name: str, args: list) -> str | None:
         """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are

@@ -237,6 +237,39 @@ def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeyp
         assert "2 1" in log, log
 
 
+EMPTY_EARLY = """
+game "E" { players 2; round: a; max rounds 1 }
+component C { point: int }
+cards low { C(point: 1) * 2 }
+cards high { C(point: 3) }
+zone pile
+setup { create low in pile  create high in pile }
+def above(n) = [c in pile where c.point > n]
+def has_above(n) = not empty(above(n))
+def any_big = not empty([c in pile where c.point > 2])
+def none_huge = empty([c in pile where c.point > 5])
+def bad_list(x) = [c in pile where c.point > x.point]
+def bad(k) = empty(bad_list(k))
+phase a { let a0 = has_above(0)  let a5 = has_above(5)  log "{a0} {a5} {any_big} {none_huge}"  let b = bad(1) }
+"""
+
+
+def test_empty_of_a_where_list_stops_at_the_first_item_kept(monkeypatch, tmp_path):
+    """`not empty(above(n))`, for a def whose body is `[x in xs where cond]`, and `empty([...])`, are
+    loops that stop at the first item kept: the same answers, and the same error at the def's own
+    line, as the closure engine, which makes the whole list."""
+    path = tmp_path / "e.rules"
+    path.write_text(EMPTY_EARLY, encoding="utf-8")
+    out = failures_in_both_engines(path, monkeypatch)
+    assert "e.rules:12:" in out["codegen"] and out["codegen"] == out["closures"]
+    for name in ("has_above", "any_big", "none_huge", "bad"):
+        body = generated_def(path, monkeypatch, name)
+        assert "not any(" in body and "D_above(" not in body and "D_bad_list(" not in body, body
+    path.write_text(EMPTY_EARLY.replace("  let b = bad(1)", ""), encoding="utf-8")
+    for log in first_logs_in_both_engines(path, monkeypatch).values():
+        assert log[:1] == ["true false true true"], log
+
+
 CONSTANT_DEFS = """
 game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
 enum Suit { red, blue }
