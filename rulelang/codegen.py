@@ -49,7 +49,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "26"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "27"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -459,6 +459,7 @@ class Generator:
         self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
         self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
+        self.setting_defs: dict = {}  # defs whose value the settings fix, and that value (dependencies.setting_defs)
         # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
         self.neighbourhood_defs: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
@@ -1035,6 +1036,8 @@ class Generator:
             return f"list({self.const(tuple(sym.decl.members))})"
         if kind == "zone":
             return f"c.s.zones[{name!r}]"
+        if kind == "def" and name in self.setting_defs:  # fixed by the settings (dependencies.setting_defs)
+            return repr(self.setting_defs[name])
         if kind == "def" and name in self.def_decls:
             return f"D_{name}(c)"
         if kind == "keyword":

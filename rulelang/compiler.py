@@ -27,8 +27,8 @@ from .checker import SymbolTable, type_name
 from .errors import Span
 from .compile_expr import ExpressionCompiler
 from .compile_stmt import StatementCompiler
-from .dependencies import (always_reads, constant_defs, def_reads, impure_defs, neighbourhood_defs, recursive_defs,
-                           turn_defs)
+from .dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, neighbourhood_defs,
+                           recursive_defs, setting_defs, turn_defs)
 from .ops import FlowOp
 from .program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError, TriggerInfo,
                       ZoneInfo)
@@ -79,6 +79,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen.constant_defs = constant_defs(decls)
             self.gen.recursive_defs = recursive_defs(decls)
             self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+            self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place (codegen)
+            self.gen.setting_defs = setting_defs(decls, self.settings)
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
@@ -152,7 +154,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         if self.gen is not None and not any(k.always for k in program.keywords.values()):
             # with the code generator only: the closure engine settles every time, and the tests that
             # play every game in both engines check that skipping changes nothing
-            program.always_reads = always_reads(decls)
+            program.always_reads = always_reads(decls, self.fixer)
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
         if self.gen is not None:

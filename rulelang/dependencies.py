@@ -212,6 +212,107 @@ FIELD_FREE_BUILTINS = frozenset({
     "turn_order", "zone_of", "matched", "matching",
 })
 
+class _NotFixed(Exception):
+    """An expression whose value the settings alone do not fix."""
+
+
+_FIXED_TYPES = (int, str, bool, type(None))
+
+
+def setting_defs(decls, settings: dict) -> dict:
+    """The defs without parameters whose value the game's settings fix, with that value: they name
+    only literals, enum members, settings and other such defs, through comparisons, `and`, `or`,
+    `not`, `if ... then ... else` and `+`/`-` of numbers (`def complex = version == complex_version`).
+    A game is compiled for one set of settings, so the generated code writes their values in place."""
+    fixed = Fixer(decls, settings)
+    out = {}
+    for name, d in fixed.defs.items():
+        try:
+            out[name] = fixed.value(N.Name(span=d.span, id=name))
+        except _NotFixed:
+            pass
+    return out
+
+
+class Fixer:
+    """Works out the value of an expression that the settings alone fix (`value`), or raises _NotFixed."""
+
+    def __init__(self, decls, settings: dict):
+        # a name that a rule, a def or a comprehension binds anywhere in the game may stand for that
+        # local value where it is bound: such a name is never taken for the setting or def it hides
+        bound: set[str] = set()
+        for x in nodes_in(decls):
+            var = getattr(x, "var", None)
+            if isinstance(var, str):
+                bound.add(var)
+            if isinstance(x, (N.Let, N.Param)):
+                bound.add(x.name)
+            for attr in ("params", "names"):
+                names = getattr(x, attr, None)
+                if isinstance(names, list):
+                    bound.update(n for n in names if isinstance(n, str))
+        self.settings = {k: v for k, v in settings.items() if type(v) in _FIXED_TYPES and k not in bound}
+        self.members = ({m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+                        | {m for d in decls if isinstance(d, N.SettingDecl) for m in d.choices}) - bound
+        self.defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params and d.name not in bound}
+        self.known: dict[str, object] = {}
+        self.working: set[str] = set()
+
+    def fixed(self, x):
+        """(True, value) when the settings fix x's value, else (False, None)."""
+        try:
+            return True, self.value(x)
+        except _NotFixed:
+            return False, None
+
+    def value(self, x):
+        if isinstance(x, (N.IntLit, N.BoolLit)):
+            return x.value
+        if isinstance(x, N.NoneLit):
+            return None
+        if isinstance(x, N.StrLit) and "{" not in x.value:
+            return x.value
+        if isinstance(x, N.Name):
+            if x.id in self.settings:
+                return self.settings[x.id]
+            if x.id in self.members:
+                return x.id
+            if x.id in self.defs:
+                if x.id in self.known:
+                    return self.known[x.id]
+                if x.id in self.working:  # a def that names itself
+                    raise _NotFixed
+                self.working.add(x.id)
+                try:
+                    value = self.known[x.id] = self.value(self.defs[x.id].body)
+                finally:
+                    self.working.discard(x.id)
+                return value
+        elif isinstance(x, N.Not):
+            v = self.value(x.operand)
+            if type(v) is bool:
+                return not v
+        elif isinstance(x, N.BoolOp):
+            values = [self.value(i) for i in x.items]
+            if all(type(v) is bool for v in values):
+                return all(values) if x.op == "and" else any(values)
+        elif isinstance(x, N.CondExpr):
+            test = self.value(x.test)
+            if type(test) is bool:
+                return self.value(x.then if test else x.other)
+        elif isinstance(x, N.Compare):
+            a, b = self.value(x.left), self.value(x.right)
+            if x.op in ("==", "!=") and (type(a) is type(b) or a is None or b is None):
+                return (a == b) == (x.op == "==")
+            if x.op in ("<", "<=", ">", ">=") and type(a) is int and type(b) is int:
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[x.op]
+        elif isinstance(x, N.BinOp) and x.op in ("+", "-"):
+            a, b = self.value(x.left), self.value(x.right)
+            if type(a) is int and type(b) is int and abs(a) < 10**9 and abs(b) < 10**9:
+                return a + b if x.op == "+" else a - b
+        raise _NotFixed
+
+
 def def_reads(decls) -> dict[str, frozenset | None]:
     """For each def, the fields (by name) and global variables (as "$name") it reads, directly or
     through the defs it calls or is given; None when it may read anything. A change of one field or
@@ -404,7 +505,43 @@ _SKIPPABLE_STATEMENTS = (N.Let, N.Assign, N.If, N.For, N.While, N.RepeatTimes, N
                          N.Return, N.Move, N.Discard, N.Draw)
 
 
-def always_reads(decls) -> frozenset | None:
+def live_nodes_in(tree, fixer: "Fixer | None" = None):
+    """nodes_in(tree), without the branches of `if`s (statements and expressions) that the settings
+    rule out (`fixer`: a game compiled for one set of settings never runs them)."""
+    if fixer is None:
+        yield from nodes_in(tree)
+        return
+    todo = [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, N.CondExpr):
+            known, test = fixer.fixed(x.test)
+            if known and type(test) is bool:
+                todo.append(x.then if test else x.other)
+                continue
+        elif isinstance(x, N.If):
+            yield x
+            live: list = []
+            for cond, body in x.branches:
+                known, test = fixer.fixed(cond)
+                if known and test is False:
+                    continue
+                live.append(cond)
+                live.append(body)
+                if known and test is True:
+                    break
+            else:
+                live.append(x.other)
+            todo.extend(reversed(live))
+            continue
+        if isinstance(x, N.Node):
+            yield x
+            todo.extend(reversed(list(x.__dict__.values())))
+        elif isinstance(x, (list, tuple)):
+            todo.extend(reversed(x))
+
+
+def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
     """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
     globals ("$actor") and "@turn" (current, round or phase); None when that cannot be told (a card
     reached other than through a zone the rules name, a text with placeholders, a card's condition,
@@ -465,7 +602,7 @@ def always_reads(decls) -> frozenset | None:
 
     unknown = False
     while todo and not unknown:
-        unknown = not all(known(x) for x in nodes_in(todo.pop()))
+        unknown = not all(known(x) for x in live_nodes_in(todo.pop(), fixer))
     if unknown or seen & impure_defs(decls):
         return None
     return frozenset(reads)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -268,6 +269,55 @@ def test_empty_of_a_where_list_stops_at_the_first_item_kept(monkeypatch, tmp_pat
     path.write_text(EMPTY_EARLY.replace("  let b = bad(1)", ""), encoding="utf-8")
     for log in first_logs_in_both_engines(path, monkeypatch).values():
         assert log[:1] == ["true false true true"], log
+
+
+SETTING_DEFS = """
+game "F" { players 2; round: a, b; max rounds 1 }
+setting level = easy_level one of easy_level | hard_level
+setting mode = calm one of calm | wild
+var bonus: int = 5
+var total: int = 0
+component C { point: int }
+cards cs { C(point: 1) * 2 }
+zone pile
+setup { create cs in pile }
+def hard = level == hard_level
+def doubled = if hard then 2 else 1
+def wild_mode = mode == wild
+always {
+  if hard { total = bonus + count(pile) } else { total = count(pile) }
+}
+phase a { }
+phase b {
+  let h = hard
+  let d = doubled
+  let w = wild_mode
+  log "{h} {d} {w} {total}"
+  let mode = wild
+  if mode == wild { log "shadowed" }
+}
+"""
+
+
+def test_defs_the_settings_fix_are_written_in_place(monkeypatch, tmp_path):
+    """A game is compiled for one set of settings: `def hard = level == hard` is `False` or `True` in
+    the generated code, and a continuous rule's branch the settings rule out reads nothing. A name a
+    rule binds for itself (`let mode = wild`) is never taken for the setting it hides."""
+    path = tmp_path / "f.rules"
+    path.write_text(SETTING_DEFS, encoding="utf-8")
+    for level, expected in (("easy_level", "false 1 false 2"), ("hard_level", "true 2 false 7")):
+        logs = {engine: load_with(engine, monkeypatch, path, settings={"level": level}).new_match(seed=1).s.log
+                for engine in ("closures", "codegen")}
+        assert logs["codegen"] == logs["closures"]
+        assert expected in logs["codegen"] and "shadowed" in logs["codegen"], logs
+        game = load_with("codegen", monkeypatch, path, settings={"level": level})
+        generated = game.program.generated
+        hard = level == "hard_level"
+        assert generated.setting_defs == {"hard": hard, "doubled": 2 if hard else 1}  # not wild_mode: `let mode`
+        calls = re.findall(r"(?<!def )D_(\w+)\(c\)", generated.source)
+        assert "hard" not in calls and "doubled" not in calls and "wild_mode" in calls, calls
+        reads = game.program.always_reads
+        assert ("$bonus" in reads) == hard and "#pile" in reads, reads
 
 
 CONSTANT_DEFS = """
