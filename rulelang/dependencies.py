@@ -242,13 +242,14 @@ class Fixer:
         # local value where it is bound: such a name is never taken for the setting or def it hides
         bound: set[str] = set()
         for x in nodes_in(decls):
-            var = getattr(x, "var", None)
+            fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
+            var = fields.get("var")
             if isinstance(var, str):
                 bound.add(var)
             if isinstance(x, (N.Let, N.Param)):
                 bound.add(x.name)
             for attr in ("params", "names"):
-                names = getattr(x, attr, None)
+                names = fields.get(attr)
                 if isinstance(names, list):
                     bound.update(n for n in names if isinstance(n, str))
         self.settings = {k: v for k, v in settings.items() if type(v) in _FIXED_TYPES and k not in bound}
