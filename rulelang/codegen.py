@@ -49,7 +49,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "27"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "28"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1080,14 +1080,29 @@ class Generator:
                 return f"{self.mark('builtin', node.span, 'ray')}_ray_walk(c, {args})"
             if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
                 # the board's own list of the cards next to a cell: the loop only reads it
-                args = ", ".join(self.x(a) for a in node.args)
-                return f"{self.mark('builtin', node.span, 'neighbors')}_next_to(c, {args})"
+                args = [self.x(a) for a in node.args]
+                mark = self.mark('builtin', node.span, 'neighbors')
+                if len(args) == 2 and self.is_board_zone(node.args[0]) and isinstance(node.args[1], N.Name) \
+                        and node.args[1].id in self.pylocals:
+                    # a board the rules name, and a local cell: its remembered list read in place (an
+                    # empty one, or none yet, is the helper's)
+                    board, cell = args
+                    return f"{mark}({board}.cells._next_to.get({cell}) or _next_to(c, {board}, {cell}))"
+                return f"{mark}_next_to(c, {', '.join(args)})"
             numbers = _literal_range(node)
             if numbers is not None:  # `k in 1..3` walked: the numbers themselves, not a new list each time
                 return repr(numbers)
             return self.x(node)
         finally:
             self.no_walrus = saved
+
+    def is_board_zone(self, node) -> bool:
+        """The name of a shared board zone (not shadowed): its value is always that BoardZone."""
+        if not isinstance(node, N.Name) or node.id in self.pylocals or node.id in self.cc.scope:
+            return False
+        sym = self.cc.t.symbols.get(node.id)
+        info = self.cc.program.zones.get(node.id) if sym is not None and sym.kind == "zone" else None
+        return info is not None and info.topology is not None and not info.per_player
 
     def walks_cards(self, node) -> bool:
         """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,

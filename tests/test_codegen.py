@@ -320,6 +320,38 @@ def test_defs_the_settings_fix_are_written_in_place(monkeypatch, tmp_path):
         assert ("$bonus" in reads) == hard and "#pile" in reads, reads
 
 
+NEXT_TO = """
+game "N" { players 2; round: a, b; max rounds 1 }
+component T { point: int }
+cards ts { T(point: 2) * 3 }
+zone pile
+zone desk: board grid 4 size 3 by 3
+setup { create ts in pile }
+def near(cell) = sum(t.point for t in neighbors(desk, cell))
+def crowded = [cell in cells(desk) where count(t in neighbors(desk, cell) where t.point > 1) >= 2]
+phase a {
+  let before = near((1, 1))
+  move top(pile) to desk at (0, 1)
+  move top(pile) to desk at (1, 0)
+  let after = near((1, 1))
+  let busy = count(crowded)
+  log "{before} {after} {busy}"
+}
+phase b { move top(pile) to desk at (2, 1)  let busy = count(crowded)  log "{busy}" }
+"""
+
+
+def test_the_cards_next_to_a_local_cell_of_a_named_board_are_read_in_place(monkeypatch, tmp_path):
+    """`neighbors(desk, cell)` walked by a loop, for a board the rules name and a local cell, reads the
+    board's remembered list itself (and an empty one, or one not made yet, from the helper): the same
+    values as the closure engine, before and after cards come."""
+    path = tmp_path / "n.rules"
+    path.write_text(NEXT_TO, encoding="utf-8")
+    logs = first_logs_in_both_engines(path, monkeypatch)
+    assert logs["codegen"] == logs["closures"] == ["0 4 2", "3"], logs
+    assert "cells._next_to.get(L_cell)" in load_with("codegen", monkeypatch, path).program.generated.source
+
+
 CONSTANT_DEFS = """
 game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
 enum Suit { red, blue }
