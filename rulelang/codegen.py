@@ -49,7 +49,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "28"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "29"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1264,9 +1264,31 @@ class Generator:
             board, cell = self.x(inner.args[0]), self.x(inner.args[1])
             stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
+        if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
+            inline = self.board_distance(x)
+            if inline is not None:
+                return inline
         impl = self.const(BUILTINS[name].impl, "B")
         args = "".join(f", {self.x(a)}" for a in x.args)
         return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
+
+    def board_distance(self, x) -> str | None:
+        """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula
+        (board.Topology.distance) written in place for two cells; anything else is the built-in's."""
+        topology = self.cc.program.zones[x.args[0].id].topology
+        board, a, b = (self.x(arg) for arg in x.args)
+        ta, tb = self.fresh("_t"), self.fresh("_t")
+        dx, dy = f"{ta}[0] - {tb}[0]", f"{ta}[1] - {tb}[1]"
+        if topology.kind == "hex":
+            formula = f"(abs({dx}) + abs({dy}) + abs({dx} + {dy})) // 2"
+        elif topology.kind == "grid":
+            formula = f"max(abs({dx}), abs({dy}))" if topology.neighbours == 8 else f"abs({dx}) + abs({dy})"
+        else:
+            return None
+        impl = self.const(BUILTINS["distance"].impl, "B")
+        # (`&`, not `and`: both cells are worked out, whichever is not a cell)
+        return (f"{self.mark('builtin', x.span, 'distance')}({formula} if (type({ta} := {a}) is tuple) "
+                f"& (type({tb} := {b}) is tuple) else {impl}(c, {board}, {ta}, {tb}))")
 
     def g_Attr(self, x):
         obj = self.x(x.obj)

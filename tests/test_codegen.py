@@ -352,6 +352,37 @@ def test_the_cards_next_to_a_local_cell_of_a_named_board_are_read_in_place(monke
     assert "cells._next_to.get(L_cell)" in load_with("codegen", monkeypatch, path).program.generated.source
 
 
+DISTANCES = """
+game "D" { players 2; round: a; max rounds 1 }
+component T { point: int }
+cards ts { T(point: 2) }
+zone pile
+zone hexes: board hex radius 3
+zone squares: board grid 8 size 5 by 5
+zone streets: board grid 4 size 5 by 5
+setup { create ts in pile }
+def far(cell) = [sum(distance(hexes, cell, o) for o in cells(hexes) where o != cell),
+                 sum(distance(squares, cell, o) for o in cells(squares)),
+                 sum(distance(streets, cell, o) for o in cells(streets))]
+def bad(t) = distance(hexes, t, (0, 0))
+phase a { let here = far((1, -1))  log "{here}"  let t = top(pile)  let wrong = bad(t) }
+"""
+
+
+def test_distance_on_a_named_grid_or_hex_board_is_its_formula_in_place(monkeypatch, tmp_path):
+    """`distance(board, a, b)` on a hex or grid board the rules name is written as the board's formula;
+    a value that is not a cell goes to the built-in, which fails as the closure engine does."""
+    path = tmp_path / "d.rules"
+    path.write_text(DISTANCES, encoding="utf-8")
+    out = failures_in_both_engines(path, monkeypatch)
+    assert "d.rules:13:" in out["codegen"] and out["codegen"] == out["closures"]
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    assert ") // 2 if (type(" in source and "max(abs(" in source  # hexes, and squares (8 neighbours)
+    path.write_text(DISTANCES.replace("  let t = top(pile)  let wrong = bad(t)", ""), encoding="utf-8")
+    logs = first_logs_in_both_engines(path, monkeypatch)
+    assert logs["codegen"] == logs["closures"] and len(logs["codegen"]) == 1, logs
+
+
 CONSTANT_DEFS = """
 game "Constants" { players 2  turn order clockwise  round: play  max rounds 2 }
 enum Suit { red, blue }
