@@ -434,13 +434,14 @@ def _random(ctx, coll):
 def keywords_of(e) -> list[KeywordValue]:
     """The keywords a card carries, field by field (none for anything that is not a card)."""
     out = []
-    if isinstance(e, Entity):
+    if type(e) is Entity:  # (type tests, not isinstance: it is asked for every card, often)
         for value in e.attrs.values():
-            if isinstance(value, KeywordValue):
+            kind = type(value)
+            if kind is KeywordValue:
                 out.append(value)
-            elif isinstance(value, list):
-                for v in value:  # a loop, not extend(generator): it is asked for every card, often
-                    if isinstance(v, KeywordValue):
+            elif kind is list:
+                for v in value:  # a loop, not extend(generator)
+                    if type(v) is KeywordValue:
                         out.append(v)
     return out
 
