@@ -542,9 +542,15 @@ def live_nodes_in(tree, fixer: "Fixer | None" = None):
             todo.extend(reversed(x))
 
 
+#: in what the continuous rules read (always_reads): a card's zone, which any card moved may change
+#: (VM.settle then counts every zone touched, "#name", as read)
+CARD_ZONES = "zone"
+
+
 def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
     """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
-    globals ("$actor") and "@turn" (current, round or phase); None when that cannot be told (a card
+    globals ("$actor"), "@turn" (current, round or phase) and CARD_ZONES (a card's zone: any move);
+    None when that cannot be told (a card
     reached other than through a zone the rules name, a text with placeholders, a card's condition,
     chance, a built-in that reads fields itself, or a statement whose effect is not only on the state).
 
@@ -572,9 +578,12 @@ def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
         if isinstance(x, N.Stmt) and not isinstance(x, _SKIPPABLE_STATEMENTS):
             return False
         if isinstance(x, N.Attr):
+            if x.name == "zone":  # a card's zone: it changes when the card moves, whichever zones those are
+                reads.add(CARD_ZONES)
+                return True
             types = fields.get(x.name)
-            if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
-                return False  # a field holding a card, a zone or a condition (or a card's zone)
+            if types is not None and not all(is_plain(t) for t in types):
+                return False  # a field holding a card, a zone or a condition
             reads.add(x.name)
         elif isinstance(x, N.Name):
             if x.id in TURN_NAMES:

@@ -6,7 +6,8 @@ line it comes from (``def E_may_place(...):  # def may_place, rules line 342``):
 function, and of the comprehensions inside it, is counted for that line. The rest is the engine's
 own work, counted by what it does: turns and choices, moving cards, built-in functions, the bots.
 
-The profiler slows every call alike (about twice), so the shares are what to read, not the times.
+The profiler adds a cost to every call (a game takes about twice as long), most to code that makes
+many small calls: the shares say where to look, not exact fractions.
 """
 from __future__ import annotations
 

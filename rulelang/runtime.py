@@ -18,6 +18,7 @@ from typing import Any
 from . import nodes as N
 from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import describe, keywords_of
+from .dependencies import CARD_ZONES
 from .ops import FlowOp
 from .program import Code, Ctx, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
@@ -185,7 +186,8 @@ class VM:
             return
         reads = self.program.always_reads
         if reads is not None and s.touched_version == s.version \
-                and not (s.touched & reads) and ("@turn" not in reads or s.settled_turn == (s.current, s.round, s.phase)):
+                and not (s.touched & reads) and ("@turn" not in reads or s.settled_turn == (s.current, s.round, s.phase)) \
+                and (CARD_ZONES not in reads or not any(key[0] == "#" for key in s.touched)):
             # every change since the last fixed point is recorded, and the rules read none of it: they
             # would do nothing again (dependencies.always_reads)
             self._settled()

@@ -571,6 +571,44 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
         assert played[0] == played[1]
 
 
+def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp_path, monkeypatch):
+    """`c.zone` changes when the card moves, between whichever zones: a rule that reads it is run
+    again after any card moved (and skipped when none did and nothing else it reads changed)."""
+    from rulelang import runtime
+    from rulelang.dependencies import CARD_ZONES
+
+    rule = "always { best = count(c in table where c.zone == table) + sum(c.value for c in table) }"
+    text = SETTLING.split("/// What it reads")[0] + rule + "\n" + SETTLING.split("phase play")[0].split("}\n}\n")[-1] + \
+        "phase play" + SETTLING.split("phase play")[1]
+    game = _game_from(tmp_path, monkeypatch, text)
+    assert game.program.always_reads == {"#table", CARD_ZONES, "value", "$best"}
+    runs = []
+    real = runtime.VM.run_sync
+
+    def counting(vm, code, vars):
+        runs.append(vm.s.version)
+        return real(vm, code, vars)
+
+    monkeypatch.setattr(runtime.VM, "run_sync", counting)
+    match = game.new_match(seed=3)
+    runs.clear()
+    match.apply(0)  # keep: a chip moves from the bag to a hand, zones the rule does not name
+    assert runs != []
+    runs.clear()
+    match.vm.settle()
+    assert runs == []  # nothing moved or changed since it settled
+    monkeypatch.undo()
+    for seed in range(8):
+        played = []
+        for engine in ("codegen", "closures"):
+            g = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
+            m, rng = g.new_match(seed=seed), random.Random(seed)
+            while not m.is_over:
+                m.apply(rng.randrange(m.option_count()))
+            played.append((m.result, dict(m.s.globals)))
+        assert played[0] == played[1]
+
+
 @pytest.mark.parametrize("rule, why", [
     ("var held: Chip\nalways { if held != none { held.value = 1 } }", "a global holding a card leads to any zone"),
     ("always { for each c in table { log \"{c}\" } }", "a log line per pass would be lost"),
