@@ -536,14 +536,10 @@ def _game_from(tmp_path, monkeypatch, text, name="g.rules", engine="codegen"):
     return load_with(engine, monkeypatch, path)
 
 
-def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, monkeypatch):
-    """A continuous rule that reads the table, chips' values and `best` is not run again after a chip
-    is drawn into a hand or a player's tokens change; it is after a chip reaches the table. Skipping
-    changes nothing: the same seeds give the same matches as the closure engine, which never skips."""
+def _counting_runs(monkeypatch) -> list:
+    """The state's version each time a continuous rule runs, from now on."""
     from rulelang import runtime
 
-    game = _game_from(tmp_path, monkeypatch, SETTLING)
-    assert game.program.always_reads == {"#table", "value", "$best", "score"}
     runs = []
     real = runtime.VM.run_sync
 
@@ -552,17 +548,15 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
         return real(vm, code, vars)
 
     monkeypatch.setattr(runtime.VM, "run_sync", counting)
-    match = game.new_match(seed=3)
-    runs.clear()
-    match.apply(0)  # keep: a chip to the hand, a token more; the rule reads neither
-    assert runs == []
-    match.apply(1)  # show: the chip goes to the table, so the rule runs (and again, to its fixed point)
-    assert len(runs) >= 1 and match.s.globals["best"] == match.s.zones["table"].items[0].attrs["value"]
-    monkeypatch.undo()
-    for seed in range(12):
+    return runs
+
+
+def _both_engines_agree(tmp_path, monkeypatch, text, seeds: int) -> None:
+    """Seeded random games of the text: the same options, results and globals in both engines."""
+    for seed in range(seeds):
         played = []
         for engine in ("codegen", "closures"):
-            g = _game_from(tmp_path, monkeypatch, SETTLING, f"{engine}.rules", engine)
+            g = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
             m, rng, counts = g.new_match(seed=seed), random.Random(seed), []
             while not m.is_over:
                 counts.append(m.option_count())
@@ -571,25 +565,38 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
         assert played[0] == played[1]
 
 
+def _settling_with(rule: str) -> str:
+    """SETTLING with another continuous rule instead of its own."""
+    return SETTLING.split("/// What it reads")[0] + rule + "\n" + SETTLING.split("phase play")[0].split("}\n}\n")[-1] + \
+        "phase play" + SETTLING.split("phase play")[1]
+
+
+def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, monkeypatch):
+    """A continuous rule that reads the table, chips' values and `best` is not run again after a chip
+    is drawn into a hand or a player's tokens change; it is after a chip reaches the table. Skipping
+    changes nothing: the same seeds give the same matches as the closure engine, which never skips."""
+    game = _game_from(tmp_path, monkeypatch, SETTLING)
+    assert game.program.always_reads == {"#table", "value", "$best", "score"}
+    runs = _counting_runs(monkeypatch)
+    match = game.new_match(seed=3)
+    runs.clear()
+    match.apply(0)  # keep: a chip to the hand, a token more; the rule reads neither
+    assert runs == []
+    match.apply(1)  # show: the chip goes to the table, so the rule runs (and again, to its fixed point)
+    assert len(runs) >= 1 and match.s.globals["best"] == match.s.zones["table"].items[0].attrs["value"]
+    monkeypatch.undo()
+    _both_engines_agree(tmp_path, monkeypatch, SETTLING, 12)
+
+
 def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp_path, monkeypatch):
     """`c.zone` changes when the card moves, between whichever zones: a rule that reads it is run
     again after any card moved (and skipped when none did and nothing else it reads changed)."""
-    from rulelang import runtime
     from rulelang.dependencies import CARD_ZONES
 
-    rule = "always { best = count(c in table where c.zone == table) + sum(c.value for c in table) }"
-    text = SETTLING.split("/// What it reads")[0] + rule + "\n" + SETTLING.split("phase play")[0].split("}\n}\n")[-1] + \
-        "phase play" + SETTLING.split("phase play")[1]
+    text = _settling_with("always { best = count(c in table where c.zone == table) + sum(c.value for c in table) }")
     game = _game_from(tmp_path, monkeypatch, text)
     assert game.program.always_reads == {"#table", CARD_ZONES, "value", "$best"}
-    runs = []
-    real = runtime.VM.run_sync
-
-    def counting(vm, code, vars):
-        runs.append(vm.s.version)
-        return real(vm, code, vars)
-
-    monkeypatch.setattr(runtime.VM, "run_sync", counting)
+    runs = _counting_runs(monkeypatch)
     match = game.new_match(seed=3)
     runs.clear()
     match.apply(0)  # keep: a chip moves from the bag to a hand, zones the rule does not name
@@ -598,15 +605,7 @@ def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp
     match.vm.settle()
     assert runs == []  # nothing moved or changed since it settled
     monkeypatch.undo()
-    for seed in range(8):
-        played = []
-        for engine in ("codegen", "closures"):
-            g = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
-            m, rng = g.new_match(seed=seed), random.Random(seed)
-            while not m.is_over:
-                m.apply(rng.randrange(m.option_count()))
-            played.append((m.result, dict(m.s.globals)))
-        assert played[0] == played[1]
+    _both_engines_agree(tmp_path, monkeypatch, text, 8)
 
 
 @pytest.mark.parametrize("rule, why", [
@@ -617,9 +616,7 @@ def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp
     ("always { best = roll(6) }", "chance"),
 ])
 def test_continuous_rules_that_read_what_cannot_be_told_are_never_skipped(tmp_path, monkeypatch, rule, why):
-    text = SETTLING.split("/// What it reads")[0] + rule + "\n" + SETTLING.split("phase play")[0].split("}\n}\n")[-1] + \
-        "phase play" + SETTLING.split("phase play")[1]
-    game = _game_from(tmp_path, monkeypatch, text)
+    game = _game_from(tmp_path, monkeypatch, _settling_with(rule))
     assert game.program.always_reads is None, why
 
 
