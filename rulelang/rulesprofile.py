@@ -103,7 +103,10 @@ def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None,
         return row
 
     def bucket(key) -> ProfileRow:
-        file, first, _name = key
+        file, first, name = key
+        if file.startswith("<frozen importlib") or name == "<module>":
+            part = "importing Python modules (once)"
+            return engine.setdefault(part, ProfileRow(None, part))
         if file == filename:
             line = heads[first - 1] if 0 < first <= len(heads) else None
             if line is not None:

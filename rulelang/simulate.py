@@ -183,6 +183,7 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
 
         from .rulesprofile import rules_profile
 
+        game.new_match(players=players, seed=seed)  # what a first match imports (networkx...) is not the games' time
         profiler = cProfile.Profile()
         profiler.enable()
         try:
