@@ -78,9 +78,10 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
             self.gen.recursive_defs = recursive_defs(decls)
-            self.gen.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
             self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place (codegen)
             self.gen.setting_defs = setting_defs(decls, self.settings)
+            # each def as the generated code writes it: what the settings fix, simplified away
+            self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
@@ -165,7 +166,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
 
     def compile_def(self, d: N.DefDecl):
         if self.gen is not None and self.gen.active:
-            return self.gen.define(d, d.name not in self.impure_defs)  # a Python function (codegen.py)
+            written = self.gen.def_decls.get(d.name, d)  # (simplified by the settings)
+            return self.gen.define(written, d.name not in self.impure_defs)  # a Python function (codegen.py)
         params = [p.name for p in d.params]
         with self.scoped(set(params)):
             body = self.expr(d.body)
@@ -381,6 +383,11 @@ def _type_default(t: N.TypeRef):
     if name.startswith("list:"):
         return lambda c: []
     return lambda c: None
+
+
+def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
+    body = fixer.simplify(d.body)
+    return d if body is d.body else d.model_copy(update={"body": body})
 
 
 def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any]) -> Program:

@@ -234,6 +234,16 @@ def setting_defs(decls, settings: dict) -> dict:
     return out
 
 
+def _literal(value, span):
+    if type(value) is bool:
+        return N.BoolLit(span=span, value=value)
+    if type(value) is int:
+        return N.IntLit(span=span, value=value)
+    if type(value) is str:
+        return N.StrLit(span=span, value=value)
+    return N.NoneLit(span=span)
+
+
 class Fixer:
     """Works out the value of an expression that the settings alone fix (`value`), or raises _NotFixed."""
 
@@ -258,6 +268,60 @@ class Fixer:
         self.defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params and d.name not in bound}
         self.known: dict[str, object] = {}
         self.working: set[str] = set()
+
+    def simplify(self, x):
+        """x with what the settings fix written as its value: a fixed name becomes a literal, `not`
+        of a fixed value its opposite, `if` with a fixed test its branch, and `and`/`or` lose the
+        fixed items they never reach or that change nothing (`not complex or any(...)`, with complex
+        fixed false, is `true`). A new tree where something changed; x itself never changes."""
+        if isinstance(x, N.Name):
+            known, value = self.fixed(x)
+            if not known or (type(value) is str and "{" in value):  # (a text with braces is a template)
+                return x
+            return _literal(value, x.span)
+        if isinstance(x, N.Not):
+            operand = self.simplify(x.operand)
+            if isinstance(operand, N.BoolLit):
+                return N.BoolLit(span=x.span, value=not operand.value)
+            return x if operand is x.operand else x.model_copy(update={"operand": operand})
+        if isinstance(x, N.CondExpr):
+            test = self.simplify(x.test)
+            if isinstance(test, N.BoolLit):
+                return self.simplify(x.then if test.value else x.other)
+            then, other = self.simplify(x.then), self.simplify(x.other)
+            if test is x.test and then is x.then and other is x.other:
+                return x
+            return x.model_copy(update={"test": test, "then": then, "other": other})
+        if isinstance(x, N.BoolOp):
+            decisive = x.op == "or"  # the value that ends an `or` (true) or an `and` (false)
+            items = []
+            for item in x.items:
+                item = self.simplify(item)
+                if isinstance(item, N.BoolLit) and item.value is not decisive:
+                    continue  # changes nothing
+                items.append(item)
+                if isinstance(item, N.BoolLit):  # decisive: the items after it are never reached
+                    break
+            if not items:
+                return N.BoolLit(span=x.span, value=not decisive)
+            if len(items) == 1 and isinstance(items[0], N.BoolLit):
+                return items[0]
+            if len(items) == len(x.items) and all(a is b for a, b in zip(items, x.items)):
+                return x
+            return x.model_copy(update={"items": items})
+        if isinstance(x, N.Node):
+            changes = {}
+            for name, value in x.__dict__.items():
+                if isinstance(value, N.Node):
+                    new = self.simplify(value)
+                    if new is not value:
+                        changes[name] = new
+                elif isinstance(value, list) and any(isinstance(v, N.Node) for v in value):
+                    new_list = [self.simplify(v) if isinstance(v, N.Node) else v for v in value]
+                    if any(a is not b for a, b in zip(new_list, value)):
+                        changes[name] = new_list
+            return x.model_copy(update=changes) if changes else x
+        return x
 
     def fixed(self, x):
         """(True, value) when the settings fix x's value, else (False, None)."""

@@ -284,6 +284,8 @@ setup { create cs in pile }
 def hard = level == hard_level
 def doubled = if hard then 2 else 1
 def wild_mode = mode == wild
+def scaled(n) = if hard then n * 2 else n
+def gated(n) = not hard or n > 1
 always {
   if hard { total = bonus + count(pile) } else { total = count(pile) }
 }
@@ -292,7 +294,9 @@ phase b {
   let h = hard
   let d = doubled
   let w = wild_mode
-  log "{h} {d} {w} {total}"
+  let s3 = scaled(3)
+  let g1 = gated(1)
+  log "{h} {d} {w} {total} {s3} {g1}"
   let mode = wild
   if mode == wild { log "shadowed" }
 }
@@ -305,7 +309,7 @@ def test_defs_the_settings_fix_are_written_in_place(monkeypatch, tmp_path):
     rule binds for itself (`let mode = wild`) is never taken for the setting it hides."""
     path = tmp_path / "f.rules"
     path.write_text(SETTING_DEFS, encoding="utf-8")
-    for level, expected in (("easy_level", "false 1 false 2"), ("hard_level", "true 2 false 7")):
+    for level, expected in (("easy_level", "false 1 false 2 3 true"), ("hard_level", "true 2 false 7 6 false")):
         logs = {engine: load_with(engine, monkeypatch, path, settings={"level": level}).new_match(seed=1).s.log
                 for engine in ("closures", "codegen")}
         assert logs["codegen"] == logs["closures"]
@@ -316,6 +320,11 @@ def test_defs_the_settings_fix_are_written_in_place(monkeypatch, tmp_path):
         assert generated.setting_defs == {"hard": hard, "doubled": 2 if hard else 1}  # not wild_mode: `let mode`
         calls = re.findall(r"(?<!def )D_(\w+)\(c\)", generated.source)
         assert "hard" not in calls and "doubled" not in calls and "wild_mode" in calls, calls
+        # a def with parameters is written with what the settings fix simplified away
+        scaled, gated = (generated.source.split(f"def E_{name}(")[1].split("value = ")[1].split("except")[0]
+                         for name in ("scaled", "gated"))
+        assert " if " not in scaled and ("_mul(" in scaled) == hard, scaled
+        assert ("True" in gated) != hard and ("1" in gated) == hard, gated
         reads = game.program.always_reads
         assert ("$bonus" in reads) == hard and "#pile" in reads, reads
 
