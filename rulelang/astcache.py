@@ -24,7 +24,7 @@ import pickle
 from pathlib import Path
 
 from . import nodes as N
-from .cachefiles import collector_paused, parse_cache_dir, write_whole
+from .cachefiles import collector_paused, parse_cache_dir, prune, write_whole
 from .errors import Span, remember_source
 from .resources import grammar_path
 
@@ -255,12 +255,5 @@ KEEP = 200  # entries kept: a designer editing a file leaves one per version che
 
 
 def _write(entry: Path, data: bytes) -> None:
-    try:
-        old = list(entry.parent.glob("*.pickle"))
-        if len(old) >= KEEP:  # forget the least recently written
-            old.sort(key=lambda p: p.stat().st_mtime)
-            for stale in old[: len(old) - KEEP + 1]:
-                stale.unlink(missing_ok=True)
-    except OSError:  # no folder yet, or another process pruned it meanwhile
-        pass
+    prune(entry.parent, "*.pickle", KEEP - 1)  # forget the least recently written, to make room
     write_whole(entry, data)  # a read-only home, a full disk: no cache

@@ -43,6 +43,21 @@ def write_whole(path: Path, data: bytes) -> bool:
         return False
 
 
+def prune(folder: Path, pattern: str, keep: int) -> None:
+    """Only the `keep` most recently written files of the folder that match the pattern are kept: a
+    designer editing a file leaves one entry per version. Another process pruning meanwhile, or a
+    folder not there yet, is no error."""
+    try:
+        files = list(folder.glob(pattern))
+        if len(files) <= keep:
+            return
+        files.sort(key=lambda f: f.stat().st_mtime)
+        for old in files[:len(files) - keep]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 @contextmanager
 def collector_paused():
     """Python's cycle collector off for a while: an AST being parsed or unpickled, or a parser being

@@ -33,12 +33,13 @@ import re
 import sys
 import time
 import types
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
 from . import nodes as N
 from .budgets import check_size, exceeded
-from .cachefiles import write_whole
+from .cachefiles import prune, write_whole
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
@@ -86,12 +87,6 @@ def cache_dir() -> Path | None:
 
 
 CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
-
-
-def _prune(folder: Path) -> None:
-    files = sorted(folder.glob("*.marshal"), key=lambda f: f.stat().st_mtime)
-    for old in files[:max(0, len(files) - CACHE_KEEP)]:
-        old.unlink(missing_ok=True)
 
 
 def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str) -> list[types.CodeType]:
@@ -178,7 +173,7 @@ def _write_marshal(folder: Path, path: Path, value) -> None:
     except ValueError:  # (only code objects and plain values are written: not expected)
         return
     if write_whole(path, data):  # best effort: a read-only home only costs the compile next time
-        _prune(folder)
+        prune(folder, "*.marshal", CACHE_KEEP)
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
@@ -1197,35 +1192,43 @@ class Generator:
         """`empty([x in xs where cond])`, or `empty(d(a))` of a def whose body is such a list (called
         with local names, and without chance), as a loop that stops at the first item kept:
         `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
-        params: list[str] = []
-        values: list[str] = []
+        def early(found: N.FilterList) -> str:
+            coll = self.iterable(found.coll)
+            with self.local_scope([found.var]):
+                cond = self.x(found.cond)
+            var = f"L_{found.var}"
+            return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
+
         if isinstance(arg, N.FilterList) and arg.keep == "where":
-            found = arg
-        elif isinstance(arg, N.Call) and arg.func in self.def_decls and not arg.kwargs \
+            return early(arg)
+        if isinstance(arg, N.Call) and arg.func in self.def_decls and not arg.kwargs \
                 and arg.func not in self.cc.scope and arg.func not in self.pylocals \
                 and arg.func not in self.cc.impure_defs:
             d = self.def_decls[arg.func]
-            found = d.body
-            if not (isinstance(found, N.FilterList) and found.keep == "where" and len(d.params) == len(arg.args)
-                    and all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope)
-                            for a in arg.args)):
-                return None
-            params = [p.name for p in d.params]
-            values = [self.x(a) for a in arg.args]  # a Python local, or a rules variable read as c.v[name]
-        else:
-            return None
+            if isinstance(d.body, N.FilterList) and d.body.keep == "where" and self._called_with_locals(d, arg.args):
+                with self._body_of(d, arg.args):
+                    return early(d.body)
+        return None
+
+    def _called_with_locals(self, d: N.DefDecl, args: list) -> bool:
+        """Whether a call gives a def each of its parameters as a local name (a loop's card, a def's
+        parameter, a rule's variable): its body can then be written in place (`_body_of`)."""
+        return len(d.params) == len(args) and all(
+            isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args)
+
+    @contextmanager
+    def _body_of(self, d: N.DefDecl, args: list):
+        """While writing a def's body in place of a call (`_called_with_locals`): its parameters are
+        the caller's names, and nothing else of the caller is in scope."""
+        params = [p.name for p in d.params]
+        values = [self.x(a) for a in args]  # a Python local, or a rules variable read as c.v[name]
         saved = self.pylocals, self.in_def
-        if params:  # the def's body, written with the caller's names for its parameters
-            self.pylocals, self.in_def = dict(zip(params, values)), True
+        self.pylocals, self.in_def = dict(zip(params, values)), True
         try:
             with self.cc.scoped(set(params)):
-                coll = self.iterable(found.coll)
-                with self.local_scope([found.var]):
-                    cond = self.x(found.cond)
+                yield
         finally:
             self.pylocals, self.in_def = saved
-        var = f"L_{found.var}"
-        return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
 
     def inline_leaf(self, name: str, args: list) -> str | None:
         """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are
@@ -1233,24 +1236,16 @@ class Generator:
         its parameters, so no function is called (`is_habitat(n)` becomes `(L_n.kind == ...)`). A leaf
         is evaluated each time anyway; only the call (and its work count) is saved."""
         d = self.def_decls[name]
-        if len(d.params) != len(args) \
-                or not all(isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args):
+        if not self._called_with_locals(d, args):
             return None
-        params = [p.name for p in d.params]
         inlinable = self._inlinable.get(name)
         if inlinable is None:
-            inlinable = self._inlinable[name] = self._is_leaf(d.body, set(params)) and not any(
+            inlinable = self._inlinable[name] = self._is_leaf(d.body, {p.name for p in d.params}) and not any(
                 isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body))
         if not inlinable:
             return None
-        values = [self.x(a) for a in args]  # a Python local, or a rules variable read as c.v[name]
-        saved = self.pylocals, self.in_def
-        self.pylocals, self.in_def = dict(zip(params, values)), True
-        try:
-            with self.cc.scoped(set(params)):
-                return f"({self.x(d.body)})"
-        finally:
-            self.pylocals, self.in_def = saved
+        with self._body_of(d, args):
+            return f"({self.x(d.body)})"
 
     def builtin(self, x, name: str) -> str:
         if name == "owner" and len(x.args) == 1 and not self.no_walrus:

@@ -79,7 +79,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen.constant_defs = constant_defs(decls)
             self.gen.recursive_defs = recursive_defs(decls)
             self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place (codegen)
-            self.gen.setting_defs = setting_defs(decls, self.settings)
+            self.gen.setting_defs = setting_defs(self.fixer)
             # each def as the generated code writes it: what the settings fix, simplified away
             self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
             self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches

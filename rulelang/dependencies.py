@@ -219,16 +219,15 @@ class _NotFixed(Exception):
 _FIXED_TYPES = (int, str, bool, type(None))
 
 
-def setting_defs(decls, settings: dict) -> dict:
+def setting_defs(fixer: "Fixer") -> dict:
     """The defs without parameters whose value the game's settings fix, with that value: they name
     only literals, enum members, settings and other such defs, through comparisons, `and`, `or`,
     `not`, `if ... then ... else` and `+`/`-` of numbers (`def complex = version == complex_version`).
     A game is compiled for one set of settings, so the generated code writes their values in place."""
-    fixed = Fixer(decls, settings)
     out = {}
-    for name, d in fixed.defs.items():
+    for name in fixer.defs:
         try:
-            out[name] = fixed.value(N.Name(span=d.span, id=name))
+            out[name] = fixer.def_value(name)
         except _NotFixed:
             pass
     return out
@@ -330,6 +329,19 @@ class Fixer:
         except _NotFixed:
             return False, None
 
+    def def_value(self, name: str):
+        """The value of a def without parameters (one of `defs`), worked out once."""
+        if name in self.known:
+            return self.known[name]
+        if name in self.working:  # a def that names itself
+            raise _NotFixed
+        self.working.add(name)
+        try:
+            value = self.known[name] = self.value(self.defs[name].body)
+        finally:
+            self.working.discard(name)
+        return value
+
     def value(self, x):
         if isinstance(x, (N.IntLit, N.BoolLit)):
             return x.value
@@ -343,16 +355,7 @@ class Fixer:
             if x.id in self.members:
                 return x.id
             if x.id in self.defs:
-                if x.id in self.known:
-                    return self.known[x.id]
-                if x.id in self.working:  # a def that names itself
-                    raise _NotFixed
-                self.working.add(x.id)
-                try:
-                    value = self.known[x.id] = self.value(self.defs[x.id].body)
-                finally:
-                    self.working.discard(x.id)
-                return value
+                return self.def_value(x.id)
         elif isinstance(x, N.Not):
             v = self.value(x.operand)
             if type(v) is bool:

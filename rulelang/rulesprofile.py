@@ -15,6 +15,7 @@ import pstats
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 _RULES_LINE = re.compile(r"#.*\brules line (\d+)\s*$")
 
@@ -37,6 +38,9 @@ _ENGINE_PARTS = {
     "simulate.py": "recording the games",
     "metrics.py": "recording the games",
 }
+
+
+_PYTHON = "Python itself (profiler, lists, random)"
 
 
 @dataclass
@@ -78,6 +82,19 @@ def _heads(source: str) -> list[int | None]:
     return heads
 
 
+def profiled(run: Callable[[], object], generator, rules_file: str | Path | None, games: int) -> tuple[object, RulesProfile]:
+    """What run() gives, played under Python's profiler, and where its time went (rules_profile)."""
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        result = run()
+    finally:
+        profiler.disable()
+    return result, rules_profile(pstats.Stats(profiler), generator, rules_file, games)
+
+
 def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None, games: int) -> RulesProfile:
     """The profile of some games (``stats``), by rules line of the game whose generated code is
     ``generator`` (None with the closure engine: everything is then the engine's). The time of
@@ -106,21 +123,21 @@ def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None,
         file, first, name = key
         if file.startswith("<frozen importlib") or name == "<module>":
             part = "importing Python modules (once)"
-            return engine.setdefault(part, ProfileRow(None, part))
-        if file == filename:
+        elif file == filename:
             line = heads[first - 1] if 0 < first <= len(heads) else None
             if line is not None:
                 return rules_row(line)
             part = "the generated code's own glue"
         elif file.startswith("<rulelang generated"):
             part = "another game's generated code"
-        elif file == "~":  # Python's own functions, when their caller is not known
-            part = "Python itself (profiler, lists, random)"
-        else:
-            part = _ENGINE_PARTS.get(Path(file).name) if "rulelang" in Path(file).parts else None
-            if part is None:
-                part = "Python itself (profiler, lists, random)"
-        return engine.setdefault(part, ProfileRow(None, part))
+        elif file != "~" and "rulelang" in Path(file).parts:
+            part = _ENGINE_PARTS.get(Path(file).name, _PYTHON)
+        else:  # Python's own functions whose caller is not known, and its library
+            part = _PYTHON
+        row = engine.get(part)
+        if row is None:
+            row = engine[part] = ProfileRow(None, part)
+        return row
 
     everything = 0.0
     inner_calls: dict[int, int] = {}

@@ -178,19 +178,11 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         _worker_cache[_cache_key(tasks[0])] = game
     start = time.perf_counter()
     if profile:
-        import cProfile
-        import pstats
-
-        from .rulesprofile import rules_profile
+        from .rulesprofile import profiled
 
         game.new_match(players=players, seed=seed)  # what a first match imports (networkx...) is not the games' time
-        profiler = cProfile.Profile()
-        profiler.enable()
-        try:
-            summary.games = run_tasks(_play_one, tasks, jobs=1, progress=progress)
-        finally:
-            profiler.disable()
-        summary.profile = rules_profile(pstats.Stats(profiler), game.program.generated, resolved, len(tasks))
+        summary.games, summary.profile = profiled(lambda: run_tasks(_play_one, tasks, jobs=1, progress=progress),
+                                                  game.program.generated, resolved, len(tasks))
     else:
         summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
     summary.seconds = time.perf_counter() - start

@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cachefiles import parse_cache_dir, write_whole
+from .cachefiles import parse_cache_dir, prune, write_whole
 
 _FORMAT = b"rulelang-verdict-1"
 KEEP = 200  # verdicts kept: one per version of a file that passed
@@ -111,17 +111,4 @@ def remember_pass(path: str | Path, text: str, variants: list[str], data_files: 
         hashes[str(data_file)] = digest
     verdict = json.dumps({"variants": list(variants), "data_files": hashes}).encode()
     if write_whole(entry, verdict):
-        _prune(entry.parent)
-
-
-def _prune(folder: Path) -> None:
-    """The oldest verdicts beyond KEEP removed: a designer editing a file leaves one per version."""
-    try:
-        kept = list(folder.glob("*.json"))
-        if len(kept) <= KEEP:
-            return
-        kept.sort(key=lambda p: p.stat().st_mtime)
-        for old in kept[:len(kept) - KEEP]:
-            old.unlink(missing_ok=True)
-    except OSError:  # another process pruned meanwhile
-        pass
+        prune(entry.parent, "*.json", KEEP)  # a designer editing a file leaves one per version that passed
