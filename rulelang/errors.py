@@ -27,8 +27,26 @@ class Span(BaseModel):
     end_line: int = 0
     end_column: int = 0
 
+    def __init__(self, /, *, file: str = "<rules>", line: int = 0, column: int = 0, end_line: int = 0,
+                 end_column: int = 0):
+        # The parser and the checker make spans from a token's position (a text and whole numbers),
+        # so the fields are filled in directly, as Node.__init__ does. pydantic's validation would
+        # build the model's schema and load pydantic's plugins on the first span of every process
+        # (about 20 ms of a `check` just after an edit).
+        if type(line) is not int or type(column) is not int or type(end_line) is not int or type(end_column) is not int \
+                or type(file) is not str:
+            raise TypeError(f"a span is a file's name and whole numbers, not {(file, line, column, end_line, end_column)!r}")
+        _set_attr(self, "__dict__", {"file": file, "line": line, "column": column, "end_line": end_line,
+                                     "end_column": end_column})
+        _set_attr(self, "__pydantic_fields_set__", {"file", "line", "column", "end_line", "end_column"})
+        _set_attr(self, "__pydantic_extra__", None)
+        _set_attr(self, "__pydantic_private__", None)
+
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+
+_set_attr = object.__setattr__
 
 
 NO_SPAN = Span.model_construct()  # the defaults, without building the schema

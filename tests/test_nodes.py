@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from conftest import REPO
 from rulelang import nodes as N
+from rulelang.errors import Span
 from rulelang.parser import parse_file
 
 FILES = sorted([*REPO.glob("games/*.rules"), *REPO.glob("examples/*.rules"), *REPO.glob("tests/scenarios/examples/*.rules")])
@@ -45,6 +46,9 @@ def test_every_node_the_parser_builds_is_valid():
             for name, value in node.__dict__.items():
                 assert strict(validated.__dict__[name]) == strict(value), f"{path}: {type(node).__name__}.{name}"
             checked += 1
+            span = node.span  # spans are filled in directly too (errors.Span.__init__)
+            assert Span.model_validate(span.__dict__).__dict__ == span.__dict__, f"{path}: {span}"
+            assert [type(v) for v in span.__dict__.values()] == [str, int, int, int, int], f"{path}: {span}"
     assert checked > 5_000
 
 
@@ -55,3 +59,29 @@ def test_a_node_made_by_hand_gets_its_defaults_and_its_own_lists():
     assert a.span.line == 0
     assert a.model_fields_set == {"func"}
     assert a == b
+
+
+def test_a_span_is_made_without_pydantic_validation_and_refuses_wrong_values():
+    import subprocess
+    import sys
+
+    # Parsing (and a `check` just after an edit) builds no validation schema: building Span's and
+    # loading pydantic's plugins took about 20 ms of every such process.
+    code = ("import sys; from rulelang.parser import parse_file; "
+            f"parse_file({str(REPO / 'examples' / 'tictactoe.rules')!r}); "
+            "from rulelang.errors import Span; "
+            "print(Span.__pydantic_complete__, 'pydantic.plugin._loader' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "RULELANG_CACHE": "0"}).stdout.split()
+    assert out == ["False", "False"]
+    span = Span(file="a.rules", line=3, column=4)
+    assert (span.end_line, str(span)) == (0, "a.rules:3:4")
+    assert span == Span.model_validate({"file": "a.rules", "line": 3, "column": 4})
+    assert hash(span) == hash(Span(file="a.rules", line=3, column=4))
+    assert span.model_copy(update={"line": 9}).line == 9 and span.line == 3
+    for wrong in ({"line": None}, {"line": "3"}, {"file": 3}, {"column": 1.5}):
+        try:
+            Span(**wrong)
+        except TypeError:
+            continue
+        raise AssertionError(f"Span accepted {wrong}")
