@@ -45,12 +45,12 @@ from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, pla
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
-from .ops import CallProc, Exec, Op, PerformOp, SignalOp
+from .ops import CallProc, ClearSlot, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "30"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "31"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -422,7 +422,7 @@ _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk,
-    "_as_list": as_list, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
@@ -904,6 +904,33 @@ class Generator:
                           "        if meter.work >= meter.checkpoint:",
                           f"            meter.check({self.const(o.span, 'S')})"]
         lines += [f"        frame.pc = {start + len(execs)}",
+                  "    except BaseException:",
+                  f"        frame.pc = {start} + op.at",
+                  "        raise", ""]
+        self.sources.append("\n".join(lines))
+        op.run = types.MethodType(self.stub(fname), op)
+        return op
+
+    def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
+        """The generated `run` of a FusedRegion standing for the statements `run` (ops start to
+        stop - 1: simple statements, and `if`s and `for each` loops made of them), or None when it
+        would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
+        `ops` are the block's ops as the statement compiler made them."""
+        op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        fname = self.fresh("X")
+        lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
+                 "    s = vm.s",
+                 "    v = frame.vars",
+                 "    c = _Ctx(v, s, vm)",
+                 "    meter = vm.meter",
+                 "    try:"]
+        writer = _RegionWriter(self, ops, ranges, start, stop, lines)
+        try:
+            writer.block(run, "        ", [])
+        except _NotSimple:
+            return None
+        lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
+                  f"        frame.pc = {stop}",
                   "    except BaseException:",
                   f"        frame.pc = {start} + op.at",
                   "        raise", ""]
@@ -1428,6 +1455,183 @@ class FusedExec(Op):
     @property
     def span(self):
         return self.spans[self.at]
+
+
+class FusedRegion(FusedExec):
+    """Consecutive simple statements, `if`s and `for each` loops made of them, as ONE op whose
+    generated `run` is Python's own `if` and `for` (Generator.fused_region). Like FusedExec it
+    behaves exactly like the ops it stands for: every op it stands for counts as a step of the
+    budget, at the same point, with its own span; when a statement leaves events pending (a card
+    entered a watched zone), the run stops right after it, with the frame as the ops themselves
+    would have left it (the position after the statement, and each loop's list and next index in its
+    slot), and the original ops, still in place, carry on once the triggers have run."""
+
+    __slots__ = ()
+
+
+class _RegionWriter:
+    """Writes the body of a FusedRegion: each op it stands for, in the order the VM would run it."""
+
+    MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
+
+    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
+        self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
+
+    def step(self, k: int, indent: str) -> None:
+        """The VM's count of op k as one step of work."""
+        self.lines += [f"{indent}meter.work += 1",
+                       f"{indent}if meter.work >= meter.checkpoint:",
+                       f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
+
+    def block(self, stmts: list, indent: str, loops: list) -> None:
+        if len(indent) // 4 > self.MAX_DEPTH:
+            raise _NotSimple()
+        for st in stmts:
+            self.stmt(st, indent, loops)
+
+    def stmt(self, st, indent: str, loops: list) -> None:
+        _, a, b = self.ranges[id(st)]
+        ops, lines = self.ops, self.lines
+        if b == a:
+            return  # a statement with no op of its own
+        kind = type(st)
+        if kind is N.If:
+            self.branches(st, a, b, indent, loops)
+        elif kind is N.For:
+            init, head = ops[a], ops[a + 1]
+            n = len(loops)
+            items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
+            lines += [f"{indent}op.at = {a - self.start}",
+                      f"{indent}{items} = _as_list({self.gen.const(init.coll, 'F')}(c))"]
+            self.step(a, indent)
+            inner = indent + "    "
+            lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
+                      f"{inner}v[{head.var!r}] = {item}"]
+            if head.cond is not None:
+                lines += [f"{inner}op.at = {a + 1 - self.start}",
+                          f"{inner}if not {self.gen.const(head.cond, 'F')}(c):",
+                          f"{inner}    continue"]
+            self.step(a + 1, inner)  # the ForNext that gave this item
+            self.block(st.body, inner, loops + [(head.slot, items, index)])
+            self.step(b - 2, inner)  # the jump back to the ForNext
+            self.step(a + 1, indent)  # the ForNext that found no more items
+            self.step(b - 1, indent)  # the ClearSlot after the loop
+        else:
+            o = ops[a]
+            lines += [f"{indent}op.at = {a - self.start}", f"{indent}{self.gen.statement(o)}"]
+            if a + 1 < self.stop or loops:
+                lines += [f"{indent}if s.events:"]
+                lines += [f"{indent}    v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+                lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
+            self.step(a, indent)
+
+    def branches(self, st, a: int, b: int, indent: str, loops: list) -> None:
+        """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""
+        ops, lines = self.ops, self.lines
+        p = a
+        for cond, body in st.branches:
+            test = ops[p]
+            q = test.target - 1  # the branch's closing Jump
+            lines += [f"{indent}op.at = {p - self.start}",
+                      f"{indent}if {self.gen.const(test.cond, 'F')}(c):"]
+            inner = indent + "    "
+            self.step(p, inner)
+            self.block(body, inner, loops)
+            self.step(q, inner)
+            lines.append(f"{indent}else:")
+            self.step(p, inner)
+            indent, p = inner, test.target
+            if len(indent) // 4 > self.MAX_DEPTH:
+                raise _NotSimple()
+        if st.other is not None:
+            self.block(st.other, indent, loops)
+        elif not st.branches:
+            lines.append(f"{indent}pass")
+
+
+class RegionRecords:
+    """What the statement compiler notes while compiling one block of ops (`Code`), for
+    `fuse_regions`: the op range of every statement, and every block of statements with the
+    statement it belongs to (None: the code's own body)."""
+
+    __slots__ = ("code", "ranges", "blocks", "parents")
+
+    def __init__(self, code):
+        self.code = code
+        self.ranges: dict = {}  # id(statement) -> (statement, first op, op after the last)
+        self.blocks: list = []  # (statements, the statement they belong to or None)
+        self.parents: list = []  # the statements being compiled, outermost first
+
+
+def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
+    """Replace the first op of every run of fusable statements (simple ones, and `if`s and `for each`
+    loops made only of them) by a FusedRegion; a run of simple statements alone is left to fuse_code."""
+    ops = list(code.ops)  # as compiled: regions are written from these
+    ranges = records.ranges
+    known: dict[int, bool] = {}
+
+    def fusable(st) -> bool:
+        found = known.get(id(st))
+        if found is None:
+            found = known[id(st)] = _fusable(st)
+        return found
+
+    def _fusable(st) -> bool:
+        entry = ranges.get(id(st))
+        if entry is None or entry[0] is not st:
+            return False
+        _, a, b = entry
+        kind = type(st)
+        if b == a:
+            return kind not in (N.If, N.For)
+        if kind is N.If:
+            if type(ops[a]) is not JumpIfNot:
+                return False
+            bodies = [body for _, body in st.branches] + ([st.other] if st.other is not None else [])
+            return all(fusable(x) for body in bodies for x in body) and _contiguous(st, a, b)
+        if kind is N.For:
+            return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
+                    and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
+                    and ops[a + 1].end == b - 1 and all(fusable(x) for x in st.body))
+        return b - a == 1 and type(ops[a]) is Exec
+
+    def _contiguous(st, a: int, b: int) -> bool:
+        """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""
+        p = a
+        for _cond, body in st.branches:
+            test = ops[p] if p < b else None
+            if type(test) is not JumpIfNot or not p < test.target <= b:
+                return False
+            q = test.target - 1
+            if type(ops[q]) is not Jump or ops[q].target != b or _span_of(body, p + 1) != q:
+                return False
+            p = test.target
+        return _span_of(st.other or [], p) == b
+
+    def _span_of(body: list, first: int) -> int | None:
+        """Where the ops of a body end if its statements follow each other from `first`, else None."""
+        at = first
+        for x in body:
+            entry = ranges.get(id(x))
+            if entry is None or entry[1] != at:
+                return None
+            at = entry[2]
+        return at
+
+    for stmts, parent in records.blocks:
+        if parent is not None and fusable(parent):
+            continue  # written inside its parent's region
+        run: list = []
+        for st in list(stmts) + [None]:
+            if st is not None and fusable(st) and (not run or ranges[id(run[-1])][2] == ranges[id(st)][1]):
+                run.append(st)
+                continue
+            if any(type(x) in (N.If, N.For) for x in run):
+                start, stop = ranges[id(run[0])][1], ranges[id(run[-1])][2]
+                region = gen.fused_region(ops, run, ranges, start, stop)
+                if region is not None:
+                    code.ops[start] = region
+            run = [st] if st is not None and fusable(st) else []
 
 
 def fuse_code(gen: "Generator", code) -> None:

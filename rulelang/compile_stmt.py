@@ -25,17 +25,30 @@ class StatementCompiler:
     # ---- statements
     def code(self, name: str, kind: str, span: Span, body: list, params=()) -> Code:
         code = self.program.new_code(name, kind, span)
-        with self.scoped(set(params)):
-            self.block(code, body, loops=[])
-            if self.gen is not None and kind == "always":
-                code.sync = self.gen.sync_block(body, span)
+        saved = self._regions
         if self.gen is not None:
-            from .codegen import fuse_code
+            from .codegen import RegionRecords
 
+            self._regions = RegionRecords(code)
+        try:
+            with self.scoped(set(params)):
+                self.block(code, body, loops=[])
+                if self.gen is not None and kind == "always":
+                    code.sync = self.gen.sync_block(body, span)
+            records = self._regions if self.gen is not None else None
+        finally:
+            self._regions = saved
+        if self.gen is not None:
+            from .codegen import fuse_code, fuse_regions
+
+            fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
             fuse_code(self.gen, code)  # runs of simple statements become one generated op
         return code
 
     def block(self, code: Code, stmts: list, loops: list):
+        regions = self._regions
+        if regions is not None and regions.code is code:
+            regions.blocks.append((stmts, regions.parents[-1] if regions.parents else None))
         saved = self.scope
         for s in stmts:
             self.stmt(code, s, loops)
@@ -49,7 +62,17 @@ class StatementCompiler:
         return len(code.ops)
 
     def stmt(self, code: Code, s, loops: list):
-        getattr(self, "s_" + type(s).__name__)(code, s, loops)
+        regions = self._regions
+        if regions is None or regions.code is not code:
+            getattr(self, "s_" + type(s).__name__)(code, s, loops)
+            return
+        start = len(code.ops)
+        regions.parents.append(s)
+        try:
+            getattr(self, "s_" + type(s).__name__)(code, s, loops)
+        finally:
+            regions.parents.pop()
+        regions.ranges[id(s)] = (s, start, len(code.ops))  # the statement is kept, so its id stays its own
 
     def s_Let(self, code, s, loops):
         value, name = self.expr(s.value), s.name

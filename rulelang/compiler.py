@@ -52,6 +52,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
         self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
+        self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
 
     def closures_only(self):
         """Compile with the closure engine alone inside this block (values computed at load time)."""

@@ -830,3 +830,87 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     game, compiled = compiled_for(text.replace(target, target.replace(">= 1", ">= 1 + 0 * 7")))
     assert 1 <= compiled <= 3, compiled
     assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
+
+
+REGIONS = """
+game "Regions" { players 2  turn order clockwise  round: play  max rounds 3 }
+player { score: int = 0 }
+component Chip { value: int = 1  label "chip {value}" }
+cards chips in bag { Chip(value: v) for v in 1..9 }
+zone bag
+zone hand per player
+zone table
+var moved: int = 0
+var bonus: int = 0
+/// A chip on the table asks its mover whether it counts double.
+when c enters table {
+  choose twice from [1, 2] by current as "Does {c} count double?"
+  bonus += c.value * twice
+}
+phase play {
+  take turns from player(1) once {
+    draw 2 from bag to hand(current)
+    for each c in hand(current) where c.value > 2 {
+      if c.value % 2 == 0 {
+        move c to table
+        moved += 1
+      } elif c.value > 6 {
+        current.score += c.value
+      } else {
+        for each p in players { p.score += 1 }
+      }
+      current.score += 1
+    }
+    if current.score > 10 { bonus += 1 } else { bonus -= 1 }
+  }
+}
+"""
+
+
+def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monkeypatch):
+    """A `for each` loop with `if`s and another loop inside runs as one op (codegen.FusedRegion).
+    When a chip it moves sets off a trigger that asks a player, the run stops right after the move,
+    with the loop's list and place in the frame, as the loop's own ops keep them: the match saves
+    to JSON there and resumes the same, and seeded games are those of the closure engine."""
+    game = _game_from(tmp_path, monkeypatch, REGIONS)
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    regions = [i for i, op in enumerate(turn.ops) if type(op) is codegen.FusedRegion]
+    # the draw, the loop (with its ifs and the loop inside) and the last if: the turn's whole body
+    assert regions == [2] and len(turn.ops[2].spans) == len(turn.ops) - 3
+    stopped_in_loop = 0
+    for seed in range(12):
+        match, rng = game.new_match(seed=seed), random.Random(seed)
+        while not match.is_over:
+            loops = [name for frame in match.s.stack for name in frame.vars if name.startswith("__for")]
+            if match.s.pending is not None and "double" in str(match.s.pending.get("prompt")) and loops:
+                stopped_in_loop += 1
+                again = game.match_from_json(json.loads(json.dumps(match.to_json())))
+                both = []
+                for m in (match.clone(), again):
+                    r = random.Random(seed * 7)
+                    while not m.is_over:
+                        m.apply(r.randrange(m.option_count()))
+                    both.append((m.result, dict(m.s.globals), [p.attrs["score"] for p in m.s.players]))
+                assert both[0] == both[1]
+            match.apply(rng.randrange(match.option_count()))
+    assert stopped_in_loop >= 5
+    _both_engines_agree(tmp_path, monkeypatch, REGIONS, 12)
+
+
+def test_a_region_counts_every_op_it_stands_for_and_stops_a_runaway_at_its_line(tmp_path, monkeypatch):
+    """The steps budget counts each test, loop turn and statement of a region as its ops would
+    count them: a loop that runs too long is stopped at the same rules line in both engines."""
+    text = REGIONS.replace("    if current.score > 10 { bonus += 1 } else { bonus -= 1 }",
+                           "    for each k in 1..100000 { if k > 0 { bonus += 1 } }")
+    stopped = []
+    for engine in ("codegen", "closures"):
+        path = tmp_path / f"{engine}.rules"
+        path.write_text(text)
+        game = load_with(engine, monkeypatch, path, budgets={"steps": 50_000})
+        with pytest.raises(RulesError) as info:
+            match, rng = game.new_match(seed=1), random.Random(1)
+            while not match.is_over:
+                match.apply(rng.randrange(match.option_count()))
+        stopped.append(info.value.format())
+    assert "steps" in stopped[0] and ":30:" in stopped[0]
+    assert stopped[0].replace("codegen.rules", "x") == stopped[1].replace("closures.rules", "x")
