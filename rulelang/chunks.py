@@ -7,16 +7,15 @@ This module does not import the parser, so a file whose chunks are all cached ne
 """
 from __future__ import annotations
 
-import re
-
+from . import regexcache  # compiled once per machine, not per process
 from .errors import remember_source
 from .fastcards import split_card_blocks
 
-_TOP_START = re.compile(
+_TOP_START = regexcache.compile(
     r"^(///|replace\b|game\b|enum\b|component\b|player\b|cards\b|zone\b|var\b|setting\b|set\b|def\b|"
     r"procedure\b|keyword\b|phase\b|setup\b|result\b|at\b|when\b|always\b|variant\b|remove\b|scenario\b)"
 )
-_STRING = re.compile(r'"([^"\\\n]|\\.)*"')
+_STRING = regexcache.compile(r'"([^"\\\n]|\\.)*"')
 
 
 def _lines(text: str) -> list[str]:

@@ -18,6 +18,7 @@ import re
 from pydantic import BaseModel
 
 from . import nodes as N
+from . import regexcache  # compiled once per machine, not per process
 from .errors import Span
 
 MIN_ENTRIES = 100  # smaller blocks are parsed as usual
@@ -26,13 +27,13 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ATOM = r'"[^"\\{}\n]*"|\d+|' + _NAME
 _VALUE = rf"\[\s*(?:(?:{_ATOM})\s*(?:,\s*(?:{_ATOM})\s*)*,?\s*)?\]|{_ATOM}"
 _ARG = rf"{_NAME}\s*:\s*(?:{_VALUE})"
-_ENTRY = re.compile(
+_ENTRY = regexcache.compile(
     rf"^(?P<indent>[ \t]*)(?P<comp>{_NAME})\((?P<args>\s*(?:{_ARG}\s*(?:,\s*{_ARG}\s*)*,?)?\s*)\)"
     rf"(?:\s*\*\s*(?P<copies>\d+))?\s*;?\s*(?://(?!/).*)?$")
-_ARG_RE = re.compile(rf"({_NAME})\s*:\s*({_VALUE})")
-_ATOM_RE = re.compile(_ATOM)
-_HEAD = re.compile(rf"^cards[ \t]+(?P<name>{_NAME})\b[^{{}}\n]*\{{[ \t]*(?://(?!/).*)?$")
-_SKIP = re.compile(r"^[ \t]*(?://(?!/).*)?$")  # blank, or a plain comment (not a /// doc comment)
+_ARG_RE = regexcache.compile(rf"({_NAME})\s*:\s*({_VALUE})")
+_ATOM_RE = regexcache.compile(_ATOM)
+_HEAD = regexcache.compile(rf"^cards[ \t]+(?P<name>{_NAME})\b[^{{}}\n]*\{{[ \t]*(?://(?!/).*)?$")
+_SKIP = regexcache.compile(r"^[ \t]*(?://(?!/).*)?$")  # blank, or a plain comment (not a /// doc comment)
 _NOT_VALUES = frozenset({"and", "or", "not", "in", "if", "then", "else", "for", "where"})  # words, not values
 
 

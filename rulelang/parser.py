@@ -24,6 +24,7 @@ from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedInput,
 from lark.parsers.lalr_analysis import Reduce, Shift
 
 from . import nodes as N
+from . import regexcache
 from .cachefiles import collector_paused, parse_cache_dir, write_whole
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
 from .chunks import header_doc, split_top_level
@@ -47,6 +48,7 @@ def _lark() -> Lark:
     kept = _kept_parser_path(grammar)
     lark = _kept_parser(kept) if kept is not None else None
     if lark is not None:
+        _kept_expressions(lark)
         return lark
     lark = _shipped_tables(grammar)
     if lark is None:  # the grammar changed since the tables were written, or another Lark or Python
@@ -55,7 +57,16 @@ def _lark() -> Lark:
     _quicker_reductions(lark)
     if kept is not None:
         _keep_parser(kept, lark)
+    _kept_expressions(lark)
     return lark
+
+
+def _kept_expressions(lark: Lark) -> None:
+    """The lexers compile their expressions with `regexcache`, which keeps them between processes."""
+    lexer = getattr(lark.parser, "lexer", None)
+    for basic in [getattr(lexer, "root_lexer", None), *getattr(lexer, "lexers", {}).values()]:
+        if basic is not None and getattr(basic, "re", None) is re:
+            basic.re = regexcache
 
 
 # Loading the shipped tables takes about 60 ms: Lark rebuilds its rules, parse table and lexers from
@@ -1415,7 +1426,10 @@ def _unquote(tok) -> str:
 
 
 def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
-    tree = _lark().parse(text)
+    try:
+        tree = _lark().parse(text)
+    finally:
+        regexcache.keep()  # the lexers' new expressions, for the next process
     try:
         return _ToAst(file, offset).transform(tree)
     except VisitError as exc:
