@@ -14,9 +14,21 @@ from .dependencies import free_names, readers_of
 from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, FilterOnce, ForChosenNext, ForInit,
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
-from .program import Code, Ctx, RuleError
+from .program import EMPTY_BODY, Code, Ctx, RuleError
 from .values import one_value_changed, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
 from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
+
+
+def _whole_body(code: Code):
+    """What CallProc may run in place of a procedure's frame: EMPTY_BODY for a procedure without
+    ops, its first op when that is a fused op standing for all of them, else None."""
+    if not code.ops:
+        return EMPTY_BODY
+    first = code.ops[0]
+    spans = getattr(first, "spans", None)
+    if spans is not None and getattr(first, "start", None) == 0 and len(spans) == len(code.ops):
+        return first
+    return None
 
 
 class StatementCompiler:
@@ -43,6 +55,8 @@ class StatementCompiler:
 
             fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
             fuse_code(self.gen, code)  # runs of simple statements become one generated op
+        if kind == "proc":
+            code.inline = _whole_body(code)
         return code
 
     def block(self, code: Code, stmts: list, loops: list):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .builtins import as_list, describe
 from .errors import Span
 from .options import Options
-from .program import Ctx, LOOP_LIMIT, RuleError
+from .program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError
 from .model import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
 
 # ------------------------------------------------------------------ ops
@@ -338,7 +338,32 @@ class CallProc(Op):
         ctx = Ctx(frame.vars, vm.s, vm)
         values = {p: a(ctx) for p, a in zip(params, self.args)}
         frame.pc += 1
-        vm.push(code, values, "proc")
+        body = code.inline
+        if body is None or len(vm.s.stack) > vm.meter.budgets.recursion_depth:
+            vm.push(code, values, "proc")
+            return
+        if body is EMPTY_BODY:
+            return  # pushed, then popped at once: nothing else happens
+        self.run_in_place(vm, code, values, body)
+
+    def run_in_place(self, vm, code, values, body):
+        """The procedure's one fused op, run here instead of in a frame the VM would take up, with
+        every step counted as the VM would count it: this call first, then the body's ops, the last
+        of which the VM counts when this op returns. If a statement of the body sets off triggers,
+        the frame is pushed where the body stopped, and the VM goes on from there."""
+        meter = vm.meter
+        meter.work += 1
+        if meter.work >= meter.checkpoint:
+            meter.check(self.span)
+        inner = Frame(code, 0, values, [], "proc")
+        stack = vm.s.stack
+        try:
+            body.run(vm, inner)
+        except Exception as exc:
+            stack.append(inner)  # where the error happened, as a frame of its own would show it
+            raise vm.rules_error(exc, body) from None
+        if inner.pc < len(code.ops):  # stopped for triggers: the VM counts the statement that set them off
+            stack.append(inner)
 
 
 class PerformOp(Op):

@@ -1,7 +1,7 @@
 """A compiled game: the ``Program`` and its pieces (``Code``: a block's flat list of ops; the
-infos of zones, phases, triggers and keywords), the context an expression runs in (``Ctx``) and the
-error a rule raises while it runs (``RuleError``). Plain containers, filled by the compiler
-(``compiler.py``) and read by the runtime.
+infos of zones, phases, triggers and keywords), a block being run (``Frame``), the context an
+expression runs in (``Ctx``) and the error a rule raises while it runs (``RuleError``). Plain
+containers, filled by the compiler (``compiler.py``) and read by the runtime.
 """
 from __future__ import annotations
 
@@ -16,6 +16,17 @@ from .model import CardDef
 
 LOOP_LIMIT = 100_000
 DEF_CALL_WORK = 50  # a def call counts as this many steps of work (about its cost in ops, with its arguments)
+
+
+class Frame:
+    """A block being run: its code, the position of its next op, its variables (loop counters
+    included), its handlers (where `return` or `end turn` go) and its kind (flow, phase, proc,
+    trigger...). The VM's stack of frames is part of the match state."""
+
+    __slots__ = ("code", "pc", "vars", "handlers", "kind")
+
+    def __init__(self, code: "Code", pc: int, vars: dict, handlers: list, kind: str):
+        self.code, self.pc, self.vars, self.handlers, self.kind = code, pc, vars, handlers, kind
 
 
 class Ctx:
@@ -54,6 +65,12 @@ class Code:
     # a continuous rule's whole block as one generated function sync(vm, frame), when the code
     # generator can write it (codegen.Generator.sync_block); VM.run_sync runs it instead of the ops
     sync: Any = None
+    # a procedure whose body is no op at all (EMPTY_BODY), or one fused op standing for all its ops
+    # (codegen.FusedExec, FusedRegion): CallProc runs it in place, without a turn through the VM
+    inline: Any = None
+
+
+EMPTY_BODY = "empty"  # Code.inline of a procedure with nothing to do
 
 
 @dataclass

@@ -20,20 +20,13 @@ from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
 from .builtins import describe, keywords_of
 from .dependencies import CARD_ZONES
 from .ops import FlowOp
-from .program import Code, Ctx, Program, RuleError
+from .program import Code, Ctx, Frame, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
 from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
-
-
-class Frame:
-    __slots__ = ("code", "pc", "vars", "handlers", "kind")
-
-    def __init__(self, code: Code, pc: int, vars: dict, handlers: list, kind: str):
-        self.code, self.pc, self.vars, self.handlers, self.kind = code, pc, vars, handlers, kind
 
 
 class VM:
@@ -365,6 +358,11 @@ class VM:
             self._stop_here()
 
     # ---- the main loop
+    @staticmethod
+    def rules_error(exc: Exception, op) -> "RulesError":
+        """What went wrong while op ran, as the main loop reports it (for an op run by another op)."""
+        return _as_rules_error(exc, op)
+
     def _guarded(self, op, fn):
         try:
             fn()

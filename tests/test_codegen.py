@@ -914,3 +914,61 @@ def test_a_region_counts_every_op_it_stands_for_and_stops_a_runaway_at_its_line(
         stopped.append(info.value.format())
     assert "steps" in stopped[0] and ":30:" in stopped[0]
     assert stopped[0].replace("codegen.rules", "x") == stopped[1].replace("closures.rules", "x")
+
+
+IN_PLACE = REGIONS.replace("""phase play {""", """/// Simple statements only: run where it is called, without a frame of its own.
+procedure tally(c: card) {
+  if c.value % 2 == 0 { move c to table; moved += 1 } else { current.score += c.value }
+  bonus += 1
+}
+/// Nothing to do (a variant might give it something).
+procedure nothing() {
+}
+phase play {""").replace("""    for each c in hand(current) where c.value > 2 {
+      if c.value % 2 == 0 {""", """    nothing()
+    for each c in hand(current) where c.value < 4 { tally(c) }
+    for each c in hand(current) where c.value > 2 {
+      if c.value % 2 == 0 {""")
+
+
+def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monkeypatch):
+    """CallProc runs a procedure whose body is one fused op (or nothing) in place, without a frame
+    for the VM to take up. A chip it moves to the table sets off a trigger that asks a player: the
+    procedure's frame is then pushed where it stopped, the match saves to JSON there and resumes
+    the same, and seeded games are those of the closure engine, which always pushes a frame."""
+    game = _game_from(tmp_path, monkeypatch, IN_PLACE)
+    assert type(game.program.procs["tally"][1].inline) is codegen.FusedRegion
+    assert game.program.procs["nothing"][1].inline == "empty"
+    stopped_inside = 0
+    for seed in range(12):
+        match, rng = game.new_match(seed=seed), random.Random(seed)
+        while not match.is_over:
+            if match.s.pending is not None and any(f.code.name == "tally" for f in match.s.stack):
+                stopped_inside += 1
+                again = game.match_from_json(json.loads(json.dumps(match.to_json())))
+                both = []
+                for m in (match.clone(), again):
+                    r = random.Random(seed * 7)
+                    while not m.is_over:
+                        m.apply(r.randrange(m.option_count()))
+                    both.append((m.result, dict(m.s.globals), [p.attrs["score"] for p in m.s.players]))
+                assert both[0] == both[1]
+            match.apply(rng.randrange(match.option_count()))
+    assert stopped_inside >= 3
+    _both_engines_agree(tmp_path, monkeypatch, IN_PLACE, 12)
+    failing = IN_PLACE.replace("  bonus += 1\n}", "  bonus += c.value / 0\n}")
+    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": 19}
+
+
+def failures_in_both_engines_text(tmp_path, monkeypatch, text) -> dict:
+    """The error a seeded game of the text stops with, the same in both engines: its rules line."""
+    lines = set()
+    for engine in ("codegen", "closures"):
+        game = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
+        with pytest.raises(RulesError) as info:
+            match, rng = game.new_match(seed=1), random.Random(1)
+            while not match.is_over:
+                match.apply(rng.randrange(match.option_count()))
+        lines.add(info.value.diagnostics[0].span.line)
+    assert len(lines) == 1
+    return {"line": lines.pop()}
