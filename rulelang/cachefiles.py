@@ -16,11 +16,14 @@ from pathlib import Path
 def parse_cache_dir() -> Path | None:
     """Where parsing keeps what it worked out between processes (parsed files, the loaded parser):
     $RULELANG_CACHE_DIR, else $XDG_CACHE_HOME/rulelang/ast, else ~/.cache/rulelang/ast; None when
-    RULELANG_CACHE=0 turns it off."""
+    RULELANG_CACHE=0 or RULELANG_CACHE_DIR=off turns it off."""
     if os.environ.get("RULELANG_CACHE", "1").strip().lower() in ("0", "no", "off", "false"):
         return None
-    if os.environ.get("RULELANG_CACHE_DIR"):
-        return Path(os.environ["RULELANG_CACHE_DIR"])
+    chosen = os.environ.get("RULELANG_CACHE_DIR", "").strip()
+    if chosen.lower() in ("off", "none", "0"):  # as for compiled modules (codegen.cache_dir): none kept
+        return None
+    if chosen:
+        return Path(chosen)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "rulelang" / "ast"
 

@@ -357,13 +357,14 @@ class CallProc(Op):
             meter.check(self.span)
         inner = Frame(code, 0, values, [], "proc")
         stack = vm.s.stack
+        base = len(stack)  # the frame's place, below any the body's statements might push
         try:
             body.run(vm, inner)
         except Exception as exc:
-            stack.append(inner)  # where the error happened, as a frame of its own would show it
+            stack.insert(base, inner)  # where the error happened, as a frame of its own would show it
             raise vm.rules_error(exc, body) from None
         if inner.pc < len(code.ops):  # stopped for triggers: the VM counts the statement that set them off
-            stack.append(inner)
+            stack.insert(base, inner)
 
 
 class PerformOp(Op):

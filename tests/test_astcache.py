@@ -5,6 +5,7 @@ import random
 import pytest
 from conftest import REPO
 
+import rulelang
 from rulelang import astcache, parser
 from rulelang.chunks import split_top_level
 from rulelang.errors import RulesError
@@ -215,3 +216,20 @@ def test_spans_moved_or_renamed_on_a_load_are_kept_so_for_the_next(cache, monkey
     moves.clear()
     assert astcache.parse_text_cached(edited, first) == parser.parse_text(edited, first)
     assert not moves, "moved once, kept so"
+
+
+def test_cache_dir_off_keeps_nothing_anywhere(tmp_path, monkeypatch):
+    """RULELANG_CACHE_DIR=off keeps no parse cache, as it keeps no compiled modules: nothing is
+    written, not even into a folder named "off"."""
+    from rulelang import codegen
+    from rulelang.cachefiles import parse_cache_dir
+    from rulelang.parser import parse_file
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RULELANG_CACHE", raising=False)
+    for word in ("off", "OFF", "none", "0"):
+        monkeypatch.setenv("RULELANG_CACHE_DIR", word)
+        assert parse_cache_dir() is None and codegen.cache_dir() is None
+    rulelang.load(REPO / "examples" / "tictactoe.rules")
+    parse_file(REPO / "examples" / "connect4.rules")
+    assert list(tmp_path.iterdir()) == []
