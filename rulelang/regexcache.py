@@ -33,6 +33,7 @@ def __getattr__(name: str):
     return getattr(re, name)
 
 
+KEEP_AT_MOST = 2_000  # expressions kept (a grammar's lexer has a few hundred; older grammars' go)
 _kept: dict | None = None  # (pattern, flags) -> (flags, code, groups, groupindex, indexgroup)
 _new: dict = {}  # compiled in this process, not yet written
 
@@ -93,6 +94,8 @@ def keep() -> None:
     if path is None:
         return
     merged = dict(_load())
+    if len(merged) + len(_new) > KEEP_AT_MOST:  # expressions of older grammars: start again
+        merged = {}
     merged.update(_new)
     try:
         data = marshal.dumps(merged)

@@ -580,6 +580,13 @@ def test_the_lexers_expressions_are_kept_between_processes(tmp_path, monkeypatch
         assert _parse_alike(second, plain) > 100
         assert compiled == [] and regexcache._new == {}
 
+        import marshal
+
+        monkeypatch.setattr(regexcache, "KEEP_AT_MOST", 3)  # too many kept: only the newest are written
+        regexcache.compile("(?P<X>x)|(?P<Y>y+)")
+        regexcache.keep()
+        assert list(marshal.loads(kept[0].read_bytes())) == [("(?P<X>x)|(?P<Y>y+)", 0)]
+
         kept[0].write_bytes(b"not marshal")
         third = fresh_process()
         assert parse_text('game "G" { players 2 }').game().title == "G" and third is P._lark()
