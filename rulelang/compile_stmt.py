@@ -31,6 +31,20 @@ def _whole_body(code: Code):
     return None
 
 
+_NEVER_KEYWORDS = (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range,
+                   N.CellLit)
+
+
+def _may_be_keyword(x) -> bool:
+    """Whether an assigned value could be, or hold, a keyword (a number, a text, a truth value, a
+    range or a cell cannot); for `Program.keyword_fields`."""
+    if isinstance(x, _NEVER_KEYWORDS):
+        return False
+    if isinstance(x, N.BinOp):
+        return _may_be_keyword(x.left) or _may_be_keyword(x.right)
+    return True
+
+
 class StatementCompiler:
     """The statement half of ``compiler.Compiler``."""
 
@@ -153,6 +167,8 @@ class StatementCompiler:
             return
         obj = self.expr(target.obj)
         attr = target.name
+        if _may_be_keyword(s.value):
+            self.program.assigned_fields.add(attr)
         until = s.until
         readers = self.readers(attr)
 

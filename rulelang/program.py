@@ -167,6 +167,10 @@ class Program:
     # what the `always` rules read (dependencies.always_reads), so that settling can be skipped when none
     # of it changed; None: always settle (keyword rules, rules that read what cannot be told)
     always_reads: frozenset | None = None
+    # the card fields that may hold a keyword: those printed with one, and every field a statement
+    # may put one into (a rules file may put a keyword into a field of any type); VM.bearers reads only these
+    keyword_fields: tuple = ()
+    assigned_fields: set = field(default_factory=set)  # fields a statement assigns a value that may be a keyword
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
     generated: Any = None  # the generated Python module's generator (codegen.Generator), None with closures only
     budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`

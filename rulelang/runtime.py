@@ -23,7 +23,7 @@ from .ops import FlowOp
 from .program import Code, Ctx, Frame, Program, RuleError
 from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .options import Options, option_name
-from .model import BoardZone, Entity, Player, State, Zone, decode, encode, expire, out_seats
+from .model import BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -123,14 +123,26 @@ class VM:
         found = s.bearers
         if found is None or found[0] != s.version:
             table: dict[str, list] = {}
+            fields = self.program.keyword_fields  # the only fields a keyword can be in (keywords_of reads all)
             for e in s.entities:
                 zone = e.zone
                 if zone is None or e.face_down or zone.visibility != "public":
                     continue
-                for k in keywords_of(e):
-                    cards = table.setdefault(k.name, [])
-                    if not cards or cards[-1] is not e:  # a card carrying a keyword twice bears it once
-                        cards.append(e)
+                attrs = e.attrs
+                for name in fields:
+                    value = attrs.get(name)
+                    kind = type(value)
+                    if kind is KeywordValue:
+                        bears = (value,)
+                    elif kind is list:
+                        bears = value
+                    else:
+                        continue
+                    for k in bears:
+                        if type(k) is KeywordValue:
+                            cards = table.setdefault(k.name, [])
+                            if not cards or cards[-1] is not e:  # a card carrying a keyword twice bears it once
+                                cards.append(e)
             found = s.bearers = (s.version, {name: tuple(cards) for name, cards in table.items()})
         return found[1].get(keyword, ())
 

@@ -972,3 +972,57 @@ def failures_in_both_engines_text(tmp_path, monkeypatch, text) -> dict:
         lines.add(info.value.diagnostics[0].span.line)
     assert len(lines) == 1
     return {"line": lines.pop()}
+
+
+def _bearers_by_every_field(match) -> dict:
+    """The keyword table as keywords_of finds it, reading every field of every face-up public card."""
+    from rulelang.builtins import keywords_of
+
+    table: dict = {}
+    for e in match.s.entities:
+        if e.zone is None or e.face_down or e.zone.visibility != "public":
+            continue
+        for k in keywords_of(e):
+            cards = table.setdefault(k.name, [])
+            if not cards or cards[-1] is not e:
+                cards.append(e)
+    return {name: tuple(cards) for name, cards in table.items()}
+
+
+@pytest.mark.parametrize("path", [p for p, mode in CASES if mode is None], ids=lambda p: p.stem)
+def test_the_keyword_table_reads_only_the_fields_that_may_hold_a_keyword(path, monkeypatch):
+    """VM.bearers reads only Program.keyword_fields (fields printed with a keyword, and fields a
+    statement may put one into): it finds every card keywords_of finds, reading every field, at
+    every decision of seeded random games."""
+    game = load_with("codegen", monkeypatch, path)
+    for seed in range(3):
+        match, rng = game.new_match(seed=seed), random.Random(seed)
+        while not match.is_over:
+            match.s.bearers = None
+            match.vm.bearers("")
+            assert match.s.bearers[1] == _bearers_by_every_field(match)
+            match.apply(rng.randrange(match.option_count()))
+
+
+def test_a_keyword_put_into_a_field_of_another_type_is_still_borne(tmp_path, monkeypatch):
+    """The checker lets a rules file put a keyword into a field declared as a number; that field
+    then counts as one that may hold a keyword, and the card bears it."""
+    text = """
+game "Borne" { players 2  turn order clockwise  round: play  max rounds 1 }
+keyword shiny { }
+component Gem { weight: int = 1  label "gem" }
+cards gems in table { Gem() * 2 }
+zone table
+def gift = shiny
+phase play {
+  take turns from player(1) once {
+    choose g from table as "Which gem?"
+    g.weight = gift
+  }
+}
+"""
+    game = _game_from(tmp_path, monkeypatch, text)
+    assert "weight" in game.program.keyword_fields
+    match = game.new_match(seed=1)
+    match.apply(0)
+    assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
