@@ -903,8 +903,13 @@ class Generator:
                           "        meter.work += 1",
                           "        if meter.work >= meter.checkpoint:",
                           f"            meter.check({self.const(o.span, 'S')})"]
-        lines += [f"        frame.pc = {start + len(execs)}",
-                  "    except BaseException:",
+        lines.append(f"        frame.pc = {start + len(execs)}")
+        return self._bound(op, fname, lines, start)
+
+    def _bound(self, op, fname: str, lines: list, start: int):
+        """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
+        failed), with the op bound to it."""
+        lines += ["    except BaseException:",
                   f"        frame.pc = {start} + op.at",
                   "        raise", ""]
         self.sources.append("\n".join(lines))
@@ -930,13 +935,8 @@ class Generator:
         except _NotSimple:
             return None
         lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
-                  f"        frame.pc = {stop}",
-                  "    except BaseException:",
-                  f"        frame.pc = {start} + op.at",
-                  "        raise", ""]
-        self.sources.append("\n".join(lines))
-        op.run = types.MethodType(self.stub(fname), op)
-        return op
+                  f"        frame.pc = {stop}"]
+        return self._bound(op, fname, lines, start)
 
     def statement(self, o) -> str:
         """One statement of a fused run: `let x = e` and `x = e` on a local as Python, the others by

@@ -867,6 +867,18 @@ phase play {
 """
 
 
+def _resumed_alike(game, match, seed: int) -> None:
+    """The match saved to JSON now and resumed plays on as the match itself (a copy of it) does."""
+    again = game.match_from_json(json.loads(json.dumps(match.to_json())))
+    both = []
+    for m in (match.clone(), again):
+        r = random.Random(seed * 7)
+        while not m.is_over:
+            m.apply(r.randrange(m.option_count()))
+        both.append((m.result, dict(m.s.globals), [p.attrs["score"] for p in m.s.players]))
+    assert both[0] == both[1]
+
+
 def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monkeypatch):
     """A `for each` loop with `if`s and another loop inside runs as one op (codegen.FusedRegion).
     When a chip it moves sets off a trigger that asks a player, the run stops right after the move,
@@ -884,14 +896,7 @@ def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monke
             loops = [name for frame in match.s.stack for name in frame.vars if name.startswith("__for")]
             if match.s.pending is not None and "double" in str(match.s.pending.get("prompt")) and loops:
                 stopped_in_loop += 1
-                again = game.match_from_json(json.loads(json.dumps(match.to_json())))
-                both = []
-                for m in (match.clone(), again):
-                    r = random.Random(seed * 7)
-                    while not m.is_over:
-                        m.apply(r.randrange(m.option_count()))
-                    both.append((m.result, dict(m.s.globals), [p.attrs["score"] for p in m.s.players]))
-                assert both[0] == both[1]
+                _resumed_alike(game, match, seed)
             match.apply(rng.randrange(match.option_count()))
     assert stopped_in_loop >= 5
     _both_engines_agree(tmp_path, monkeypatch, REGIONS, 12)
@@ -945,14 +950,7 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
         while not match.is_over:
             if match.s.pending is not None and any(f.code.name == "tally" for f in match.s.stack):
                 stopped_inside += 1
-                again = game.match_from_json(json.loads(json.dumps(match.to_json())))
-                both = []
-                for m in (match.clone(), again):
-                    r = random.Random(seed * 7)
-                    while not m.is_over:
-                        m.apply(r.randrange(m.option_count()))
-                    both.append((m.result, dict(m.s.globals), [p.attrs["score"] for p in m.s.players]))
-                assert both[0] == both[1]
+                _resumed_alike(game, match, seed)
             match.apply(rng.randrange(match.option_count()))
     assert stopped_inside >= 3
     _both_engines_agree(tmp_path, monkeypatch, IN_PLACE, 12)
