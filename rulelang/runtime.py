@@ -582,10 +582,16 @@ class Game:
     def match_from_json(self, data: dict | str) -> "Match":
         if isinstance(data, str):
             data = json.loads(data)
-        if data.get("fingerprint") != self.fingerprint:
+        if not isinstance(data, dict) or data.get("fingerprint") != self.fingerprint:
             raise RulesError(Diagnostic(Span(file=self.path), "this saved match was made with different rules "
                                         "(the .rules file, variant or settings changed since it was saved)"))
-        return Match(self, state_from_json(self.program, data))
+        try:
+            return Match(self, state_from_json(self.program, data))
+        except RulesError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:  # edited by hand, cut short
+            raise RulesError(Diagnostic(Span(file=self.path), f"this saved match is damaged and cannot be read "
+                                        f"({type(exc).__name__}: {str(exc)[:200]})")) from None
 
 
 def make_zones(program: Program, s: State) -> None:

@@ -519,6 +519,20 @@ def test_a_save_from_other_rules_is_refused():
         other.match_from_json(a.to_json())
 
 
+def test_a_damaged_save_is_refused_in_plain_words():
+    """A save cut short or edited by hand is a rules error naming what is wrong, not a traceback."""
+    from rulelang.errors import RulesError
+
+    g = game(CHOICE_GAME)
+    good = g.new_match(players=2, seed=1).to_json()
+    damaged = [{**good, "entities": "nothing"}, {k: v for k, v in good.items() if k != "stack"},
+               {**good, "pending": {**good["pending"], "span": ["x.rules", "one", 2]}}, ["not", "a", "save"]]
+    for data in damaged:
+        with pytest.raises(RulesError) as info:
+            g.match_from_json(data)
+        assert "saved match" in info.value.format()
+
+
 # ------------------------------------------------------------------ hidden information
 
 
