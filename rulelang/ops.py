@@ -232,7 +232,7 @@ _MISSING = object()
 class ChooseAmong(Op):
     """`choose { option a(x in xs) {...} option b {...} }`: every binding of every option is one choice."""
 
-    __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end")
+    __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end", "products")
 
     def __init__(self, alts, by, optional, prompt, span):
         self.alts = alts  # list of (name, [(var, coll, cond)], cond, body_pc)
@@ -240,16 +240,21 @@ class ChooseAmong(Op):
         self.walkers: list = []
         self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
         self.end = None
+        self.products = None  # per alternative: independent bindings without conditions (worked out once)
 
     def enumerate(self, vm, frame) -> Options:
         """Every option, in order: alternatives in order, each one's bindings with the first name
         outermost. Options are made on demand (rulelang/options.py): a random bot builds one."""
         options = Options()
+        products = self.products
+        if products is None:
+            products = self.products = [cond is None and all(b[2] is None and b[3] for b in bindings)
+                                        for _name, bindings, cond, _pc in self.alts]
         for index, (name, bindings, cond, _pc) in enumerate(self.alts):
             v = dict(frame.vars)
             ctx = Ctx(v, vm.s, vm)
 
-            if cond is None and all(b[2] is None and b[3] for b in bindings):
+            if products[index]:
                 # the common case: independent bindings without conditions, a plain product
                 lists = []
                 for b in bindings:
