@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "31"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "32"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1190,6 +1190,8 @@ class Generator:
             var = f"L_{f.var}"
             if self.walks_cards(f.coll):  # already a list or tuple of cards
                 return f"{name}(({cond}) for {var} in {coll})"
+            if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
+                return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
         if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
             found = self.empty_early(x.args[0])
