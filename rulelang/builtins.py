@@ -446,6 +446,11 @@ def keywords_of(e) -> list[KeywordValue]:
     return out
 
 
+def holds_keyword(value) -> bool:
+    """Whether a field's value is a keyword, or a list holding one (what keywords_of finds)."""
+    return type(value) is KeywordValue or (type(value) is list and any(type(v) is KeywordValue for v in value))
+
+
 @builtin("keywords", 1, 1, "every keyword printed on a card")
 def _keywords(ctx, e):
     return keywords_of(e)

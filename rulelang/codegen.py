@@ -1486,10 +1486,14 @@ class _RegionWriter:
                        f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
 
     def block(self, stmts: list, indent: str, loops: list) -> None:
-        if len(indent) // 4 > self.MAX_DEPTH:
-            raise _NotSimple()
         for st in stmts:
             self.stmt(st, indent, loops)
+
+    def deeper(self, indent: str) -> str:
+        """The indentation one level in (a region too deeply nested is left to the VM's ops)."""
+        if len(indent) // 4 >= self.MAX_DEPTH:
+            raise _NotSimple()
+        return indent + "    "
 
     def stmt(self, st, indent: str, loops: list) -> None:
         _, a, b = self.ranges[id(st)]
@@ -1506,7 +1510,7 @@ class _RegionWriter:
             lines += [f"{indent}op.at = {a - self.start}",
                       f"{indent}{items} = _as_list({self.gen.const(init.coll, 'F')}(c))"]
             self.step(a, indent)
-            inner = indent + "    "
+            inner = self.deeper(indent)
             lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
                       f"{inner}v[{head.var!r}] = {item}"]
             if head.cond is not None:
@@ -1536,19 +1540,15 @@ class _RegionWriter:
             q = test.target - 1  # the branch's closing Jump
             lines += [f"{indent}op.at = {p - self.start}",
                       f"{indent}if {self.gen.const(test.cond, 'F')}(c):"]
-            inner = indent + "    "
+            inner = self.deeper(indent)
             self.step(p, inner)
             self.block(body, inner, loops)
             self.step(q, inner)
             lines.append(f"{indent}else:")
-            self.step(p, inner)
+            self.step(p, inner)  # the test failed: on to the next one (or the `else`, or the end)
             indent, p = inner, test.target
-            if len(indent) // 4 > self.MAX_DEPTH:
-                raise _NotSimple()
         if st.other is not None:
             self.block(st.other, indent, loops)
-        elif not st.branches:
-            lines.append(f"{indent}pass")
 
 
 class RegionRecords:
@@ -1594,7 +1594,8 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
         if kind is N.For:
             return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
                     and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
-                    and ops[a + 1].end == b - 1 and all(fusable(x) for x in st.body))
+                    and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
+                    and all(fusable(x) for x in st.body))
         return b - a == 1 and type(ops[a]) is Exec
 
     def _contiguous(st, a: int, b: int) -> bool:

@@ -168,7 +168,7 @@ class StatementCompiler:
         obj = self.expr(target.obj)
         attr = target.name
         if _may_be_keyword(s.value):
-            self.program.assigned_fields.add(attr)
+            self.program.keyword_fields.add(attr)
         until = s.until
         readers = self.readers(attr)
 

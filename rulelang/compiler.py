@@ -22,7 +22,7 @@ from typing import Any
 from . import nodes as N
 from .board import Topology
 from .budgets import check_size, current_budgets, exceeded
-from .builtins import as_list, describe
+from .builtins import as_list, describe, holds_keyword
 from .checker import SymbolTable, type_name
 from .errors import Span
 from .compile_expr import ExpressionCompiler
@@ -32,7 +32,7 @@ from .dependencies import (Fixer, always_reads, constant_defs, def_reads, impure
 from .ops import FlowOp
 from .program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError, TriggerInfo,
                       ZoneInfo)
-from .model import CardDef, KeywordValue
+from .model import CardDef
 
 # ------------------------------------------------------------------ the compiler
 
@@ -159,7 +159,6 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             program.always_reads = always_reads(decls, self.fixer)
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
-        program.keyword_fields = keyword_fields(program)
         if self.gen is not None:
             self.gen.finish()
             program.generated = self.gen
@@ -301,6 +300,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                         values[f.name] = self.const(f.default, {})
                     else:
                         values[f.name] = _type_default(f.type)(None)
+                program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
                 name = values.get("name") if isinstance(values.get("name"), str) else None
                 for _ in range(entry.copies):
                     defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label))
@@ -352,19 +352,6 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         ops[round_top].arg = result_pc
         program.result_pc = result_pc
         return flow
-
-
-def keyword_fields(program: Program) -> tuple:
-    """The card fields that may hold a keyword while a match is played, in a fixed order: those
-    printed with one (a keyword, or a list holding one) and those some statement assigns."""
-    found = set(program.assigned_fields)
-    for cards in program.card_sets.values():
-        for card in cards:
-            for name, value in card.values.items():
-                if type(value) is KeywordValue or (type(value) in (list, tuple)
-                                                    and any(type(v) is KeywordValue for v in value)):
-                    found.add(name)
-    return tuple(sorted(found))
 
 
 class _ClosuresOnly:

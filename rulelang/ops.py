@@ -11,7 +11,7 @@ from __future__ import annotations
 from .builtins import as_list, describe
 from .errors import Span
 from .options import Options
-from .program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError
+from .program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError, as_rules_error
 from .model import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
 
 # ------------------------------------------------------------------ ops
@@ -367,7 +367,7 @@ class CallProc(Op):
             body.run(vm, inner)
         except Exception as exc:
             stack.insert(base, inner)  # where the error happened, as a frame of its own would show it
-            raise vm.rules_error(exc, body) from None
+            raise as_rules_error(exc, body) from None
         if inner.pc < len(code.ops):  # stopped for triggers: the VM counts the statement that set them off
             stack.insert(base, inner)
 

@@ -44,11 +44,17 @@ def _load_options() -> dict:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    lark = _loaded()
+    _kept_expressions(lark)
+    return lark
+
+
+def _loaded() -> Lark:
+    """The parser: as the parse cache keeps it, else from the shipped tables (then kept), else built."""
     grammar = grammar_path().read_text(encoding="utf-8")
     kept = _kept_parser_path(grammar)
     lark = _kept_parser(kept) if kept is not None else None
     if lark is not None:
-        _kept_expressions(lark)
         return lark
     lark = _shipped_tables(grammar)
     if lark is None:  # the grammar changed since the tables were written, or another Lark or Python
@@ -56,8 +62,7 @@ def _lark() -> Lark:
                     cache=True)  # the LALR tables are kept in a temporary file between runs
     _quicker_reductions(lark)
     if kept is not None:
-        _keep_parser(kept, lark)
-    _kept_expressions(lark)
+        _keep_parser(kept, lark)  # (with `re`: regexcache is given to the lexers of each process)
     return lark
 
 
@@ -1426,10 +1431,7 @@ def _unquote(tok) -> str:
 
 
 def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
-    try:
-        tree = _lark().parse(text)
-    finally:
-        regexcache.keep()  # the lexers' new expressions, for the next process
+    tree = _lark().parse(text)
     try:
         return _ToAst(file, offset).transform(tree)
     except VisitError as exc:

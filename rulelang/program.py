@@ -1,7 +1,8 @@
 """A compiled game: the ``Program`` and its pieces (``Code``: a block's flat list of ops; the
 infos of zones, phases, triggers and keywords), a block being run (``Frame``), the context an
-expression runs in (``Ctx``) and the error a rule raises while it runs (``RuleError``). Plain
-containers, filled by the compiler (``compiler.py``) and read by the runtime.
+expression runs in (``Ctx``) and the error a rule raises while it runs (``RuleError``, reported
+as ``as_rules_error`` says). Plain containers, filled by the compiler (``compiler.py``) and read by
+the runtime.
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any, Callable
 from . import nodes as N
 from .board import Topology
 from .checker import SymbolTable
-from .errors import Span
+from .budgets import BudgetExceeded
+from .errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from .model import CardDef
 
 LOOP_LIMIT = 100_000
@@ -47,6 +49,24 @@ class RuleError(Exception):
         super().__init__(message)
         self.span = span
         self.message = message
+
+
+def as_rules_error(exc: Exception, op) -> RulesError:
+    """Whatever went wrong while a rule ran (in op), as a diagnostic that names the rule's line."""
+    if isinstance(exc, RulesError):
+        return exc
+    if isinstance(exc, RuleError):
+        return RulesRuntimeError(Diagnostic(exc.span, exc.message))
+    if isinstance(exc, BudgetExceeded):
+        return RulesRuntimeError(Diagnostic(exc.span, exc.message, hint=exc.hint))
+    span = getattr(op, "span", Span())
+    if isinstance(exc, MemoryError):
+        return RulesRuntimeError(Diagnostic(span, "the rules ran out of memory here (budget memory_mb: MiB of memory "
+                                            "a match may take)"))
+    if isinstance(exc, RecursionError):
+        return RulesRuntimeError(Diagnostic(span, "the rules call themselves too deeply (a def or procedure that never stops)"))
+    # a value of the wrong kind reached a rule: report it at the rule
+    return RulesRuntimeError(Diagnostic(span, f"this rule could not run: {type(exc).__name__}: {exc}"))
 
 
 # ------------------------------------------------------------------ program pieces
@@ -167,10 +187,10 @@ class Program:
     # what the `always` rules read (dependencies.always_reads), so that settling can be skipped when none
     # of it changed; None: always settle (keyword rules, rules that read what cannot be told)
     always_reads: frozenset | None = None
-    # the card fields that may hold a keyword: those printed with one, and every field a statement
-    # may put one into (a rules file may put a keyword into a field of any type); VM.bearers reads only these
-    keyword_fields: tuple = ()
-    assigned_fields: set = field(default_factory=set)  # fields a statement assigns a value that may be a keyword
+    # the card fields that may hold a keyword, noted as the cards and statements are compiled (a
+    # scenario's statements too): those printed with one, and every field a statement may put one
+    # into (a rules file may put a keyword into a field of any type); VM.bearers reads only these
+    keyword_fields: set = field(default_factory=set)
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
     generated: Any = None  # the generated Python module's generator (codegen.Generator), None with closures only
     budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`

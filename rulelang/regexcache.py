@@ -14,6 +14,7 @@ whose internals differ, is ignored: the expressions are then compiled as `re` co
 """
 from __future__ import annotations
 
+import atexit
 import marshal
 import re
 import sys
@@ -80,14 +81,17 @@ def compile(pattern, flags=0):  # noqa: A001 - the name Lark calls
     parts = (int(flags | parsed.state.flags), [int(n) for n in code], parsed.state.groups - 1, groupindex,
              tuple(indexgroup))  # plain numbers: the opcodes are named numbers, which marshal does not write
     compiled = _sre.compile(pattern, *parts)
+    if not _new:
+        atexit.register(keep)  # written once, when the process ends (a parse meets new states chunk by chunk)
     _new[key] = parts
     return compiled
 
 
 def keep() -> None:
-    """Write the expressions compiled by this process that the file lacks (once per process that
-    compiled any: the lexer's states are finite, so the file soon holds them all)."""
+    """Write the expressions compiled by this process that the file lacks (at the process's end, when
+    it compiled any: the lexer's states are finite, so the file soon holds them all)."""
     global _new
+    atexit.unregister(keep)
     if not _new:
         return
     path = _path()

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from . import nodes as N
 from .builtins import describe
-from .compiler import Compiler, keyword_fields
+from .compiler import Compiler
 from .program import Code, Ctx, RuleError
 from .errors import RulesError, Span
 from .model import Entity, Zone, move as move_entity, set_owner
@@ -257,8 +257,6 @@ class ScenarioRunner:
         code = Code(-1, "scenario", "always", stmt.span)
         try:
             comp.block(code, [stmt], loops=[])
-            # a field the scenario assigns may hold a keyword from now on (VM.bearers reads only those)
-            match.game.program.keyword_fields = keyword_fields(match.game.program)
             match.vm.run_sync(code, {})
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message) from None
