@@ -45,12 +45,12 @@ from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, pla
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
-from .ops import CallProc, ClearSlot, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
+from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "32"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "33"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -922,6 +922,7 @@ class Generator:
         would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
         `ops` are the block's ops as the statement compiler made them."""
         op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        op.unwinds = any(type(o) is EndOp for o in ops[start:stop])
         fname = self.fresh("X")
         lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
                  "    s = vm.s",
@@ -1468,7 +1469,7 @@ class FusedRegion(FusedExec):
     would have left it (the position after the statement, and each loop's list and next index in its
     slot), and the original ops, still in place, carry on once the triggers have run."""
 
-    __slots__ = ()
+    __slots__ = ("unwinds",)  # whether it holds an `end ...` (so a procedure of it keeps its frame)
 
 
 class _RegionWriter:
@@ -1522,6 +1523,16 @@ class _RegionWriter:
             self.step(b - 2, inner)  # the jump back to the ForNext
             self.step(a + 1, indent)  # the ForNext that found no more items
             self.step(b - 1, indent)  # the ClearSlot after the loop
+        elif type(ops[a]) is EndOp:
+            # `end turn`, `end game`...: the VM unwinds to what handles it and goes on from there; it
+            # counts this op as the step of the region (so no step here). Open loops keep their
+            # slots, as the VM's loop ops would leave them.
+            o = ops[a]
+            lines += [f"{indent}op.at = {a - self.start}"]
+            lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+            lines += [f"{indent}frame.pc = {a + 1}",
+                      f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
+                      f"{indent}return"]
         else:
             o = ops[a]
             lines += [f"{indent}op.at = {a - self.start}", f"{indent}{self.gen.statement(o)}"]
@@ -1596,7 +1607,7 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
                     and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
                     and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
                     and all(fusable(x) for x in st.body))
-        return b - a == 1 and type(ops[a]) is Exec
+        return b - a == 1 and type(ops[a]) in (Exec, EndOp)
 
     def _contiguous(st, a: int, b: int) -> bool:
         """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""

@@ -26,7 +26,8 @@ def _whole_body(code: Code):
         return EMPTY_BODY
     first = code.ops[0]
     spans = getattr(first, "spans", None)
-    if spans is not None and getattr(first, "start", None) == 0 and len(spans) == len(code.ops):
+    if (spans is not None and getattr(first, "start", None) == 0 and len(spans) == len(code.ops)
+            and not getattr(first, "unwinds", False)):  # `end ...` unwinds the frames: it needs its own
         return first
     return None
 

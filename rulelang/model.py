@@ -110,8 +110,10 @@ class BoardZone(Zone):
 class State:
     def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
-        # a copy of a match brings its generator's state (seeding one only to replace it costs as much)
-        self.rng = random.Random(seed) if rng is None else rng
+        # the match's chance: made from the seed when first used (many games never roll or shuffle,
+        # and seeding costs as much as the rest of a small match's start); a copy of a match brings
+        # its generator's state, or none if the original had not used it yet
+        self._rng = rng
         self.entities: list[Entity] = []
         self.zones: dict[str, Zone] = {}
         self.players: list[Player] = []
@@ -150,6 +152,17 @@ class State:
         self.touched: set[str] = set()
         self.touched_version = -1
         self.settled_turn: tuple | None = None  # (current, round, phase) when they last settled
+
+    @property
+    def rng(self) -> random.Random:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self.seed)
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     def zone_of_player(self, name: str, seat: int) -> Zone:
         return self.zones[f"{name}#{seat + 1}"]

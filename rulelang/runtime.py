@@ -901,8 +901,10 @@ def holds_no_object(items) -> bool:
 
 def copy_state(s: State) -> State:
     """A deep copy of a match state, much faster than a JSON round trip."""
-    rng = random.Random.__new__(random.Random)
-    rng.setstate(s.rng.getstate())
+    rng = None  # (a generator not used yet stays so: the copy makes its own from the seed)
+    if s._rng is not None:
+        rng = random.Random.__new__(random.Random)
+        rng.setstate(s._rng.getstate())
     new = State(s.seed, rng)
     new.players = [Player(p.seat, {}) for p in s.players]
     entity_map = new.entities  # an entity's id is its index in state.entities

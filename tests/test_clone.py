@@ -122,3 +122,23 @@ def test_a_clone_shares_only_what_never_changes():
     copied = zemico.clone().s.pending["options"]._segments[0][2][3]
     assert copied is not cards and [e.id for e in copied] == [e.id for e in cards]
     assert not any(c is e for c, e in zip(copied, cards))
+
+
+def test_a_matchs_chance_is_made_when_first_used():
+    """A match's random generator is made from its seed when the rules first roll or shuffle: a
+    game without chance never makes one, nor does a copy of it. A copy taken before the first use
+    and one taken after, and the match saved either way, draw the same numbers as the match."""
+    tictactoe = loaded(REPO / "examples" / "tictactoe.rules", None).new_match(seed=1)
+    tictactoe.apply(0)
+    assert tictactoe.s._rng is None and tictactoe.clone().s._rng is None
+
+    game = loaded(REPO / "examples" / "tictactoe.rules", None)
+    unused = game.new_match(seed=5)
+    copies = [unused.clone(), game.match_from_json(json.dumps(unused.to_json()))]
+    used = game.new_match(seed=5)
+    used.s.rng.random()
+    later = [used.clone(), game.match_from_json(json.dumps(used.to_json()))]
+    expected = random.Random(5)
+    first = expected.random()
+    assert [m.s.rng.random() for m in copies] == [first, first]
+    assert [m.s.rng.random() for m in later] == [expected.random()] * 2

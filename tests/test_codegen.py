@@ -1024,3 +1024,51 @@ phase play {
     match = game.new_match(seed=1)
     match.apply(0)
     assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
+
+
+ENDING = REGIONS.replace("""phase play {""", """setup { shuffle bag }
+/// Ends the turn of whoever draws a high chip, from inside the procedure.
+procedure check(c: card) {
+  if c.value == 8 { bonus += 2; end turn }
+}
+phase play {""").replace("""    draw 2 from bag to hand(current)""", """    choose go from [1, 2] as "Draw how many?"
+    draw go from bag to hand(current)""").replace("""      current.score += 1
+    }""", """      current.score += 1
+      if c.value == 9 { bonus += 5; end turn }
+      if bonus > 25 { moved += 100; end game }
+    }
+    if bonus > 60 { moved += 100; end game }
+    for each c in hand(current) { check(c) }""")
+
+
+def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
+    """`end turn` and `end game` inside a region (in an `if`, inside a `for each` loop) unwind as
+    the VM's EndOp does: at every decision of seeded games the saved match is the closure
+    engine's, loop slots left behind included. A procedure holding an `end` keeps its frame."""
+    game = _game_from(tmp_path, monkeypatch, ENDING)
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    regions = [op for op in turn.ops if type(op) is codegen.FusedRegion]
+    # the draw, the loop and the `if` after it; then the last `if`, after the loop of calls
+    assert len(regions) == 2 and regions[0].unwinds and not regions[1].unwinds
+    assert game.program.procs["check"][1].inline is None
+    (tmp_path / "closures").mkdir()  # the same file name: the saved spans name it
+    closures = _game_from(tmp_path / "closures", monkeypatch, ENDING, "g.rules", "closures")
+    ended_in_loop = 0
+    for seed in range(16):
+        matches = [g.new_match(seed=seed) for g in (game, closures)]
+        rng = random.Random(seed)
+        while True:
+            saved = [m.to_json() for m in matches]
+            for data in saved:
+                data.pop("fingerprint")
+                if data["pending"] is not None:
+                    data["pending"]["span"][0] = "g.rules"
+            assert saved[0] == saved[1]
+            if matches[0].is_over:
+                break
+            index = rng.randrange(matches[0].option_count())
+            for m in matches:
+                m.apply(index)
+        assert matches[1].is_over and matches[0].result == matches[1].result
+        ended_in_loop += matches[0].s.globals["moved"] >= 100 and matches[0].s.round < 3
+    assert ended_in_loop >= 3
