@@ -457,6 +457,10 @@ class Generator:
         self.setting_defs: dict = {}  # defs whose value the settings fix, and that value (dependencies.setting_defs)
         # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
         self.neighbourhood_defs: set[str] = set()
+        # list conditions that look around their card, as such defs (dependencies.lifted_conditions):
+        # (line, column, variable) of the condition -> its def; and those written so far
+        self.lifted: dict = {}
+        self.lifted_written: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
         self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
 
@@ -647,9 +651,10 @@ class Generator:
             "        raise _translate(exc) from None", ""]))
         return self.stub(fname)
 
-    def define(self, d: N.DefDecl, pure: bool) -> Callable:
+    def define(self, d: N.DefDecl, pure: bool, charge: bool = True) -> Callable:
         """A def: E_name evaluates it (budgets, recursion), D_name adds the cache of chance-free defs,
-        P_name(c, args) is the compiler's calling convention (program.defs)."""
+        P_name(c, args) is the compiler's calling convention (program.defs). Without `charge`, an
+        evaluation counts no work (a lifted condition, which the rules do not call as a def)."""
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
@@ -662,7 +667,8 @@ class Generator:
             self.pylocals, self.in_def, self.no_walrus = saved
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
-        message = repr(f'def "{name}" calls itself too deeply; it never stops')
+        message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
+                       "this condition calls defs too deeply; they never stop")
         guarded = (  # the body, its errors reported as the closure engine reports them
             f"    try:\n"
             f"{body}\n"
@@ -677,7 +683,7 @@ class Generator:
             f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
             f"        if meter.work >= meter.checkpoint:\n"
             f"            meter.check({span})\n"
-            f"{guarded}")
+            f"{guarded}") if charge else guarded
         if self.recursive_defs is not None and name not in self.recursive_defs:
             # it calls no def that calls it back, so it cannot nest deeper than the defs it calls: no
             # recursion depth to count (dependencies.recursive_defs), only its work
@@ -1346,6 +1352,10 @@ class Generator:
 
     def g_FilterList(self, x):
         coll = self.iterable(x.coll)
+        var = f"L_{x.var}"
+        lifted = self.lifted_condition(x)
+        if lifted is not None:
+            return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if D_{lifted}(c, {var})]"
         saved = self.no_walrus
         self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
         try:
@@ -1353,12 +1363,25 @@ class Generator:
                 cond = self.x(x.cond)
         finally:
             self.no_walrus = saved
-        var = f"L_{x.var}"
         if x.keep == "where":
             return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
         # `[x in coll while cond]`: the items from the start for as long as cond holds (`until`: until it does)
         test = f"({cond})" if x.keep == "while" else f"not ({cond})"
         return f"list(_takewhile(lambda {var}: {test}, _each(c, {coll}, {self.span(x)})))"
+
+    def lifted_condition(self, x) -> str | None:
+        """The name of the def a list's condition was lifted into (dependencies.lifted_conditions),
+        written on first use; None when it was not, or when the condition names a local of this
+        place (the lifted def would read a global of that name instead)."""
+        if x.keep != "where" or self.no_walrus:
+            return None
+        d = self.lifted.get((x.cond.span.line, x.cond.span.column, x.var))
+        if d is None or (free_names(x.cond) - {x.var}) & (set(self.cc.scope) | set(self.pylocals)):
+            return None
+        if d.name not in self.lifted_written:
+            self.lifted_written.add(d.name)
+            self.define(d, True, charge=False)
+        return d.name
 
     def g_MapList(self, x):
         clauses = [(x.var, x.coll)] + [(f.var, f.coll) for f in x.more]

@@ -27,8 +27,8 @@ from .checker import SymbolTable, type_name
 from .errors import Span
 from .compile_expr import ExpressionCompiler
 from .compile_stmt import StatementCompiler
-from .dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, neighbourhood_defs,
-                           recursive_defs, setting_defs, turn_defs)
+from .dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, lifted_conditions,
+                           neighbourhood_defs, recursive_defs, setting_defs, turn_defs)
 from .ops import FlowOp
 from .program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError, TriggerInfo,
                       ZoneInfo)
@@ -83,7 +83,11 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen.setting_defs = setting_defs(self.fixer)
             # each def as the generated code writes it: what the settings fix, simplified away
             self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
-            self.def_reads = def_reads(decls)  # the generated defs' tables forget only what a change touches
+            # conditions that look around their card, as defs of their own (remembered by neighbourhood
+            # if they qualify, below): a change of what they read must forget them too
+            lifted = lifted_conditions(decls)
+            with_lifted = decls + list(lifted.values())
+            self.def_reads = def_reads(with_lifted)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
                 topo = None
@@ -101,7 +105,9 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(decls)
         if self.gen is not None:
-            self.gen.neighbourhood_defs = neighbourhood_defs(decls, self.def_reads, self.impure_defs)
+            self.gen.neighbourhood_defs = neighbourhood_defs(with_lifted, self.def_reads, impure_defs(with_lifted))
+            self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
+                               if d.name in self.gen.neighbourhood_defs}
         for d in decls:
             if isinstance(d, N.EnumDecl):
                 program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})

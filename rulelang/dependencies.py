@@ -559,6 +559,32 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
     return closed(same_card, outside=no_place)
 
 
+LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts with two underscores
+
+
+def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
+    """The conditions of `[x in coll where cond]` lists that look at the cards next to their card
+    (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`, whose body is
+    `cond`: keyed by (line, column, x) of the condition, named in the order they appear (so lines
+    added above rename none). The code generator remembers such a condition's value for each card
+    as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of them qualify),
+    instead of working it out for every card each time the list is made: a continuous rule that
+    discards the cards next to no habitat looks again only around the cells that changed."""
+    found: dict[tuple, N.DefDecl] = {}
+    for d in decls:
+        for x in nodes_in(d):
+            if not isinstance(x, N.FilterList) or x.keep != "where":
+                continue
+            key = (x.cond.span.line, x.cond.span.column, x.var)
+            if key in found:
+                continue
+            if any(isinstance(n, N.Call) and n.func in _AROUND_BUILTINS and len(n.args) == 1
+                   and isinstance(n.args[0], N.Name) and n.args[0].id == x.var for n in nodes_in(x.cond)):
+                found[key] = N.DefDecl(name=f"{LIFTED_PREFIX}{len(found) + 1}", span=x.cond.span,
+                                       params=[N.Param(name=x.var, span=x.cond.span)], body=x.cond)
+    return found
+
+
 def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:
     """The defs whose remembered values a change of `key` (a field name, or "$global") makes stale."""
     return tuple(sorted(name for name, r in reads.items() if r is None or key in r))

@@ -1072,3 +1072,94 @@ def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
         assert matches[1].is_over and matches[0].result == matches[1].result
         ended_in_loop += matches[0].s.globals["moved"] >= 100 and matches[0].s.round < 3
     assert ended_in_loop >= 3
+
+
+AROUND = """
+game "Around" { players 2  turn order clockwise  round: play  max rounds 8 }
+enum Kind { root, leaf }
+component Tile {
+  kind: Kind
+  age: int = 0
+  label "{kind} {age}"
+  discards to compost
+}
+cards roots in pool { Tile(kind: root) for i in 1..9 }
+cards leaves in pool { Tile(kind: leaf) for i in 1..14 }
+zone pool
+zone compost
+zone field: board grid 4 size 4 by 4
+var lost: int = 0
+var young: int = 3
+setup { shuffle pool }
+/// A leaf next to no young root withers.
+always {
+  let gone = [c in field where c.kind == leaf and not any(n in neighbors(c) where n.kind == root and n.age < young)]
+  lost += count(gone)
+  discard gone
+}
+/// A root among few cards loses a year (`limit` is a local: this condition is not lifted).
+procedure tire(limit: int) {
+  for each r in [c in field where count(neighbors(c)) < limit] { r.age += 1 }
+}
+phase play {
+  take turns from player(1) once {
+    choose {
+      option place(cell in empty_cells(field)) if not empty(pool) { move top(pool) to field at cell }
+      option flip(t in field) { t.kind = if t.kind == root then leaf else root }
+      option age(t in field) { t.age += 1 }
+      option spring { young += 1 }
+      option tire { tire(2) }
+    }
+  }
+}
+"""
+
+
+def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourhood(tmp_path, monkeypatch):
+    """`[c in field where ... any(n in neighbors(c) where ...)]` in a continuous rule: the condition
+    is lifted into a def of `c` remembered by neighbourhood (dependencies.lifted_conditions), so a
+    pass looks again only at cards whose neighbourhood changed. A change of a field or global it
+    reads, with no card moving (a flip, an age, `young`), forgets it: at every decision of seeded
+    games the saved match is the closure engine's. A condition naming a local is not lifted."""
+    game = _game_from(tmp_path, monkeypatch, AROUND)
+    source = game.program.generated.source
+    assert "def D___near1(c, L_c):  # def __near1 (remembered by neighbourhood), rules line 20" in source
+    assert "__near2" not in source  # the condition in `tire` names its parameter
+    assert set(game.program.generated.lifted) == {(20, 32, "c")}
+    # the cards whose condition was worked out (it then walks their neighbours), and all those asked
+    ns, inside, evaluated, asked = game.program.generated.ns, [], [], []
+    remembered, walk = ns["D___near1"], ns["_next_to"]
+
+    def lifted(c, card):
+        asked.append(card)
+        inside.append(card)
+        try:
+            return remembered(c, card)
+        finally:
+            inside.pop()
+
+    def walking(c, card):
+        if inside and inside[-1] is card:
+            evaluated.append(card)
+        return walk(c, card)
+
+    ns["D___near1"], ns["_next_to"] = lifted, walking
+    (tmp_path / "closures").mkdir()
+    closures = _game_from(tmp_path / "closures", monkeypatch, AROUND, "g.rules", "closures")
+    for seed in range(10):
+        matches = [g.new_match(seed=seed) for g in (game, closures)]
+        rng = random.Random(seed)
+        while True:
+            saved = [m.to_json() for m in matches]
+            for data in saved:
+                data.pop("fingerprint")
+                if data["pending"] is not None:
+                    data["pending"]["span"][0] = "g.rules"
+            assert saved[0] == saved[1]
+            if matches[0].is_over:
+                break
+            index = rng.randrange(matches[0].option_count())
+            for m in matches:
+                m.apply(index)
+        assert matches[0].s.globals["lost"] > 0 or seed % 2  # leaves do wither
+    assert 0 < len(evaluated) < len(asked) / 2  # most leaves' answers were remembered
