@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "33"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "34"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -735,7 +735,10 @@ class Generator:
                 f"    s = c.s\n"
                 f"    try:\n"
                 f"        where = {card}.cell\n"
-                f"        stamp = (s.version - s.accounted, {card}.zone.name, where, {card}.zone.cells.near_version(where))\n"
+                f"        zone = {card}.zone\n"
+                f"        near = zone.cells._near  # (BoardCells.near_version, inline)\n"
+                f"        stamp = (s.version - s.accounted, zone.name, where,\n"
+                f"                 near.get(where, 0) if near is not None else zone.cells.near_version(where))\n"
                 f"    except AttributeError:\n"
                 f"        return E_{name}(c, {card})\n"
                 f"    local = s.local_cache\n"
