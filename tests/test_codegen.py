@@ -1026,6 +1026,25 @@ phase play {
     assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
 
 
+def _saved_alike_at_every_decision(game, closures, seed: int) -> list:
+    """A seeded random game played in lockstep by both engines (each game from a file named g.rules):
+    saved to JSON, the two matches are the same at every decision and at the end. Both matches."""
+    matches = [g.new_match(seed=seed) for g in (game, closures)]
+    rng = random.Random(seed)
+    while True:
+        saved = [m.to_json() for m in matches]
+        for data in saved:
+            data.pop("fingerprint")
+            if data["pending"] is not None:
+                data["pending"]["span"][0] = "g.rules"
+        assert saved[0] == saved[1]
+        if matches[0].is_over:
+            return matches
+        index = rng.randrange(matches[0].option_count())
+        for m in matches:
+            m.apply(index)
+
+
 ENDING = REGIONS.replace("""phase play {""", """setup { shuffle bag }
 /// Ends the turn of whoever draws a high chip, from inside the procedure.
 procedure check(c: card) {
@@ -1055,20 +1074,7 @@ def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
     closures = _game_from(tmp_path / "closures", monkeypatch, ENDING, "g.rules", "closures")
     ended_in_loop = 0
     for seed in range(16):
-        matches = [g.new_match(seed=seed) for g in (game, closures)]
-        rng = random.Random(seed)
-        while True:
-            saved = [m.to_json() for m in matches]
-            for data in saved:
-                data.pop("fingerprint")
-                if data["pending"] is not None:
-                    data["pending"]["span"][0] = "g.rules"
-            assert saved[0] == saved[1]
-            if matches[0].is_over:
-                break
-            index = rng.randrange(matches[0].option_count())
-            for m in matches:
-                m.apply(index)
+        matches = _saved_alike_at_every_decision(game, closures, seed)
         assert matches[1].is_over and matches[0].result == matches[1].result
         ended_in_loop += matches[0].s.globals["moved"] >= 100 and matches[0].s.round < 3
     assert ended_in_loop >= 3
@@ -1147,19 +1153,6 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
     (tmp_path / "closures").mkdir()
     closures = _game_from(tmp_path / "closures", monkeypatch, AROUND, "g.rules", "closures")
     for seed in range(10):
-        matches = [g.new_match(seed=seed) for g in (game, closures)]
-        rng = random.Random(seed)
-        while True:
-            saved = [m.to_json() for m in matches]
-            for data in saved:
-                data.pop("fingerprint")
-                if data["pending"] is not None:
-                    data["pending"]["span"][0] = "g.rules"
-            assert saved[0] == saved[1]
-            if matches[0].is_over:
-                break
-            index = rng.randrange(matches[0].option_count())
-            for m in matches:
-                m.apply(index)
+        matches = _saved_alike_at_every_decision(game, closures, seed)
         assert matches[0].s.globals["lost"] > 0 or seed % 2  # leaves do wither
     assert 0 < len(evaluated) < len(asked) / 2  # most leaves' answers were remembered
