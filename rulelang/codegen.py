@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "34"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "35"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1153,6 +1153,33 @@ class Generator:
                 and node.func not in self.pylocals and len(node.args) == 1 and isinstance(node.args[0], N.FilterList)
                 and node.args[0].keep == "where")
 
+    def holds_quantifier(self, node) -> bool:
+        """Whether `node` is a quantifier, or `and`/`or`/`not`/`if then else` around one."""
+        if isinstance(node, N.BoolOp):
+            return any(self.holds_quantifier(item) for item in node.items)
+        if isinstance(node, N.Not):
+            return self.holds_quantifier(node.operand)
+        if isinstance(node, N.CondExpr):
+            return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
+        return self.is_quantifier(node)
+
+    def logic_lines(self, node, target: str, indent: str) -> list[str]:
+        """body_lines of `a and any(...)`, `not any(...)`, `if t then x else all(...)`: Python's own
+        `if`s around the quantifiers' loops, evaluating what the expression would, in its order, with
+        the same short-circuits (g_BoolOp, g_Not, g_CondExpr)."""
+        if isinstance(node, N.BoolOp):
+            lines = self.body_lines(node.items[0], target, indent)
+            for item in node.items[1:]:  # once false (`and`) or true (`or`), every later test fails
+                lines.append(f"{indent}if {'' if node.op == 'and' else 'not '}{target}:")
+                lines += self.body_lines(item, target, indent + "    ")
+            return lines + [f"{indent}{target} = bool({target})"]
+        if isinstance(node, N.Not):
+            return self.body_lines(node.operand, target, indent) + [f"{indent}{target} = not {target}"]
+        lines = [f"{indent}if ({self.x(node.test)}", f"{indent}):"]
+        lines += self.body_lines(node.then, target, indent + "    ")
+        lines.append(f"{indent}else:")
+        return lines + self.body_lines(node.other, target, indent + "    ")
+
     def body_lines(self, node, target: str, indent: str) -> list[str]:
         """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
         with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
@@ -1166,6 +1193,8 @@ class Generator:
             return [f"{indent}{target} = 0", f"{indent}for L_{f.var} in _each(c, ({coll}", f"{indent}), {self.span(f)}):",
                     f"{indent}    if {stop}({cond}", f"{indent}    ):", f"{indent}        break", f"{indent}    {target} += 1"]
         if not self.is_quantifier(node):
+            if self.holds_quantifier(node):
+                return self.logic_lines(node, target, indent)
             return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
         want_all = node.func == "all"
         f = node.args[0]
@@ -1175,7 +1204,7 @@ class Generator:
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
                  f"{indent}for L_{f.var} in {walk}:"]
         with self.local_scope([f.var]):
-            if self.is_quantifier(f.cond):
+            if self.holds_quantifier(f.cond):
                 inner = self.fresh("_q")
                 lines += self.body_lines(f.cond, inner, indent + "    ")
                 test = f"not {inner}" if want_all else inner

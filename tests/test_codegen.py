@@ -766,6 +766,12 @@ phase play { end game }
     ("[a + 1, a - 1, b + 0, a + b - 3]", [(5, 2), (10**18, 0), (-10**18, 0), (10**18 - 1, 1), ("x", 1),
                                          ([1], 2), (True, 1), (None, 0), (2.5, 1)]),
     ("[a >= 3, a < 0, b > 10, b <= 1000]", [(3, 11), (2, 10), (True, 1000), ("x", 1), (-1, None), (2.5, 1)]),
+    # `and`, `or`, `not` and `if then else` around quantifiers: written as Python's own `if`s (logic_lines)
+    ("a > 0 and any(k in 1..3 where k == b)", [(1, 2), (0, 2), (1, 5), ("x", 2), (1, "y")]),
+    ("not all(k in 1..3 where k < a) or b == 0", [(4, 1), (2, 1), (2, 0), (None, 1)]),
+    ("if a > 0 then b else any(k in 1..3 where k == b)", [(1, 7), (0, 2), (0, 9), (1, [1]), (0, "z")]),
+    ("any(k in 1..3 where k == a and not any(j in 1..2 where j == b))", [(1, 3), (1, 1), (4, 3), (2, 2)]),
+    ("a == 1 or b == 1 or all(k in 1..2 where k / a > 0)", [(1, 0), (0, 1), (0, 0), (2, 0), (-1, 0)]),
 ])
 def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkeypatch, tmp_path):
     """Whole numbers take a short path in generated code (_mul, _div, _mod, a literal range walked
