@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "35"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "36"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1161,7 +1161,44 @@ class Generator:
             return self.holds_quantifier(node.operand)
         if isinstance(node, N.CondExpr):
             return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
-        return self.is_quantifier(node)
+        return self.is_quantifier(node) or self.inlined_call(node) is not None
+
+    def inlined_call(self, node):
+        """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
+        walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
+        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`),
+        whose loop names are none of the caller's; else None. As with `inline_leaf`, only the call
+        and its work count are saved."""
+        if not isinstance(node, N.Call) or node.kwargs or node.func in self.cc.scope or node.func in self.pylocals:
+            return None
+        sym = self.cc.t.symbols.get(node.func)
+        d = self.def_decls.get(node.func)
+        if sym is None or sym.kind != "def" or d is None or not self._called_with_locals(d, node.args):
+            return None
+        key = ("quantified", node.func)
+        found = self._inlinable.get(key)
+        if found is None:
+            params = {p.name for p in d.params}
+            bound = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
+            found = self._inlinable[key] = (bound if self._is_leaf(d.body, params) and not bound & params
+                                            and self.holds_quantifier(d.body) else None)
+        if found is None:
+            return None
+        taken = set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args}
+        if found & taken:  # loop names the caller uses too: the body's own are renamed
+            symbols = self.cc.t.symbols
+            if any(symbols.get(v) is not None for v in found):
+                return None  # (a loop name that is also a global's: left as it is)
+            used = taken | free_names(d.body)
+            mapping = {}
+            for v in sorted(found & taken):
+                k = 1
+                while f"{v}_{k}" in used:
+                    k += 1
+                mapping[v] = f"{v}_{k}"
+                used.add(mapping[v])
+            d = d.model_copy(update={"body": _renamed(d.body, mapping)})
+        return d, node.args
 
     def logic_lines(self, node, target: str, indent: str) -> list[str]:
         """body_lines of `a and any(...)`, `not any(...)`, `if t then x else all(...)`: Python's own
@@ -1187,11 +1224,19 @@ class Generator:
             # `count([x in coll while cond])`: a loop that counts, without building the list or a lambda
             f = node.args[0]
             coll = self.iterable(f.coll, walrus=True)
-            with self.local_scope([f.var]):
-                cond = self.x(f.cond)
             stop = "not " if f.keep == "while" else ""
-            return [f"{indent}{target} = 0", f"{indent}for L_{f.var} in _each(c, ({coll}", f"{indent}), {self.span(f)}):",
-                    f"{indent}    if {stop}({cond}", f"{indent}    ):", f"{indent}        break", f"{indent}    {target} += 1"]
+            lines = [f"{indent}{target} = 0", f"{indent}for L_{f.var} in _each(c, ({coll}", f"{indent}), {self.span(f)}):"]
+            with self.local_scope([f.var]):
+                if self.holds_quantifier(f.cond):
+                    inner = self.fresh("_q")
+                    lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
+                else:
+                    lines += [f"{indent}    if {stop}({self.x(f.cond)}", f"{indent}    ):"]
+            return lines + [f"{indent}        break", f"{indent}    {target} += 1"]
+        found = self.inlined_call(node)
+        if found is not None:
+            with self._body_of(*found):
+                return self.body_lines(found[0].body, target, indent)
         if not self.is_quantifier(node):
             if self.holds_quantifier(node):
                 return self.logic_lines(node, target, indent)
@@ -1493,6 +1538,22 @@ class Generator:
 
 
 # ------------------------------------------------------------------ fused statements
+
+
+def _renamed(node, mapping: dict):
+    """A copy of an expression with the names a comprehension binds renamed (`mapping`), for a def
+    body written in place of a call (Generator.inlined_call); nodes without them are shared."""
+    if isinstance(node, N.Name):
+        return node.model_copy(update={"id": mapping[node.id]}) if node.id in mapping else node
+    if isinstance(node, N.Node):
+        changed = {k: new for k, v in node.__dict__.items() if (new := _renamed(v, mapping)) is not v}
+        if isinstance(node, (N.FilterList, N.MapList, N.ForClause)) and node.var in mapping:
+            changed["var"] = mapping[node.var]
+        return node.model_copy(update=changed) if changed else node
+    if isinstance(node, list):
+        new = [_renamed(v, mapping) for v in node]
+        return new if any(a is not b for a, b in zip(new, node)) else node
+    return node
 
 
 class FusedExec(Op):

@@ -1162,3 +1162,26 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
         matches = _saved_alike_at_every_decision(game, closures, seed)
         assert matches[0].s.globals["lost"] > 0 or seed % 2  # leaves do wither
     assert 0 < len(evaluated) < len(asked) / 2  # most leaves' answers were remembered
+
+
+def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_path, monkeypatch):
+    """`owns(p, c)` (`any(m in at(grid, cell) where owner(m) == p)`) called with local names inside
+    another def's quantifier is written in place, as nested loops (Generator.inlined_call): no call
+    of D_owns is left in has_line. A loop name the caller uses too is renamed (connect four's
+    `owns` loops over `d`, and `run_from` has a direction `d`). Values are checked by
+    test_both_engines_play_the_same_match; an error in the body is reported at the def's line."""
+    tictactoe = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    source = tictactoe.program.generated.source
+    has_line = source[source.index("def E_has_line"):source.index("def R_has_line")]
+    assert "D_owns" not in has_line and "for L_m in" in has_line
+    connect4 = load_with("codegen", monkeypatch, REPO / "examples" / "connect4.rules")
+    source = connect4.program.generated.source
+    run_from = source[source.index("def E_run_from"):source.index("def R_run_from")]
+    assert "D_owns" not in run_from and "for L_d_1 in" in run_from
+
+    text = (REPO / "examples" / "tictactoe.rules").read_text(encoding="utf-8")
+    owns = "def owns(p, cell) = any(m in at(grid, cell) where owner(m) == p)"
+    assert owns in text
+    failing = text.replace(owns, owns.replace("owner(m) == p", "owner(m) == p and 3 / (m.id - m.id) > 0"))
+    line = text[:text.index(owns)].count("\n") + 1
+    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
