@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "36"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "37"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1233,6 +1233,17 @@ class Generator:
                 else:
                     lines += [f"{indent}    if {stop}({self.x(f.cond)}", f"{indent}    ):"]
             return lines + [f"{indent}        break", f"{indent}    {target} += 1"]
+        if (isinstance(node, N.FilterList) and node.keep == "where" and node.var not in self.pylocals
+                and node.var not in self.cc.scope and self.lifted_condition(node) is None
+                and self.holds_quantifier(node.cond)):
+            # `[x in coll where ... any(...)]`: a loop that appends, with the condition's quantifiers as
+            # loops inside it (no generator for every item), as the comprehension would keep them
+            coll = self.iterable(node.coll)
+            inner = self.fresh("_q")
+            lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
+            with self.local_scope([node.var]):
+                lines += self.body_lines(node.cond, inner, indent + "    ")
+            return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
         found = self.inlined_call(node)
         if found is not None:
             with self._body_of(*found):
