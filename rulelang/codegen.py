@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "37"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "38"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -352,7 +352,8 @@ def _ray_walk(c, board, cell, d):
     """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
     once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
     if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
-        found = board.cells.walked_ray(cell, d[0], d[1])
+        cells = board.cells  # (BoardCells.walked_ray, inline)
+        found = cells.topology.ray_cache.get((cell, d[0], d[1])) if cells._shared else None
         if found is not None:
             return found
     return _RAY(c, board, cell, d)
@@ -1225,7 +1226,10 @@ class Generator:
             f = node.args[0]
             coll = self.iterable(f.coll, walrus=True)
             stop = "not " if f.keep == "while" else ""
-            lines = [f"{indent}{target} = 0", f"{indent}for L_{f.var} in _each(c, ({coll}", f"{indent}), {self.span(f)}):"]
+            walked = self.fresh("_w")  # a tuple too short to count as work (a ray) is walked as it is
+            lines = [f"{indent}{target} = 0",
+                     f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
+                     f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
             with self.local_scope([f.var]):
                 if self.holds_quantifier(f.cond):
                     inner = self.fresh("_q")
@@ -1511,6 +1515,12 @@ class Generator:
             t = self.fresh("_t")
             low, high = (-_BIG - k, _BIG - k) if x.op == "+" else (-_BIG + k, _BIG + k)
             return f"({t} {x.op} {b} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper(t)})"
+        if x.op == "+" and not self.no_walrus:
+            # two whole numbers (`run_from(p, cell, d) + run_from(p, cell, back)`) add up here; both
+            # sides are worked out first (`&`, not `and`), and anything else goes to the helper
+            ta, tb, total = self.fresh("_t"), self.fresh("_t"), self.fresh("_t")
+            return (f"({total} if (type({ta} := {a}) is int) & (type({tb} := {b}) is int) "
+                    f"and {-_BIG} <= ({total} := {ta} + {tb}) <= {_BIG} else _add(c, {ta}, {tb}, {span}))")
         return helper(a)
 
     def g_Compare(self, x):

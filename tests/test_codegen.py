@@ -772,6 +772,8 @@ phase play { end game }
     ("if a > 0 then b else any(k in 1..3 where k == b)", [(1, 7), (0, 2), (0, 9), (1, [1]), (0, "z")]),
     ("any(k in 1..3 where k == a and not any(j in 1..2 where j == b))", [(1, 3), (1, 1), (4, 3), (2, 2)]),
     ("a == 1 or b == 1 or all(k in 1..2 where k / a > 0)", [(1, 0), (0, 1), (0, 0), (2, 0), (-1, 0)]),
+    # two values added: whole numbers in place, up to the bound; texts, lists, truth values by the helper
+    ("a + b", [(2, 3), (10**18, 1), (10**18, 0), (-10**18, -1), ("x", "y"), ([1], [2]), (True, 1), (None, 1)]),
     # a list whose condition holds a quantifier: a loop that appends (body_lines)
     ("[k in 1..5 where k > a or any(j in 1..3 where j * k == b)]", [(3, 2), (0, 6), (5, 9), ("x", 1), (9, "y")]),
     ("[a in 1..3 where any(j in 1..2 where j == a + b)]", [(0, 0), (0, 1), (1, "z")]),
