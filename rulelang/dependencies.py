@@ -563,15 +563,21 @@ LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts wit
 
 
 def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
-    """The conditions of `[x in coll where cond]` lists that look at the cards next to their card
-    (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`, whose body is
-    `cond`: keyed by (line, column, x) of the condition, named in the order they appear (so lines
-    added above rename none). The code generator remembers such a condition's value for each card
-    as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of them qualify),
-    instead of working it out for every card each time the list is made: a continuous rule that
-    discards the cards next to no habitat looks again only around the cells that changed."""
+    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards
+    next to their card (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`,
+    whose body is `cond`: keyed by (line, column, x) of the condition, named in the order they
+    appear (so lines added above rename none). The code generator remembers such a condition's value
+    for each card as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of
+    them qualify), instead of working it out for every card at each pass: a continuous rule that
+    discards the cards next to no habitat looks again only around the cells that changed.
+
+    Only continuous rules, which run again after every change: a list made once a round gains
+    nothing, and asking a board for its counts of changes makes every later move on it keep them
+    (BoardCells.near_version), which costs more than it saves there (7% of one seed game's time)."""
     found: dict[tuple, N.DefDecl] = {}
-    for d in decls:
+    rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
+    rules += [a for d in decls if isinstance(d, N.KeywordDecl) for a in d.always]
+    for d in rules:
         for x in nodes_in(d):
             if not isinstance(x, N.FilterList) or x.keep != "where":
                 continue

@@ -1107,14 +1107,17 @@ zone compost
 zone field: board grid 4 size 4 by 4
 var lost: int = 0
 var young: int = 3
+var crowded: int = 0
 setup { shuffle pool }
 /// A leaf next to no young root withers.
 always {
   let gone = [c in field where c.kind == leaf and not any(n in neighbors(c) where n.kind == root and n.age < young)]
   lost += count(gone)
   discard gone
+  let limit = 2
+  crowded = count([c in field where count(neighbors(c)) > limit])
 }
-/// A root among few cards loses a year (`limit` is a local: this condition is not lifted).
+/// A root among few cards loses a year (a procedure's lists are not lifted: they are made once).
 procedure tire(limit: int) {
   for each r in [c in field where count(neighbors(c)) < limit] { r.age += 1 }
 }
@@ -1137,12 +1140,13 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
     is lifted into a def of `c` remembered by neighbourhood (dependencies.lifted_conditions), so a
     pass looks again only at cards whose neighbourhood changed. A change of a field or global it
     reads, with no card moving (a flip, an age, `young`), forgets it: at every decision of seeded
-    games the saved match is the closure engine's. A condition naming a local is not lifted."""
+    games the saved match is the closure engine's. A condition naming a local is not lifted, nor
+    is one outside a continuous rule."""
     game = _game_from(tmp_path, monkeypatch, AROUND)
     source = game.program.generated.source
-    assert "def D___near1(c, L_c):  # def __near1 (remembered by neighbourhood), rules line 20" in source
-    assert "__near2" not in source  # the condition in `tire` names its parameter
-    assert set(game.program.generated.lifted) == {(20, 32, "c")}
+    assert "def D___near1(c, L_c):  # def __near1 (remembered by neighbourhood), rules line 21" in source
+    assert "__near2" not in source  # `crowded` names the local `limit`; `tire` is a procedure
+    assert set(game.program.generated.lifted) == {(21, 32, "c")}
     # the cards whose condition was worked out (it then walks their neighbours), and all those asked
     ns, inside, evaluated, asked = game.program.generated.ns, [], [], []
     remembered, walk = ns["D___near1"], ns["_next_to"]
