@@ -44,7 +44,7 @@ from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, 
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
-from .dependencies import TEMPLATE_NAMES, free_names, nodes_in
+from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
@@ -352,8 +352,7 @@ def _ray_walk(c, board, cell, d):
     """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
     once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
     if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
-        cells = board.cells  # (BoardCells.walked_ray, inline)
-        found = cells.topology.ray_cache.get((cell, d[0], d[1])) if cells._shared else None
+        found = board.cells.walked_ray(cell, d[0], d[1])
         if found is not None:
             return found
     return _RAY(c, board, cell, d)
@@ -1162,14 +1161,11 @@ class Generator:
             return self.holds_quantifier(node.operand)
         if isinstance(node, N.CondExpr):
             return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
-        return self.is_quantifier(node) or self.inlined_call(node) is not None
+        return self.is_quantifier(node) or self._quantified_leaf(node) is not None
 
-    def inlined_call(self, node):
-        """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
-        walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
-        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`),
-        whose loop names are none of the caller's; else None. As with `inline_leaf`, only the call
-        and its work count are saved."""
+    def _quantified_leaf(self, node):
+        """(def, its loop names that the caller uses too) of a call that body_lines writes in place
+        (inlined_call), else None."""
         if not isinstance(node, N.Call) or node.kwargs or node.func in self.cc.scope or node.func in self.pylocals:
             return None
         sym = self.cc.t.symbols.get(node.func)
@@ -1177,22 +1173,33 @@ class Generator:
         if sym is None or sym.kind != "def" or d is None or not self._called_with_locals(d, node.args):
             return None
         key = ("quantified", node.func)
-        found = self._inlinable.get(key)
-        if found is None:
+        bound = self._inlinable.get(key)
+        if bound is None:
             params = {p.name for p in d.params}
-            bound = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
-            found = self._inlinable[key] = (bound if self._is_leaf(d.body, params) and not bound & params
-                                            and self.holds_quantifier(d.body) else None)
+            found = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
+            bound = self._inlinable[key] = (found if self._is_leaf(d.body, params) and not found & params
+                                            and self.holds_quantifier(d.body) else False)
+        if bound is False:
+            return None
+        clashes = bound & (set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args})
+        if any(self.cc.t.symbols.get(v) is not None for v in clashes):
+            return None  # (a loop name that is also a global's, which renaming would change: left as it is)
+        return d, clashes
+
+    def inlined_call(self, node):
+        """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
+        walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
+        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`);
+        else None. Its loop names that the caller uses too are renamed. As with `inline_leaf`, only
+        the call and its work count are saved."""
+        found = self._quantified_leaf(node)
         if found is None:
             return None
-        taken = set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args}
-        if found & taken:  # loop names the caller uses too: the body's own are renamed
-            symbols = self.cc.t.symbols
-            if any(symbols.get(v) is not None for v in found):
-                return None  # (a loop name that is also a global's: left as it is)
-            used = taken | free_names(d.body)
+        d, clashes = found
+        if clashes:
+            used = set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args} | free_names(d.body)
             mapping = {}
-            for v in sorted(found & taken):
+            for v in sorted(clashes):
                 k = 1
                 while f"{v}_{k}" in used:
                     k += 1
@@ -1566,14 +1573,9 @@ def _renamed(node, mapping: dict):
     body written in place of a call (Generator.inlined_call); nodes without them are shared."""
     if isinstance(node, N.Name):
         return node.model_copy(update={"id": mapping[node.id]}) if node.id in mapping else node
-    if isinstance(node, N.Node):
-        changed = {k: new for k, v in node.__dict__.items() if (new := _renamed(v, mapping)) is not v}
-        if isinstance(node, (N.FilterList, N.MapList, N.ForClause)) and node.var in mapping:
-            changed["var"] = mapping[node.var]
-        return node.model_copy(update=changed) if changed else node
-    if isinstance(node, list):
-        new = [_renamed(v, mapping) for v in node]
-        return new if any(a is not b for a, b in zip(new, node)) else node
+    node = rebuilt(node, lambda child: _renamed(child, mapping))
+    if isinstance(node, (N.FilterList, N.MapList, N.ForClause)) and node.var in mapping:
+        node = node.model_copy(update={"var": mapping[node.var]})
     return node
 
 
@@ -1666,7 +1668,7 @@ class _RegionWriter:
             # slots, as the VM's loop ops would leave them.
             o = ops[a]
             lines += [f"{indent}op.at = {a - self.start}"]
-            lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+            self.keep_slots(indent, loops)
             lines += [f"{indent}frame.pc = {a + 1}",
                       f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
                       f"{indent}return"]
@@ -1675,9 +1677,14 @@ class _RegionWriter:
             lines += [f"{indent}op.at = {a - self.start}", f"{indent}{self.gen.statement(o)}"]
             if a + 1 < self.stop or loops:
                 lines += [f"{indent}if s.events:"]
-                lines += [f"{indent}    v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+                self.keep_slots(indent + "    ", loops)
                 lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
             self.step(a, indent)
+
+    def keep_slots(self, indent: str, loops: list) -> None:
+        """Each open loop's list and next index in its slot, as its ops keep them (before the region
+        hands over to the VM)."""
+        self.lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
 
     def branches(self, st, a: int, b: int, indent: str, loops: list) -> None:
         """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""

@@ -74,6 +74,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.program = program
         from .codegen import Generator, engine
 
+        analysed = decls  # with the code generator, the lifted conditions too (below)
         if engine() == "codegen":
             self.gen = Generator(self, g.title)
             self.gen.turn_defs = turn_defs(decls)
@@ -86,8 +87,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             # conditions that look around their card, as defs of their own (remembered by neighbourhood
             # if they qualify, below): a change of what they read must forget them too
             lifted = lifted_conditions(decls)
-            with_lifted = decls + list(lifted.values())
-            self.def_reads = def_reads(with_lifted)  # the generated defs' tables forget only what a change touches
+            analysed = decls + list(lifted.values())
+            self.def_reads = def_reads(analysed)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
                 topo = None
@@ -103,9 +104,9 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
                                     shape=b.shape, places=places, capacities=dict(b.capacities))
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
-        self.impure_defs = impure_defs(decls)
+        self.impure_defs = impure_defs(analysed)
         if self.gen is not None:
-            self.gen.neighbourhood_defs = neighbourhood_defs(with_lifted, self.def_reads, impure_defs(with_lifted))
+            self.gen.neighbourhood_defs = neighbourhood_defs(analysed, self.def_reads, self.impure_defs)
             self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
                                if d.name in self.gen.neighbourhood_defs}
         for d in decls:

@@ -68,6 +68,22 @@ def turn_defs(decls) -> set[str] | None:
     return out
 
 
+def rebuilt(x: N.Node, change) -> N.Node:
+    """x with `change` applied to each node it holds (directly or in a list): a new node where one of
+    them changed, x itself otherwise (a tree is never changed in place: the parsed AST is shared)."""
+    changes = {}
+    for name, value in x.__dict__.items():
+        if isinstance(value, N.Node):
+            new = change(value)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, list) and any(isinstance(v, N.Node) for v in value):
+            new_list = [change(v) if isinstance(v, N.Node) else v for v in value]
+            if any(a is not b for a, b in zip(new_list, value)):
+                changes[name] = new_list
+    return x.model_copy(update=changes) if changes else x
+
+
 def nodes_in(tree):
     """Every AST node in a tree (a node, or lists of them), parents before children."""
     todo = [tree]
@@ -309,17 +325,7 @@ class Fixer:
                 return x
             return x.model_copy(update={"items": items})
         if isinstance(x, N.Node):
-            changes = {}
-            for name, value in x.__dict__.items():
-                if isinstance(value, N.Node):
-                    new = self.simplify(value)
-                    if new is not value:
-                        changes[name] = new
-                elif isinstance(value, list) and any(isinstance(v, N.Node) for v in value):
-                    new_list = [self.simplify(v) if isinstance(v, N.Node) else v for v in value]
-                    if any(a is not b for a, b in zip(new_list, value)):
-                        changes[name] = new_list
-            return x.model_copy(update=changes) if changes else x
+            return rebuilt(x, self.simplify)
         return x
 
     def fixed(self, x):

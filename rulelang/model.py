@@ -160,10 +160,6 @@ class State:
             rng = self._rng = random.Random(self.seed)
         return rng
 
-    @rng.setter
-    def rng(self, value: random.Random) -> None:
-        self._rng = value
-
     def zone_of_player(self, name: str, seat: int) -> Zone:
         return self.zones[f"{name}#{seat + 1}"]
 
