@@ -140,6 +140,10 @@ class BudgetExceeded(Exception):
         self.hint = (f"if the rules are right, raise it: --budget {budget}={limit * 10} on the command line, "
                      f"or budgets={{'{budget}': {limit * 10}}} in Python")
         super().__init__(self.message)
+        self._made_with = (span, budget, message, limit)
+
+    def __reduce__(self):  # pickled whole (a worker process's error): made again from what made it
+        return type(self), self._made_with
 
 
 def exceeded(span: Span, budget: str, message: str, limit: int) -> BudgetExceeded:

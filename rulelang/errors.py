@@ -112,6 +112,11 @@ class RulesError(Exception):
         self.diagnostics = diagnostics
         super().__init__("\n".join(d.format() for d in diagnostics))
 
+    def __reduce__(self):
+        # made again from its diagnostics (its one argument), not from its text: an error raised in a
+        # worker process of `simulate --jobs` reaches the parent whole
+        return type(self), (self.diagnostics,)
+
     def format(self) -> str:
         return "\n\n".join(d.format() for d in self.diagnostics)
 

@@ -50,6 +50,9 @@ class RuleError(Exception):
         self.span = span
         self.message = message
 
+    def __reduce__(self):  # pickled whole (a worker process's error): made again from span and message
+        return type(self), (self.span, self.message)
+
 
 def as_rules_error(exc: Exception, op) -> RulesError:
     """Whatever went wrong while a rule ran (in op), as a diagnostic that names the rule's line."""

@@ -138,3 +138,41 @@ def test_a_title_with_a_control_character_loads_and_plays():
     game = rulelang.load("title.rules", text=text)
     match = game.new_match(players=2, seed=1)
     assert match.is_over and match.result["winners"] == [1, 2]
+
+
+SHARES = """
+game "Shares" { players 2  turn order clockwise  round: play }
+var n: int = 0
+phase play {
+  take turns from player(1) {
+    choose k from 1..2 as "Pick a number"
+    let share = k / n  log "{k} shared: {share}"
+  }
+}
+"""
+
+
+def test_a_rules_error_in_a_worker_process_reaches_the_designer_whole(tmp_path):
+    """`simulate --jobs 2` plays in worker processes: a rule that fails there is reported as in one
+    process (file:line:col, the source line, the caret), not as a broken process pool. An error is
+    made again from its diagnostics when it crosses to the parent (here its source line holds
+    braces, which broke the parent when it was made again from its text)."""
+    import pickle
+
+    from rulelang.budgets import exceeded
+    from rulelang.errors import Diagnostic, RulesRuntimeError, Span
+    from rulelang.program import RuleError
+
+    span = Span(file="x.rules", line=3, column=5)
+    for error in (RulesRuntimeError(Diagnostic(span, "a {brace} here", hint="try {this}")),
+                  RuleError(span, "no {value}"), exceeded(span, "steps", "too many {steps}", 10)):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and str(again) == str(error)
+        assert again.__dict__ == error.__dict__
+    path = tmp_path / "shares.rules"
+    path.write_text(SHARES)
+    proc = rulelang_cmd("simulate", str(path), "-n", "4", "--jobs", "2", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert "shares.rules:7:17: error: division by zero" in proc.stderr
+    assert 'let share = k / n  log "{k} shared: {share}"' in proc.stderr and "^^^^^" in proc.stderr
