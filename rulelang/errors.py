@@ -149,5 +149,6 @@ class DiagnosticBag:
 def did_you_mean(name: str, candidates) -> str | None:
     import difflib
 
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.7)
+    # (never the name itself: a built-in's name declared again is refused, then "not defined")
+    close = difflib.get_close_matches(name, sorted(set(candidates) - {name}), n=1, cutoff=0.7)
     return f'did you mean "{close[0]}"?' if close else None
