@@ -445,6 +445,9 @@ class Generator:
         self.part = "m"  # the declaration being compiled: names are numbered within it (fresh)
         self.numbers: dict[str, int] = {}
         self.pylocals: dict[str, str] = {}  # rules name -> Python local, inside the function being written
+        # the Python locals that hold a card for sure (a loop over a zone, the cards on a cell, the
+        # cards next to one): their fields are read without asking what they hold (g_Attr)
+        self.card_locals: frozenset = frozenset()
         self.in_def = False
         self.no_walrus = False
         self.active = True
@@ -500,12 +503,12 @@ class Generator:
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
         """A top-level expression: a function fn(ctx)."""
-        saved = self.pylocals, self.in_def, self.no_walrus
-        self.pylocals, self.in_def, self.no_walrus = {}, False, False
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
+        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
             body = "\n".join(self.body_lines(x, "value", "        "))
         finally:
-            self.pylocals, self.in_def, self.no_walrus = saved
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
         line = getattr(getattr(x, "span", None), "line", 0)
         self.sources.append(f"def {fname}(c):  # rules line {line}\n"
@@ -525,15 +528,15 @@ class Generator:
         for it; conditions are generated expressions; the steps budget counts each statement, test
         and turn of a loop."""
         lines: list[str] = []
-        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope
-        self.pylocals, self.in_def, self.no_walrus = {}, False, False
+        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope, self.card_locals
+        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
             self._sync_block(body, lines, "        ", False)
         except _NotSimple:
             return None
         finally:
             self.pylocals, self.in_def, self.no_walrus = saved[:3]
-            self.cc.scope = saved[3]
+            self.cc.scope, self.card_locals = saved[3:]
         fname = self.fresh("A")
         self.sources.append("\n".join(
             [f"def {fname}(vm, frame):  # rules line {span.line}",
@@ -579,15 +582,32 @@ class Generator:
             lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
             inner = indent + "    "
             lines.append(f"{inner}v[{st.var!r}] = {item}")
-            with self.cc.scoped({st.var}):
-                if st.cond is not None:
-                    lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
-                self._sync_step(lines, inner, st.span)
-                self._sync_block(st.body, lines, inner, True)
+            saved = self.pylocals, self.card_locals
+            if not _rebinds(st.body, st.var):
+                # the loop's own Python name stands for its variable in the expressions written here
+                # (the statements' closures read it from v)
+                self.pylocals = {**self.pylocals, st.var: item}
+                cards = self.yields_cards(st.coll)
+                self.card_locals = (self.card_locals | {item}) if cards else (self.card_locals - {item})
+            try:
+                with self.cc.scoped({st.var}):
+                    if st.cond is not None:
+                        lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
+                    self._sync_step(lines, inner, st.span)
+                    self._sync_block(st.body, lines, inner, True)
+            finally:
+                self.pylocals, self.card_locals = saved
         elif kind in (N.Break, N.Continue) and in_loop:
             lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
         elif kind in _SYNC_CONTROL:
             raise _NotSimple()
+        elif kind is N.Let:
+            # `let x = e` written here, its value with the names this block knows (a loop's card)
+            self._sync_step(lines, indent, st.span)
+            value = self.fresh("_v")
+            lines += self.body_lines(st.value, value, indent)
+            lines.append(f"{indent}v[{st.name!r}] = {value}")
+            self.cc.scope = self.cc.scope | {st.name}
         else:
             scratch = Code(-1, "", "always", st.span)
             self.cc.stmt(scratch, st, [])
@@ -614,8 +634,8 @@ class Generator:
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
         lines = []
-        saved = self.pylocals, self.in_def, self.no_walrus
-        self.in_def, self.no_walrus = False, False
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
+        self.in_def, self.no_walrus, self.card_locals = False, False, frozenset()
         names: list[str] = []
 
         def written(node, walrus=False) -> str:
@@ -645,26 +665,28 @@ class Generator:
             else:
                 lines.append(f"{indent}rows.append({row})")
         finally:
-            self.pylocals, self.in_def, self.no_walrus = saved
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         self.sources.append("\n".join(head + ["    try:"] + lines + [
             "    except _CATCH as exc:",
             "        raise _translate(exc) from None", ""]))
         return self.stub(fname)
 
-    def define(self, d: N.DefDecl, pure: bool, charge: bool = True) -> Callable:
+    def define(self, d: N.DefDecl, pure: bool, charge: bool = True, card_params: frozenset = frozenset()) -> Callable:
         """A def: E_name evaluates it (budgets, recursion), D_name adds the cache of chance-free defs,
         P_name(c, args) is the compiler's calling convention (program.defs). Without `charge`, an
-        evaluation counts no work (a lifted condition, which the rules do not call as a def)."""
+        evaluation counts no work (a lifted condition, which the rules do not call as a def).
+        `card_params`: the parameters every call gives a card (a lifted condition's)."""
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
-        saved = self.pylocals, self.in_def, self.no_walrus
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
+        self.card_locals = frozenset(f"L_{p}" for p in card_params)
         try:
             with self.cc.scoped(set(params)):
                 body = "\n".join(self.body_lines(d.body, "value", "        "))
         finally:
-            self.pylocals, self.in_def, self.no_walrus = saved
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
@@ -1078,22 +1100,24 @@ class Generator:
             return repr(name)
         return self.fallback(x)
 
-    def local_scope(self, names: list[str]):
+    def local_scope(self, names: list[str], cards: bool = False):
         """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
-        for nodes that fall back)."""
+        for nodes that fall back). With `cards`, they hold cards (yields_cards)."""
         generator = self
 
         class _Scope:
             def __enter__(self):
-                self.saved = dict(generator.pylocals)
+                self.saved = dict(generator.pylocals), generator.card_locals
                 for n in names:
                     generator.pylocals[n] = f"L_{n}"
+                py = {f"L_{n}" for n in names}
+                generator.card_locals = (generator.card_locals | py) if cards else (generator.card_locals - py)
                 self.scoped = generator.cc.scoped(set(names))
                 self.scoped.__enter__()
 
             def __exit__(self, *exc):
                 self.scoped.__exit__(*exc)
-                generator.pylocals = self.saved
+                generator.pylocals, generator.card_locals = self.saved
 
         return _Scope()
 
@@ -1142,6 +1166,26 @@ class Generator:
         return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
                 or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
                 or _literal_range(node) is not None)
+
+    def yields_cards(self, node) -> bool:
+        """Whether every item of the collection `node` is a card: a zone the rules name (or a
+        player's, `hand(p)`), the cards on a cell or next to one, or such a list filtered."""
+        while isinstance(node, N.FilterList):
+            node = node.coll
+        if isinstance(node, N.Name):
+            if node.id in self.pylocals or node.id in self.cc.scope:
+                return False
+            sym = self.cc.t.symbols.get(node.id)
+            info = self.cc.program.zones.get(node.id) if sym is not None and sym.kind == "zone" else None
+            return info is not None and not info.per_player
+        if isinstance(node, N.Call) and not node.kwargs and node.func not in self.cc.scope \
+                and node.func not in self.pylocals:
+            sym = self.cc.t.symbols.get(node.func)
+            if sym is not None:
+                return sym.kind == "zone" and len(node.args) == 1 and node.func in self.cc.program.zones
+            return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
+                    or self.is_builtin(node, "neighbors", 2))
+        return False
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
@@ -1237,7 +1281,7 @@ class Generator:
             lines = [f"{indent}{target} = 0",
                      f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
                      f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
-            with self.local_scope([f.var]):
+            with self.local_scope([f.var], self.yields_cards(f.coll)):
                 if self.holds_quantifier(f.cond):
                     inner = self.fresh("_q")
                     lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
@@ -1252,7 +1296,7 @@ class Generator:
             coll = self.iterable(node.coll)
             inner = self.fresh("_q")
             lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
-            with self.local_scope([node.var]):
+            with self.local_scope([node.var], self.yields_cards(node.coll)):
                 lines += self.body_lines(node.cond, inner, indent + "    ")
             return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
         found = self.inlined_call(node)
@@ -1270,7 +1314,7 @@ class Generator:
         walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
                  f"{indent}for L_{f.var} in {walk}:"]
-        with self.local_scope([f.var]):
+        with self.local_scope([f.var], self.yields_cards(f.coll)):
             if self.holds_quantifier(f.cond):
                 inner = self.fresh("_q")
                 lines += self.body_lines(f.cond, inner, indent + "    ")
@@ -1291,7 +1335,7 @@ class Generator:
                 and x.args[0].keep == "where":
             f = x.args[0]
             coll = self.iterable(f.coll)
-            with self.local_scope([f.var]):
+            with self.local_scope([f.var], self.yields_cards(f.coll)):
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
             if self.walks_cards(f.coll):  # already a list or tuple of cards
@@ -1329,7 +1373,7 @@ class Generator:
         `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
         def early(found: N.FilterList) -> str:
             coll = self.iterable(found.coll)
-            with self.local_scope([found.var]):
+            with self.local_scope([found.var], self.yields_cards(found.coll)):
                 cond = self.x(found.cond)
             var = f"L_{found.var}"
             return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
@@ -1424,6 +1468,14 @@ class Generator:
         obj = self.x(x.obj)
         name = x.name
         span = self.span(x)
+        if obj in self.card_locals and isinstance(x.obj, N.Name):
+            # a local that holds a card (yields_cards): no need to ask what it is
+            if name in _ENTITY_SLOTS:
+                return f"{obj}.{name}"
+            if name == "component":
+                return f"{obj}.card.component"
+            if name != "owner":
+                return f"({obj}.attrs[{name!r}] if {name!r} in {obj}.attrs else _attr(c, {obj}, {name!r}, {span}))"
         if self.no_walrus:
             return f"_attr(c, {obj}, {name!r}, {span})"
         t = self.fresh("_t")
@@ -1458,7 +1510,7 @@ class Generator:
         saved = self.no_walrus
         self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
         try:
-            with self.local_scope([x.var]):
+            with self.local_scope([x.var], self.yields_cards(x.coll)):
                 cond = self.x(x.cond)
         finally:
             self.no_walrus = saved
@@ -1479,7 +1531,8 @@ class Generator:
             return None
         if d.name not in self.lifted_written:
             self.lifted_written.add(d.name)
-            self.define(d, True, charge=False)
+            self.define(d, True, charge=False,
+                        card_params=frozenset({x.var}) if self.yields_cards(x.coll) else frozenset())
         return d.name
 
     def g_MapList(self, x):
@@ -1491,7 +1544,7 @@ class Generator:
         try:
             for var, coll in clauses:
                 parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
-                scope = self.local_scope([var])
+                scope = self.local_scope([var], self.yields_cards(coll))
                 scope.__enter__()
                 entered.append(scope)
             expr = self.x(x.expr)
@@ -1566,6 +1619,19 @@ class Generator:
 
 
 # ------------------------------------------------------------------ fused statements
+
+
+def _rebinds(body: list, name: str) -> bool:
+    """Whether a statement of `body` gives `name` a new value (`let`, an assignment, a loop or a
+    choice of that name)."""
+    for x in nodes_in(body):
+        if isinstance(x, N.Let) and x.name == name:
+            return True
+        if isinstance(x, N.Assign) and isinstance(x.target, N.Name) and x.target.id == name:
+            return True
+        if isinstance(x, (N.For, N.Choose, N.Binding, N.Respond)) and x.var == name:
+            return True
+    return False
 
 
 def _renamed(node, mapping: dict):

@@ -1194,3 +1194,44 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_pa
     failing = text.replace(owns, owns.replace("owner(m) == p", "owner(m) == p and 3 / (m.id - m.id) > 0"))
     line = text[:text.index(owns)].count("\n") + 1
     assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
+
+
+CARDS = REPO / "tests" / "codegen" / "cards.rules"
+
+
+def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_holds(tmp_path, monkeypatch):
+    """A name walking a zone, a player's zone, the cards on a cell or next to a card holds cards
+    only (Generator.yields_cards): its fields are read from the card at once, and a missing field is
+    the helper's error, as before. A continuous rule's loop name is the loop's own Python name in
+    the rule's expressions, unless the loop gives it another value; its `let`s are written in place.
+    Whole games are the closure engine's, and a field a card lacks fails at the same line with the
+    same words."""
+    closures = load_with("closures", monkeypatch, CARDS)
+    generated = load_with("codegen", monkeypatch, CARDS)
+    source = generated.program.generated.source
+    assert "(L_g.attrs['points'] if 'points' in L_g.attrs else _attr(c, L_g, 'points'," in source  # worth(p)
+    assert "L_n.card.component" in source and "L_g.card.component" in source  # crowded(cell), gem() in place
+    rule = "def A" + source.split("def A")[1].split("\ndef ")[0]
+    first, second = rule.split("    for ")[1:3]
+    loop_name = first.split(" ")[0]
+    assert f"if not (((({loop_name}.card.component) == ('Gem')))" in first  # the loop's own name
+    assert f"'points' in {loop_name}.attrs" in first and "v['big'] = _v" in first  # the `let`, in place
+    assert "c.v['g']" not in first
+    assert "c.v['g']" in second  # `g = top(pile)` gives the loop's name another value: read from v
+    for seed in range(25):
+        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+    failing = tmp_path / "failing.rules"
+    failing.write_text(CARDS.read_text(encoding="utf-8").replace(
+        "def worth(p) = sum(g.points for g in hand(p) where gem(g) and g.kept)",
+        "def worth(p) = sum(g.points for g in hand(p) where g.kept)"))
+    errors = {}
+    for engine in ("closures", "codegen"):
+        match = load_with(engine, monkeypatch, failing).new_match(seed=3)
+        rng = random.Random(3)
+        with pytest.raises(RulesError) as caught:
+            while not match.is_over:
+                match.apply(rng.randrange(match.option_count()))
+        errors[engine] = caught.value.diagnostics[0]
+    assert errors["codegen"].span.line == errors["closures"].span.line == 39
+    assert errors["codegen"].span == errors["closures"].span and errors["codegen"].message == errors["closures"].message
+    assert 'has no field "kept"' in errors["codegen"].message  # a stone taken into a hand
