@@ -16,7 +16,7 @@ from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, Filt
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import EMPTY_BODY, Code, Ctx, RuleError
 from .values import one_value_changed, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
-from .model import Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
+from .model import NOBODY, PLAIN_TYPES, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
 def _whole_body(code: Code):
@@ -186,6 +186,8 @@ class StatementCompiler:
                 if until is not None:
                     remember_undo(c.s, until, o, attr, op, attrs.get(attr) if op == "=" else v)
                 new = _update(attrs.get(attr), v, op, span)
+                if type(new) not in PLAIN_TYPES and type(o) is Entity:
+                    c.s.holding.add(o.id)  # a copy of the match copies this card's values (copy_state)
                 if attrs.get(attr, _MISSING) != new:
                     attrs[attr] = new
                     one_value_changed(c.s, attr, readers)
@@ -452,7 +454,7 @@ class StatementCompiler:
             z = zone(c)
             c.s.rng.shuffle(z.items)
             for e in z.items:
-                e.known.clear()
+                e.known = NOBODY
             c.s.version += 1
 
         self.emit(code, Exec(do_shuffle, s.span))
@@ -474,9 +476,9 @@ class StatementCompiler:
             for e in as_list(what(c)):
                 if to is None:
                     e.face_down = False
-                    e.known.update(range(len(c.s.players)))
+                    e.known = frozenset(range(len(c.s.players)))
                 else:
-                    e.known.add(to(c).seat)
+                    e.known = e.known | {to(c).seat}
             c.s.version += 1
 
         self.emit(code, Exec(do_reveal, s.span))
@@ -486,7 +488,7 @@ class StatementCompiler:
 
         def do_hide(c):
             for e in as_list(what(c)):
-                e.known.clear()
+                e.known = NOBODY
             c.s.version += 1
 
         self.emit(code, Exec(do_hide, s.span))
@@ -497,7 +499,7 @@ class StatementCompiler:
         def do_flip(c):
             for e in as_list(what(c)):
                 e.face_down = down
-                e.known.clear()
+                e.known = NOBODY
             c.s.version += 1
 
         self.emit(code, Exec(do_flip, s.span))

@@ -14,7 +14,7 @@ from .board import BoardCells, Topology
 class CardDef:
     """The printed side of a card: its component and the values it was declared with."""
 
-    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "list_fields")
+    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "list_fields", "plain")
 
     def __init__(self, index, set_name, component, values, code, name, span, label=None):
         self.label = label  # compiled `label "..."` template of the component, or None
@@ -24,9 +24,16 @@ class CardDef:
         self.values = values  # plain values: copied into each entity's attrs
         # the fields holding a list: each entity gets its own copy of those (the rest is immutable)
         self.list_fields = tuple(k for k, v in values.items() if isinstance(v, list))
+        # nothing a copy of a match must copy but its lists (list_fields): numbers, words, true and false,
+        # keywords and cells (State.holding lists the cards of the others)
+        self.plain = all(type(v) in PLAIN_TYPES or type(v) is KeywordValue or type(v) is list
+                         or (type(v) is tuple and PLAIN_TYPES.issuperset(map(type, v))) for v in values.values())
         self.code = code  # field -> compiled thunk (condition / effect fields)
         self.name = name
         self.span = span
+
+
+NOBODY: frozenset[int] = frozenset()  # a card's `known` when no seat knows it face down
 
 
 class Entity:
@@ -40,7 +47,7 @@ class Entity:
         self.cell = None
         self.place = None  # which place of its cell, on a board with places
         self.face_down = False
-        self.known: set[int] = set()
+        self.known: frozenset[int] = NOBODY  # the seats that saw it face down (replaced, never changed)
         self.owner = owner  # seat index or None
 
     def __repr__(self):
@@ -107,6 +114,9 @@ class BoardZone(Zone):
         self.cells = BoardCells(topology)
 
 
+PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))  # values no copy of a match needs to copy
+
+
 class State:
     def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
@@ -152,6 +162,11 @@ class State:
         self.touched: set[str] = set()
         self.touched_version = -1
         self.settled_turn: tuple | None = None  # (current, round, phase) when they last settled
+        # the ids of the cards whose fields may hold something other than a number, a word, true or
+        # false (a card, a player, a zone, a list...): a copy of the match copies those values, and
+        # only those cards' (copy_state). A card is added when such a value is put in a field
+        # (creation, assignment, an undone change, a load), never removed: one too many only costs time
+        self.holding: set[int] = set()
 
     @property
     def rng(self) -> random.Random:
@@ -216,6 +231,8 @@ def expire(state: "State", timing: str) -> None:
             keep.append(entry)
             continue
         attrs = state.globals if owner is None else owner.attrs
+        if type(owner) is Entity and type(value) not in PLAIN_TYPES:
+            state.holding.add(owner.id)
         if op == "=":
             attrs[name] = value
         elif op == "+=":
@@ -307,7 +324,7 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
         zone.items.append(e)
     e.zone = zone
     e.face_down = face_down
-    e.known.clear()
+    e.known = NOBODY
     state.version += 1
     state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
 

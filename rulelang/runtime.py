@@ -23,7 +23,7 @@ from .ops import FlowOp
 from .program import Code, Ctx, Frame, Program, RuleError, as_rules_error
 from .errors import Diagnostic, RulesError, Span
 from .options import Options, option_name
-from .model import BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
+from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
 
 SETTLE_LIMIT = 100
 SAVE_FORMAT = 1
@@ -433,6 +433,8 @@ class VM:
                 attrs[k] = list(attrs[k])
             e = Entity(len(entities), card, attrs, owner)
             e.zone = zone
+            if not card.plain:
+                s.holding.add(e.id)
             entities.append(e)
             items.append(e)
         s.version += len(cards)
@@ -883,7 +885,7 @@ def determinize(state: State, seat: int, rng: random.Random):
 # ------------------------------------------------------------------ copying (for agents that plan)
 
 
-_PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))
+_PLAIN_TYPES = PLAIN_TYPES
 _PLAIN_OR_TUPLE = _PLAIN_TYPES | {tuple}
 
 
@@ -910,18 +912,16 @@ def copy_state(s: State) -> State:
     entity_map = new.entities  # an entity's id is its index in state.entities
     plain = _PLAIN_TYPES
     blank = Entity.__new__
-    holding = []  # the cards with a field holding a card, a player, a zone or a list: remapped below
+    listed = []  # the cards whose component has fields holding a list: those lists are copied below
     for e in s.entities:
         c = blank(Entity)
         c.id, c.card, c.owner, c.zone, c.cell, c.place, c.face_down = e.id, e.card, e.owner, None, e.cell, e.place, e.face_down
-        c.known = set(e.known)
-        attrs = e.attrs
-        if plain.issuperset(map(type, attrs.values())):  # numbers, words, true/false only (most cards)
-            c.attrs = attrs.copy()
-        else:
-            holding.append(c)
-            c.attrs = attrs
+        c.known = e.known  # (a frozenset: replaced, never changed)
+        c.attrs = e.attrs.copy()  # (the values of the cards in State.holding are copied below)
+        if e.card.list_fields:
+            listed.append(c)
         entity_map.append(c)
+    new.holding = set(s.holding)
     zones = {}
     for key, zone in s.zones.items():
         if zone.is_board:
@@ -945,7 +945,12 @@ def copy_state(s: State) -> State:
         if t is tuple:  # a cell, a direction: itself (a tuple never changes) unless it holds a card
             return v if plain.issuperset(map(type, v)) else tuple([remap(x) for x in v])
         if t is list:  # a new list: the copy's frames and fields change theirs
-            return v[:] if plain.issuperset(map(type, v)) else [remap(x) for x in v]
+            if plain.issuperset(map(type, v)):
+                return v[:]
+            # (a list of lists of plain values, such as a card's needs, without a call for each)
+            return [x[:] if type(x) is list and plain.issuperset(map(type, x)) else remap(x) for x in v]
+        if t is KeywordValue:  # never changes: itself
+            return v
         if t is Player:
             return new.players[v.seat]
         if isinstance(v, Zone):
@@ -956,8 +961,16 @@ def copy_state(s: State) -> State:
             return {remap(x) for x in v}
         return v
 
-    for c in holding:
-        c.attrs = attrs = c.attrs.copy()
+    holding = s.holding
+    for c in listed:
+        if c.id not in holding:  # (those are copied whole below)
+            attrs = c.attrs
+            for k in c.card.list_fields:  # the lists a card was made with, or what replaced them
+                v = attrs[k]
+                if type(v) not in plain:
+                    attrs[k] = v[:] if type(v) is list and plain.issuperset(map(type, v)) else remap(v)
+    for i in holding:  # the cards whose fields may hold a card, a player, a zone, a list...
+        attrs = entity_map[i].attrs
         for k, v in attrs.items():  # (a new value for a key already there: the dict keeps its size)
             if type(v) not in plain:
                 attrs[k] = remap(v)
@@ -1034,10 +1047,12 @@ def state_from_json(program: Program, data: dict) -> State:
         set_name, index = ed["card"]
         e = Entity(i, program.card_sets[set_name][index], {}, owner=ed["owner"])
         e.face_down = ed["face_down"]
-        e.known = set(ed["known"])
+        e.known = frozenset(ed["known"])
         s.entities.append(e)
     for e, ed in zip(s.entities, data["entities"]):
         e.attrs = {k: decode(v, s) for k, v in ed["attrs"].items()}
+        if not _PLAIN_TYPES.issuperset(map(type, e.attrs.values())):
+            s.holding.add(e.id)
     for key, content in data["zones"].items():
         zone = s.zones[key]
         if zone.is_board:

@@ -8,7 +8,7 @@ from .budgets import check_size
 from .builtins import describe
 from .errors import Span
 from .program import Ctx, RuleError
-from .model import BoardZone, Entity, Player, Zone, move as move_entity, set_owner, touched
+from .model import NOBODY, BoardZone, Entity, Player, Zone, move as move_entity, set_owner, touched
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -117,7 +117,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
         down = bool(value)
         if e.face_down != down:
             e.face_down = down  # like `turn x face up|down`: nobody remembers what it showed
-            e.known.clear()
+            e.known = NOBODY
             c.s.version += 1
         return
     if attr == "owner" and op == "=":

@@ -142,3 +142,37 @@ def test_a_matchs_chance_is_made_when_first_used():
     first = expected.random()
     assert [m.s.rng.random() for m in copies] == [first, first]
     assert [m.s.rng.random() for m in later] == [expected.random()] * 2
+
+
+def test_a_clone_copies_every_value_a_card_can_change():
+    """The lists a card was made with, lists put in its fields (lists of lists too), a card put in
+    a field, a change that lasts until the end of the turn and what a player was shown: a clone has
+    its own copies (State.holding, CardDef.list_fields), so playing it to its end leaves the match as
+    it was, and the match given the clone's answers ends as the clone did."""
+    game = loaded(REPO / "tests" / "clone" / "links.rules", None)
+    match = game.new_match(seed=3)
+    rng = random.Random(3)
+    while match.s.decisions < 5:  # the second round's "Tag it": a partner set, a change until the turn's end
+        match.apply(rng.randrange(match.option_count()))
+    assert match.prompt == "Tag it" and match.s.globals["__until"]
+    linked = [e for e in match.s.entities if e.attrs["partner"] is not None]
+    assert linked and all(e.id in match.s.holding for e in linked)
+    before = json.dumps(match.to_json(), sort_keys=True)
+    clone = match.clone()
+    assert json.dumps(clone.to_json(), sort_keys=True) == before
+    for e, c in zip(match.s.entities, clone.s.entities):
+        for name in ("tags", "pairs"):
+            assert c.attrs[name] == e.attrs[name] and c.attrs[name] is not e.attrs[name]
+        assert all(a is not b for a, b in zip(c.attrs["pairs"], e.attrs["pairs"]))
+        partner = e.attrs["partner"]
+        assert c.attrs["partner"] is (None if partner is None else clone.s.entities[partner.id])
+        assert c.known == e.known
+    answers = []
+    while not clone.is_over:
+        answers.append(rng.randrange(clone.option_count()))
+        clone.apply(answers[-1])
+    assert json.dumps(match.to_json(), sort_keys=True) == before, "playing the clone changed the match"
+    for i in answers:
+        match.apply(i)
+    assert json.dumps(match.to_json(), sort_keys=True) == json.dumps(clone.to_json(), sort_keys=True)
+    assert any("tag" in e.attrs["tags"] for e in match.s.entities)
