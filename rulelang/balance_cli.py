@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .cliargs import whole_number
+
 # rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
 # and `rulelang check` starts faster without it
 
@@ -106,10 +108,10 @@ def cmd_tournament(args) -> int:
 
 def _common(p, n_default: int = 100) -> None:
     p.add_argument("file", help="a .rules file or the name of a bundled game")
-    p.add_argument("-n", type=int, default=n_default, help=f"games (default {n_default})")
+    p.add_argument("-n", type=whole_number(1), default=n_default, help=f"games (default {n_default})")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--jobs", type=int, default=None, help="processes to use (default: all cores; 1: no pool)")
+    p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
     p.add_argument("--out", help="write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

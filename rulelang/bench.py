@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from .cliargs import seconds, whole_number
 from .resources import bench_dir, find_game, games_dir
 
 SECTIONS = ("playouts", "check", "clone", "simulate")
@@ -35,11 +36,11 @@ def add_arguments(p) -> None:
                    help="hand-written references to race: a bundled one's name (a file of the bench folder without .py), "
                         "a .py file, or RULES:REFERENCE.py (default: every reference in the bench folder)")
     p.add_argument("--only", metavar="SECTIONS", help=f"comma-separated, among {', '.join(SECTIONS)} (default: all)")
-    p.add_argument("--seconds", type=float, default=2.0,
+    p.add_argument("--seconds", type=seconds, default=2.0,
                    help="time given to each side of each playout race (default: 2.0)")
     # enough games that starting the pool and waiting for its last game weigh little, as in a
     # designer's runs of hundreds of games
-    p.add_argument("--simulate-games", type=int, default=96, metavar="N",
+    p.add_argument("--simulate-games", type=whole_number(3), default=96, metavar="N",
                    help="games per simulate run (default: 96)")
     p.add_argument("--simulate-file", metavar="FILE",
                    help="the game simulated for the --jobs comparison (default: the first game in games/)")

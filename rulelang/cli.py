@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from .cliargs import whole_number
+
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
 # answers from its kept verdict without them)
 
@@ -384,12 +386,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
     p.add_argument("file")
-    p.add_argument("-n", type=int, default=100, help="number of games")
+    p.add_argument("-n", type=whole_number(1), default=100, help="number of games")
     p.add_argument("--variant")
     p.add_argument("--players", type=int)
     p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--jobs", type=int, default=None, help="processes to use (default: all cores; 1: no pool)")
+    p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
     p.add_argument("--out", help="write every result as JSON")
     p.add_argument("--plot", metavar="DIR", help="draw the balance plots (PNG and SVG) into this folder")
@@ -473,6 +475,10 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, RulesError):
             err_console.print(exc.format(), markup=False)
             return 1
+        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+            # a file that cannot be read or written: its name and the reason, in plain words
+            err_console.print(f"rulelang: {exc.filename}: {exc.strerror[:1].lower()}{exc.strerror[1:]}", markup=False)
+            return 2
         if isinstance(exc, (ValueError, OSError)):
             err_console.print(f"rulelang: {exc}", markup=False)
             return 2

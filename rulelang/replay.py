@@ -60,7 +60,7 @@ def setting_modes(folder: Path, path: str | Path) -> list[tuple[list[str], dict]
     """The (variants, settings) of the stored replays of a game recorded with settings."""
     found = []
     for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json")):
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = read(file)
         if data.get("settings") and Path(data["game"]).stem == Path(path).stem:
             found.append((data["variants"], data["settings"]))
     return found
@@ -100,6 +100,35 @@ def record(path: str | Path, variants: list[str], seeds=SEEDS, settings: dict | 
     if settings:
         data["settings"] = dict(sorted(settings.items()))
     return {**data, "players": players, "games": [record_game(game, s, players) for s in seeds]}
+
+
+def read(file: Path) -> dict:
+    """A replay file as `record` wrote it; anything else (not JSON, not a replay, cut short or edited
+    into another shape) is a ValueError that says which file and what is wrong with it."""
+    def refuse(why: str):
+        raise ValueError(f"{file} is not a replay file ({why}); replay files are written by "
+                         "`rulelang replay --record`")
+
+    try:
+        data = json.loads(Path(file).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        refuse("it is not UTF-8 text")
+    except json.JSONDecodeError as exc:
+        refuse(f"it is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    if not isinstance(data, dict):
+        refuse("it holds no JSON object")
+    shape = {"game": (str, "a text"), "variants": (list, "a list"), "players": (int, "a whole number"),
+             "games": (list, "a list")}
+    for key, (kind, words) in shape.items():
+        if not isinstance(data.get(key), kind):
+            refuse(f'"{key}" is missing or not {words}')
+    if not isinstance(data.get("settings") or {}, dict):
+        refuse('"settings" is not an object')
+    for stored in data["games"]:
+        if not isinstance(stored, dict) or not isinstance(stored.get("seed"), int) or not all(
+                isinstance(stored.get(key), list) for key in ("choices", "digests", "asked")):
+            refuse('a game lacks its "seed", "choices", "digests" or "asked"')
+    return data
 
 
 def write(data: dict, file: Path) -> None:
@@ -313,7 +342,7 @@ def cmd_replay(args, console) -> int:
         failed = 0
         for file in files:
             try:
-                steps = verify(json.loads(file.read_text(encoding="utf-8")))
+                steps = verify(read(file))
                 console.print(f"{file}: {steps} steps match", markup=False)
             except ReplayMismatch as exc:
                 failed += 1
@@ -336,7 +365,7 @@ def _settings_arg(args) -> dict:
 
 def show(file: Path, seed: int | None, console) -> int:
     """Print a stored game step by step: who chose what, where the rules asked, and the digests."""
-    data = json.loads(file.read_text(encoding="utf-8"))
+    data = read(file)
     game = load(data["game"], variant=data["variants"], settings=data.get("settings") or None)
     stored = next((g for g in data["games"] if seed is None or g["seed"] == seed), None)
     if stored is None:

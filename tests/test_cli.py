@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, assert_plain_words
 from rulelang.cli import main
 
@@ -59,6 +61,53 @@ def test_check_a_missing_file(repo_cwd):
     assert code != 0
     assert "cannot read" in err or "no/such/game.rules" in err
     assert "Traceback" not in err
+
+
+def _argparse_error(*args) -> str:
+    """argparse's one-line error for a command line (it exits with 2 before any work)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stopped:
+        main([str(a) for a in args])
+    assert stopped.value.code == 2
+    return err.getvalue().strip().splitlines()[-1]
+
+
+def test_counts_and_times_that_mean_nothing_are_refused_where_they_are_read(repo_cwd):
+    """`-n -5` used to print an empty summary and `--jobs 0` to run in one process without a word: a
+    count or a time that means nothing is refused with the option's name."""
+    assert _argparse_error("simulate", "examples/tictactoe.rules", "-n", "-5") == \
+        "rulelang simulate: error: argument -n: takes a whole number of at least 1, not -5"
+    assert _argparse_error("simulate", "examples/tictactoe.rules", "--jobs", "0") == \
+        "rulelang simulate: error: argument --jobs: takes a whole number of at least 1, not 0"
+    assert _argparse_error("compare", "examples/tictactoe.rules", "-n", "lots") == \
+        "rulelang compare: error: argument -n: takes a whole number, not 'lots'"
+    assert _argparse_error("sweep", "examples/tictactoe.rules", "--jobs", "-1").endswith("at least 1, not -1")
+    assert _argparse_error("bench", "--seconds", "0") == \
+        "rulelang bench: error: argument --seconds: takes a number of seconds above 0, not 0"
+    assert _argparse_error("bench", "--seconds", "nan").endswith("above 0, not nan")
+
+
+def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path, repo_cwd):
+    """A replay file that is not one (not JSON, not UTF-8, another JSON, a game cut short) and a path
+    that cannot be read or written get one line naming the file and what is wrong: never an
+    internal error."""
+    cases = {"passwd.json": "root:x:0:0\n", "list.json": "[1, 2]", "other.json": '{"a": 1}',
+             "binary.json": b"\xff\xfe", "cut.json": '{"game": "g", "variants": [], "players": 2, "games": [{"seed": 1}]}'}
+    expected = {"passwd.json": "it is not JSON: Expecting value at line 1 column 1",
+                "list.json": "it holds no JSON object", "other.json": '"game" is missing or not a text',
+                "binary.json": "it is not UTF-8 text", "cut.json": 'a game lacks its "seed", "choices", "digests" or "asked"'}
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+        for args in (("replay", path), ("replay", "--check", path)):
+            code, out, err = run_main(*args)
+            assert code == 2, (args, err)
+            assert err.strip() == (f"rulelang: {path} is not a replay file ({expected[name]}); replay files are "
+                                   "written by `rulelang replay --record`"), err
+    code, out, err = run_main("replay", tmp_path / "missing.json")
+    assert (code, err.strip()) == (2, f"rulelang: {tmp_path / 'missing.json'}: no such file or directory")
+    code, out, err = run_main("render", "examples/tictactoe.rules", "--out", tmp_path / "no" / "such" / "x.png")
+    assert (code, err.strip()) == (2, f"rulelang: {tmp_path / 'no' / 'such' / 'x.png'}: no such file or directory")
 
 
 # ------------------------------------------------------------------ simulate

@@ -1,0 +1,32 @@
+"""Argument types of the command line: a count or a time the designer types is checked where it is
+read, so `-n -5` or `--jobs 0` gets argparse's usual one-line error naming the option, not a run that
+does nothing or a traceback. Nothing here imports the rest of rulelang."""
+from __future__ import annotations
+
+import argparse
+
+
+def whole_number(least: int):
+    """An argparse type: a whole number of at least `least`."""
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, not {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"takes a whole number of at least {least}, not {value}")
+        return value
+
+    read.__name__ = "whole number"
+    return read
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a time in seconds, more than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of seconds, not {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"takes a number of seconds above 0, not {text}")
+    return value
