@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cliargs import whole_number
+from .cliargs import port_number, whole_number
 
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
 # answers from its kept verdict without them)
@@ -375,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000; 0: any free one)")
     p.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS", help="pause before each bot move")
     p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
     p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")

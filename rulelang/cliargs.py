@@ -30,3 +30,11 @@ def seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"takes a number of seconds above 0, not {text}")
     return value
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    value = whole_number(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"takes a port from 0 to 65535, not {value}")
+    return value

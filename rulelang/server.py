@@ -310,11 +310,29 @@ def create_app(table: Table) -> Starlette:
     return app
 
 
+def listening_socket(host: str, port: int):
+    """A socket bound to host:port (port 0: any free one), or a ValueError saying in plain words why
+    the table cannot listen there (a name that is no address, a port taken or not allowed)."""
+    import socket
+
+    sock = socket.socket(family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError) as exc:
+        sock.close()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"the table cannot listen on {host} port {port}: {reason[:1].lower()}{reason[1:]}") from None
+    return sock
+
+
 def serve(table: Table, host: str = "127.0.0.1", port: int = 8000, announce=print) -> None:
     import uvicorn
 
     config = uvicorn.Config(create_app(table), host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
+    sock = listening_socket(host, port)  # bound before the links are shown: they then work
+    port = sock.getsockname()[1]
     if host in ("127.0.0.1", "::1", "localhost"):
         shown = "localhost"
     elif host in ("0.0.0.0", "::"):
@@ -328,5 +346,5 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8000, announce=prin
     for who, url in table.links(base):
         announce(f"  {who}: {url}")
     announce("Each link is secret: give each person only their own. Ctrl-C stops the table.")
-    server.run()
+    server.run(sockets=[sock])
 

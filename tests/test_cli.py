@@ -110,6 +110,29 @@ def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path,
     assert (code, err.strip()) == (2, f"rulelang: {tmp_path / 'no' / 'such' / 'x.png'}: no such file or directory")
 
 
+def test_a_table_that_cannot_listen_says_why_before_showing_its_links(repo_cwd):
+    """`rulelang serve` binds its address before it shows the secret links (links to a table that is
+    not there help nobody): a port out of range, a name that is no address and a port already taken
+    each get one line."""
+    import socket
+
+    assert _argparse_error("serve", "tictactoe", "--port", "99999") == \
+        "rulelang serve: error: argument --port: takes a port from 0 to 65535, not 99999"
+    code, out, err = run_main("serve", "tictactoe", "--host", "256.1.1.1")
+    assert code == 2 and out == "", out
+    assert err.startswith("rulelang: the table cannot listen on 256.1.1.1 port 8000: "), err
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = taken.getsockname()[1]
+        code, out, err = run_main("serve", "tictactoe", "--port", port)
+        assert (code, out) == (2, "")
+        assert err.strip() == f"rulelang: the table cannot listen on 127.0.0.1 port {port}: address already in use"
+    finally:
+        taken.close()
+
+
 # ------------------------------------------------------------------ simulate
 
 
