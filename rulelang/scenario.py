@@ -212,6 +212,8 @@ class ScenarioRunner:
                 if any(e.card is card for e in s.entities):
                     continue
                 e = Entity(len(s.entities), card, {k: (list(v) if isinstance(v, list) else v) for k, v in card.values.items()})
+                if not card.plain:  # as VM.create_cards: a copy of the match copies its values (State.holding)
+                    s.holding.add(e.id)
                 s.entities.append(e)
                 move_entity(s, e, s.zones["__box"])
                 return e
