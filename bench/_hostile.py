@@ -35,6 +35,8 @@ CASES = {
     "continuous rule never settles": ("var n: int = 0\nalways { n += 1 }", 'log "x"'),
     "dice by the billion": ("", "let r = roll(1000000000, 6)"),
     "deep nesting": ("", "let x = " + "(" * 3000 + "1" + ")" * 3000),
+    "deeper nesting": ("", "let x = " + "not " * 5000 + "true"),
+    "long sum": ("", "let x = " + " + ".join(["1"] * 20000)),
     "huge board": ("zone b: board grid 8 size 100000 by 100000", 'log "x"'),
 }
 

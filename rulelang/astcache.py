@@ -82,7 +82,10 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
             remember_source(file, text)
             return rules
     with collector_paused():
-        made = _parse_reusing_declarations(folder, text, file)
+        try:
+            made = _parse_reusing_declarations(folder, text, file)
+        except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
+            return _parse(text, file)
     if made is not None:
         rules, record = made
     else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration)

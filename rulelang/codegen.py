@@ -128,6 +128,15 @@ _UNIT_FILE = "<rulelang generated unit>"
 _RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
 
 
+class TooDeepToGenerate(Exception):
+    """Rules nested deeper than Python compiles them (parentheses in parentheses, loops in loops) or
+    than the generator writes them: the compiler plays that game with the closure engine instead."""
+
+
+# what Python's compiler says of code nested too deeply (its limits, not mistakes of the generator)
+_TOO_DEEP = ("too many nested parentheses", "too many statically nested blocks", "too many levels of indentation")
+
+
 def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
     from . import __version__
 
@@ -149,7 +158,14 @@ def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: 
         unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
         code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
         if not isinstance(code, types.CodeType):
-            code = compile(text, _UNIT_FILE, "exec")
+            try:
+                code = compile(text, _UNIT_FILE, "exec")
+            except SyntaxError as exc:
+                if any(words in str(exc.msg) for words in _TOO_DEEP):
+                    raise TooDeepToGenerate(exc.msg) from None
+                raise
+            except (RecursionError, MemoryError) as exc:  # (Python's parser, on deeply nested code)
+                raise TooDeepToGenerate(str(exc)) from None
             _STATS["units_compiled"] += 1
         _UNIT_CACHE[unit_key] = now[unit_key] = code
         codes.append(_placed(code, first, filename))

@@ -42,9 +42,10 @@ class Compiler(ExpressionCompiler, StatementCompiler):
     generator), statements by ``StatementCompiler``, and here the program itself: zones, cards, defs,
     keywords, triggers, phases and the game's skeleton (``compile_flow``)."""
 
-    def __init__(self, table: SymbolTable, settings: dict[str, Any]):
+    def __init__(self, table: SymbolTable, settings: dict[str, Any], engine: str | None = None):
         self.t = table
         self.settings = settings
+        self.engine = engine  # "codegen" or "closures"; None: as codegen.engine() says
         self.slot_counter = 0
         self.program: Program | None = None
         self.cards_made = 0  # cards declared so far (the cards budget)
@@ -75,7 +76,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         from .codegen import Generator, engine
 
         analysed = decls  # with the code generator, the lifted conditions too (below)
-        if engine() == "codegen":
+        if (self.engine or engine()) == "codegen":
             self.gen = Generator(self, g.title)
             self.gen.turn_defs = turn_defs(decls)
             self.gen.constant_defs = constant_defs(decls)
@@ -400,4 +401,13 @@ def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
 
 
 def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any]) -> Program:
-    return Compiler(table, settings).compile(decls)
+    from .codegen import TooDeepToGenerate, engine
+
+    try:
+        return Compiler(table, settings).compile(decls)
+    except (TooDeepToGenerate, RecursionError):
+        if engine() != "codegen":
+            raise
+        # rules nested deeper than generated Python can be (parser.MAX_NESTING allows more): the same
+        # game, played by the closure engine
+        return Compiler(table, settings, engine="closures").compile(decls)

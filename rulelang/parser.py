@@ -1430,8 +1430,37 @@ def _unquote(tok) -> str:
 # ------------------------------------------------------------------ entry points
 
 
+# How deep the grammar's rules may nest in one declaration (an `if` in an `if` is three levels, an
+# operand of `+` or of `not` one more). The seed games nest about 25 deep; the later stages (the
+# tree's transformation, the checker, the compilers, the AST cache) recurse once or a few times per
+# level, and all of them work at this depth. Past it, a file gets a diagnostic, not a crash.
+MAX_NESTING = 200
+
+
+def _too_deep(tree: Tree) -> Tree | None:
+    """The first node found below MAX_NESTING levels of the tree (walked without recursion), or None."""
+    todo = [(tree, 1)]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node, depth = pop()
+        if depth > MAX_NESTING:
+            return node
+        depth += 1
+        for child in node.children:
+            if type(child) is Tree:
+                push((child, depth))
+    return None
+
+
 def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
     tree = _lark().parse(text)
+    deep = _too_deep(tree)
+    if deep is not None:
+        meta = deep.meta
+        line, column = (meta.line, meta.column) if not getattr(meta, "empty", True) else (1, 1)
+        raise _SyntaxProblem(Span(line=line, column=column),
+                             f"this is nested too deeply (more than {MAX_NESTING} levels of expressions inside "
+                             "expressions or blocks inside blocks); give a part of it a name with `let` or a `def`")
     try:
         return _ToAst(file, offset).transform(tree)
     except VisitError as exc:

@@ -176,3 +176,61 @@ def test_a_rules_error_in_a_worker_process_reaches_the_designer_whole(tmp_path):
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
     assert "shares.rules:7:17: error: division by zero" in proc.stderr
     assert 'let share = k / n  log "{k} shared: {share}"' in proc.stderr and "^^^^^" in proc.stderr
+
+
+NESTED_HEAD = 'game "Deep" { players 2 round: play }\nvar v: int = 0\n'
+NESTED = {  # a construct nested n times, in a game that works its value out and ends
+    "sum of terms": lambda n: NESTED_HEAD + "def x = " + " + ".join(["1"] * n) + "\nphase play { v = x end game }\n",
+    "quantifier in quantifier": lambda n: NESTED_HEAD + "def x = " + "any(k in [1] where " * n + "true" + ")" * n
+    + "\nphase play { if x { v = 1 } end game }\n",
+    "list in list": lambda n: NESTED_HEAD + "def x = " + "[" * n + "1" + "]" * n + "\nphase play { v = count(x) end game }\n",
+    "if in if": lambda n: NESTED_HEAD + "phase play {\n" + "if v >= 0 {\n" * n + "v += 1\n" + "}\n" * n + "end game\n}\n",
+    "loop in a continuous rule": lambda n: NESTED_HEAD + "always {\n" + "for each k in [1] {\n" * n + "v = 1\n"
+    + "}\n" * n + "}\nphase play { end game }\n",
+}
+
+
+def _deepest_accepted(make) -> int:
+    """The largest n whose text the parser accepts (parser.MAX_NESTING levels of its rules)."""
+    from rulelang import parser
+
+    lo, hi = 1, 2 * parser.MAX_NESTING
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if parser._too_deep(parser._lark().parse(make(mid))) is None:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@pytest.mark.parametrize("kind", list(NESTED))
+def test_rules_nested_as_deeply_as_the_parser_allows_play_and_one_level_more_is_refused(kind, tmp_path, monkeypatch):
+    """Every stage works at the deepest nesting the parser reads (parser.MAX_NESTING): the AST cache
+    (too deep to pickle: parsed each time instead), the checker, both engines (the code generator
+    hands a game nested deeper than Python compiles to the closure engine) and the games are the
+    same in both. One level deeper is a diagnostic at the construct, never a crash."""
+    from rulelang import codegen
+
+    make = NESTED[kind]
+    n = _deepest_accepted(make)
+    path = tmp_path / "deep.rules"
+    path.write_text(make(n))
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
+    outcomes = {}
+    for engine in ("closures", "codegen", "codegen"):  # the second codegen load reads the caches
+        monkeypatch.setenv(codegen.ENGINE_ENV, engine)
+        game = rulelang.load(path)
+        match = game.new_match(seed=1)
+        while not match.is_over:
+            match.apply(0)
+        outcomes.setdefault(engine, []).append((match.s.globals["v"], match.s.decisions))
+        if engine == "codegen" and kind in ("sum of terms", "quantifier in quantifier"):
+            assert game.program.generated is None  # too many parentheses, too many nested loops for Python
+    assert outcomes["codegen"] == outcomes["closures"] * 2
+    path.write_text(make(n + 1))
+    with pytest.raises(RulesError) as caught:
+        rulelang.load(path)
+    assert "nested too deeply" in str(caught.value) and "deep.rules:" in str(caught.value)
+    code, out, err = run_main("check", str(path), cwd=tmp_path)
+    assert code == 1 and "nested too deeply" in err and "internal error" not in err
