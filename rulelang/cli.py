@@ -232,7 +232,7 @@ def cmd_serve(args) -> int:
     seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
     table = Table(game, seats, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
     if args.load:
-        data = table.load_data(json.loads(Path(args.load).read_text(encoding="utf-8")))
+        data = table.load_file(Path(args.load))
         table.restart(data["base"], data["choices"])
     serve(table, host=args.host, port=args.port, announce=lambda line: console.print(line, markup=False))
     return 0

@@ -115,6 +115,8 @@ def read(file: Path) -> dict:
         refuse("it is not UTF-8 text")
     except json.JSONDecodeError as exc:
         refuse(f"it is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        refuse("its JSON is nested too deeply")
     if not isinstance(data, dict):
         refuse("it holds no JSON object")
     shape = {"game": (str, "a text"), "variants": (list, "a list"), "players": (int, "a whole number"),

@@ -562,7 +562,11 @@ class Game:
 
     def match_from_json(self, data: dict | str) -> "Match":
         if isinstance(data, str):
-            data = json.loads(data)
+            try:
+                data = json.loads(data)
+            except (ValueError, RecursionError) as exc:  # not JSON, or nested deeper than Python reads
+                raise RulesError(Diagnostic(Span(file=self.path), "this saved match is not JSON that can be read "
+                                            f"({type(exc).__name__}: {str(exc)[:200]})")) from None
         if not isinstance(data, dict) or data.get("fingerprint") != self.fingerprint:
             raise RulesError(Diagnostic(Span(file=self.path), "this saved match was made with different rules "
                                         "(the .rules file, variant or settings changed since it was saved)"))
@@ -570,7 +574,7 @@ class Game:
             return Match(self, state_from_json(self.program, data))
         except RulesError:
             raise
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:  # edited by hand, cut short
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # edited by hand, cut short
             raise RulesError(Diagnostic(Span(file=self.path), f"this saved match is damaged and cannot be read "
                                         f"({type(exc).__name__}: {str(exc)[:200]})")) from None
 

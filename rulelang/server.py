@@ -233,16 +233,37 @@ class Table:
         for p in sorted(self.saves.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
             try:
                 data = json.loads(p.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data.get("kind") == SAVE_KIND and data.get("fingerprint") == self.game.fingerprint:
                 out.append(p.name)
         return out[:30]
 
     def read_save(self, name: str) -> dict:
-        path = self.saves / Path(name).name  # a file of the saves folder, nothing else
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return self.load_data(data)
+        name = Path(name).name  # a file of the saves folder, nothing else (and named so to the browser)
+        return self.load_file(self.saves / name, shown=name)
+
+    def load_file(self, path: Path, shown: str | None = None) -> dict:
+        """load_data of a file; a file that is not a save (not JSON, not UTF-8, nested too deeply, saved
+        with other rules...) is a ValueError that names it (as `shown`) and says what is wrong."""
+        name = shown or str(path)
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise ValueError(f"{name} is not a saved match (it is not UTF-8 text)") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name} is not a saved match (it is not JSON: {exc.msg} at line {exc.lineno} "
+                             f"column {exc.colno})") from None
+        except RecursionError:
+            raise ValueError(f"{name} is not a saved match (its JSON is nested too deeply)") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{name} is not a saved match (it holds no JSON object)")
+        try:
+            return self.load_data(data)
+        except ValueError as exc:
+            raise ValueError(f"{name} cannot start this table: {exc}") from None
+        except RulesError as exc:  # (a state saved with other rules, or damaged)
+            raise ValueError(f"{name} cannot start this table: {exc.diagnostics[0].message}") from None
 
     def load_data(self, data: dict) -> dict:
         """A table save (start + answers), or a plain `Match.to_json()` state (history starts there)."""

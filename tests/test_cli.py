@@ -92,10 +92,10 @@ def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path,
     that cannot be read or written get one line naming the file and what is wrong: never an
     internal error."""
     cases = {"passwd.json": "root:x:0:0\n", "list.json": "[1, 2]", "other.json": '{"a": 1}',
-             "binary.json": b"\xff\xfe", "cut.json": '{"game": "g", "variants": [], "players": 2, "games": [{"seed": 1}]}'}
+             "binary.json": b"\xff\xfe", "deep.json": "[" * 100_000 + "]" * 100_000, "cut.json": '{"game": "g", "variants": [], "players": 2, "games": [{"seed": 1}]}'}
     expected = {"passwd.json": "it is not JSON: Expecting value at line 1 column 1",
                 "list.json": "it holds no JSON object", "other.json": '"game" is missing or not a text',
-                "binary.json": "it is not UTF-8 text", "cut.json": 'a game lacks its "seed", "choices", "digests" or "asked"'}
+                "binary.json": "it is not UTF-8 text", "deep.json": "its JSON is nested too deeply", "cut.json": 'a game lacks its "seed", "choices", "digests" or "asked"'}
     for name, content in cases.items():
         path = tmp_path / name
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)

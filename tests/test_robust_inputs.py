@@ -234,3 +234,22 @@ def test_rules_nested_as_deeply_as_the_parser_allows_play_and_one_level_more_is_
     assert "nested too deeply" in str(caught.value) and "deep.rules:" in str(caught.value)
     code, out, err = run_main("check", str(path), cwd=tmp_path)
     assert code == 1 and "nested too deeply" in err and "internal error" not in err
+
+
+def test_a_saved_match_that_cannot_be_read_is_a_rules_error():
+    """Game.match_from_json of text that is not JSON, of JSON nested deeper than Python reads, and of
+    a state whose values nest that deep: a RulesError that says so, never a RecursionError."""
+    game = rulelang.load("tictactoe")
+    for text, words in (("nope", "is not JSON that can be read (JSONDecodeError"),
+                        ("[" * 100_000 + "]" * 100_000, "is not JSON that can be read (RecursionError")):
+        with pytest.raises(RulesError) as caught:
+            game.match_from_json(text)
+        assert words in str(caught.value)
+    data = game.new_match().to_json()
+    deep = 1
+    for _ in range(100_000):
+        deep = {"$c": [deep]}
+    data["globals"] = {"deep": deep}
+    with pytest.raises(RulesError) as caught:
+        game.match_from_json(data)
+    assert "this saved match is damaged and cannot be read (RecursionError" in str(caught.value)

@@ -85,6 +85,30 @@ def test_history_replays_rewinds_saves_and_loads(zemico, tmp_path):
     assert plain["choices"] == []
 
 
+def test_a_file_that_is_not_a_save_is_named_with_what_is_wrong(tmp_path):
+    """`serve --load FILE` and the table's own saves: a file that is not a saved match (not UTF-8,
+    not JSON, JSON nested too deeply, not an object, saved with other rules) is a ValueError naming
+    it, never an internal error; a save of the saves folder is named by its name only (the browser
+    sees no server path)."""
+    game = load(ROOT / "examples/tictactoe.rules")
+    table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    other = Table(load(ROOT / "examples/connect4.rules"), ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    cases = {"binary.json": (b"\xff\xfe", "is not a saved match (it is not UTF-8 text)"),
+             "text.json": (b"root:x:0:0", "is not a saved match (it is not JSON: Expecting value at line 1 column 1)"),
+             "deep.json": (b"[" * 100_000 + b"]" * 100_000, "is not a saved match (its JSON is nested too deeply)"),
+             "list.json": (b"[1, 2]", "is not a saved match (it holds no JSON object)"),
+             "other.json": (json.dumps(other.match.to_json()).encode(),
+                            "cannot start this table: this saved match was made with different rules")}
+    for name, (content, words) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError) as caught:
+            table.load_file(tmp_path / name)
+        assert str(caught.value).startswith(f"{tmp_path / name} {words}"), caught.value
+        with pytest.raises(ValueError) as caught:
+            table.read_save(name)
+        assert str(caught.value).startswith(f"{name} {words}") and str(tmp_path) not in str(caught.value)
+
+
 def test_the_server_gives_each_token_its_own_seat(tmp_path):
     game = load(ROOT / "examples/tictactoe.rules")
     table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
