@@ -52,6 +52,19 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
             if text not in decl.choices:
                 bag.error(decl.span, f'setting "{name}" is one of {", ".join(decl.choices)}, not "{text}"')
             settings[name] = text
+        elif type(settings.get(name)) is bool:  # a setting takes a value of its default's kind
+            if type(text) is not bool and text not in ("true", "false"):
+                bag.error(decl.span, f'setting "{name}" is true or false, not "{text}"')
+            settings[name] = text if type(text) is bool else text == "true"
+        elif type(settings.get(name)) is int:
+            try:
+                number = text if type(text) is int else int(str(text).strip())
+            except ValueError:
+                number = None
+            if number is None or not -_BIG <= number <= _BIG:
+                bag.error(decl.span, f'setting "{name}" takes a whole number (within ±10^18), not "{text}"')
+                number = 0
+            settings[name] = number
         elif text in ("true", "false"):
             settings[name] = text == "true"
         else:
@@ -60,6 +73,9 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
             except ValueError:
                 settings[name] = text
     return settings
+
+
+_BIG = 10**18  # (as values._BIG: the numbers of a game stay within it)
 
 
 def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,

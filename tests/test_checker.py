@@ -306,6 +306,22 @@ def test_unknown_setting_from_the_command_line():
     assert 'setting "speed" is one of fast, slow, not "slowest"' in info.value.format()
 
 
+def test_a_setting_from_the_command_line_takes_a_value_of_its_defaults_kind():
+    """`--set seats=abc` for a setting whose default is a number, or `--set open=maybe` for a true or
+    false one, is refused when the file loads (it used to reach the rules as a text and fail at the
+    first comparison), and so is a number beyond the bound of every number of a game."""
+    text = HEAD + "setting seats = 5\nsetting open = false\nphase play { }"
+    assert load_rules(text, settings={"seats": "7", "open": "true"}).settings == {"speed": "fast", "seats": 7, "open": True}
+    assert load_rules(text, settings={"seats": 8}).settings["seats"] == 8  # the API may give the value itself
+    too_big = "1" + "0" * 19
+    for given, words in (({"seats": "abc"}, 'setting "seats" takes a whole number (within ±10^18), not "abc"'),
+                         ({"seats": too_big}, f'setting "seats" takes a whole number (within ±10^18), not "{too_big}"'),
+                         ({"open": "maybe"}, 'setting "open" is true or false, not "maybe"')):
+        with pytest.raises(RulesError) as info:
+            load_rules(text, settings=given)
+        assert words in info.value.format()
+
+
 def test_a_setting_of_a_variant_not_chosen_names_the_variant():
     text = HEAD + "phase play { }\nvariant big {\n  setting side = side_a one of side_a | side_b\n}"
     with pytest.raises(RulesError) as info:
