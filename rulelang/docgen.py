@@ -742,9 +742,10 @@ def build_page(path: str | Path, site: bool = False, source_path: str | None = N
     is said on the page and listed in ``problems``.
     """
     from .parser import parse_text
+    from .sourcefile import read_source
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_source(path)  # (a folder, a device, a binary file: a diagnostic, as for check)
     shown = source_path or str(path)
     rules = parse_text(text, shown)
     return _Renderer(rules, text, path, shown, site).page()

@@ -63,8 +63,10 @@ def source_line(file: str, line: int) -> str | None:
     lines = _source_cache.get(file)
     if lines is None:
         try:
+            if not Path(file).is_file():  # a folder, a pipe, a device (which may never end): nothing to quote
+                return None
             lines = Path(file).read_text(encoding="utf-8").splitlines()
-        except OSError:
+        except (OSError, ValueError):  # (ValueError: not UTF-8, or a name with a NUL)
             return None
         _source_cache[file] = lines
     if 1 <= line <= len(lines):

@@ -109,6 +109,8 @@ def read(file: Path) -> dict:
         raise ValueError(f"{file} is not a replay file ({why}); replay files are written by "
                          "`rulelang replay --record`")
 
+    if Path(file).exists() and not Path(file).is_file():  # a folder, a pipe, a device (which may never end)
+        refuse("it is not a file of text")
     try:
         data = json.loads(Path(file).read_text(encoding="utf-8"))
     except UnicodeDecodeError:

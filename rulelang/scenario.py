@@ -93,6 +93,32 @@ class ScenarioRunner:
     def _items(self, kind):
         return [i for i in self.sc.items if i.kind == kind]
 
+    def position_data(self, item) -> dict:
+        """The JSON object of a `position from "FILE"` (a saved match, or a position), or a
+        ScenarioFailure at that line saying why it cannot be read."""
+        path = self.base_dir / item.text
+
+        def refuse(why: str):
+            raise ScenarioFailure(item.span, f'the position file "{item.text}" {why}')
+
+        if not path.exists():
+            refuse("does not exist (it is looked for beside the scenario file)")
+        if not path.is_file():  # a folder, a pipe, a device (which may never end)
+            refuse("is not a file of text")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            refuse(f"cannot be read: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            refuse("is not UTF-8 text")
+        except json.JSONDecodeError as exc:
+            refuse(f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        except RecursionError:
+            refuse("holds JSON nested too deeply")
+        if not isinstance(data, dict):
+            refuse("holds no JSON object")
+        return data
+
     def load_game(self) -> Game:
         games = self._items("game")
         if not games:
@@ -126,7 +152,7 @@ class ScenarioRunner:
             state.stack.append(Frame(game.program.flow, 0, {}, [], "flow"))
             return match
         if files:
-            data = json.loads((self.base_dir / files[0].text).read_text(encoding="utf-8"))
+            data = self.position_data(files[0])
             match = game.match_from_json(data) if "stack" in data else match
             if "stack" in data:
                 return match

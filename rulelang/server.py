@@ -247,6 +247,8 @@ class Table:
         """load_data of a file; a file that is not a save (not JSON, not UTF-8, nested too deeply, saved
         with other rules...) is a ValueError that names it (as `shown`) and says what is wrong."""
         name = shown or str(path)
+        if Path(path).exists() and not Path(path).is_file():  # a folder, a pipe, a device (which may never end)
+            raise ValueError(f"{name} is not a saved match (it is not a file of text)")
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except UnicodeDecodeError:

@@ -160,7 +160,7 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
     With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
     says where the time went, by rules line (rulesprofile)."""
     resolved = find_game(str(path))
-    text = Path(resolved).read_text(encoding="utf-8") if resolved.exists() else None
+    text = Path(resolved).read_text(encoding="utf-8") if resolved.is_file() else None  # (else: the loader says why)
     game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     agents = list(agents or ["random"])

@@ -8,6 +8,7 @@ Python exception. A file larger than the source-size budget is refused before it
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
 from .errors import Diagnostic, RulesError, Span, remember_source
@@ -53,7 +54,12 @@ def read_source(path: str | Path, max_bytes: int | None = None) -> str:
             return _raise(_error(name, 1, 1, "this is a folder, not a rules file",
                                  expected="a .rules file (a text file)",
                                  hint=f"name a file inside it, e.g. {name.rstrip('/')}/GAME.rules"))
-        size = p.stat().st_size
+        info = p.stat()
+        if not stat.S_ISREG(info.st_mode):
+            # a device such as /dev/zero never ends, a pipe waits for a writer: neither is read
+            return _raise(_error(name, 1, 1, "this is not a file of text but a device, a pipe or a socket",
+                                 expected="a .rules file (a text file)"))
+        size = info.st_size
         if limit is not None and size > limit:
             return _raise(_error(name, 1, 1, f"the file is {size:,} bytes, more than the {limit:,} bytes a rules file "
                                  "may have (budget source_bytes)",

@@ -25,9 +25,13 @@ def table_path(name: str, rules_file: str | None) -> Path:
 def read_table(path: Path, shown: str | None = None) -> tuple[list[str], list[dict]]:
     """The column names and the rows of a data file; `shown` is how messages name it (as written)."""
     try:
+        if path.exists() and not path.is_file():  # a folder, a pipe, a device (which may never end)
+            raise TableError(f"the data file {shown or path.name} is not a file of text")
         text = path.read_text(encoding="utf-8")
     except OSError:
         raise TableError(f"cannot read the data file {shown or path.name}") from None
+    except UnicodeDecodeError as exc:
+        raise TableError(f"the data file {shown or path.name} is not UTF-8 text (byte offset {exc.start})") from None
     lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

@@ -107,7 +107,7 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair).
     With ``duplicate``, 2n: every seed with the seats as in game 0 and again swapped."""
     resolved = find_game(str(path))
-    text = Path(resolved).read_text(encoding="utf-8") if resolved.exists() else None
+    text = Path(resolved).read_text(encoding="utf-8") if resolved.is_file() else None  # (else: the loader says why)
     game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     if players < 2:

@@ -66,6 +66,8 @@ def _entry(folder: Path, path: Path, text: bytes) -> Path:
 
 def _file_hash(path: str) -> str | None:
     try:
+        if not Path(path).is_file():  # (a pipe or a device is never read: it may never end)
+            return None
         return hashlib.blake2b(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
@@ -79,6 +81,8 @@ def passed_before(path: str | Path) -> list[str] | None:
         return None
     try:
         path = Path(path)
+        if not path.is_file():  # a folder, a pipe, a device: checked (and refused) by reading it as rules
+            return None
         entry = _entry(folder, path, text_bytes(path.read_bytes()))
         verdict = json.loads(entry.read_bytes())
         variants = verdict["variants"]

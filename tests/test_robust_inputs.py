@@ -253,3 +253,32 @@ def test_a_saved_match_that_cannot_be_read_is_a_rules_error():
     with pytest.raises(RulesError) as caught:
         game.match_from_json(data)
     assert "this saved match is damaged and cannot be read (RecursionError" in str(caught.value)
+
+
+def test_a_pipe_or_a_device_is_refused_without_being_read(tmp_path):
+    """A named pipe waits for a writer and /dev/zero never ends: given as a rules file (check, docs,
+    simulate), a data file, a replay or a save, each is refused with its name before anything reads
+    it, instead of hanging."""
+    from rulelang.server import Table
+
+    fifo = str(tmp_path / "pipe.rules")
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        for args in (("check", target), ("docs", target), ("simulate", target, "-n", "3", "--jobs", "1")):
+            code, out, err = run_main(*args, cwd=tmp_path)
+            assert code == 1, (args, err)
+            assert f"{target}:1:1: error: this is not a file of text but a device, a pipe or a socket" in err
+    code, out, err = run_main("replay", fifo, cwd=tmp_path)
+    assert (code, err.strip()) == (2, f"rulelang: {fifo} is not a replay file (it is not a file of text); replay "
+                                      "files are written by `rulelang replay --record`")
+    table = Table(rulelang.load("tictactoe"), ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    with pytest.raises(ValueError, match="is not a saved match \\(it is not a file of text\\)"):
+        table.load_file(fifo)
+    (tmp_path / "table.rules").write_text('game "T" { players 2 round: play }\ntable things from "pipe.rules"\n'
+                                          "phase play { end game }\n")
+    code, out, err = run_main("check", "table.rules", cwd=tmp_path)
+    assert code == 1 and 'table "things": the data file pipe.rules is not a file of text' in err
+    (tmp_path / "position.rules").write_text('scenario "from a pipe" {\n  game "tictactoe"\n  players 2\n'
+                                             '  position from "pipe.rules"\n  expect count(grid) == 0\n}\n')
+    code, out, err = run_main("test", "position.rules", cwd=tmp_path)
+    assert code == 1 and 'the position file "pipe.rules" is not a file of text' in out + err
