@@ -306,8 +306,14 @@ def create_app(table: Table) -> Starlette:
         try:
             while True:
                 msg = await ws.receive_json()
-                if isinstance(msg, dict):
+                if not isinstance(msg, dict):
+                    continue
+                try:
                     await table.handle(ws, seat, msg)
+                except (TypeError, ValueError, OverflowError, KeyError, AttributeError):
+                    # a message of another shape (an index that is a list, a time that is not a number):
+                    # said to its sender, and the table goes on
+                    await table.notify(ws, "the table did not understand that message")
         except (WebSocketDisconnect, RuntimeError, ValueError):
             pass
         finally:

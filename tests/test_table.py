@@ -109,6 +109,24 @@ def test_a_file_that_is_not_a_save_is_named_with_what_is_wrong(tmp_path):
         assert str(caught.value).startswith(f"{name} {words}") and str(tmp_path) not in str(caught.value)
 
 
+def test_a_message_of_another_shape_is_answered_and_the_table_goes_on(tmp_path):
+    """A browser (or anyone with a link) sending an index that is a list, a time that is not a
+    number or a number too big for an integer gets a notice; its connection and the table go on."""
+    game = load(ROOT / "examples/tictactoe.rules")
+    table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    token = dict(table.links("http://testserver"))["Player 1"].rsplit("/", 1)[1]
+    client = TestClient(create_app(table))
+    with client.websocket_connect(f"/ws/{token}") as ws:
+        ws.receive_json()
+        for odd in ({"type": "choose", "index": [1], "at": 0}, {"type": "travel", "to": None},
+                    {"type": "rewind", "to": {"a": 1}}, {"type": "choose", "index": 1e400, "at": 0}):
+            ws.send_json(odd)
+            notice = ws.receive_json()
+            assert notice == {"type": "notice", "text": "the table did not understand that message", "error": True}
+        ws.send_json({"type": "choose", "index": 4, "at": 0})
+        assert ws.receive_json()["history"]["length"] == 1
+
+
 def test_the_server_gives_each_token_its_own_seat(tmp_path):
     game = load(ROOT / "examples/tictactoe.rules")
     table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
