@@ -333,7 +333,11 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
                 break
             if answer.startswith("save "):
                 path = answer[5:].strip()
-                Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
-                console.print(f"saved to {path}")
+                try:
+                    Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
+                except OSError as exc:  # a folder that is not there, no permission: the game goes on
+                    console.print(f"could not save to {path}: {(exc.strerror or str(exc)).lower()}", markup=False)
+                    continue
+                console.print(f"saved to {path}", markup=False)
                 continue
             console.print(f"type a number from 1 to {len(entries)} (or 'save FILE'{extra}, or 'q')")

@@ -59,9 +59,12 @@ def test_quitting_and_saving(tmp_path):
     game = load(ROOT / "examples/tictactoe.rules")
     match = game.new_match(seed=1)
     c, out = console()
-    answers = iter(["nonsense", f"save {tmp_path / 's.json'}", "q"])
+    # a save that cannot be written is said, and the game goes on (it used to end the game)
+    answers = iter(["nonsense", f"save {tmp_path / 'no' / 's.json'}", f"save {tmp_path}", f"save {tmp_path / 's.json'}", "q"])
     assert ask(c, match, 0, read=lambda _: next(answers)) == QUIT
     assert "type a number from 1 to 9" in out.getvalue()
+    assert f"could not save to {tmp_path / 'no' / 's.json'}: no such file or directory" in out.getvalue()
+    assert f"could not save to {tmp_path}: is a directory" in out.getvalue()
     assert game.match_from_json((tmp_path / "s.json").read_text()).to_move == 0
 
 
