@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .cliargs import whole_number
+from .cliargs import output_file, output_folder, whole_number
 
 # rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
 # and `rulelang check` starts faster without it
@@ -113,7 +113,7 @@ def _common(p, n_default: int = 100) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
     p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
-    p.add_argument("--out", help="write the results as JSON")
+    p.add_argument("--out", type=output_file, help="write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -147,6 +147,7 @@ def add_commands(sub) -> None:
     for action in p._actions:
         if action.dest == "out":
             action.help = "folder for sweep.csv and sweep.json (default: ./sweep)"
+            action.type = output_folder
     p.add_argument("--set", action="append", metavar="NAME=V1,V2,...", default=[],
                    help="a setting and the values to try; repeat for a grid")
     p.add_argument("--variant", action="append", metavar="VARIANTS",

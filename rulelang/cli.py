@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cliargs import port_number, whole_number
+from .cliargs import output_file, port_number, whole_number
 
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
 # answers from its kept verdict without them)
@@ -393,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
     p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
-    p.add_argument("--out", help="write every result as JSON")
+    p.add_argument("--out", type=output_file, help="write every result as JSON")
     p.add_argument("--plot", metavar="DIR", help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
     p.add_argument("file", help="a .rules file or the name of a bundled game")
-    p.add_argument("-o", "--out", help="write the page to this file (default: print it)")
+    p.add_argument("-o", "--out", type=output_file, help="write the page to this file (default: print it)")
     p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
@@ -429,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--after", type=int, metavar="N", help="draw the board after N decisions")
     when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")
     p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
-    p.add_argument("-o", "--out", required=True, help="the image file to write (.png, .svg, .pdf)")
+    p.add_argument("-o", "--out", type=output_file, required=True, help="the image file to write (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_render)
 
     from .bench import add_arguments as bench_arguments

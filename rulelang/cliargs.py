@@ -4,6 +4,7 @@ does nothing or a traceback. Nothing here imports the rest of rulelang."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def whole_number(least: int):
@@ -38,3 +39,22 @@ def port_number(text: str) -> int:
     if value > 65535:
         raise argparse.ArgumentTypeError(f"takes a port from 0 to 65535, not {value}")
     return value
+
+
+def output_file(text: str) -> str:
+    """An argparse type: a file to write, in a folder that exists (checked before the work that fills
+    it: simulating hundreds of games, then failing to write the results, loses them)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder: name a file to write in it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder {folder} does not exist (make it first)")
+    return text
+
+
+def output_folder(text: str) -> str:
+    """An argparse type: a folder to write into (made if missing), which is not a file."""
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return text

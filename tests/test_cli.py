@@ -106,8 +106,14 @@ def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path,
                                    "written by `rulelang replay --record`"), err
     code, out, err = run_main("replay", tmp_path / "missing.json")
     assert (code, err.strip()) == (2, f"rulelang: {tmp_path / 'missing.json'}: no such file or directory")
-    code, out, err = run_main("render", "examples/tictactoe.rules", "--out", tmp_path / "no" / "such" / "x.png")
-    assert (code, err.strip()) == (2, f"rulelang: {tmp_path / 'no' / 'such' / 'x.png'}: no such file or directory")
+    # a file to write in a folder that is not there, or a folder given as the file: refused before the work
+    assert _argparse_error("render", "examples/tictactoe.rules", "--out", tmp_path / "no" / "x.png") == \
+        f"rulelang render: error: argument -o/--out: the folder {tmp_path / 'no'} does not exist (make it first)"
+    assert _argparse_error("simulate", "examples/tictactoe.rules", "--out", tmp_path) == \
+        f"rulelang simulate: error: argument --out: {tmp_path} is a folder: name a file to write in it"
+    (tmp_path / "a-file").write_text("x")
+    assert _argparse_error("sweep", "examples/tictactoe.rules", "--out", tmp_path / "a-file") == \
+        f"rulelang sweep: error: argument --out: {tmp_path / 'a-file'} is a file, not a folder"
 
 
 def test_a_table_that_cannot_listen_says_why_before_showing_its_links(repo_cwd):
