@@ -138,7 +138,7 @@ def add_commands(sub) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="the family-wise error rate (default 0.05)")
     p.add_argument("--independent", action="store_true",
                    help="arm B plays other seeds than arm A (default: the same seeds, paired tests)")
-    p.add_argument("--plot", metavar="DIR", help="draw A and B side by side (PNG and SVG) into this folder")
+    p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw A and B side by side (PNG and SVG) into this folder")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("sweep", help="simulate every combination of settings (and variants); a table and plots")
@@ -153,7 +153,8 @@ def add_commands(sub) -> None:
     p.add_argument("--variant", action="append", metavar="VARIANTS",
                    help='variants to try, one cell each ("a,b" applies both; "base" is none); repeat to add')
     p.add_argument("--agents", help="agents per seat (or one for all)")
-    p.add_argument("--plot", metavar="DIR", help="draw each metric across the sweep (PNG and SVG) into this folder")
+    p.add_argument("--plot", metavar="DIR", type=output_folder,
+                   help="draw each metric across the sweep (PNG and SVG) into this folder")
     p.set_defaults(func=cmd_sweep)
 
 

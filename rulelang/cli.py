@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cliargs import output_file, port_number, whole_number
+from .cliargs import output_file, output_folder, port_number, whole_number
 
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
 # answers from its kept verdict without them)
@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
     p.add_argument("--out", type=output_file, help="write every result as JSON")
-    p.add_argument("--plot", metavar="DIR", help="draw the balance plots (PNG and SVG) into this folder")
+    p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--profile", action="store_true",

@@ -114,6 +114,9 @@ def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path,
     (tmp_path / "a-file").write_text("x")
     assert _argparse_error("sweep", "examples/tictactoe.rules", "--out", tmp_path / "a-file") == \
         f"rulelang sweep: error: argument --out: {tmp_path / 'a-file'} is a file, not a folder"
+    for command in ("simulate", "compare", "sweep"):
+        assert _argparse_error(command, "examples/tictactoe.rules", "--plot", tmp_path / "a-file") == \
+            f"rulelang {command}: error: argument --plot: {tmp_path / 'a-file'} is a file, not a folder"
 
 
 def test_a_table_that_cannot_listen_says_why_before_showing_its_links(repo_cwd):
