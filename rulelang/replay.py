@@ -35,6 +35,7 @@ from .errors import RulesError
 from .loader import load
 from .model import Entity
 from .runtime import Match, option_label, state_to_json
+from .sourcefile import NotAJsonObject, read_json_object
 
 FORMAT = 1
 SEEDS = (1, 2)  # games stored per mode
@@ -109,18 +110,10 @@ def read(file: Path) -> dict:
         raise ValueError(f"{file} is not a replay file ({why}); replay files are written by "
                          "`rulelang replay --record`")
 
-    if Path(file).exists() and not Path(file).is_file():  # a folder, a pipe, a device (which may never end)
-        refuse("it is not a file of text")
     try:
-        data = json.loads(Path(file).read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        refuse("it is not UTF-8 text")
-    except json.JSONDecodeError as exc:
-        refuse(f"it is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
-    except RecursionError:
-        refuse("its JSON is nested too deeply")
-    if not isinstance(data, dict):
-        refuse("it holds no JSON object")
+        data = read_json_object(file)
+    except NotAJsonObject as exc:
+        refuse(str(exc))
     shape = {"game": (str, "a text"), "variants": (list, "a list"), "players": (int, "a whole number"),
              "games": (list, "a list")}
     for key, (kind, words) in shape.items():

@@ -54,6 +54,7 @@ from .parser import parse_file, parse_text
 from .resources import find_game
 from .loader import load
 from .runtime import Frame, Game, Match, _new_state
+from .sourcefile import NotAJsonObject, read_json_object
 
 
 @dataclass
@@ -103,21 +104,12 @@ class ScenarioRunner:
 
         if not path.exists():
             refuse("does not exist (it is looked for beside the scenario file)")
-        if not path.is_file():  # a folder, a pipe, a device (which may never end)
-            refuse("is not a file of text")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            return read_json_object(path)
         except OSError as exc:
             refuse(f"cannot be read: {exc.strerror or exc}")
-        except UnicodeDecodeError:
-            refuse("is not UTF-8 text")
-        except json.JSONDecodeError as exc:
-            refuse(f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
-        except RecursionError:
-            refuse("holds JSON nested too deeply")
-        if not isinstance(data, dict):
-            refuse("holds no JSON object")
-        return data
+        except NotAJsonObject as exc:
+            refuse(f"cannot be used: {exc}")
 
     def load_game(self) -> Game:
         games = self._items("game")

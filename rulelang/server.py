@@ -29,6 +29,7 @@ from .agents import AgentHandle, make_agent
 from .errors import RulesError
 from .runtime import Game, Match, option_label
 from .tableview import table_view
+from .sourcefile import NotAJsonObject, read_json_object
 
 STATIC = Path(__file__).resolve().parent / "static"
 SAVE_KIND = "rulelang-table"
@@ -247,19 +248,10 @@ class Table:
         """load_data of a file; a file that is not a save (not JSON, not UTF-8, nested too deeply, saved
         with other rules...) is a ValueError that names it (as `shown`) and says what is wrong."""
         name = shown or str(path)
-        if Path(path).exists() and not Path(path).is_file():  # a folder, a pipe, a device (which may never end)
-            raise ValueError(f"{name} is not a saved match (it is not a file of text)")
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise ValueError(f"{name} is not a saved match (it is not UTF-8 text)") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{name} is not a saved match (it is not JSON: {exc.msg} at line {exc.lineno} "
-                             f"column {exc.colno})") from None
-        except RecursionError:
-            raise ValueError(f"{name} is not a saved match (its JSON is nested too deeply)") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{name} is not a saved match (it holds no JSON object)")
+            data = read_json_object(path)
+        except NotAJsonObject as exc:
+            raise ValueError(f"{name} is not a saved match ({exc})") from None
         try:
             return self.load_data(data)
         except ValueError as exc:

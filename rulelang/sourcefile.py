@@ -111,3 +111,29 @@ def _control_character(name: str, data: bytes, text: str) -> None:
 
 def _raise(exc: RulesError):
     raise exc
+
+
+class NotAJsonObject(ValueError):
+    """A file that should hold a JSON object (a replay, a save, a position) and does not; its text is
+    the reason, in words that follow "it": "it is not JSON: ...", "it holds no JSON object"."""
+
+
+def read_json_object(path: str | Path) -> dict:
+    """The JSON object a file holds, or NotAJsonObject saying why not (a pipe or a device is refused
+    without being read: one waits for a writer, the other never ends). A missing file is the OSError."""
+    import json
+
+    p = Path(path)
+    if p.exists() and not p.is_file():
+        raise NotAJsonObject("it is not a file of text")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise NotAJsonObject("it is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise NotAJsonObject(f"it is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise NotAJsonObject("its JSON is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise NotAJsonObject("it holds no JSON object")
+    return data

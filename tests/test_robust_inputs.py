@@ -281,4 +281,4 @@ def test_a_pipe_or_a_device_is_refused_without_being_read(tmp_path):
     (tmp_path / "position.rules").write_text('scenario "from a pipe" {\n  game "tictactoe"\n  players 2\n'
                                              '  position from "pipe.rules"\n  expect count(grid) == 0\n}\n')
     code, out, err = run_main("test", "position.rules", cwd=tmp_path)
-    assert code == 1 and 'the position file "pipe.rules" is not a file of text' in out + err
+    assert code == 1 and 'the position file "pipe.rules" cannot be used: it is not a file of text' in out + err
