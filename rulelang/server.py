@@ -14,6 +14,7 @@ because a save holds every hidden card.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import secrets
 import time
@@ -273,17 +274,18 @@ class Table:
 
 def create_app(table: Table) -> Starlette:
     page = (STATIC / "table.html").read_text(encoding="utf-8")
+    title = html.escape(table.game.title)  # the rules file's text, shown as text in the pages (never as markup)
 
     async def home(request):
-        return HTMLResponse(f"<!doctype html><meta charset=utf-8><title>{table.game.title}</title>"
+        return HTMLResponse(f"<!doctype html><meta charset=utf-8><title>{title}</title>"
                             "<body style='font-family:sans-serif;margin:3em'>"
-                            f"<h1>{table.game.title}</h1><p>Open the link of your seat: "
+                            f"<h1>{title}</h1><p>Open the link of your seat: "
                             "<code>rulelang serve</code> printed one per seat in its terminal.</p>")
 
     async def seat_page(request):
         if request.path_params["token"] not in table.tokens:
             return HTMLResponse("<p>This link is not a seat of this table.</p>", status_code=404)
-        return HTMLResponse(page.replace("{{TITLE}}", table.game.title))
+        return HTMLResponse(page.replace("{{TITLE}}", title))
 
     async def socket(ws: WebSocket):
         token = ws.path_params["token"]

@@ -127,6 +127,20 @@ def test_a_message_of_another_shape_is_answered_and_the_table_goes_on(tmp_path):
         assert ws.receive_json()["history"]["length"] == 1
 
 
+def test_a_title_is_shown_as_text_in_the_pages(tmp_path):
+    """A game's title is the rules file's text: the pages show it, escaped, never as markup."""
+    import rulelang
+
+    text = (ROOT / "examples/tictactoe.rules").read_text(encoding="utf-8").replace(
+        'game "Tic-tac-toe"', 'game "<script>alert(1)</script> & co"')
+    table = Table(rulelang.load(tmp_path / "t.rules", text=text), ["human", "human"], seed=0, bot_delay=0,
+                  saves=tmp_path)
+    client = TestClient(create_app(table))
+    token = dict(table.links("http://testserver"))["Player 1"].rsplit("/", 1)[1]
+    for page in (client.get("/").text, client.get(f"/t/{token}").text):
+        assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in page
+
+
 def test_the_server_gives_each_token_its_own_seat(tmp_path):
     game = load(ROOT / "examples/tictactoe.rules")
     table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
