@@ -36,8 +36,10 @@ class _LazyConsole:
         return self.__getattr__("__exit__")(*exc)
 
 
-console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False)  # "mcts:100:depth=0" is no emoji code
-err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+# markup off: what is printed holds the rules file's own texts (titles, names, labels), which may hold
+# brackets ("[red]" is a fine word in a title); the few styled lines ask for markup themselves
+console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False, markup=False)  # "mcts:100:depth=0" is no emoji code
+err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
 
 
 def _settings(pairs: list[str] | None) -> dict[str, str]:
@@ -153,7 +155,7 @@ def cmd_simulate(args) -> int:
         console.print(pt)
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
-        console.print(f"results written to {args.out}")
+        console.print(f"results written to {args.out}", markup=False)
     if args.plot:
         from .plots import simulate_plots
 
@@ -184,7 +186,10 @@ def cmd_play(args) -> int:
         raise SystemExit(f"--seats lists {len(seats)} seats for {players} players")
     agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
     match = game.new_match(players=players, seed=args.seed)
-    console.print(f"[bold]{game.title}[/bold]: {players} players, seed {args.seed}. Seats: {', '.join(seats)}")
+    from rich.markup import escape  # (a title, like any text of the rules file, is shown as it is written)
+
+    console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
+                  f"Seats: {escape(', '.join(seats))}", markup=True)
     shown_log = 0
     while not match.is_over:
         for line in match.s.log[shown_log:]:
@@ -213,7 +218,7 @@ def cmd_play(args) -> int:
         console.print(f"  {line}", style="dim", markup=False)
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
-    console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {winners}")
+    console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
     return 0
 
 

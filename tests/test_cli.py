@@ -119,6 +119,22 @@ def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path,
             f"rulelang {command}: error: argument --plot: {tmp_path / 'a-file'} is a file, not a folder"
 
 
+def test_texts_of_the_rules_file_are_printed_as_written(tmp_path, repo_cwd):
+    """A title (or any text of the rules file) holding brackets is printed as it is written: the
+    terminal's markup never reads it ("[/b]" made simulate, compare, tournament, sweep and play stop
+    with an internal error; "[red]" vanished)."""
+    title = "Tic [/b] tac [red] & co"
+    path = tmp_path / "brackets.rules"
+    path.write_text((REPO / "examples" / "tictactoe.rules").read_text(encoding="utf-8")
+                    .replace('game "Tic-tac-toe"', f'game "{title}"'))
+    for args in (("simulate", path, "-n", "3", "--quiet"), ("compare", path, "-n", "3", "--quiet"),
+                 ("tournament", path, "--bots", "random,greedy", "-n", "2", "--quiet"),
+                 ("sweep", path, "-n", "3", "--quiet", "--out", tmp_path / "sweep")):
+        code, out, err = run_main(*args)
+        assert code == 0 and "internal error" not in err, (args, err)
+        assert title in out, (args, out)
+
+
 def test_a_table_that_cannot_listen_says_why_before_showing_its_links(repo_cwd):
     """`rulelang serve` binds its address before it shows the secret links (links to a table that is
     not there help nobody): a port out of range, a name that is no address and a port already taken
