@@ -90,8 +90,13 @@ def _value(text: str, file: str, line: int, col: int):
     return _obj(N.ListLit, {"span": _span(file, line, col, col + len(text)), "items": items})
 
 
+_LONG_NUMBER = re.compile(r"[0-9]{19}")  # may be beyond the bound of every number: the parser says so
+
+
 def _entry(m: re.Match, file: str, line: int) -> N.CardEntry | None:
     # (written out flat: this runs once a card, and calls cost)
+    if _LONG_NUMBER.search(m.string, m.start(), m.end()):
+        return None
     args = []
     for a in _ARG_RE.finditer(m.string, m.start("args"), m.end("args")):
         value_text = a.group(2)

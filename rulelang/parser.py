@@ -39,7 +39,10 @@ _BUILD_OPTIONS = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders":
 
 def _load_options() -> dict:
     """The options given again when the parser is loaded from saved tables."""
-    return {"propagate_positions": True, "lexer_callbacks": {"NAME": _refuse_python_names}}
+    # NAME last: Lark chains a callback to a terminal that keywords share (NAME) with a test written as
+    # `lambda t: t.type == type_` inside its loop over the callbacks, so it sees the last name of the
+    # loop; INT, which no keyword shares, gets its callback as it is
+    return {"propagate_positions": True, "lexer_callbacks": {"INT": _refuse_huge_numbers, "NAME": _refuse_python_names}}
 
 
 @lru_cache(maxsize=1)
@@ -188,6 +191,18 @@ def _quicker_reductions(lark: Lark) -> None:
 
 def _first_child(children: list):
     return children[0]
+
+
+BIGGEST_NUMBER = 10**18  # as values._BIG: every number of a game stays within ±10^18
+
+
+def _refuse_huge_numbers(tok: Token) -> Token:
+    """A number written beyond the bound of every number of a game (read as text first: Python refuses
+    to read a number of more than 4,300 digits)."""
+    if len(tok) > 19 or int(tok) > BIGGEST_NUMBER:
+        raise _SyntaxProblem(Span(line=tok.line, column=tok.column, end_line=tok.line, end_column=tok.column + len(tok)),
+                             f"this number is beyond ±{BIGGEST_NUMBER:,}: the numbers of a game stay smaller")
+    return tok
 
 
 def _refuse_python_names(tok: Token) -> Token:

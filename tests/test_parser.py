@@ -454,7 +454,7 @@ def test_single_children_passed_through_give_the_ast_plain_lark_gives():
 
     plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
                  propagate_positions=True, maybe_placeholders=True,
-                 lexer_callbacks={"NAME": P._refuse_python_names})
+                 lexer_callbacks=P._load_options()["lexer_callbacks"])
     assert _parse_alike(P._lark(), plain) > 100
 
 
@@ -557,7 +557,7 @@ def test_the_lexers_expressions_are_kept_between_processes(tmp_path, monkeypatch
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
     plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
                  propagate_positions=True, maybe_placeholders=True,
-                 lexer_callbacks={"NAME": P._refuse_python_names})
+                 lexer_callbacks=P._load_options()["lexer_callbacks"])
 
     def fresh_process():
         P._lark.cache_clear()

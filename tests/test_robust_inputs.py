@@ -282,3 +282,20 @@ def test_a_pipe_or_a_device_is_refused_without_being_read(tmp_path):
                                              '  position from "pipe.rules"\n  expect count(grid) == 0\n}\n')
     code, out, err = run_main("test", "position.rules", cwd=tmp_path)
     assert code == 1 and 'the position file "pipe.rules" cannot be used: it is not a file of text' in out + err
+
+
+def test_a_number_beyond_the_bound_in_a_long_deck_is_refused_at_its_line(tmp_path):
+    """A long `cards` block is read line by line without the parser (fastcards); a line holding a
+    number of 19 digits or more goes to the parser, which refuses a number beyond ±10^18 where it
+    is written, as anywhere else."""
+    lines = ['game "T" { players 2 round: play }', "component C { n: int }", "zone deck", "cards many in deck {"]
+    lines += [f"  C(n: {i})" for i in range(200)] + ["  C(n: 99999999999999999999)", "}", "phase play { end game }"]
+    path = tmp_path / "deck.rules"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RulesError) as caught:
+        rulelang.load(path)
+    d = caught.value.diagnostics[0]
+    assert (d.span.line, d.span.column) == (205, 8)
+    assert d.message == "this number is beyond ±1,000,000,000,000,000,000: the numbers of a game stay smaller"
+    path.write_text("\n".join(lines).replace("99999999999999999999", "1000000000000000000") + "\n")
+    assert rulelang.load(path).new_match().s.entities[-1].attrs["n"] == 10**18  # the bound itself is a number
