@@ -319,6 +319,14 @@ def cmd_render(args) -> int:
     from .loader import load
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    if args.mark:  # checked before the game is played: a dot for a field no card has marks nothing
+        from .errors import did_you_mean
+
+        fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
+        if args.mark not in fields:
+            hint = did_you_mean(args.mark, fields)
+            raise ValueError(f'--mark names a field of the cards, and no component of {game.title} has "{args.mark}"'
+                             + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     players = args.players or game.program.game.players_default
     seats = (args.agents or "random").split(",")
     if len(seats) == 1:
@@ -431,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--zone", help="the board zone to draw (default: the first board); several, comma-separated, "
                                   "draw the others' cards on the first (e.g. map,sites)")
     when = p.add_mutually_exclusive_group()
-    when.add_argument("--after", type=int, metavar="N", help="draw the board after N decisions")
+    when.add_argument("--after", type=whole_number(0), metavar="N", help="draw the board after N decisions")
     when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")
     p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
     p.add_argument("-o", "--out", type=output_file, required=True, help="the image file to write (.png, .svg, .pdf)")

@@ -87,6 +87,20 @@ def test_counts_and_times_that_mean_nothing_are_refused_where_they_are_read(repo
     assert _argparse_error("bench", "--seconds", "nan").endswith("above 0, not nan")
 
 
+def test_render_refuses_a_field_no_card_has_before_playing(tmp_path, repo_cwd):
+    """`render --mark FIELD` puts a dot on the cards whose FIELD is true: a field no component has
+    (a typo) is refused, with a suggestion, before the game is played; `--after` is a count."""
+    out = tmp_path / "board.png"
+    code, _, err = run_main("render", "ecogon", "-o", out, "--mark", "establishd")
+    assert code == 2 and not out.exists()
+    assert err.strip() == ('rulelang: --mark names a field of the cards, and no component of Ecogon has "establishd"; '
+                           'did you mean "established"?')
+    code, _, err = run_main("render", "ecogon", "-o", out, "--mark", "zzz")
+    assert code == 2 and "the fields are: colour, dots, effect, established" in err
+    assert _argparse_error("render", "ecogon", "-o", out, "--after", "-3") == \
+        "rulelang render: error: argument --after: takes a whole number of at least 0, not -3"
+
+
 def test_files_that_cannot_be_read_or_written_are_named_in_plain_words(tmp_path, repo_cwd):
     """A replay file that is not one (not JSON, not UTF-8, another JSON, a game cut short) and a path
     that cannot be read or written get one line naming the file and what is wrong: never an
