@@ -20,6 +20,8 @@ from dataclasses import dataclass, fields, replace
 
 from .errors import Span
 
+NUMBER_BOUND = 10**18  # every number of a game stays within ±NUMBER_BOUND (so a doubling loop builds no gigantic integer)
+
 
 @dataclass(frozen=True)
 class Budgets:

@@ -155,7 +155,7 @@ def cmd_simulate(args) -> int:
         console.print(pt)
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
-        console.print(f"results written to {args.out}", markup=False)
+        console.print(f"results written to {args.out}")
     if args.plot:
         from .plots import simulate_plots
 
@@ -490,7 +490,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
             # a file that cannot be read or written: its name and the reason, in plain words
-            err_console.print(f"rulelang: {exc.filename}: {exc.strerror[:1].lower()}{exc.strerror[1:]}", markup=False)
+            from .errors import reason_of
+
+            err_console.print(f"rulelang: {exc.filename}: {reason_of(exc)}", markup=False)
             return 2
         if isinstance(exc, (ValueError, OSError)):
             err_console.print(f"rulelang: {exc}", markup=False)

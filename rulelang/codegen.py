@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import nodes as N
-from .budgets import check_size, exceeded
+from .budgets import NUMBER_BOUND, check_size, exceeded
 from .cachefiles import prune, write_whole
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
@@ -264,7 +264,7 @@ def _add(c, l, r, span):
     return _arith(l, r, "+", span)
 
 
-_BIG = 10**18
+_BIG = NUMBER_BOUND
 
 
 def _sub(l, r, span):
@@ -603,8 +603,8 @@ class Generator:
                 # the loop's own Python name stands for its variable in the expressions written here
                 # (the statements' closures read it from v)
                 self.pylocals = {**self.pylocals, st.var: item}
-                cards = self.yields_cards(st.coll)
-                self.card_locals = (self.card_locals | {item}) if cards else (self.card_locals - {item})
+                if self.yields_cards(st.coll):  # (`item` is a fresh name: no other place holds it)
+                    self.card_locals = self.card_locals | {item}
             try:
                 with self.cc.scoped({st.var}):
                     if st.cond is not None:
@@ -1168,13 +1168,19 @@ class Generator:
         finally:
             self.no_walrus = saved
 
-    def is_board_zone(self, node) -> bool:
-        """The name of a shared board zone (not shadowed): its value is always that BoardZone."""
+    def zone_named(self, node):
+        """The ZoneInfo of a zone that is not a player's, when `node` is its name (not shadowed): the
+        name's value is always that Zone; else None."""
         if not isinstance(node, N.Name) or node.id in self.pylocals or node.id in self.cc.scope:
-            return False
+            return None
         sym = self.cc.t.symbols.get(node.id)
         info = self.cc.program.zones.get(node.id) if sym is not None and sym.kind == "zone" else None
-        return info is not None and info.topology is not None and not info.per_player
+        return info if info is not None and not info.per_player else None
+
+    def is_board_zone(self, node) -> bool:
+        """The name of a shared board zone (not shadowed): its value is always that BoardZone."""
+        info = self.zone_named(node)
+        return info is not None and info.topology is not None
 
     def walks_cards(self, node) -> bool:
         """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,
@@ -1189,11 +1195,7 @@ class Generator:
         while isinstance(node, N.FilterList):
             node = node.coll
         if isinstance(node, N.Name):
-            if node.id in self.pylocals or node.id in self.cc.scope:
-                return False
-            sym = self.cc.t.symbols.get(node.id)
-            info = self.cc.program.zones.get(node.id) if sym is not None and sym.kind == "zone" else None
-            return info is not None and not info.per_player
+            return self.zone_named(node) is not None
         if isinstance(node, N.Call) and not node.kwargs and node.func not in self.cc.scope \
                 and node.func not in self.pylocals:
             sym = self.cc.t.symbols.get(node.func)

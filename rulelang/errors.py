@@ -148,6 +148,13 @@ class DiagnosticBag:
             raise RulesError(list(self.items))
 
 
+def reason_of(exc: BaseException) -> str:
+    """Why a file could not be read or written, as words inside a sentence ("no such file or
+    directory"): an OSError's own words, else the exception's text."""
+    text = getattr(exc, "strerror", None) or str(exc)
+    return text[:1].lower() + text[1:]
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     import difflib
 

@@ -12,7 +12,7 @@ from . import nodes as N
 from .checker import check_rules
 from .compiler import Compiler, RuleError, compile_program
 from .errors import Diagnostic, DiagnosticBag, RulesError, Span, did_you_mean
-from .budgets import BudgetExceeded, Budgets, as_budgets, resident_mb, using
+from .budgets import NUMBER_BOUND, BudgetExceeded, Budgets, as_budgets, resident_mb, using
 from .sourcefile import source_text
 from .runtime import Game
 from .variants import apply_variants
@@ -61,7 +61,7 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
                 number = text if type(text) is int else int(str(text).strip())
             except ValueError:
                 number = None
-            if number is None or not -_BIG <= number <= _BIG:
+            if number is None or not -NUMBER_BOUND <= number <= NUMBER_BOUND:
                 bag.error(decl.span, f'setting "{name}" takes a whole number (within ±10^18), not "{text}"')
                 number = 0
             settings[name] = number
@@ -74,8 +74,6 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
                 settings[name] = text
     return settings
 
-
-_BIG = 10**18  # (as values._BIG: the numbers of a game stay within it)
 
 
 def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,

@@ -25,6 +25,7 @@ from lark.parsers.lalr_analysis import Reduce, Shift
 
 from . import nodes as N
 from . import regexcache
+from .budgets import NUMBER_BOUND
 from .cachefiles import collector_paused, parse_cache_dir, write_whole
 from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
 from .chunks import header_doc, split_top_level
@@ -193,15 +194,12 @@ def _first_child(children: list):
     return children[0]
 
 
-BIGGEST_NUMBER = 10**18  # as values._BIG: every number of a game stays within ±10^18
-
-
 def _refuse_huge_numbers(tok: Token) -> Token:
     """A number written beyond the bound of every number of a game (read as text first: Python refuses
     to read a number of more than 4,300 digits)."""
-    if len(tok) > 19 or int(tok) > BIGGEST_NUMBER:
+    if len(tok) > 19 or int(tok) > NUMBER_BOUND:
         raise _SyntaxProblem(Span(line=tok.line, column=tok.column, end_line=tok.line, end_column=tok.column + len(tok)),
-                             f"this number is beyond ±{BIGGEST_NUMBER:,}: the numbers of a game stay smaller")
+                             f"this number is beyond ±{NUMBER_BOUND:,}: the numbers of a game stay smaller")
     return tok
 
 

@@ -889,8 +889,7 @@ def determinize(state: State, seat: int, rng: random.Random):
 # ------------------------------------------------------------------ copying (for agents that plan)
 
 
-_PLAIN_TYPES = PLAIN_TYPES
-_PLAIN_OR_TUPLE = _PLAIN_TYPES | {tuple}
+_PLAIN_OR_TUPLE = PLAIN_TYPES | {tuple}
 
 
 def holds_no_object(items) -> bool:
@@ -898,11 +897,11 @@ def holds_no_object(items) -> bool:
     (cells, directions): nothing a copy of the match must replace by its own card, player or zone.
     The tests run in C: a copy asks it of every list of options."""
     types = set(map(type, items))
-    if types <= _PLAIN_TYPES:
+    if types <= PLAIN_TYPES:
         return True
     if not types <= _PLAIN_OR_TUPLE:
         return False
-    return _PLAIN_TYPES.issuperset(map(type, chain.from_iterable([x for x in items if type(x) is tuple])))
+    return PLAIN_TYPES.issuperset(map(type, chain.from_iterable([x for x in items if type(x) is tuple])))
 
 
 def copy_state(s: State) -> State:
@@ -914,7 +913,7 @@ def copy_state(s: State) -> State:
     new = State(s.seed, rng)
     new.players = [Player(p.seat, {}) for p in s.players]
     entity_map = new.entities  # an entity's id is its index in state.entities
-    plain = _PLAIN_TYPES
+    plain = PLAIN_TYPES
     blank = Entity.__new__
     listed = []  # the cards whose component has fields holding a list: those lists are copied below
     for e in s.entities:
@@ -972,7 +971,7 @@ def copy_state(s: State) -> State:
             for k in c.card.list_fields:  # the lists a card was made with, or what replaced them
                 v = attrs[k]
                 if type(v) not in plain:
-                    attrs[k] = v[:] if type(v) is list and plain.issuperset(map(type, v)) else remap(v)
+                    attrs[k] = remap(v)
     for i in holding:  # the cards whose fields may hold a card, a player, a zone, a list...
         attrs = entity_map[i].attrs
         for k, v in attrs.items():  # (a new value for a key already there: the dict keeps its size)
@@ -1055,7 +1054,7 @@ def state_from_json(program: Program, data: dict) -> State:
         s.entities.append(e)
     for e, ed in zip(s.entities, data["entities"]):
         e.attrs = {k: decode(v, s) for k, v in ed["attrs"].items()}
-        if not _PLAIN_TYPES.issuperset(map(type, e.attrs.values())):
+        if not PLAIN_TYPES.issuperset(map(type, e.attrs.values())):
             s.holding.add(e.id)
     for key, content in data["zones"].items():
         zone = s.zones[key]

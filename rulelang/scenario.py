@@ -48,7 +48,7 @@ from . import nodes as N
 from .builtins import describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
-from .errors import RulesError, Span
+from .errors import RulesError, Span, reason_of
 from .model import Entity, Zone, move as move_entity, set_owner
 from .parser import parse_file, parse_text
 from .resources import find_game
@@ -107,7 +107,7 @@ class ScenarioRunner:
         try:
             return read_json_object(path)
         except OSError as exc:
-            refuse(f"cannot be read: {exc.strerror or exc}")
+            refuse(f"cannot be read: {reason_of(exc)}")
         except NotAJsonObject as exc:
             refuse(f"cannot be used: {exc}")
 

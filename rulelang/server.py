@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .agents import AgentHandle, make_agent
-from .errors import RulesError
+from .errors import RulesError, reason_of
 from .runtime import Game, Match, option_label
 from .tableview import table_view
 from .sourcefile import NotAJsonObject, read_json_object
@@ -344,8 +344,7 @@ def listening_socket(host: str, port: int):
         sock.bind((host, port))
     except (OSError, OverflowError) as exc:
         sock.close()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ValueError(f"the table cannot listen on {host} port {port}: {reason[:1].lower()}{reason[1:]}") from None
+        raise ValueError(f"the table cannot listen on {host} port {port}: {reason_of(exc)}") from None
     return sock
 
 

@@ -336,7 +336,9 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
                 try:
                     Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
                 except OSError as exc:  # a folder that is not there, no permission: the game goes on
-                    console.print(f"could not save to {path}: {(exc.strerror or str(exc)).lower()}", markup=False)
+                    from .errors import reason_of
+
+                    console.print(f"could not save to {path}: {reason_of(exc)}", markup=False)
                     continue
                 console.print(f"saved to {path}", markup=False)
                 continue

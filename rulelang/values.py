@@ -4,7 +4,7 @@ putting a card into a zone (``_put``). Shared by the closure engine and the gene
 """
 from __future__ import annotations
 
-from .budgets import check_size
+from .budgets import NUMBER_BOUND, check_size
 from .builtins import describe
 from .errors import Span
 from .program import Ctx, RuleError
@@ -63,7 +63,7 @@ def _check_place(zone: BoardZone, cell, slot, e: Entity, span: Span):
     return slot
 
 
-_BIG = 10**18  # numbers stay within this, so a doubling loop cannot build a gigantic integer
+_BIG = NUMBER_BOUND
 
 
 def _arith(l, r, op, span):
