@@ -265,6 +265,7 @@ def _add(c, l, r, span):
 
 
 _BIG = NUMBER_BOUND
+INT = "#int "  # in Generator.card_locals: INT + a Python local that holds a whole number for sure
 
 
 def _sub(l, r, span):
@@ -462,7 +463,10 @@ class Generator:
         self.numbers: dict[str, int] = {}
         self.pylocals: dict[str, str] = {}  # rules name -> Python local, inside the function being written
         # the Python locals that hold a card for sure (a loop over a zone, the cards on a cell, the
-        # cards next to one): their fields are read without asking what they hold (g_Attr)
+        # cards next to one): their fields are read without asking what they hold (g_Attr); and,
+        # as INT + name, those that hold a whole number for sure (a loop over `0..3`): arithmetic
+        # on them asks nothing of them (is_int). One set, so that every place that enters or leaves
+        # a function or a scope keeps both
         self.card_locals: frozenset = frozenset()
         self.in_def = False
         self.no_walrus = False
@@ -522,7 +526,7 @@ class Generator:
         saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
-            body = "\n".join(self.body_lines(x, "value", "        "))
+            body = self.boards_read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         finally:
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
@@ -534,6 +538,21 @@ class Generator:
                             f"        raise _translate(exc) from None\n"
                             f"    return value\n")
         return self.stub(fname)
+
+    def boards_read_once(self, body: str, indent: str) -> str:
+        """An expression's or a def's body with the cells of each board it reads (`c.s.zones['grid']
+        .cells.stacks`, the table of a shared board the rules name: the built-in `at`) found once, at
+        its top, not at each read in its loops. Such a board always exists, and nothing moves while
+        an expression is worked out, so its table is the same object throughout. (Another zone
+        given to `at` fails where it is read, at the call's line.)"""
+        zones = self.cc.program.zones
+        boards = [z for z in dict.fromkeys(_BOARD_CELLS.findall(body))
+                  if (info := zones.get(z[1:-1])) is not None and info.topology is not None and not info.per_player]
+        if not boards:
+            return body
+        names = {zone: f"_cells{i}" for i, zone in enumerate(boards)}
+        body = _BOARD_CELLS.sub(lambda m: names.get(m.group(1), m.group(0)), body)
+        return "".join(f"{indent}{names[zone]} = c.s.zones[{zone}].cells.stacks\n" for zone in boards) + body
 
     def sync_block(self, body: list, span) -> Callable | None:
         """A continuous rule's block as one generated function run(vm, frame), or None when it
@@ -700,7 +719,7 @@ class Generator:
         self.card_locals = frozenset(f"L_{p}" for p in card_params)
         try:
             with self.cc.scoped(set(params)):
-                body = "\n".join(self.body_lines(d.body, "value", "        "))
+                body = self.boards_read_once("\n".join(self.body_lines(d.body, "value", "        ")), "        ")
         finally:
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         span = self.const(d.span, "S")
@@ -1116,9 +1135,10 @@ class Generator:
             return repr(name)
         return self.fallback(x)
 
-    def local_scope(self, names: list[str], cards: bool = False):
+    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False):
         """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
-        for nodes that fall back). With `cards`, they hold cards (yields_cards)."""
+        for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
+        numbers (yields_ints)."""
         generator = self
 
         class _Scope:
@@ -1127,7 +1147,8 @@ class Generator:
                 for n in names:
                     generator.pylocals[n] = f"L_{n}"
                 py = {f"L_{n}" for n in names}
-                generator.card_locals = (generator.card_locals | py) if cards else (generator.card_locals - py)
+                known = generator.card_locals - py - {INT + n for n in py}
+                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set())
                 self.scoped = generator.cc.scoped(set(names))
                 self.scoped.__enter__()
 
@@ -1205,6 +1226,24 @@ class Generator:
                     or self.is_builtin(node, "neighbors", 2))
         return False
 
+    def yields_ints(self, node) -> bool:
+        """Whether every item of the collection `node` is a whole number: a range written with
+        whole numbers (`0..3`), or such a range filtered."""
+        while isinstance(node, N.FilterList):
+            node = node.coll
+        return _literal_range(node) is not None
+
+    def is_int(self, node) -> bool:
+        """Whether the value of `node` is a whole number for sure: one written as such, or a local
+        that holds one (card_locals)."""
+        if type(node) is N.Neg:
+            node = node.operand
+        if type(node) is N.IntLit:
+            return type(node.value) is int
+        if type(node) is N.BinOp:  # of two whole numbers: a whole number, or the helper's error
+            return node.op in ("+", "-", "*", "/", "%") and self.is_int(node.left) and self.is_int(node.right)
+        return type(node) is N.Name and INT + self.pylocals.get(node.id, "") in self.card_locals
+
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
         return (isinstance(node, N.Call) and node.func == name and len(node.args) == arity and not node.kwargs
@@ -1223,16 +1262,19 @@ class Generator:
             return self.holds_quantifier(node.operand)
         if isinstance(node, N.CondExpr):
             return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
-        return self.is_quantifier(node) or self._quantified_leaf(node) is not None
+        return self.is_quantifier(node) or self._quantified_leaf(node, bind=True) is not None
 
-    def _quantified_leaf(self, node):
+    def _quantified_leaf(self, node, bind: bool = False):
         """(def, its loop names that the caller uses too) of a call that body_lines writes in place
-        (inlined_call), else None."""
+        (inlined_call), else None. With `bind`, its arguments may be any expressions (body_lines
+        keeps their values in Python locals first)."""
         if not isinstance(node, N.Call) or node.kwargs or node.func in self.cc.scope or node.func in self.pylocals:
             return None
         sym = self.cc.t.symbols.get(node.func)
         d = self.def_decls.get(node.func)
-        if sym is None or sym.kind != "def" or d is None or not self._called_with_locals(d, node.args):
+        if sym is None or sym.kind != "def" or d is None:
+            return None
+        if not (self._called_with_locals(d, node.args) or (bind and len(d.params) == len(node.args))):
             return None
         key = ("quantified", node.func)
         bound = self._inlinable.get(key)
@@ -1243,23 +1285,23 @@ class Generator:
                                             and self.holds_quantifier(d.body) else False)
         if bound is False:
             return None
-        clashes = bound & (set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args})
+        clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
         if any(self.cc.t.symbols.get(v) is not None for v in clashes):
             return None  # (a loop name that is also a global's, which renaming would change: left as it is)
         return d, clashes
 
-    def inlined_call(self, node):
+    def inlined_call(self, node, bind: bool = False):
         """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
         walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
-        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`);
-        else None. Its loop names that the caller uses too are renamed. As with `inline_leaf`, only
-        the call and its work count are saved."""
-        found = self._quantified_leaf(node)
+        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`), or
+        with `bind` any arguments; else None. Its loop names that the caller uses too are renamed.
+        As with `inline_leaf`, only the call and its work count are saved."""
+        found = self._quantified_leaf(node, bind)
         if found is None:
             return None
         d, clashes = found
         if clashes:
-            used = set(self.pylocals) | set(self.cc.scope) | {a.id for a in node.args} | free_names(d.body)
+            used = set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args) | free_names(d.body)
             mapping = {}
             for v in sorted(clashes):
                 k = 1
@@ -1299,7 +1341,7 @@ class Generator:
             lines = [f"{indent}{target} = 0",
                      f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
                      f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
-            with self.local_scope([f.var], self.yields_cards(f.coll)):
+            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
                 if self.holds_quantifier(f.cond):
                     inner = self.fresh("_q")
                     lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
@@ -1314,13 +1356,24 @@ class Generator:
             coll = self.iterable(node.coll)
             inner = self.fresh("_q")
             lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
-            with self.local_scope([node.var], self.yields_cards(node.coll)):
+            with self.local_scope([node.var], self.yields_cards(node.coll), self.yields_ints(node.coll)):
                 lines += self.body_lines(node.cond, inner, indent + "    ")
             return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
-        found = self.inlined_call(node)
+        found = self.inlined_call(node, bind=True)
         if found is not None:
-            with self._body_of(*found):
-                return self.body_lines(found[0].body, target, indent)
+            # the arguments that are not local names are worked out first, in order, into Python
+            # locals (as a call would, before its body): `owns(p, (x + dx, y + dy))`
+            d, args = found
+            lines, values = [], []
+            for arg in args:
+                if isinstance(arg, N.Name) and (arg.id in self.pylocals or arg.id in self.cc.scope):
+                    values.append(None)
+                    continue
+                kept = self.fresh("_a")
+                lines += [f"{indent}{kept} = ({self.x(arg)}", f"{indent})"]
+                values.append(kept)
+            with self._body_of(d, args, values):
+                return lines + self.body_lines(d.body, target, indent)
         if not self.is_quantifier(node):
             if self.holds_quantifier(node):
                 return self.logic_lines(node, target, indent)
@@ -1332,7 +1385,7 @@ class Generator:
         walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
                  f"{indent}for L_{f.var} in {walk}:"]
-        with self.local_scope([f.var], self.yields_cards(f.coll)):
+        with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
             if self.holds_quantifier(f.cond):
                 inner = self.fresh("_q")
                 lines += self.body_lines(f.cond, inner, indent + "    ")
@@ -1353,7 +1406,7 @@ class Generator:
                 and x.args[0].keep == "where":
             f = x.args[0]
             coll = self.iterable(f.coll)
-            with self.local_scope([f.var], self.yields_cards(f.coll)):
+            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
             if self.walks_cards(f.coll):  # already a list or tuple of cards
@@ -1391,7 +1444,7 @@ class Generator:
         `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
         def early(found: N.FilterList) -> str:
             coll = self.iterable(found.coll)
-            with self.local_scope([found.var], self.yields_cards(found.coll)):
+            with self.local_scope([found.var], self.yields_cards(found.coll), self.yields_ints(found.coll)):
                 cond = self.x(found.cond)
             var = f"L_{found.var}"
             return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
@@ -1414,11 +1467,13 @@ class Generator:
             isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args)
 
     @contextmanager
-    def _body_of(self, d: N.DefDecl, args: list):
+    def _body_of(self, d: N.DefDecl, args: list, kept: list | None = None):
         """While writing a def's body in place of a call (`_called_with_locals`): its parameters are
-        the caller's names, and nothing else of the caller is in scope."""
+        the caller's names (or the Python locals `kept` holds for some), and nothing else of the
+        caller is in scope."""
         params = [p.name for p in d.params]
-        values = [self.x(a) for a in args]  # a Python local, or a rules variable read as c.v[name]
+        # a Python local, or a rules variable read as c.v[name]
+        values = [self.x(a) if kept is None or kept[i] is None else kept[i] for i, a in enumerate(args)]
         saved = self.pylocals, self.in_def
         self.pylocals, self.in_def = dict(zip(params, values)), True
         try:
@@ -1528,7 +1583,7 @@ class Generator:
         saved = self.no_walrus
         self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
         try:
-            with self.local_scope([x.var], self.yields_cards(x.coll)):
+            with self.local_scope([x.var], self.yields_cards(x.coll), self.yields_ints(x.coll)):
                 cond = self.x(x.cond)
         finally:
             self.no_walrus = saved
@@ -1562,7 +1617,7 @@ class Generator:
         try:
             for var, coll in clauses:
                 parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
-                scope = self.local_scope([var], self.yields_cards(coll))
+                scope = self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll))
                 scope.__enter__()
                 entered.append(scope)
             expr = self.x(x.expr)
@@ -1580,25 +1635,51 @@ class Generator:
         a, b = self.x(x.left), self.x(x.right)
         span = self.span(x)
 
-        def helper(left: str) -> str:  # whole numbers at once; anything else as the closure engine does
+        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else as the closure engine does
             if x.op == "+":
-                return f"_add(c, {left}, {b}, {span})"
+                return f"_add(c, {left}, {right}, {span})"
             name = _ARITHMETIC.get(x.op)
-            return f"{name}({left}, {b}, {span})" if name is not None else f"_arith({left}, {b}, {x.op!r}, {span})"
+            return f"{name}({left}, {right}, {span})" if name is not None else f"_arith({left}, {right}, {x.op!r}, {span})"
 
+        if self.no_walrus:
+            return helper(a)
         k = x.right.value if type(x.right) is N.IntLit else None
-        if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.no_walrus:
+        if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.is_int(x.left):
             # `n + 1`, `y - 1`: a whole number and a literal add up here, when the result stays within
             # the bound; anything else (or a result beyond it) goes to the helper, as before
             t = self.fresh("_t")
             low, high = (-_BIG - k, _BIG - k) if x.op == "+" else (-_BIG + k, _BIG + k)
             return f"({t} {x.op} {b} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper(t)})"
-        if x.op == "+" and not self.no_walrus:
-            # two whole numbers (`run_from(p, cell, d) + run_from(p, cell, back)`) add up here; both
-            # sides are worked out first (`&`, not `and`), and anything else goes to the helper
-            ta, tb, total = self.fresh("_t"), self.fresh("_t"), self.fresh("_t")
-            return (f"({total} if (type({ta} := {a}) is int) & (type({tb} := {b}) is int) "
-                    f"and {-_BIG} <= ({total} := {ta} + {tb}) <= {_BIG} else _add(c, {ta}, {tb}, {span}))")
+        if x.op in ("+", "-", "*", "/", "%"):
+            # two whole numbers (`run_from(p, cell, d) + run_from(p, cell, back)`, `d[0] * i`) are
+            # worked out here: both sides first (`&`, not `and`), and what is not a whole number for
+            # sure is asked (is_int); anything else, a result beyond the bound or a division by zero,
+            # goes to the helper, which says so
+            known = self.is_int(x.left), self.is_int(x.right)
+            sides, names, tests = [], [], []
+            for node, text, sure in ((x.left, a, known[0]), (x.right, b, known[1])):
+                if sure and (type(node) is N.IntLit or text.isidentifier()):
+                    sides.append(text)  # a literal or a local: read again at no cost, and cannot fail
+                    names.append(text)
+                    continue
+                t = self.fresh("_t")
+                names.append(t)
+                if all(known):  # nothing to ask: each side is kept as the operation reads it, in order
+                    sides.append(f"({t} := {text})")
+                else:
+                    sides.append(t)
+                    tests.append(f"(type({t} := {text}) is int)")
+            ta, tb = sides
+            test = " & ".join(tests)
+            fallback = helper(*names)
+            if x.op in ("/", "%"):
+                pyop = "//" if x.op == "/" else "%"
+                if all(known):  # both sides read in order, then the divisor asked for zero
+                    return f"({names[0]} {pyop} {names[1]} if ({ta} is not None) & ({tb} != 0) else {fallback})"
+                return f"({ta} {pyop} {tb} if {test + ' and ' if test else ''}{tb} else {fallback})"
+            total = self.fresh("_t")
+            result = f"{-_BIG} <= ({total} := {ta} {x.op} {tb}) <= {_BIG}"
+            return f"({total} if {test + ' and ' if test else ''}{result} else {fallback})"
         return helper(a)
 
     def g_Compare(self, x):
@@ -1606,11 +1687,18 @@ class Generator:
         if x.op in ("==", "!="):
             return f"(({a}) {x.op} ({b}))"
         helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[x.op]
-        if type(x.right) is N.IntLit and type(x.right.value) is int and not self.no_walrus:
+        if self.no_walrus:
+            return f"{helper}({a}, {b}, {self.span(x)})"
+        if type(x.right) is N.IntLit and type(x.right.value) is int:
             # `count(...) >= 3`: a whole number is compared here; anything else by the helper
+            if self.is_int(x.left) and a.isidentifier():
+                return f"({a} {x.op} {b})"
             t = self.fresh("_t")
             return f"({t} {x.op} {b} if type({t} := {a}) is int else {helper}({t}, {b}, {self.span(x)}))"
-        return f"{helper}({a}, {b}, {self.span(x)})"
+        # two values: whole numbers compared here (both sides first), anything else by the helper
+        ta, tb = self.fresh("_t"), self.fresh("_t")
+        return (f"({ta} {x.op} {tb} if (type({ta} := {a}) is int) & (type({tb} := {b}) is int) "
+                f"else {helper}({ta}, {tb}, {self.span(x)}))")
 
     def g_Member(self, x):
         op = "not in" if x.negated else "in"
@@ -1637,6 +1725,17 @@ class Generator:
 
 
 # ------------------------------------------------------------------ fused statements
+
+
+_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
+
+
+_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")  # (boards_read_once)
+
+
+def _arg_names(args: list) -> set:
+    """The names a call's arguments read (those that are names, and those inside the others)."""
+    return set().union(*(free_names(a) for a in args)) if args else set()
 
 
 def _rebinds(body: list, name: str) -> bool:
