@@ -1205,6 +1205,23 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_pa
     assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
 
 
+def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_arguments(monkeypatch):
+    """`owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i))`: the arguments are worked out first, into
+    Python locals, then the def's loops are written in place (no call of D_owns). The numbers of
+    `0..3` are whole numbers for sure: `d[0] * i` asks nothing of `i`. The board's cells are found
+    once, at the top of the def (boards_read_once). Both engines play the same matches."""
+    path = REPO / "tests" / "codegen" / "connect4_plain.rules"
+    generated = load_with("codegen", monkeypatch, path)
+    source = generated.program.generated.source
+    four_from = source[source.index("def E_four_from"):source.index("def R_four_from")]
+    assert "D_owns" not in four_from and "for L_d_1 in" in four_from and "_mul(" in four_from
+    assert "type(L_i)" not in four_from and " * L_i)" in four_from
+    assert four_from.count("c.s.zones['grid'].cells.stacks") == 1 and "_cells0.get(" in four_from
+    closures = load_with("closures", monkeypatch, path)
+    for seed in (1, 2, 3):
+        assert played(generated, seed, None) == played(closures, seed, None)
+
+
 CARDS = REPO / "tests" / "codegen" / "cards.rules"
 
 
