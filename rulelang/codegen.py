@@ -470,6 +470,10 @@ class Generator:
         self.card_locals: frozenset = frozenset()
         self.in_def = False
         self.no_walrus = False
+        # while a def is written: its parameters' Python names that nothing in its body binds again,
+        # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
+        self.fixed_params: set = set()
+        self.param_reads: dict = {}
         self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
@@ -714,14 +718,20 @@ class Generator:
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads
         self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
         self.card_locals = frozenset(f"L_{p}" for p in card_params)
+        rebound = {x.var for x in nodes_in(d.body) if isinstance(getattr(x, "var", None), str)}
+        self.fixed_params, self.param_reads = {f"L_{p}" for p in params if p not in rebound}, {}
         try:
             with self.cc.scoped(set(params)):
-                body = self.boards_read_once("\n".join(self.body_lines(d.body, "value", "        ")), "        ")
+                body = "\n".join(self.body_lines(d.body, "value", "        "))
+                # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
+                body = "".join(f"        {var} = {name}[{k}] if type({name}) in _TL and len({name}) > {k} else _MISS\n"
+                               for (name, k), var in self.param_reads.items()) + body
+                body = self.boards_read_once(body, "        ")
         finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads = saved
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
@@ -1564,6 +1574,15 @@ class Generator:
                 f"else _attr(c, {t}, {name!r}, {span}))")
 
     def g_Index(self, x):
+        if isinstance(x.index, N.IntLit) and type(x.index.value) is int and x.index.value >= 0 \
+                and isinstance(x.obj, N.Name) and self.pylocals.get(x.obj.id) in self.fixed_params:
+            # `cell[0]` of a def's parameter, which keeps its value while the def is worked out: read
+            # once, at the def's top, when it is there (else _index says why not, here)
+            name, k = self.pylocals[x.obj.id], x.index.value
+            var = self.param_reads.get((name, k))
+            if var is None:
+                var = self.param_reads[(name, k)] = self.fresh("_p")
+            return f"({var} if {var} is not _MISS else _index({name}, {k}, {self.span(x)}))"
         if isinstance(x.index, N.IntLit) and x.index.value >= 0 and not self.no_walrus:
             # `d[0]`: a cell's or direction's coordinate, read inline; anything else is _index's
             t, k = self.fresh("_t"), x.index.value

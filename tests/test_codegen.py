@@ -781,6 +781,8 @@ phase play { end game }
     ("[k % (k + 1) + a * k - k * b for k in 1..2]", [(3, 2), ("x", 1), (1, [2])]),
     ("[k * a * a for k in 1..2]", [(10**9, 0), (-10**9, 0), (3, 0)]),
     ("count([k in 0..5 where k * b < a and k - 1 >= b]) + a / b", [(9, 1), (2, 0), (4, "y")]),
+    # a parameter's coordinates, read once at the def's top: the helper's error when there is none
+    ("[a[0] * k + a[1] - b for k in 0..1]", [((1, 2), 0), ([3, 4], 1), ("xy", 0), ([5], 0), (3, 0), ((1, 2), "z")]),
     # two values compared: whole numbers in place; texts, truth values and the rest by the helper
     ("[a < b, a <= b, a > b, a >= b]", [(1, 2), (2, 2), ("x", "y"), ("x", 1), (True, 2), (None, 1), (2.5, 1)]),
     # a list whose condition holds a quantifier: a loop that appends (body_lines)
@@ -1217,6 +1219,7 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_
     assert "D_owns" not in four_from and "for L_d_1 in" in four_from and "_mul(" in four_from
     assert "type(L_i)" not in four_from and " * L_i)" in four_from
     assert four_from.count("c.s.zones['grid'].cells.stacks") == 1 and "_cells0.get(" in four_from
+    assert four_from.count("L_cell[0] if type(L_cell) in _TL") == 1  # a parameter's coordinate: read once
     closures = load_with("closures", monkeypatch, path)
     for seed in (1, 2, 3):
         assert played(generated, seed, None) == played(closures, seed, None)
