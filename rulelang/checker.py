@@ -46,6 +46,7 @@ class SymbolTable:
     game: N.GameDecl | None = None
     decls: list = field(default_factory=list)
     table_columns: set = field(default_factory=set)  # the column names of the data files of `table`s
+    refused: set = field(default_factory=set)  # names declared again over a built-in's (said once, there)
 
     def kind(self, name: str) -> str | None:
         sym = self.symbols.get(name)
@@ -96,6 +97,7 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         if name in BUILTINS or name in SPECIAL_FUNCS or name in BUILTIN_VALUES:
             bag.error(span, f'"{name}" is a built-in name of the language and cannot be declared again',
                       hint="choose another name")
+            table.refused.add(name)
             return
         if name in table.symbols:
             other = table.symbols[name]
@@ -684,6 +686,15 @@ class Checker:
 
     # ---- expressions
     def undefined(self, name: str, span: Span, scope: set):
+        if name in self.t.refused:
+            return  # its declaration was refused, which is said there: its uses would only repeat it
+        if name in BUILTINS or name in SPECIAL_FUNCS:
+            # a built-in function written without its values (`directions` for `directions(board)`)
+            b = BUILTINS.get(name)
+            doc = b.doc if b is not None else SPECIAL_FUNCS[name][2]
+            self.err(span, f'"{name}" is a built-in function, not a value: call it with its values',
+                     hint=f"{name}(...): {doc}")
+            return
         candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
             | {"true", "false", "none"}
         self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates))
