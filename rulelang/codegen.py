@@ -365,6 +365,15 @@ def _next_to(c, x, cell=None):
 _NEIGHBORS = BUILTINS["neighbors"].impl
 
 
+def _empty_cells_of(c, board, span):
+    """`[c in cells(board) where empty(at(board, c))]` of a board the rules name: the board's own
+    empty cells (BoardCells.empty_cells), the walk of its cells counted as work as _each counts it."""
+    cells = board.cells
+    if len(cells.stacks) > 64 and c.vm is not None:
+        c.vm.meter.charge(len(cells.stacks), span)
+    return cells.empty_cells()
+
+
 def _ray_walk(c, board, cell, d):
     """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
     once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
@@ -438,7 +447,7 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
@@ -1236,6 +1245,16 @@ class Generator:
                     or self.is_builtin(node, "neighbors", 2))
         return False
 
+    def is_empty_cells(self, x) -> bool:
+        """Whether a list is `[c in cells(board) where empty(at(board, c))]` of a board the rules name."""
+        if not (isinstance(x, N.FilterList) and x.keep == "where" and self.is_builtin(x.coll, "cells", 1)
+                and self.is_board_zone(x.coll.args[0]) and self.is_builtin(x.cond, "empty", 1)):
+            return False
+        at = x.cond.args[0]
+        return (self.is_builtin(at, "at", 2) and isinstance(at.args[0], N.Name) and at.args[0].id == x.coll.args[0].id
+                and isinstance(at.args[1], N.Name) and at.args[1].id == x.var
+                and x.var not in self.pylocals and x.var not in self.cc.scope)
+
     def yields_ints(self, node) -> bool:
         """Whether every item of the collection `node` is a whole number: a range written with
         whole numbers (`0..3`), or such a range filtered."""
@@ -1594,6 +1613,10 @@ class Generator:
         return "[" + ", ".join(self.x(i) for i in x.items) + "]"
 
     def g_FilterList(self, x):
+        if self.is_empty_cells(x):
+            # `[c in cells(board) where empty(at(board, c))]`: the board's empty cells, which it keeps
+            # up to date as cards come and go (empty_cells), in the same order
+            return f"{self.mark('builtin', x.span, 'cells')}_empty_cells_of(c, {self.x(x.coll.args[0])}, {self.span(x)})"
         coll = self.iterable(x.coll)
         var = f"L_{x.var}"
         lifted = self.lifted_condition(x)

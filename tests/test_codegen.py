@@ -1225,6 +1225,18 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_
         assert played(generated, seed, None) == played(closures, seed, None)
 
 
+def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
+    """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
+    empty cells the board keeps up to date as cards come and go, in the same order; other lists of
+    cells are walked as written. Both engines play the same games (test_both_engines_play_the_same_match)."""
+    source = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules").program.generated.source
+    free_cells = source[source.index("def E_free_cells"):source.index("def R_free_cells")]
+    assert "_empty_cells_of(c, c.s.zones['grid']" in free_cells
+    source = load_with("codegen", monkeypatch, REPO / "tests" / "codegen" / "connect4_plain.rules").program.generated.source
+    moves = source[source.index("def E_moves"):source.index("def R_moves")]
+    assert "_empty_cells_of" not in moves  # (playable cells, not empty ones)
+
+
 CARDS = REPO / "tests" / "codegen" / "cards.rules"
 
 
