@@ -193,7 +193,7 @@ def _write_marshal(folder: Path, path: Path, value) -> None:
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
-_CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down", "seat"})
+_CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down", "seat", "empty"})
 # built-ins that walk their argument: cheap over the cards of one cell
 _CHEAP_WALKS = frozenset({"any", "all", "count", "sum", "max", "min"})
 
@@ -905,6 +905,8 @@ class Generator:
             if isinstance(x, N.Call):
                 if symbols.get(x.func) is not None or x.kwargs:
                     return False  # a def, a procedure, a zone of a player...
+                if x.func == "count" and len(x.args) == 1 and not isinstance(x.args[0], (N.FilterList, N.MapList)):
+                    return leaf(x.args[0])  # how many cards a cell holds: a length
                 if x.func in _CHEAP_WALKS:
                     return len(x.args) == 1 and isinstance(x.args[0], (N.FilterList, N.MapList)) and leaf(x.args[0])
                 if x.func not in _CHEAP_BUILTINS:

@@ -1235,6 +1235,9 @@ def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(m
     source = load_with("codegen", monkeypatch, REPO / "tests" / "codegen" / "connect4_plain.rules").program.generated.source
     moves = source[source.index("def E_moves"):source.index("def R_moves")]
     assert "_empty_cells_of" not in moves  # (playable cells, not empty ones)
+    # `playable(cell) = empty(at(grid, cell)) and ...`: emptiness is a length, so the def is a leaf,
+    # written in place of its call in the list
+    assert "D_playable" not in moves and "a leaf" in source[source.index("def D_playable"):]
 
 
 CARDS = REPO / "tests" / "codegen" / "cards.rules"
