@@ -214,7 +214,12 @@ class BoardCells:
         return self.stacks.get(cell, _EMPTY)
 
     def has_cell(self, cell) -> bool:
-        return self.topology.open or cell in self._graph
+        if self.topology.open:
+            return True
+        try:  # a fixed board's stacks hold every cell of its graph (an empty list for an empty cell)
+            return cell in self.stacks
+        except TypeError:  # (a value that cannot be a cell: a list...)
+            return False
 
     def place(self, cell, entity, bottom=False) -> None:
         if cell not in self.stacks and not self.topology.open:

@@ -39,7 +39,8 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
         if not zone.cells.has_cell(cell):
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
-        slot = _check_place(zone, cell, slot, e, span)
+        if slot is not None or zone.cells.topology.places:
+            slot = _check_place(zone, cell, slot, e, span)
     elif slot is not None:
         raise RuleError(span, f"`into` puts a card in a place of a board's cell, but {zone.name} is not a board")
     move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
