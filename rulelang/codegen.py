@@ -1718,8 +1718,9 @@ class Generator:
             fallback = helper(*names)
             if x.op in ("/", "%"):
                 pyop = "//" if x.op == "/" else "%"
-                if all(known):  # both sides read in order, then the divisor asked for zero
-                    return f"({names[0]} {pyop} {names[1]} if ({ta} is not None) & ({tb} != 0) else {fallback})"
+                if all(known):  # both sides read in order (a side kept in a local), then the divisor asked for zero
+                    read = f"({ta} is not None) & " if ta != names[0] else ""
+                    return f"({names[0]} {pyop} {names[1]} if {read}({tb} != 0) else {fallback})"
                 return f"({ta} {pyop} {tb} if {test + ' and ' if test else ''}{tb} else {fallback})"
             total = self.fresh("_t")
             result = f"{-_BIG} <= ({total} := {ta} {x.op} {tb}) <= {_BIG}"
