@@ -539,7 +539,8 @@ class Generator:
         saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
-            body = self.boards_read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
+            with self.no_def_parameters():
+                body = self.boards_read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         finally:
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
@@ -567,6 +568,18 @@ class Generator:
         body = _BOARD_CELLS.sub(lambda m: names.get(m.group(1), m.group(0)), body)
         return "".join(f"{indent}{names[zone]} = c.s.zones[{zone}].cells.stacks\n" for zone in boards) + body
 
+    @contextmanager
+    def no_def_parameters(self):
+        """While another function is written (an expression's, a continuous rule's, an option's
+        walker), possibly in the middle of a def's: no name is one of the def's parameters (g_Index
+        reads those once, at the def's top, which this function does not have)."""
+        saved = self.fixed_params, self.param_reads
+        self.fixed_params, self.param_reads = set(), {}
+        try:
+            yield
+        finally:
+            self.fixed_params, self.param_reads = saved
+
     def sync_block(self, body: list, span) -> Callable | None:
         """A continuous rule's block as one generated function run(vm, frame), or None when it
         holds a statement other than a simple one (an assignment, a move, a discard, a signal, a
@@ -579,7 +592,8 @@ class Generator:
         saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
-            self._sync_block(body, lines, "        ", False)
+            with self.no_def_parameters():
+                self._sync_block(body, lines, "        ", False)
         except _NotSimple:
             return None
         finally:
@@ -688,7 +702,7 @@ class Generator:
 
         def written(node, walrus=False) -> str:
             self.pylocals = {n: f"L_{n}" for n in names}
-            with self.cc.scoped(set(names)):
+            with self.cc.scoped(set(names)), self.no_def_parameters():
                 return self.iterable(node, walrus=True) if walrus else self.x(node)
 
         try:
