@@ -793,11 +793,21 @@ phase play { end game }
 def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkeypatch, tmp_path):
     """Whole numbers take a short path in generated code (_mul, _div, _mod, a literal range walked
     as its numbers); every value and every error is the closure engine's."""
+    outcomes = _values_in_both_engines(tmp_path, monkeypatch, expr, pairs)
+    assert outcomes["codegen"] == outcomes["closures"]
+    assert len(pairs) == 2 or len(set(outcomes["codegen"])) > 1  # values and errors alike
+
+
+def _values_in_both_engines(tmp_path, monkeypatch, expr: str, pairs: list) -> dict:
+    """Per engine, what `def value(a, b) = EXPR` gives for each pair of values: its value, or
+    its error. Loading says nothing (no warning from Python's compiler of the generated code)."""
     path = tmp_path / "sums.rules"
     path.write_text(ARITHMETIC.replace("EXPR", expr))
     outcomes = {}
     for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SyntaxWarning)
+            game = load_with(engine, monkeypatch, path)
         match = game.new_match(seed=1)
         ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
         got = []
@@ -809,8 +819,7 @@ def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkey
             except Exception as exc:  # a rule error raised from a def outside the VM's loop
                 got.append(f"{type(exc).__name__}: {exc}")
         outcomes[engine] = got
-    assert outcomes["codegen"] == outcomes["closures"]
-    assert len(pairs) == 2 or len(set(outcomes["codegen"])) > 1  # values and errors alike
+    return outcomes
 
 
 def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeypatch, tmp_path):
@@ -1312,22 +1321,6 @@ def test_random_arithmetic_in_generated_code_is_the_closure_engines(seed, monkey
     the same values and the same errors for the same values of their parameters."""
     rng = random.Random(seed)
     exprs = [_random_expr(rng, 3) for _ in range(6)]
-    path = tmp_path / "sums.rules"
-    path.write_text(ARITHMETIC.replace("EXPR", "[" + ", ".join(f"[{e} for k in -2..2]" for e in exprs) + "]"))
-    outcomes = {}
-    for engine in ("closures", "codegen"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", SyntaxWarning)  # (Python's compiler has nothing to say of the code)
-            game = load_with(engine, monkeypatch, path)
-        match = game.new_match(seed=1)
-        ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
-        got = []
-        for a, b in PAIRS:
-            try:
-                got.append(repr(game.program.defs["value"](ctx, (a, b))))
-            except RulesError as exc:
-                got.append(str(exc))
-            except Exception as exc:  # a rule error raised from a def outside the VM's loop
-                got.append(f"{type(exc).__name__}: {exc}")
-        outcomes[engine] = got
+    expr = "[" + ", ".join(f"[{e} for k in -2..2]" for e in exprs) + "]"
+    outcomes = _values_in_both_engines(tmp_path, monkeypatch, expr, PAIRS)
     assert outcomes["codegen"] == outcomes["closures"], exprs
