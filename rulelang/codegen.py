@@ -483,6 +483,9 @@ class Generator:
         # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
         self.fixed_params: set = set()
         self.param_reads: dict = {}
+        # and the defs the same all game that it reads, each looked up once per call: name -> Python
+        # local (g_Name); None while no def is written
+        self.constant_reads: dict | None = None
         self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
@@ -573,12 +576,12 @@ class Generator:
         """While another function is written (an expression's, a continuous rule's, an option's
         walker), possibly in the middle of a def's: no name is one of the def's parameters (g_Index
         reads those once, at the def's top, which this function does not have)."""
-        saved = self.fixed_params, self.param_reads
-        self.fixed_params, self.param_reads = set(), {}
+        saved = self.fixed_params, self.param_reads, self.constant_reads
+        self.fixed_params, self.param_reads, self.constant_reads = set(), {}, None
         try:
             yield
         finally:
-            self.fixed_params, self.param_reads = saved
+            self.fixed_params, self.param_reads, self.constant_reads = saved
 
     def sync_block(self, body: list, span) -> Callable | None:
         """A continuous rule's block as one generated function run(vm, frame), or None when it
@@ -741,20 +744,25 @@ class Generator:
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads
+        saved = (self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads,
+                 self.constant_reads)
         self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
         self.card_locals = frozenset(f"L_{p}" for p in card_params)
         rebound = {x.var for x in nodes_in(d.body) if isinstance(getattr(x, "var", None), str)}
         self.fixed_params, self.param_reads = {f"L_{p}" for p in params if p not in rebound}, {}
+        self.constant_reads = {}
         try:
             with self.cc.scoped(set(params)):
                 body = "\n".join(self.body_lines(d.body, "value", "        "))
-                # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
+                # a parameter's coordinate (`cell[0]`), read once at the top (g_Index); a def the same all
+                # game, looked up where first read (g_Name)
                 body = "".join(f"        {var} = {name}[{k}] if type({name}) in _TL and len({name}) > {k} else _MISS\n"
-                               for (name, k), var in self.param_reads.items()) + body
+                               for (name, k), var in self.param_reads.items()) + "".join(
+                    f"        {var} = _MISS\n" for var in (self.constant_reads or {}).values()) + body
                 body = self.boards_read_once(body, "        ")
         finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads = saved
+            (self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads,
+             self.constant_reads) = saved
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
@@ -1163,6 +1171,14 @@ class Generator:
         if kind == "def" and name in self.setting_defs:  # fixed by the settings (dependencies.setting_defs)
             return repr(self.setting_defs[name])
         if kind == "def" and name in self.def_decls:
+            if name in self.constant_defs and self.constant_reads is not None and not self.no_walrus \
+                    and not self.def_decls[name].params:
+                # the same value all game (dependencies.constant_defs), read again in a def's loops
+                # (`d in directions` for every cell): looked up once per call of the def, where first read
+                var = self.constant_reads.get(name)
+                if var is None:
+                    var = self.constant_reads[name] = self.fresh("_k")
+                return f"({var} if {var} is not _MISS else ({var} := D_{name}(c)))"
             return f"D_{name}(c)"
         if kind == "keyword":
             return self.const(KeywordValue(name))
