@@ -266,6 +266,9 @@ def _add(c, l, r, span):
 
 _BIG = NUMBER_BOUND
 INT = "#int "  # in Generator.card_locals: INT + a Python local that holds a whole number for sure
+# operations nested deeper than this are written as calls of their helpers (one level of Python's
+# parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
+ARITH_IN_PLACE = 16
 
 
 def _sub(l, r, span):
@@ -486,6 +489,7 @@ class Generator:
         # and the defs the same all game that it reads, each looked up once per call: name -> Python
         # local (g_Name); None while no def is written
         self.constant_reads: dict | None = None
+        self.arith_depth = 0  # operations written inside one another (g_BinOp)
         self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
@@ -756,8 +760,7 @@ class Generator:
                 body = "\n".join(self.body_lines(d.body, "value", "        "))
                 # a parameter's coordinate (`cell[0]`), read once at the top (g_Index); a def the same all
                 # game, looked up where first read (g_Name)
-                body = "".join(f"        {var} = {name}[{k}] if type({name}) in _TL and len({name}) > {k} else _MISS\n"
-                               for (name, k), var in self.param_reads.items()) + "".join(
+                body = _coordinates_read(self.param_reads, "        ") + "".join(
                     f"        {var} = _MISS\n" for var in (self.constant_reads or {}).values()) + body
                 body = self.boards_read_once(body, "        ")
         finally:
@@ -1706,6 +1709,13 @@ class Generator:
         return f"(({self.x(x.then)}) if ({self.x(x.test)}) else ({self.x(x.other)}))"
 
     def g_BinOp(self, x):
+        self.arith_depth += 1
+        try:
+            return self._binop(x)
+        finally:
+            self.arith_depth -= 1
+
+    def _binop(self, x):
         a, b = self.x(x.left), self.x(x.right)
         span = self.span(x)
 
@@ -1715,7 +1725,7 @@ class Generator:
             name = _ARITHMETIC.get(x.op)
             return f"{name}({left}, {right}, {span})" if name is not None else f"_arith({left}, {right}, {x.op!r}, {span})"
 
-        if self.no_walrus:
+        if self.no_walrus or self.arith_depth > ARITH_IN_PLACE:
             return helper(a)
         k = x.right.value if type(x.right) is N.IntLit else None
         if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.is_int(x.left):
@@ -1800,6 +1810,22 @@ class Generator:
 
 
 # ------------------------------------------------------------------ fused statements
+
+
+def _coordinates_read(reads: dict, indent: str) -> str:
+    """The lines at a def's top that read its parameters' coordinates (g_Index): for each
+    parameter, one test of what it holds, then each coordinate read, or _MISS for all of them
+    (each read then asks _index in place, which says why, or reads a shorter one)."""
+    by_name: dict = {}
+    for (name, k), var in reads.items():
+        by_name.setdefault(name, []).append((k, var))
+    lines = []
+    for name, items in by_name.items():
+        top = max(k for k, _ in items)
+        lines.append(f"{indent}if type({name}) in _TL and len({name}) > {top}:")
+        lines += [f"{indent}    {var} = {name}[{k}]" for k, var in items]
+        lines += [f"{indent}else:", f"{indent}    {' = '.join(var for _, var in items)} = _MISS"]
+    return "".join(line + "\n" for line in lines)
 
 
 _BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")

@@ -70,6 +70,9 @@ _BIG = NUMBER_BOUND
 def _arith(l, r, op, span):
     try:
         if op == "+":
+            if type(l) is tuple and type(r) is tuple:  # (Python would join them: (1, 0) + (0, 1) is (1, 0, 0, 1))
+                raise RuleError(span, f'"+" cannot add cells or directions ({describe(l)} + {describe(r)}): '
+                                      "write (a[0] + b[0], a[1] + b[1])")
             result = l + r
         elif op == "-":
             result = l - r
@@ -80,6 +83,10 @@ def _arith(l, r, op, span):
                 raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
             return result
         if op == "*":
+            if type(l) is tuple or type(r) is tuple:  # (Python would repeat it: (1, 0) * 2 is (1, 0, 1, 0))
+                raise RuleError(span, f'"*" cannot multiply a cell or a direction ({describe(l)} * {describe(r)}): '
+                                      "to scale a direction write (d[0] * n, d[1] * n); to step along one, "
+                                      "towards(board, cell, d, n)")
             if type(l) in (str, list) or type(r) in (str, list):  # a text or list repeated: bounded
                 size = (len(l) * r) if type(l) in (str, list) else (len(r) * l)
                 check_size(size, span, "a text" if str in (type(l), type(r)) else "a list")

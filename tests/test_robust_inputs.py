@@ -299,3 +299,25 @@ def test_a_number_beyond_the_bound_in_a_long_deck_is_refused_at_its_line(tmp_pat
     assert d.message == "this number is beyond ±1,000,000,000,000,000,000: the numbers of a game stay smaller"
     path.write_text("\n".join(lines).replace("99999999999999999999", "1000000000000000000") + "\n")
     assert rulelang.load(path).new_match().s.entities[-1].attrs["n"] == 10**18  # the bound itself is a number
+
+
+@pytest.mark.parametrize("engine", ["codegen", "closures"])
+@pytest.mark.parametrize("expr, message", [
+    # Python repeats a tuple: a direction times a billion filled the memory until the process was killed
+    ("d * 1000000000", '"*" cannot multiply a cell or a direction ((1, 0) * 1000000000)'),
+    ("3 * d", '"*" cannot multiply a cell or a direction (3 * (1, 0))'),
+    ("d + e", '"+" cannot add cells or directions ((1, 0) + (0, 1))'),
+])
+def test_a_cell_is_not_repeated_or_joined_by_arithmetic(engine, expr, message, tmp_path, monkeypatch):
+    """A cell or direction times a number, or two added, is an error at its line that says how to
+    write what was meant, in both engines: it was Python's repetition (a tuple of two billion
+    numbers, memory exhausted) or a joined tuple of four numbers that no board has."""
+    monkeypatch.setenv("RULELANG_ENGINE", engine)
+    path = tmp_path / "cells.rules"
+    path.write_text('game "Cells" { players 2  round: play }\n'
+                    "phase play {\n  let d = (1, 0)\n  let e = (0, 1)\n"
+                    f"  let f = {expr}\n  end game\n}}\n", encoding="utf-8")
+    game = rulelang.load(path)
+    with pytest.raises(RulesError) as info:
+        game.new_match(seed=1)
+    assert f"cells.rules:5:11: error: {message}" in str(info.value)
