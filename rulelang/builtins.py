@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .budgets import NUMBER_BOUND
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -126,7 +127,15 @@ def _count(ctx, coll):
 
 @builtin("sum", 1, 1, "the total of a list of numbers")
 def _sum(ctx, coll):
-    return sum(as_list(coll))
+    return _bounded(sum(as_list(coll)), "the total")
+
+
+def _bounded(total, what: str):
+    """A total the rules made (a sum, dice): a whole number beyond ±10^18 is refused, as arithmetic
+    refuses one (budgets.NUMBER_BOUND)."""
+    if type(total) is int and not -NUMBER_BOUND <= total <= NUMBER_BOUND:
+        raise RuleFailure(f"{what} is a number beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)")
+    return total
 
 
 def _extreme(fn, args):
@@ -417,7 +426,7 @@ def _roll(ctx, a, b=None):
         if count > budgets.list_size:
             raise RuleFailure(f"roll() of {count:,} dice is more than the list_size budget ({budgets.list_size:,}); "
                               f"raise it with --budget list_size=N")
-    return sum(ctx.s.rng.randint(1, sides) for _ in range(count))
+    return _bounded(sum(ctx.s.rng.randint(1, sides) for _ in range(count)), "the total of the dice")
 
 
 @builtin("random", 1, 1, "one item of a list picked at random")
