@@ -154,8 +154,8 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         if name:
             try:
                 table.table_columns.update(data_files.columns(name, d.span.file))
-            except TableError:
-                pass
+            except TableError as exc:  # (its header may have been read: a later line is wrong)
+                table.table_columns.update(exc.columns or ())
     if table.game is None:
         bag.error(Span(file=decls[0].span.file if decls else "<rules>", line=1, column=1),
                   'the file has no `game "Name" { ... }` declaration')
@@ -645,7 +645,8 @@ class Checker:
         try:
             self.data_files.columns(name, d.span.file)
         except TableError as exc:
-            self.err(src.span, f'table "{d.name}": {exc}', hint="the file is looked for beside the rules file")
+            self.err(src.span, f'table "{d.name}": {exc}',
+                     hint="the file is looked for beside the rules file" if exc.missing else None)
 
     def placement(self, p: N.Placement, scope, to=None):
         if p.at is not None:

@@ -9,9 +9,16 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from .budgets import NUMBER_BOUND
+
 
 class TableError(Exception):
-    """A data file that cannot be read; the message says where and why."""
+    """A data file that cannot be read; the message says where and why. `columns`: its column
+    names, when its header was read (a later line is wrong); `missing`: it could not be opened."""
+
+    def __init__(self, message: str, columns: list[str] | None = None, missing: bool = False):
+        super().__init__(message)
+        self.columns, self.missing = columns, missing
 
 
 def table_path(name: str, rules_file: str | None) -> Path:
@@ -29,7 +36,7 @@ def read_table(path: Path, shown: str | None = None) -> tuple[list[str], list[di
             raise TableError(f"the data file {shown or path.name} is not a file of text")
         text = path.read_text(encoding="utf-8")
     except OSError:
-        raise TableError(f"cannot read the data file {shown or path.name}") from None
+        raise TableError(f"cannot read the data file {shown or path.name}", missing=True) from None
     except UnicodeDecodeError as exc:
         raise TableError(f"the data file {shown or path.name} is not UTF-8 text (byte offset {exc.start})") from None
     lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
@@ -46,7 +53,7 @@ def read_table(path: Path, shown: str | None = None) -> tuple[list[str], list[di
     for (line_no, _line), values in zip(lines[1:], parsed[1:]):
         if len(values) != len(header):
             raise TableError(f"{path.name}:{line_no}: {len(values)} values, but the header names "
-                             f"{len(header)} columns ({', '.join(header)})")
+                             f"{len(header)} columns ({', '.join(header)})", header)
         row = {}
         for h, v in zip(header, values):
             v = v.strip()
@@ -54,5 +61,9 @@ def read_table(path: Path, shown: str | None = None) -> tuple[list[str], list[di
                 row[h] = int(v)
             except ValueError:
                 row[h] = v
+                continue
+            if not -NUMBER_BOUND <= row[h] <= NUMBER_BOUND:
+                raise TableError(f"{path.name}:{line_no}: the number in column {h} is beyond ±{NUMBER_BOUND:,} "
+                                 "(the numbers of a game stay smaller)", header)
         rows.append(row)
     return header, rows
