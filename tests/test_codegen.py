@@ -1297,28 +1297,37 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
 
 # ------------------------------------------------------------------ arithmetic, at random
 
+_ATOMS = ["a", "b", "k", "k", "0", "1", "-3", "7", "1000000000", "999999999999999999", "a[0]", "a[1]", "b[0]",
+          "k * k", "count([a, b])", "first([a, b])", "abs(k)", "max([a, k])", "sum([b, k])"]
+
+
 def _random_expr(rng: random.Random, depth: int) -> str:
-    """A random arithmetic expression of a def's parameters `a` and `b`, the number `k` of a loop
-    over a literal range, literals (big ones too), coordinates, comparisons and quantifiers."""
+    """A random expression of a def's parameters `a` and `b` (given numbers, texts, lists, cells,
+    true or none), the number `k` of a loop over a literal range, big literals, coordinates,
+    arithmetic, comparisons, membership, quantifiers and built-ins over lists: what the checker
+    lets through, so that the values decide what fails."""
     if depth <= 0 or rng.random() < 0.25:
-        return rng.choice(["a", "b", "k", "k", "0", "1", "2", "-3", "7", "1000000000", "999999999999999999",
-                           "a[0]", "a[1]", "b[0]", "k * k"])
+        return rng.choice(_ATOMS)
     left, right = _random_expr(rng, depth - 1), _random_expr(rng, depth - 1)
     kind = rng.random()
-    if kind < 0.6:
+    if kind < 0.45:
         return f"({left} {rng.choice(['+', '-', '*', '/', '%'])} {right})"
-    if kind < 0.8:
+    if kind < 0.6:
         return f"(if {left} {rng.choice(['<', '<=', '>', '>=', '==', '!='])} {right} then {left} else {right})"
-    if kind < 0.9:
+    if kind < 0.7:
         return f"count([j in 0..3 where j * {left} < {right}])"
-    return f"(if any(j in 1..2 where {left} % j == 0) then {right} else -1)"
+    if kind < 0.8:
+        return f"(if any(j in 1..2 where {left} % j == 0) then {right} else -1)"
+    if kind < 0.9:
+        return f"(if {left} in [{right}, k] then 1 else 0)"
+    return rng.choice([f"max([{left}, {right}])", f"sum([{left}, {right}])"])
 
 
 PAIRS = [(3, 4), (-7, 2), ((2, 5), 3), ((1,), 0), (10**9, -(10**9)), ("ab", 2), (True, 1), ([4, -4], (0, 0)),
-         (10**18, 1), (0, 0)]
+         (10**18, 1), (0, 0), (None, 1), ([1, 2, 3], [4])]
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(16))
 def test_random_arithmetic_in_generated_code_is_the_closure_engines(seed, monkeypatch, tmp_path):
     """Expressions made at random, written in generated code (whole numbers in place, nothing asked
     of a loop's numbers, a parameter's coordinates read once) and run by the closure engine, give
