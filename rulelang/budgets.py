@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields, replace
 from .errors import Span
 
 NUMBER_BOUND = 10**18  # every number of a game stays within ±NUMBER_BOUND (so a doubling loop builds no gigantic integer)
+BEYOND_BOUND = f"beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)"  # how errors say a number is not
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .budgets import NUMBER_BOUND
+from .budgets import BEYOND_BOUND, NUMBER_BOUND
 from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -134,7 +134,7 @@ def _bounded(total, what: str):
     """A total the rules made (a sum, dice): a whole number beyond ±10^18 is refused, as arithmetic
     refuses one (budgets.NUMBER_BOUND)."""
     if type(total) is int and not -NUMBER_BOUND <= total <= NUMBER_BOUND:
-        raise RuleFailure(f"{what} is a number beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)")
+        raise RuleFailure(f"{what} is a number {BEYOND_BOUND}")
     return total
 
 

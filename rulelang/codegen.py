@@ -761,7 +761,7 @@ class Generator:
                 # a parameter's coordinate (`cell[0]`), read once at the top (g_Index); a def the same all
                 # game, looked up where first read (g_Name)
                 body = _coordinates_read(self.param_reads, "        ") + "".join(
-                    f"        {var} = _MISS\n" for var in (self.constant_reads or {}).values()) + body
+                    f"        {var} = _MISS\n" for var in self.constant_reads.values()) + body
                 body = self.boards_read_once(body, "        ")
         finally:
             (self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads,
@@ -1826,9 +1826,6 @@ def _coordinates_read(reads: dict, indent: str) -> str:
         lines += [f"{indent}    {var} = {name}[{k}]" for k, var in items]
         lines += [f"{indent}else:", f"{indent}    {' = '.join(var for _, var in items)} = _MISS"]
     return "".join(line + "\n" for line in lines)
-
-
-_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
 
 
 _BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")  # (boards_read_once)

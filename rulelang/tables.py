@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .budgets import NUMBER_BOUND
+from .budgets import BEYOND_BOUND, NUMBER_BOUND
 
 
 class TableError(Exception):
@@ -63,7 +63,6 @@ def read_table(path: Path, shown: str | None = None) -> tuple[list[str], list[di
                 row[h] = v
                 continue
             if not -NUMBER_BOUND <= row[h] <= NUMBER_BOUND:
-                raise TableError(f"{path.name}:{line_no}: the number in column {h} is beyond ±{NUMBER_BOUND:,} "
-                                 "(the numbers of a game stay smaller)", header)
+                raise TableError(f"{path.name}:{line_no}: the number in column {h} is {BEYOND_BOUND}", header)
         rows.append(row)
     return header, rows

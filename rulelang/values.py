@@ -4,7 +4,7 @@ putting a card into a zone (``_put``). Shared by the closure engine and the gene
 """
 from __future__ import annotations
 
-from .budgets import NUMBER_BOUND, check_size
+from .budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from .builtins import describe
 from .errors import Span
 from .program import Ctx, RuleError
@@ -80,7 +80,7 @@ def _arith(l, r, op, span):
             result = None
         if result is not None:
             if type(result) is int and not -_BIG <= result <= _BIG:
-                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+                raise RuleError(span, f"a number {BEYOND_BOUND}")
             return result
         if op == "*":
             if type(l) is tuple or type(r) is tuple:  # (Python would repeat it: (1, 0) * 2 is (1, 0, 1, 0))
@@ -92,7 +92,7 @@ def _arith(l, r, op, span):
                 check_size(size, span, "a text" if str in (type(l), type(r)) else "a list")
             result = l * r
             if type(result) is int and not -_BIG <= result <= _BIG:
-                raise RuleError(span, f"a number beyond ±{_BIG:,} (the numbers of a game stay smaller)")
+                raise RuleError(span, f"a number {BEYOND_BOUND}")
             return result
         if op == "/":
             if r == 0:
