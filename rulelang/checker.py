@@ -46,6 +46,9 @@ class SymbolTable:
     game: N.GameDecl | None = None
     decls: list = field(default_factory=list)
     table_columns: set = field(default_factory=set)  # the column names of the data files of `table`s
+    # a table's file whose header could not be read: any field name may be one of its columns, so
+    # `row.q` is not refused (the file is reported once, at its table)
+    table_columns_unread: bool = False
     refused: set = field(default_factory=set)  # names declared again over a built-in's (said once, there)
 
     def kind(self, name: str) -> str | None:
@@ -151,15 +154,45 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         if isinstance(src, N.Name) and table.kind(src.id) == "setting":
             default = table.symbols[src.id].decl.default
             name = default.value if isinstance(default, N.StrLit) else None
-        if name:
+        if not name:  # (reported later: the table names no file)
+            table.table_columns_unread = True
+        else:
             try:
                 table.table_columns.update(data_files.columns(name, d.span.file))
             except TableError as exc:  # (its header may have been read: a later line is wrong)
+                if exc.columns is None:
+                    table.table_columns_unread = True
                 table.table_columns.update(exc.columns or ())
     if table.game is None:
         bag.error(Span(file=decls[0].span.file if decls else "<rules>", line=1, column=1),
                   'the file has no `game "Name" { ... }` declaration')
     return table
+
+
+class _PlacesInText:
+    """Where each `{...}` of a text stands in its source line, in order, so a diagnostic about one
+    points at it rather than at the whole text; the text's own span when it cannot be found there
+    (a text over several lines, or an escape before it)."""
+
+    def __init__(self, span: Span):
+        from .errors import source_line
+
+        self.span = span
+        line = source_line(span.file, span.line) if span.line > 0 and span.column > 0 else None
+        self.raw = line[span.column - 1:] if line is not None and line[span.column - 1:span.column] == '"' else None
+        self.at = 1
+
+    def span_of(self, shown: str) -> Span:
+        """The span of the name in braces `shown` (the next one found), without its braces."""
+        if self.raw is None:
+            return self.span
+        index = self.raw.find(shown, self.at)
+        if index < 0:
+            return self.span
+        self.at = index + len(shown)
+        column = self.span.column + index + 1
+        return Span(file=self.span.file, line=self.span.line, column=column, end_line=self.span.line,
+                    end_column=column + len(shown) - 2)
 
 
 def type_name(t: N.TypeRef | None) -> str:
@@ -897,15 +930,18 @@ class Checker:
         if "{" not in x.value:
             return "str"
         # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
+        inside = _PlacesInText(x.span)
         for m in TEMPLATE_NAMES.finditer(x.value):
             names = m.group(1).split(".")
-            node = N.Name(span=x.span, id=names[0])
+            span = inside.span_of(m.group(0))
+            node = N.Name(span=span, id=names[0])
             for attr in names[1:]:
-                node = N.Attr(span=x.span, obj=node, name=attr)
+                node = N.Attr(span=span, obj=node, name=attr)
             self.expr(node, scope)
+        inside = _PlacesInText(x.span)
         for m in SHOWN_ANYTHING.finditer(x.value):
             if not SHOWN_NAME_ONLY.fullmatch(m.group(1)):
-                self.err(x.span, f'a text shows names and fields only, so "{{{m.group(1)}}}" would be printed as it is',
+                self.err(inside.span_of(m.group(0)), f'a text shows names and fields only, so "{{{m.group(1)}}}" would be printed as it is',
                          expected='a name or a field in braces, as in "{p.score}"',
                          hint="compute the value first: `let n = ...`, then write \"{n}\"")
         return "str"
@@ -1090,7 +1126,7 @@ class Checker:
         if name not in known:
             everything = (set(known) | set(self.t.table_columns) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS
                           | ZONE_BUILTIN_ATTRS)
-            if name not in everything:
+            if name not in everything and not self.t.table_columns_unread:
                 self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
                 return "any"
             return "any"
