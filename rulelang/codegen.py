@@ -50,7 +50,7 @@ from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import _arith, _plain, entity_extra
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "38"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "39"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -469,6 +469,7 @@ class Generator:
         self.ns.update({"_Ctx": Ctx, "_RuleError": RuleError, "_arith": _arith, "_translate": self._translate,
                         "__name__": "rulelang_generated"})
         self.sources: list[str] = []       # finished functions
+        self.expression_bodies: dict[int, str] = {}  # id(an expression's function) -> its body (function)
         self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
         self.stubs: list[tuple[types.FunctionType, str]] = []
         self.part = "m"  # the declaration being compiled: names are numbered within it (fresh)
@@ -542,12 +543,13 @@ class Generator:
 
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
-        """A top-level expression: a function fn(ctx)."""
+        """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.test)."""
         saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
             with self.no_def_parameters():
-                body = self.boards_read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
+                body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         finally:
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
@@ -558,22 +560,29 @@ class Generator:
                             f"    except _CATCH as exc:\n"
                             f"        raise _translate(exc) from None\n"
                             f"    return value\n")
-        return self.stub(fname)
+        stub = self.stub(fname)
+        self.expression_bodies[id(stub)] = body
+        return stub
 
-    def boards_read_once(self, body: str, indent: str) -> str:
-        """An expression's or a def's body with the cells of each board it reads (`c.s.zones['grid']
-        .cells.stacks`, the table of a shared board the rules name: the built-in `at`) found once, at
-        its top, not at each read in its loops. Such a board always exists, and nothing moves while
-        an expression is worked out, so its table is the same object throughout. (Another zone
-        given to `at` fails where it is read, at the call's line.)"""
+    def read_once(self, body: str, indent: str) -> str:
+        """An expression's or a def's body with what stays the same while it is worked out read once,
+        at its top, not at each read in its loops: the cells of each board it reads (`c.s.zones['grid']
+        .cells.stacks`, the table of a shared board the rules name: the built-in `at`), and the current
+        player when a loop reads it. Such a board always exists, and nothing moves and no turn passes
+        while an expression is worked out, so each is the same object throughout. (Another zone given
+        to `at` fails where it is read, at the call's line.)"""
         zones = self.cc.program.zones
         boards = [z for z in dict.fromkeys(_BOARD_CELLS.findall(body))
                   if (info := zones.get(z[1:-1])) is not None and info.topology is not None and not info.per_player]
-        if not boards:
-            return body
-        names = {zone: f"_cells{i}" for i, zone in enumerate(boards)}
-        body = _BOARD_CELLS.sub(lambda m: names.get(m.group(1), m.group(0)), body)
-        return "".join(f"{indent}{names[zone]} = c.s.zones[{zone}].cells.stacks\n" for zone in boards) + body
+        top = ""
+        if boards:
+            names = {zone: f"_cells{i}" for i, zone in enumerate(boards)}
+            body = _BOARD_CELLS.sub(lambda m: names.get(m.group(1), m.group(0)), body)
+            top = "".join(f"{indent}{names[zone]} = c.s.zones[{zone}].cells.stacks\n" for zone in boards)
+        if _CURRENT in body and _LOOP.search(body):  # (read once even where only one branch needs it: a call)
+            body = body.replace(_CURRENT, "_current0")
+            top += f"{indent}_current0 = {_CURRENT}\n"
+        return top + body
 
     @contextmanager
     def no_def_parameters(self):
@@ -762,7 +771,7 @@ class Generator:
                 # game, looked up where first read (g_Name)
                 body = _coordinates_read(self.param_reads, "        ") + "".join(
                     f"        {var} = _MISS\n" for var in self.constant_reads.values()) + body
-                body = self.boards_read_once(body, "        ")
+                body = self.read_once(body, "        ")
         finally:
             (self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads,
              self.constant_reads) = saved
@@ -1018,12 +1027,20 @@ class Generator:
         lines.append(f"        frame.pc = {start + len(execs)}")
         return self._bound(op, fname, lines, start)
 
-    def _bound(self, op, fname: str, lines: list, start: int):
+    def _bound(self, op, fname: str, lines: list, start: int, translate: bool = False):
         """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
-        failed), with the op bound to it."""
-        lines += ["    except BaseException:",
-                  f"        frame.pc = {start} + op.at",
-                  "        raise", ""]
+        failed), with the op bound to it. `translate`: expressions are written in it, their
+        failures reported as their own functions report them."""
+        if translate:
+            lines += ["    except BaseException as exc:",
+                      f"        frame.pc = {start} + op.at",
+                      "        if isinstance(exc, _CATCH):",
+                      "            raise _translate(exc) from None",
+                      "        raise", ""]
+        else:
+            lines += ["    except BaseException:",
+                      f"        frame.pc = {start} + op.at",
+                      "        raise", ""]
         self.sources.append("\n".join(lines))
         op.run = types.MethodType(self.stub(fname), op)
         return op
@@ -1049,7 +1066,7 @@ class Generator:
             return None
         lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
                   f"        frame.pc = {stop}"]
-        return self._bound(op, fname, lines, start)
+        return self._bound(op, fname, lines, start, translate=writer.inlined)
 
     def statement(self, o) -> str:
         """One statement of a fused run: `let x = e` and `x = e` on a local as Python, the others by
@@ -1122,14 +1139,21 @@ class Generator:
     def g_NoneLit(self, x):
         return "None"
 
+    def text(self, value: str) -> str:
+        """A text of the rules as Python: its literal, or a constant's name when it could be taken for
+        generated code that read_once rewrites (a text holding "c.s" or "_current")."""
+        if "c.s" in value or "_current" in value:
+            return self.const(value, "K")
+        return repr(value)
+
     def g_StrLit(self, x):
         if "{" not in x.value:
-            return repr(x.value)
+            return self.text(x.value)
         # a text showing values, "{p} draws {n} cards": the compiler's template, as a join
         parts, pos = [], 0
         for m in TEMPLATE_NAMES.finditer(x.value):
             if m.start() > pos:
-                parts.append(repr(x.value[pos:m.start()]))
+                parts.append(self.text(x.value[pos:m.start()]))
             names = m.group(1).split(".")
             node: Any = N.Name(span=x.span, id=names[0])
             for attr in names[1:]:
@@ -1137,7 +1161,7 @@ class Generator:
             parts.append(f"_describe({self.x(node)})")
             pos = m.end()
         if pos < len(x.value):
-            parts.append(repr(x.value[pos:]))
+            parts.append(self.text(x.value[pos:]))
         return "''.join((" + ", ".join(parts) + ",))"
 
     def g_Name(self, x):
@@ -1828,7 +1852,9 @@ def _coordinates_read(reads: dict, indent: str) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")  # (boards_read_once)
+_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")  # (read_once)
+_CURRENT = "_current(c.s)"  # the current player, as g_Name writes it (read_once)
+_LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehension
 
 
 def _arg_names(args: list) -> set:
@@ -1897,8 +1923,30 @@ class _RegionWriter:
 
     MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
 
+    INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
+
     def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
+        self.inlined = False  # an expression's body is written in the region
+
+    def test(self, fn, indent: str, loops: list) -> str:
+        """The Python test of a condition the compiler made into fn: fn's generated body written in
+        place, its value left in `value` (no call per test: `for each line in lines { if all(...) }`),
+        or a call of fn when it has no body, is long, or would nest too deeply for Python."""
+        body = self.gen.expression_bodies.get(id(fn))
+        if body is not None:
+            rows = body.split("\n")
+            levels = max((len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.strip())
+            loops_in = max([(len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.lstrip().startswith("for ")],
+                           default=0)
+            # Python allows 20 nested blocks (the region's `try` and loops, and the body's loops) and
+            # 100 levels of indentation
+            if len(rows) <= self.INLINE_LINES and len(loops) + loops_in + 2 < 20 \
+                    and len(indent) // 4 + levels < self.MAX_DEPTH:
+                self.lines += [indent + r[8:] if r.startswith("        ") else r for r in rows]
+                self.inlined = True
+                return "value"
+        return f"{self.gen.const(fn, 'F')}(c)"
 
     def step(self, k: int, indent: str) -> None:
         """The VM's count of op k as one step of work."""
@@ -1935,8 +1983,8 @@ class _RegionWriter:
             lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
                       f"{inner}v[{head.var!r}] = {item}"]
             if head.cond is not None:
-                lines += [f"{inner}op.at = {a + 1 - self.start}",
-                          f"{inner}if not {self.gen.const(head.cond, 'F')}(c):",
+                lines.append(f"{inner}op.at = {a + 1 - self.start}")
+                lines += [f"{inner}if not {self.test(head.cond, inner, loops + [(head.slot, items, index)])}:",
                           f"{inner}    continue"]
             self.step(a + 1, inner)  # the ForNext that gave this item
             self.block(st.body, inner, loops + [(head.slot, items, index)])
@@ -1974,8 +2022,8 @@ class _RegionWriter:
         for cond, body in st.branches:
             test = ops[p]
             q = test.target - 1  # the branch's closing Jump
-            lines += [f"{indent}op.at = {p - self.start}",
-                      f"{indent}if {self.gen.const(test.cond, 'F')}(c):"]
+            lines.append(f"{indent}op.at = {p - self.start}")
+            lines.append(f"{indent}if {self.test(test.cond, indent, loops)}:")
             inner = self.deeper(indent)
             self.step(p, inner)
             self.block(body, inner, loops)

@@ -4,6 +4,8 @@ putting a card into a zone (``_put``). Shared by the closure engine and the gene
 """
 from __future__ import annotations
 
+import re
+
 from .budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from .builtins import describe
 from .errors import Span
@@ -149,9 +151,45 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
                           f"(`move`{', `turn x face up|down`' if attr == 'face_down' else ''})")
 
 
+# Python's names of the values a rule handles, in a designer's words (_plain)
+_KINDS = {"Player": "a player", "Entity": "a card", "NoneType": "none", "int": "a number", "str": "a text",
+          "tuple": "a cell or direction", "list": "a list", "bool": "true or false", "Zone": "a zone",
+          "BoardZone": "a board", "KeywordValue": "a keyword", "dict": "a row of a table", "float": "a number",
+          "range": "a list"}
+# what a value must be to have the attribute a built-in read of it
+_HAS = {"cells": "a board", "items": "a zone", "attrs": "a card or a player", "seat": "a player",
+        "zone": "a card", "component": "a card", "is_board": "a zone"}
+_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '(\w+)'")
+_NOT_ORDERED = re.compile(r"^'([<>=!]+)' not supported between instances of '(\w+)' and '(\w+)'")
+_OPERANDS = re.compile(r"^unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'")
+_OBJECT_IS_NOT = re.compile(r"^'(\w+)' object is not (iterable|subscriptable|callable)")
+_NO_LEN = re.compile(r"^object of type '(\w+)' has no len\(\)")
+_UNHASHABLE = re.compile(r"^unhashable type: '(\w+)'")
+
+
+def _kind(name: str) -> str:
+    return _KINDS.get(name, "that value")
+
+
 def _plain(exc: Exception) -> str:
-    text = str(exc)
-    return text.split("\n")[0][:200] or type(exc).__name__
+    """What went wrong inside a built-in, in plain words: Python's own messages about its types
+    ("'Player' object has no attribute 'cells'") said in the rules' terms ("a player is not a board")."""
+    text = str(exc).split("\n")[0][:200]
+    if (m := _NO_ATTRIBUTE.match(text)) is not None:
+        kind, attr = _kind(m.group(1)), m.group(2)
+        return f"{kind} is not {_HAS[attr]}" if attr in _HAS else f'{kind} has no "{attr}"'
+    if (m := _NOT_ORDERED.match(text)) is not None:
+        return f"{_kind(m.group(2))} and {_kind(m.group(3))} cannot be compared with {m.group(1)}"
+    if (m := _OPERANDS.match(text)) is not None:
+        return f"{m.group(1).strip()} does not apply to {_kind(m.group(2))} and {_kind(m.group(3))}"
+    if (m := _OBJECT_IS_NOT.match(text)) is not None:
+        what = {"iterable": "a list", "subscriptable": "a list or a cell", "callable": "a function"}[m.group(2)]
+        return f"{_kind(m.group(1))} is not {what}"
+    if (m := _NO_LEN.match(text)) is not None:
+        return f"{_kind(m.group(1))} has no length (it is not a list)"
+    if (m := _UNHASHABLE.match(text)) is not None:
+        return f"{_kind(m.group(1))} cannot be a cell or a key"
+    return text or type(exc).__name__
 
 
 def keep_remembered(s, readers: tuple) -> None:

@@ -1337,3 +1337,36 @@ def test_random_arithmetic_in_generated_code_is_the_closure_engines(seed, monkey
     expr = "[" + ", ".join(f"[{e} for k in -2..2]" for e in exprs) + "]"
     outcomes = _values_in_both_engines(tmp_path, monkeypatch, expr, PAIRS)
     assert outcomes["codegen"] == outcomes["closures"], exprs
+
+
+QUANTIFIED_TESTS = REGIONS.replace(
+    "    for each c in hand(current) where c.value > 2 {",
+    "    for each c in hand(current) where any(p in players where p.score < c.value) {").replace(
+    "    if current.score > 10 { bonus += 1 } else { bonus -= 1 }",
+    "    for each q in players {\n"
+    "      if all(h in hand(q) where h.value > q.score - 5) { bonus += 1 } else { bonus -= 1 }\n"
+    "    }")
+
+
+def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
+    """The conditions of a region's `if`s and `for each ... where` loops are written in the region
+    rather than called once per test (`for each line in lines { if all(c in line where ...) }`): the
+    same seeded games as the closure engine, and a failure in such a condition is reported as its
+    own function reports it, at its line, in the same words."""
+    game = _game_from(tmp_path, monkeypatch, QUANTIFIED_TESTS)
+    regions = [o for code in game.program.codes for o in code.ops if type(o) is codegen.FusedRegion]
+    assert regions
+    region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
+    assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
+    _both_engines_agree(tmp_path, monkeypatch, QUANTIFIED_TESTS, 12)
+    failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(q, h) == none")
+    messages = set()
+    for engine in ("codegen", "closures"):
+        game = _game_from(tmp_path, monkeypatch, failing, f"{engine}.rules", engine)
+        with pytest.raises(RulesError) as info:
+            match, rng = game.new_match(seed=1), random.Random(1)
+            while not match.is_over:
+                match.apply(rng.randrange(match.option_count()))
+        messages.add(info.value.format().replace(f"{engine}.rules", "game.rules"))
+    assert len(messages) == 1
+    assert "at() could not use these values: a player is not a board" in messages.pop()

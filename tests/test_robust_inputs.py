@@ -321,3 +321,22 @@ def test_a_cell_is_not_repeated_or_joined_by_arithmetic(engine, expr, message, t
     with pytest.raises(RulesError) as info:
         game.new_match(seed=1)
     assert f"cells.rules:5:11: error: {message}" in str(info.value)
+
+
+@pytest.mark.parametrize("python_error, plain", [
+    (AttributeError("'Player' object has no attribute 'cells'"), "a player is not a board"),
+    (AttributeError("'NoneType' object has no attribute 'attrs'"), "none is not a card or a player"),
+    (AttributeError("'int' object has no attribute 'label'"), 'a number has no "label"'),
+    (TypeError("'<' not supported between instances of 'int' and 'str'"), "a number and a text cannot be compared with <"),
+    (TypeError("unsupported operand type(s) for +: 'int' and 'NoneType'"), "+ does not apply to a number and none"),
+    (TypeError("'int' object is not iterable"), "a number is not a list"),
+    (TypeError("object of type 'Player' has no len()"), "a player has no length (it is not a list)"),
+    (TypeError("unhashable type: 'list'"), "a list cannot be a cell or a key"),
+    (ValueError("something else\nsecond line"), "something else"),
+])
+def test_a_built_in_failing_inside_says_so_in_the_rules_words(python_error, plain):
+    """A built-in that fails on values it cannot use ("at() could not use these values: ...") says
+    why in the rules' terms, never with Python's names of its types."""
+    from rulelang.values import _plain
+
+    assert _plain(python_error) == plain
