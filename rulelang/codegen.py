@@ -1929,8 +1929,8 @@ class _RegionWriter:
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
         self.inlined = False  # an expression's body is written in the region
 
-    def test(self, fn, indent: str, loops: list) -> str:
-        """The Python test of a condition the compiler made into fn: fn's generated body written in
+    def value_of(self, fn, indent: str, loops: list) -> str:
+        """The Python value of an expression (a condition, a loop's list, a `let`'s value) the compiler made into fn: fn's generated body written in
         place, its value left in `value` (no call per test: `for each line in lines { if all(...) }`),
         or a call of fn when it has no body, is long, or would nest too deeply for Python."""
         body = self.gen.expression_bodies.get(id(fn))
@@ -1976,15 +1976,15 @@ class _RegionWriter:
             init, head = ops[a], ops[a + 1]
             n = len(loops)
             items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
-            lines += [f"{indent}op.at = {a - self.start}",
-                      f"{indent}{items} = _as_list({self.gen.const(init.coll, 'F')}(c))"]
+            lines.append(f"{indent}op.at = {a - self.start}")
+            lines.append(f"{indent}{items} = _as_list({self.value_of(init.coll, indent, loops)})")
             self.step(a, indent)
             inner = self.deeper(indent)
             lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
                       f"{inner}v[{head.var!r}] = {item}"]
             if head.cond is not None:
                 lines.append(f"{inner}op.at = {a + 1 - self.start}")
-                lines += [f"{inner}if not {self.test(head.cond, inner, loops + [(head.slot, items, index)])}:",
+                lines += [f"{inner}if not {self.value_of(head.cond, inner, loops + [(head.slot, items, index)])}:",
                           f"{inner}    continue"]
             self.step(a + 1, inner)  # the ForNext that gave this item
             self.block(st.body, inner, loops + [(head.slot, items, index)])
@@ -2003,7 +2003,12 @@ class _RegionWriter:
                       f"{indent}return"]
         else:
             o = ops[a]
-            lines += [f"{indent}op.at = {a - self.start}", f"{indent}{self.gen.statement(o)}"]
+            lines.append(f"{indent}op.at = {a - self.start}")
+            parts = getattr(o.fn, "parts", None)
+            if parts is not None and parts[0] == "let":  # `let x = e`: e written in place
+                lines.append(f"{indent}c.v[{parts[1]!r}] = {self.value_of(parts[2], indent, loops)}")
+            else:
+                lines.append(f"{indent}{self.gen.statement(o)}")
             if a + 1 < self.stop or loops:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)
@@ -2023,7 +2028,7 @@ class _RegionWriter:
             test = ops[p]
             q = test.target - 1  # the branch's closing Jump
             lines.append(f"{indent}op.at = {p - self.start}")
-            lines.append(f"{indent}if {self.test(test.cond, indent, loops)}:")
+            lines.append(f"{indent}if {self.value_of(test.cond, indent, loops)}:")
             inner = self.deeper(indent)
             self.step(p, inner)
             self.block(body, inner, loops)
