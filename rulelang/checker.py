@@ -195,6 +195,27 @@ class _PlacesInText:
                     end_column=column + len(shown) - 2)
 
 
+def _label_name_span(span: Span, name: str) -> Span | None:
+    """Where `{name}` stands in the `label "..."` line of the component declared at `span` (None when the
+    label cannot be found in the source: the diagnostic then points at the component)."""
+    from .errors import source_line
+
+    if span.line <= 0:
+        return None
+    for line in range(span.line, max(span.end_line, span.line) + 1):
+        text = source_line(span.file, line)
+        if text is None:
+            return None
+        label = re.search(r'\blabel\s*"', text if line > span.line else text[max(span.column - 1, 0):])
+        if label is None:
+            continue
+        start = (0 if line > span.line else max(span.column - 1, 0)) + label.end()
+        at = text.find("{" + name + "}", start)
+        if at >= 0:
+            return Span(file=span.file, line=line, column=at + 2, end_line=line, end_column=at + 2 + len(name))
+    return None
+
+
 def type_name(t: N.TypeRef | None) -> str:
     if t is None:
         return "any"
@@ -215,8 +236,8 @@ class Checker:
         self.signals_heard: dict[str, Span] = {}
 
     # ---- helpers
-    def err(self, span, msg, expected=None, hint=None):
-        self.bag.error(span, msg, expected, hint)
+    def err(self, span, msg, expected=None, hint=None, fold=None):
+        self.bag.error(span, msg, expected, hint, fold)
 
     def check_type_ref(self, t: N.TypeRef):
         if t.list_of is not None:
@@ -286,9 +307,9 @@ class Checker:
                 zsym = self.zone_decl_of(d.zone)
                 if zsym is None:
                     # cards are placed before play starts, so where they start is a zone by name
-                    errors = len(self.bag.items)
+                    errors = self.bag.reported
                     self.expect_zone(d.zone, set())
-                    if len(self.bag.items) == errors:
+                    if self.bag.reported == errors:
                         self.err(d.zone.span, f'cards "{d.name}" must start in a zone named here',
                                  expected="a zone such as `deck`, or `hand(player(1))`",
                                  hint="leave out `in ...` to create the cards later with `create` in setup")
@@ -377,9 +398,9 @@ class Checker:
             return False
         if constant(e):
             return True
-        errors = len(self.bag.items)
+        errors = self.bag.reported
         self.expr(e, set())
-        if len(self.bag.items) > errors:  # an unknown name or a wrong call says more than "not a constant"
+        if self.bag.reported > errors:  # an unknown name or a wrong call says more than "not a constant"
             return False
         self.err(e.span, f"{what} must be a constant: settings are chosen before the match starts",
                  expected="a number, a text, true or false")
@@ -731,7 +752,9 @@ class Checker:
             return
         candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
             | {"true", "false", "none"}
-        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates))
+        # a name never declared (or declared under another spelling) is said once, at its first use
+        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates),
+                 fold=(("undefined", name), f'"{name}"'))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:
         if isinstance(x, N.Name):
@@ -773,13 +796,17 @@ class Checker:
         fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS
         for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template):
             if m.group(1) not in fields:
+                span = _label_name_span(comp.span, m.group(1)) or span
+                # (its cards giving that field too are the same mistake: a field renamed in the component)
                 self.err(span, f'the label of {comp.name} uses "{m.group(1)}", which is not one of its fields',
-                         hint=did_you_mean(m.group(1), fields))
+                         hint=did_you_mean(m.group(1), fields),
+                         fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}"'))
 
     def card_ctor(self, ctor: N.CardCtor, scope: set):
         comp = self.t.components.get(ctor.component)
         if comp is None:
-            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components))
+            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components),
+                     fold=(("component", ctor.component), f'"{ctor.component}"'))
             for a in ctor.args:
                 self.expr(a.value, scope)
             return
@@ -792,21 +819,29 @@ class Checker:
                       and not wants[name].startswith("list:")]
             plan = self._ctor_plans[ctor.component] = (comp, fields, wants, needed)
         _, fields, wants, needed = plan
-        given = set()
+        given = {a.name for a in ctor.args}
+        missing = [name for name in needed if name not in given]
+        unknown = [a for a in ctor.args if a.name not in wants]
         for a in ctor.args:
             want = wants.get(a.name)
             if want is None:
-                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=did_you_mean(a.name, fields))
-            given.add(a.name)
+                # a field renamed or misspelt in the component: its cards give the old name and miss the new
+                # one, which is one mistake (said once, with the field that has no value)
+                hint = did_you_mean(a.name, fields)
+                if hint is None and missing:
+                    hint = f"{comp.name}'s fields without a value here: " + ", ".join(f'"{m}"' for m in missing)
+                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=hint,
+                         fold=(("ctor field", comp.name, a.name), f'"{a.name}"'))
             if want == "condition":
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
             if want is not None and not compatible(want, ty, self.t):
                 self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
-        for name in needed:
+        for name in missing if not unknown else ():
             if name not in given:
-                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>")
+                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
+                         fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\""))
 
     def board_call(self, c: N.Call):
         """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
@@ -1092,9 +1127,9 @@ class Checker:
         key = (ty, x.name)
         known = self._attr_types.get(key)
         if known is None:
-            errors = len(self.bag.items)
+            errors = self.bag.reported
             known = self.find_attr_type(ty, x)
-            if len(self.bag.items) == errors:
+            if self.bag.reported == errors:
                 self._attr_types[key] = known
         return known
 
@@ -1127,7 +1162,8 @@ class Checker:
             everything = (set(known) | set(self.t.table_columns) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS
                           | ZONE_BUILTIN_ATTRS)
             if name not in everything and not self.t.table_columns_unread:
-                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
+                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
+                         fold=(("field", name), f'the field "{name}"'))
                 return "any"
             return "any"
         types = known[name]
