@@ -431,13 +431,40 @@ class Checker:
     def block(self, stmts, scope: set, ctx: set):
         scope = set(scope)
         prev = None
-        for s in stmts:
+        skip = None
+        for i, s in enumerate(stmts):
+            if s is skip:
+                continue
             # `shufle deck` parses as two bare names: the first one's error covers the line
             bare = isinstance(s, N.Assign) and s.op is None and not isinstance(s.target, N.Call)
             if bare and prev is not None and prev.span.line == s.span.line:
                 continue
             prev = s if bare else None
+            after = stmts[i + 1] if i + 1 < len(stmts) else None
+            if bare and self.unknown_word(s.target, scope) and isinstance(after, N.Assign) and after.op == "=" \
+                    and after.span.line == s.span.line and isinstance(after.target, N.Name) \
+                    and after.target.id not in scope and after.target.id not in self.t.symbols:
+                # `var best = ...` / `def best = ...` in a block: a local named with another word than `let`
+                scope = self.named_without_let(s.target, after, scope)
+                skip = after
+                continue
             scope = self.stmt(s, scope, ctx)
+
+    def unknown_word(self, x, scope: set) -> bool:
+        return isinstance(x, N.Name) and x.id not in scope and x.id not in self.t.symbols and x.id not in BUILTIN_VALUES
+
+    def named_without_let(self, word: N.Name, assign: N.Assign, scope: set) -> set:
+        name = assign.target.id
+        hint = None
+        if word.id in ("var", "def", "setting", "procedure"):
+            message = f"`{word.id}` declares a name at the top of the file, not inside a block"
+            if word.id == "var":
+                hint = f"for a value kept after this block, declare `var {name}: TYPE` at the top and assign it here"
+        else:
+            message = f'"{word.id}" is not a keyword of the language'
+        self.err(word.span, message, expected=f"let {name} = ...", hint=hint)
+        self.expr(assign.value, scope)
+        return scope | {name}
 
     def stmt(self, s, scope: set, ctx: set) -> set:
         """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
@@ -472,6 +499,16 @@ class Checker:
         elif isinstance(s.target, N.Name):
             kind = self.t.kind(s.target.id)
             if s.target.id not in scope and kind != "var":
+                if kind is None and s.op == "=" and s.until is None and s.target.id not in self.t.refused \
+                        and s.target.id not in BUILTINS and s.target.id not in SPECIAL_FUNCS:
+                    # `best = ...` for `let best = ...`: said once, and the name is known after it
+                    candidates = set(scope) | {n for n, sym in self.t.symbols.items() if sym.kind == "var"}
+                    guess = did_you_mean(s.target.id, candidates)
+                    self.err(s.target.span, f'"{s.target.id}" is not defined, so it cannot be assigned',
+                             expected=None if guess else f"let {s.target.id} = ... (a new name)", hint=guess,
+                             fold=(("undefined", s.target.id), f'"{s.target.id}"'))
+                    self.expr(s.value, scope)
+                    return scope | {s.target.id}
                 if kind is None:
                     self.undefined(s.target.id, s.target.span, scope)
                 else:
