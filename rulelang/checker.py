@@ -1348,7 +1348,12 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     for s in settings:
         checker.check_decl(s)
     if all_variants:
-        seen = {(d.span.line, d.span.column, d.message) for d in bag.items}
+        # a problem of the base game is said once, not again for each variant; "(first at line N)" may
+        # differ there (a variant's `replace` stands where the base declaration stood)
+        def key(d):
+            return d.span.line, d.span.column, re.sub(r" \(first at line \d+\)", "", d.message)
+
+        seen = {key(d) for d in bag.items}
         for name in rules.variants():
             vbag = DiagnosticBag()
             vdecls, vsettings = apply_variants(rules, [name], vbag)
@@ -1357,9 +1362,8 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:
-                key = (d.span.line, d.span.column, d.message)
-                if key not in seen:
-                    seen.add(key)
+                if key(d) not in seen:
+                    seen.add(key(d))
                     d.message = f"{d.message} (in variant {name})"
                     bag.items.append(d)
     for d in rules.decls:
