@@ -547,7 +547,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
                               f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), guess)
     # a keyword that belongs inside another construct: `option` outside `choose { }`
-    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1:
+    # (only where the word was read as a name: inside its construct, `label of "..."` is wrong after the word)
+    decl_starts, stmt_starts = _token_groups()
+    read_as_name = bool(expected_set & {"RBRACE", "DOT", "EQUAL", "ASSIGN_OP", "LPAR"}) \
+        or len(expected_set & stmt_starts) > 3
+    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1 and read_as_name:
         word = lead.group(2)
         col = len(lead.group(1)) + 1
         return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
