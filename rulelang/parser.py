@@ -551,6 +551,8 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     decl_starts, stmt_starts = _token_groups()
     read_as_name = bool(expected_set & {"RBRACE", "DOT", "EQUAL", "ASSIGN_OP", "LPAR"}) \
         or len(expected_set & stmt_starts) > 3
+    if lead and any(_literal_patterns().get(t) == lead.group(2) for t in expected_set):
+        read_as_name = False  # the construct takes that word here (`usable if` in a keyword, then a wrong word)
     if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1 and read_as_name:
         word = lead.group(2)
         col = len(lead.group(1)) + 1
