@@ -442,8 +442,7 @@ class Checker:
             prev = s if bare else None
             after = stmts[i + 1] if i + 1 < len(stmts) else None
             if bare and self.unknown_word(s.target, scope) and isinstance(after, N.Assign) and after.op == "=" \
-                    and after.span.line == s.span.line and isinstance(after.target, N.Name) \
-                    and after.target.id not in scope and after.target.id not in self.t.symbols:
+                    and after.span.line == s.span.line and isinstance(after.target, N.Name):
                 # `var best = ...` / `def best = ...` in a block: a local named with another word than `let`
                 scope = self.named_without_let(s.target, after, scope)
                 skip = after
@@ -460,6 +459,8 @@ class Checker:
             message = f"`{word.id}` declares a name at the top of the file, not inside a block"
             if word.id == "var":
                 hint = f"for a value kept after this block, declare `var {name}: TYPE` at the top and assign it here"
+        elif word.id in BASE_TYPES or word.id in self.t.components or self.t.kind(word.id) == "enum":
+            message = f'"{word.id}" is a type; a local name is given its value with `let`, and no type is written'
         else:
             message = f'"{word.id}" is not a keyword of the language'
         self.err(word.span, message, expected=f"let {name} = ...", hint=hint)
@@ -506,7 +507,7 @@ class Checker:
                     guess = did_you_mean(s.target.id, candidates)
                     self.err(s.target.span, f'"{s.target.id}" is not defined, so it cannot be assigned',
                              expected=None if guess else f"let {s.target.id} = ... (a new name)", hint=guess,
-                             fold=(("undefined", s.target.id), f'"{s.target.id}"'))
+                             fold=(("undefined", s.target.id), f'"{s.target.id}" is used again'))
                     self.expr(s.value, scope)
                     return scope | {s.target.id}
                 if kind is None:
@@ -791,7 +792,7 @@ class Checker:
             | {"true", "false", "none"}
         # a name never declared (or declared under another spelling) is said once, at its first use
         self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates),
-                 fold=(("undefined", name), f'"{name}"'))
+                 fold=(("undefined", name), f'"{name}" is used again'))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:
         if isinstance(x, N.Name):
@@ -837,13 +838,13 @@ class Checker:
                 # (its cards giving that field too are the same mistake: a field renamed in the component)
                 self.err(span, f'the label of {comp.name} uses "{m.group(1)}", which is not one of its fields',
                          hint=did_you_mean(m.group(1), fields),
-                         fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}"'))
+                         fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}" is used again'))
 
     def card_ctor(self, ctor: N.CardCtor, scope: set):
         comp = self.t.components.get(ctor.component)
         if comp is None:
             self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components),
-                     fold=(("component", ctor.component), f'"{ctor.component}"'))
+                     fold=(("component", ctor.component), f'"{ctor.component}" is used again'))
             for a in ctor.args:
                 self.expr(a.value, scope)
             return
@@ -868,17 +869,19 @@ class Checker:
                 if hint is None and missing:
                     hint = f"{comp.name}'s fields without a value here: " + ", ".join(f'"{m}"' for m in missing)
                 self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=hint,
-                         fold=(("ctor field", comp.name, a.name), f'"{a.name}"'))
+                         fold=(("ctor field", comp.name, a.name), f'"{a.name}" is used again'))
             if want == "condition":
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
             if want is not None and not compatible(want, ty, self.t):
-                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
+                # (each card given the same kind of value: one mistake, in the field's type or in every card)
+                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
+                         fold=(("ctor type", comp.name, a.name, ty), f'{describe_type(ty)} for "{a.name}" is given again'))
         for name in missing if not unknown else ():
             if name not in given:
                 self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
-                         fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\""))
+                         fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\" is made again"))
 
     def board_call(self, c: N.Call):
         """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
@@ -923,8 +926,14 @@ class Checker:
                     self.expr(args[0], scope)
                 if len(args) > 1:
                     if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                        fold = None
+                        if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
+                                and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
+                            # a keyword misspelt or removed: one mistake with its other uses (on cards...)
+                            fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
                         self.err(args[1].span, "the second argument of has() is the name of a keyword",
-                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]))
+                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]),
+                                 fold=fold)
                 return "bool"
             if name in ("matched", "matching"):
                 for a in args[:2]:
@@ -1156,6 +1165,8 @@ class Checker:
         """The type of a field's value: members of an enum compare only with that enum's members."""
         if self.t.kind(field_type) == "enum":
             return "sym:" + field_type
+        if not known_type(field_type, self.t):  # (reported where the field is declared)
+            return "any"
         return value_type(field_type)
 
     def attr_type(self, ty: str, x: N.Attr) -> str:
@@ -1200,7 +1211,7 @@ class Checker:
                           | ZONE_BUILTIN_ATTRS)
             if name not in everything and not self.t.table_columns_unread:
                 self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
-                         fold=(("field", name), f'the field "{name}"'))
+                         fold=(("field", name), f'the field "{name}" is used again'))
                 return "any"
             return "any"
         types = known[name]
@@ -1284,8 +1295,16 @@ def value_type(field_type: str) -> str:
     return field_type
 
 
+def known_type(name: str, table: SymbolTable) -> bool:
+    """Whether a type name written in the file names a type (an unknown one is reported where it is
+    written, and its values are then taken as any value, not refused again at each use)."""
+    if name.startswith("list:"):
+        return known_type(name[5:], table)
+    return ":" in name or name in BASE_TYPES or name in table.components or table.kind(name) == "enum"
+
+
 def compatible(want: str, got: str, table: SymbolTable) -> bool:
-    if got == "any" or want == "any":
+    if got == "any" or want == "any" or not known_type(want, table):
         return True
     if want == got:
         return True
@@ -1354,6 +1373,9 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             return d.span.line, d.span.column, re.sub(r" \(first at line \d+\)", "", d.message)
 
         seen = {key(d) for d in bag.items}
+        # a message that names its thing ('phase "play" can never be reached') is the same problem wherever
+        # a variant moves the declaration (`replace phase play` reports it again at the replacement)
+        named = {key(d)[2] for d in bag.items if '"' in d.message}
         for name in rules.variants():
             vbag = DiagnosticBag()
             vdecls, vsettings = apply_variants(rules, [name], vbag)
@@ -1362,8 +1384,10 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:
-                if key(d) not in seen:
+                if key(d) not in seen and key(d)[2] not in named:
                     seen.add(key(d))
+                    if '"' in d.message:
+                        named.add(key(d)[2])
                     d.message = f"{d.message} (in variant {name})"
                     bag.items.append(d)
     for d in rules.decls:

@@ -139,7 +139,7 @@ class DiagnosticBag:
 
     def error(self, span: Span, message: str, expected: str | None = None, hint: str | None = None,
               fold: tuple[object, str] | None = None) -> None:
-        """Add a problem. `fold` (a key, and the thing in words) says the problem is the same wherever
+        """Add a problem. `fold` (a key, and words such as '"x" is used again') says the problem is the same wherever
         its thing is used, as a name that was never declared: it is reported once, at its first use,
         and the lines of the other uses are listed in its hint instead of repeating it at each."""
         for old in self.items:
@@ -176,7 +176,7 @@ def _again_hint(own_hint: str | None, what: str, lines: list[int], shown: int = 
         words += f" and {len(lines) - shown} more"
     elif len(lines) > 1:
         words = ", ".join(str(n) for n in lines[:-1]) + f" and {lines[-1]}"
-    again = f"{what} is used again on line{'s' if len(lines) > 1 else ''} {words}"
+    again = f"{what} on line{'s' if len(lines) > 1 else ''} {words}"
     return f"{own_hint} ({again})" if own_hint else again
 
 
