@@ -452,7 +452,7 @@ def _open_brackets(text: str, stop_line: int, stop_col: int):
 
 
 def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, found,
-                        braces_too: bool) -> Diagnostic | None:
+                        braces_too: bool, starts: str = "a new declaration") -> Diagnostic | None:
     """An unclosed "(", "[" or "{" explains the error: point at it."""
     at_end = found.startswith("the end of the")
     stack, suspect = _open_brackets(text, stop_line, stop_col)
@@ -471,7 +471,7 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
         ch, line, col, _ = suspect if suspect is not None else braces[-1]
         hint = None
         if not at_end:
-            hint = f"{found} on line {stop_line + line_offset} starts a new declaration while this block is still open"
+            hint = f"{found} on line {stop_line + line_offset} starts {starts} while this block is still open"
         return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
                                end_column=col + 1),
                           'unclosed block: this "{" is never closed by a "}"', '"}"', hint)
@@ -521,8 +521,21 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     top_words = KEYWORDS_AT_TOP.replace(" or ", ", ").split(", ")
     at_end = token is None or token.type == "$END"
     new_decl = at_end or (column == 1 and str(token) in top_words)
+    if not new_decl and token.type != "NAME" and str(token) in top_words and str(token) not in ("at", "when", "player") \
+            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+        # a declaration word starting its line (a keyword in a variant, indented) where the parser wants no
+        # declaration: a block above it is still open
+        new_decl = True
     if new_decl or expected_set & {"RPAR", "RSQB"}:
         diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, new_decl)
+        if diag is not None:
+            return diag
+    # `option` (or `effect`, `usable`...) read as its keyword, starting its line, where a statement is due: the
+    # block of the option before it is still open
+    if not at_end and str(token) in _MEMBER_WORDS and token.type != "NAME" \
+            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+        diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, True,
+                                   starts=f"a new {token}")
         if diag is not None:
             return diag
     if at_end:
