@@ -195,6 +195,27 @@ class _PlacesInText:
                     end_column=column + len(shown) - 2)
 
 
+def _label_name_span(span: Span, name: str) -> Span | None:
+    """Where `{name}` stands in the `label "..."` line of the component declared at `span` (None when the
+    label cannot be found in the source: the diagnostic then points at the component)."""
+    from .errors import source_line
+
+    if span.line <= 0:
+        return None
+    for line in range(span.line, max(span.end_line, span.line) + 1):
+        text = source_line(span.file, line)
+        if text is None:
+            return None
+        label = re.search(r'\blabel\s*"', text if line > span.line else text[max(span.column - 1, 0):])
+        if label is None:
+            continue
+        start = (0 if line > span.line else max(span.column - 1, 0)) + label.end()
+        at = text.find("{" + name + "}", start)
+        if at >= 0:
+            return Span(file=span.file, line=line, column=at + 2, end_line=line, end_column=at + 2 + len(name))
+    return None
+
+
 def type_name(t: N.TypeRef | None) -> str:
     if t is None:
         return "any"
@@ -215,8 +236,8 @@ class Checker:
         self.signals_heard: dict[str, Span] = {}
 
     # ---- helpers
-    def err(self, span, msg, expected=None, hint=None):
-        self.bag.error(span, msg, expected, hint)
+    def err(self, span, msg, expected=None, hint=None, fold=None):
+        self.bag.error(span, msg, expected, hint, fold)
 
     def check_type_ref(self, t: N.TypeRef):
         if t.list_of is not None:
@@ -286,9 +307,9 @@ class Checker:
                 zsym = self.zone_decl_of(d.zone)
                 if zsym is None:
                     # cards are placed before play starts, so where they start is a zone by name
-                    errors = len(self.bag.items)
+                    errors = self.bag.reported
                     self.expect_zone(d.zone, set())
-                    if len(self.bag.items) == errors:
+                    if self.bag.reported == errors:
                         self.err(d.zone.span, f'cards "{d.name}" must start in a zone named here',
                                  expected="a zone such as `deck`, or `hand(player(1))`",
                                  hint="leave out `in ...` to create the cards later with `create` in setup")
@@ -377,9 +398,9 @@ class Checker:
             return False
         if constant(e):
             return True
-        errors = len(self.bag.items)
+        errors = self.bag.reported
         self.expr(e, set())
-        if len(self.bag.items) > errors:  # an unknown name or a wrong call says more than "not a constant"
+        if self.bag.reported > errors:  # an unknown name or a wrong call says more than "not a constant"
             return False
         self.err(e.span, f"{what} must be a constant: settings are chosen before the match starts",
                  expected="a number, a text, true or false")
@@ -410,13 +431,41 @@ class Checker:
     def block(self, stmts, scope: set, ctx: set):
         scope = set(scope)
         prev = None
-        for s in stmts:
+        skip = None
+        for i, s in enumerate(stmts):
+            if s is skip:
+                continue
             # `shufle deck` parses as two bare names: the first one's error covers the line
             bare = isinstance(s, N.Assign) and s.op is None and not isinstance(s.target, N.Call)
             if bare and prev is not None and prev.span.line == s.span.line:
                 continue
             prev = s if bare else None
+            after = stmts[i + 1] if i + 1 < len(stmts) else None
+            if bare and self.unknown_word(s.target, scope) and isinstance(after, N.Assign) and after.op == "=" \
+                    and after.span.line == s.span.line and isinstance(after.target, N.Name):
+                # `var best = ...` / `def best = ...` in a block: a local named with another word than `let`
+                scope = self.named_without_let(s.target, after, scope)
+                skip = after
+                continue
             scope = self.stmt(s, scope, ctx)
+
+    def unknown_word(self, x, scope: set) -> bool:
+        return isinstance(x, N.Name) and x.id not in scope and x.id not in self.t.symbols and x.id not in BUILTIN_VALUES
+
+    def named_without_let(self, word: N.Name, assign: N.Assign, scope: set) -> set:
+        name = assign.target.id
+        hint = None
+        if word.id in ("var", "def", "setting", "procedure"):
+            message = f"`{word.id}` declares a name at the top of the file, not inside a block"
+            if word.id == "var":
+                hint = f"for a value kept after this block, declare `var {name}: TYPE` at the top and assign it here"
+        elif word.id in BASE_TYPES or word.id in self.t.components or self.t.kind(word.id) == "enum":
+            message = f'"{word.id}" is a type; a local name is given its value with `let`, and no type is written'
+        else:
+            message = f'"{word.id}" is not a keyword of the language'
+        self.err(word.span, message, expected=f"let {name} = ...", hint=hint)
+        self.expr(assign.value, scope)
+        return scope | {name}
 
     def stmt(self, s, scope: set, ctx: set) -> set:
         """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
@@ -451,6 +500,16 @@ class Checker:
         elif isinstance(s.target, N.Name):
             kind = self.t.kind(s.target.id)
             if s.target.id not in scope and kind != "var":
+                if kind is None and s.op == "=" and s.until is None and s.target.id not in self.t.refused \
+                        and s.target.id not in BUILTINS and s.target.id not in SPECIAL_FUNCS:
+                    # `best = ...` for `let best = ...`: said once, and the name is known after it
+                    candidates = set(scope) | {n for n, sym in self.t.symbols.items() if sym.kind == "var"}
+                    guess = did_you_mean(s.target.id, candidates)
+                    self.err(s.target.span, f'"{s.target.id}" is not defined, so it cannot be assigned',
+                             expected=None if guess else f"let {s.target.id} = ... (a new name)", hint=guess,
+                             fold=(("undefined", s.target.id), f'"{s.target.id}" is used again'))
+                    self.expr(s.value, scope)
+                    return scope | {s.target.id}
                 if kind is None:
                     self.undefined(s.target.id, s.target.span, scope)
                 else:
@@ -731,7 +790,9 @@ class Checker:
             return
         candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
             | {"true", "false", "none"}
-        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates))
+        # a name never declared (or declared under another spelling) is said once, at its first use
+        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates),
+                 fold=(("undefined", name), f'"{name}" is used again'))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:
         if isinstance(x, N.Name):
@@ -773,13 +834,17 @@ class Checker:
         fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS
         for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template):
             if m.group(1) not in fields:
+                span = _label_name_span(comp.span, m.group(1)) or span
+                # (its cards giving that field too are the same mistake: a field renamed in the component)
                 self.err(span, f'the label of {comp.name} uses "{m.group(1)}", which is not one of its fields',
-                         hint=did_you_mean(m.group(1), fields))
+                         hint=did_you_mean(m.group(1), fields),
+                         fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}" is used again'))
 
     def card_ctor(self, ctor: N.CardCtor, scope: set):
         comp = self.t.components.get(ctor.component)
         if comp is None:
-            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components))
+            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components),
+                     fold=(("component", ctor.component), f'"{ctor.component}" is used again'))
             for a in ctor.args:
                 self.expr(a.value, scope)
             return
@@ -792,21 +857,31 @@ class Checker:
                       and not wants[name].startswith("list:")]
             plan = self._ctor_plans[ctor.component] = (comp, fields, wants, needed)
         _, fields, wants, needed = plan
-        given = set()
+        given = {a.name for a in ctor.args}
+        missing = [name for name in needed if name not in given]
+        unknown = [a for a in ctor.args if a.name not in wants]
         for a in ctor.args:
             want = wants.get(a.name)
             if want is None:
-                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=did_you_mean(a.name, fields))
-            given.add(a.name)
+                # a field renamed or misspelt in the component: its cards give the old name and miss the new
+                # one, which is one mistake (said once, with the field that has no value)
+                hint = did_you_mean(a.name, fields)
+                if hint is None and missing:
+                    hint = f"{comp.name}'s fields without a value here: " + ", ".join(f'"{m}"' for m in missing)
+                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=hint,
+                         fold=(("ctor field", comp.name, a.name), f'"{a.name}" is used again'))
             if want == "condition":
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
             if want is not None and not compatible(want, ty, self.t):
-                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}')
-        for name in needed:
+                # (each card given the same kind of value: one mistake, in the field's type or in every card)
+                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
+                         fold=(("ctor type", comp.name, a.name, ty), f'{describe_type(ty)} for "{a.name}" is given again'))
+        for name in missing if not unknown else ():
             if name not in given:
-                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>")
+                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
+                         fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\" is made again"))
 
     def board_call(self, c: N.Call):
         """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
@@ -851,8 +926,14 @@ class Checker:
                     self.expr(args[0], scope)
                 if len(args) > 1:
                     if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                        fold = None
+                        if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
+                                and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
+                            # a keyword misspelt or removed: one mistake with its other uses (on cards...)
+                            fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
                         self.err(args[1].span, "the second argument of has() is the name of a keyword",
-                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]))
+                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]),
+                                 fold=fold)
                 return "bool"
             if name in ("matched", "matching"):
                 for a in args[:2]:
@@ -1084,6 +1165,8 @@ class Checker:
         """The type of a field's value: members of an enum compare only with that enum's members."""
         if self.t.kind(field_type) == "enum":
             return "sym:" + field_type
+        if not known_type(field_type, self.t):  # (reported where the field is declared)
+            return "any"
         return value_type(field_type)
 
     def attr_type(self, ty: str, x: N.Attr) -> str:
@@ -1092,9 +1175,9 @@ class Checker:
         key = (ty, x.name)
         known = self._attr_types.get(key)
         if known is None:
-            errors = len(self.bag.items)
+            errors = self.bag.reported
             known = self.find_attr_type(ty, x)
-            if len(self.bag.items) == errors:
+            if self.bag.reported == errors:
                 self._attr_types[key] = known
         return known
 
@@ -1127,7 +1210,8 @@ class Checker:
             everything = (set(known) | set(self.t.table_columns) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS
                           | ZONE_BUILTIN_ATTRS)
             if name not in everything and not self.t.table_columns_unread:
-                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything))
+                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
+                         fold=(("field", name), f'the field "{name}" is used again'))
                 return "any"
             return "any"
         types = known[name]
@@ -1211,8 +1295,16 @@ def value_type(field_type: str) -> str:
     return field_type
 
 
+def known_type(name: str, table: SymbolTable) -> bool:
+    """Whether a type name written in the file names a type (an unknown one is reported where it is
+    written, and its values are then taken as any value, not refused again at each use)."""
+    if name.startswith("list:"):
+        return known_type(name[5:], table)
+    return ":" in name or name in BASE_TYPES or name in table.components or table.kind(name) == "enum"
+
+
 def compatible(want: str, got: str, table: SymbolTable) -> bool:
-    if got == "any" or want == "any":
+    if got == "any" or want == "any" or not known_type(want, table):
         return True
     if want == got:
         return True
@@ -1275,7 +1367,15 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     for s in settings:
         checker.check_decl(s)
     if all_variants:
-        seen = {(d.span.line, d.span.column, d.message) for d in bag.items}
+        # a problem of the base game is said once, not again for each variant; "(first at line N)" may
+        # differ there (a variant's `replace` stands where the base declaration stood)
+        def key(d):
+            return d.span.line, d.span.column, re.sub(r" \(first at line \d+\)", "", d.message)
+
+        seen = {key(d) for d in bag.items}
+        # a message that names its thing ('phase "play" can never be reached') is the same problem wherever
+        # a variant moves the declaration (`replace phase play` reports it again at the replacement)
+        named = {key(d)[2] for d in bag.items if '"' in d.message}
         for name in rules.variants():
             vbag = DiagnosticBag()
             vdecls, vsettings = apply_variants(rules, [name], vbag)
@@ -1284,9 +1384,10 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:
-                key = (d.span.line, d.span.column, d.message)
-                if key not in seen:
-                    seen.add(key)
+                if key(d) not in seen and key(d)[2] not in named:
+                    seen.add(key(d))
+                    if '"' in d.message:
+                        named.add(key(d)[2])
                     d.message = f"{d.message} (in variant {name})"
                     bag.items.append(d)
     for d in rules.decls:

@@ -132,11 +132,32 @@ class DiagnosticBag:
     """Collects every problem in a file so they are reported together."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    # how many problems were found, folded ones included (a caller asks "did that add an error?")
+    reported: int = 0
+    # fold key -> (the first diagnostic, its own hint, what is used again, the lines it is used again on)
+    _folds: dict = field(default_factory=dict)
 
-    def error(self, span: Span, message: str, expected: str | None = None, hint: str | None = None) -> None:
+    def error(self, span: Span, message: str, expected: str | None = None, hint: str | None = None,
+              fold: tuple[object, str] | None = None) -> None:
+        """Add a problem. `fold` (a key, and words such as '"x" is used again') says the problem is the same wherever
+        its thing is used, as a name that was never declared: it is reported once, at its first use,
+        and the lines of the other uses are listed in its hint instead of repeating it at each."""
         for old in self.items:
             if old.span == span and old.message == message:
                 return
+        self.reported += 1
+        if fold is not None:
+            key, what = fold
+            folded = self._folds.get(key)
+            if folded is not None:
+                first, own_hint, what, lines = folded
+                if span.line != first.span.line and span.line not in lines:
+                    lines.append(span.line)
+                    first.hint = _again_hint(own_hint, what, lines)
+                return
+            self.items.append(Diagnostic(span, message, expected, hint))
+            self._folds[key] = (self.items[-1], hint, what, [])
+            return
         self.items.append(Diagnostic(span, message, expected, hint))
 
     def __bool__(self) -> bool:
@@ -146,6 +167,17 @@ class DiagnosticBag:
         if self.items:
             self.items.sort(key=lambda d: (d.span.file, d.span.line, d.span.column))
             raise RulesError(list(self.items))
+
+
+def _again_hint(own_hint: str | None, what: str, lines: list[int], shown: int = 8) -> str:
+    lines = sorted(lines)
+    words = ", ".join(str(n) for n in lines[:shown])
+    if len(lines) > shown:
+        words += f" and {len(lines) - shown} more"
+    elif len(lines) > 1:
+        words = ", ".join(str(n) for n in lines[:-1]) + f" and {lines[-1]}"
+    again = f"{what} on line{'s' if len(lines) > 1 else ''} {words}"
+    return f"{own_hint} ({again})" if own_hint else again
 
 
 def reason_of(exc: BaseException) -> str:

@@ -275,7 +275,25 @@ def _literal_patterns() -> dict[str, str]:
     return out
 
 
-def _expected_words(expected: set[str]) -> str:
+@lru_cache(maxsize=1)
+def _token_groups() -> tuple[frozenset, frozenset]:
+    """The tokens that can start a declaration, and those that can start a statement (read from the
+    parse table: what the parser accepts at the top of a file, and at the top of a block)."""
+    def accepted(prefix: str) -> frozenset:
+        cursor = _lark().parse_interactive(prefix)
+        cursor.exhaust_lexer()
+        return frozenset(cursor.accepts())
+    return accepted(""), accepted("phase a {")
+
+
+# The tokens that go on an expression (an operator, a field, an index, a call).
+_OPERATOR_TOKENS = frozenset({"ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "IN", "NOT", "DOT", "LSQB", "LPAR",
+                              "__ANON_0"})
+
+
+def _expected_words(expected: set[str], continuations: bool = True) -> str:
+    """`expected` in words; continuations=False leaves out what would go on the declaration or the
+    statement at hand (the caret is on a word before the token, not where the token stands)."""
     lookup = _literal_patterns()
     words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
     # Everything that can start a value, said once.
@@ -283,19 +301,28 @@ def _expected_words(expected: set[str]) -> str:
     if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
         rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
         words = ["a value (a name, a number, a text, ...)"] + rest
-    # A long list of every statement keyword helps nobody: summarise it.
+    # A long list of every statement keyword helps nobody: summarise it, and name what else could
+    # come (what completes the declaration or statement at hand: `zone deck` then "per" or "hidden").
     if len(words) > 12:
         literals = {lookup.get(n) for n in expected}
-        groups = []
+        decl_starts, stmt_starts = _token_groups()
+        groups, covered = [], {"DOC", "SEMICOLON"}
         if {"move", "let", "choose"} <= literals:
             groups.append("a statement (move, let, if, choose, ...)")
+            covered |= stmt_starts
         if {"phase", "component", "zone"} <= literals:
             groups.append("a declaration (game, zone, component, def, phase, ...)")
+            covered |= decl_starts
         if literals & {"and", "or", "+", "*"} or expected & {"COMP_OP", "ADD_OP", "MUL_OP"}:
             groups.append("an operator (==, +, and, ...)")
+            covered |= _OPERATOR_TOKENS
         if "RBRACE" in expected:
             groups.append('"}"')
+            covered.add("RBRACE")
         if groups:
+            rest = sorted({_describe_token_name(n, lookup) for n in expected - covered if not n.startswith("__")})
+            if continuations and len(rest) <= 6:
+                groups = rest + groups
             return ", ".join(groups[:-1]) + " or " + groups[-1] if len(groups) > 1 else groups[0]
         return ", ".join(words[:12]) + ", ..."
     if len(words) == 1:
@@ -370,6 +397,21 @@ def _example_states() -> list[tuple[str, str, str, frozenset]]:
     return table
 
 
+def _acceptable(exc: UnexpectedInput) -> set[str]:
+    """The tokens that could really come where the error is. LALR tables share a state between
+    contexts (a type after `var x:` and after a parameter's `:`), and the state's own list mixes in
+    what follows in the others (")" or ","): each token is tried on a copy of the parser instead."""
+    expected = set(getattr(exc, "expected", ()) or ())
+    cursor = getattr(exc, "interactive_parser", None)
+    if cursor is None:
+        return expected
+    try:
+        accepted = cursor.accepts()
+    except Exception:  # noqa: BLE001 - a Lark made otherwise inside: keep the table's list
+        return expected
+    return accepted or expected
+
+
 def _named_message(exc: UnexpectedInput) -> tuple[str, str] | None:
     tok = getattr(exc, "token", None)
     ttype = getattr(tok, "type", "$END")
@@ -410,7 +452,7 @@ def _open_brackets(text: str, stop_line: int, stop_col: int):
 
 
 def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, found,
-                        braces_too: bool) -> Diagnostic | None:
+                        braces_too: bool, starts: str = "a new declaration") -> Diagnostic | None:
     """An unclosed "(", "[" or "{" explains the error: point at it."""
     at_end = found.startswith("the end of the")
     stack, suspect = _open_brackets(text, stop_line, stop_col)
@@ -429,7 +471,7 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
         ch, line, col, _ = suspect if suspect is not None else braces[-1]
         hint = None
         if not at_end:
-            hint = f"{found} on line {stop_line + line_offset} starts a new declaration while this block is still open"
+            hint = f"{found} on line {stop_line + line_offset} starts {starts} while this block is still open"
         return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
                                end_column=col + 1),
                           'unclosed block: this "{" is never closed by a "}"', '"}"', hint)
@@ -461,7 +503,7 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
             hint = None
         return Diagnostic(Span(file=file, line=line, column=column), message, expected, hint)
     token = getattr(exc, "token", None)
-    expected_set = set(getattr(exc, "expected", ()) or ())
+    expected_set = _acceptable(exc)
     if token is None or token.type == "$END":
         lines = text.splitlines() or [""]
         stop_line, stop_col = len(lines), len(lines[-1]) + 1
@@ -479,8 +521,21 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     top_words = KEYWORDS_AT_TOP.replace(" or ", ", ").split(", ")
     at_end = token is None or token.type == "$END"
     new_decl = at_end or (column == 1 and str(token) in top_words)
+    if not new_decl and token.type != "NAME" and str(token) in top_words and str(token) not in ("at", "when", "player") \
+            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+        # a declaration word starting its line (a keyword in a variant, indented) where the parser wants no
+        # declaration: a block above it is still open
+        new_decl = True
     if new_decl or expected_set & {"RPAR", "RSQB"}:
         diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, new_decl)
+        if diag is not None:
+            return diag
+    # `option` (or `effect`, `usable`...) read as its keyword, starting its line, where a statement is due: the
+    # block of the option before it is still open
+    if not at_end and str(token) in _MEMBER_WORDS and token.type != "NAME" \
+            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+        diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, True,
+                                   starts=f"a new {token}")
         if diag is not None:
             return diag
     if at_end:
@@ -502,13 +557,21 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
         if guess:
             col = len(lead.group(1)) + 1
             return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
-                              f'"{word}" is not a keyword of the language', _expected_words(expected_set), guess)
+                              f'"{word}" is not a keyword of the language',
+                              _expected_words(expected_set, continuations=False), guess)
     # a keyword that belongs inside another construct: `option` outside `choose { }`
-    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1:
+    # (only where the word was read as a name: inside its construct, `label of "..."` is wrong after the word)
+    decl_starts, stmt_starts = _token_groups()
+    read_as_name = bool(expected_set & {"RBRACE", "DOT", "EQUAL", "ASSIGN_OP", "LPAR"}) \
+        or len(expected_set & stmt_starts) > 3
+    if lead and any(_literal_patterns().get(t) == lead.group(2) for t in expected_set):
+        read_as_name = False  # the construct takes that word here (`usable if` in a keyword, then a wrong word)
+    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1 and read_as_name:
         word = lead.group(2)
         col = len(lead.group(1)) + 1
         return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
-                          f'"{word}" cannot start a statement here', _expected_words(expected_set), _MEMBER_WORDS[word])
+                          f'"{word}" cannot start a statement here',
+                          _expected_words(expected_set, continuations=False), _MEMBER_WORDS[word])
     before = source[:stop_col - 1].rstrip()
     # a "}" with no block to close
     if token.type == "RBRACE" and not any(b[0] == "{" for b in _open_brackets(text, stop_line, stop_col)[0]):
