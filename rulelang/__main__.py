@@ -1,6 +1,6 @@
 """`python -m rulelang ...` is the same as the `rulelang` command."""
 import sys
 
-from .cli import main
+from .cli import command
 
-sys.exit(main())
+sys.exit(command())

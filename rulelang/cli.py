@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -468,6 +469,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
                             "recursion_depth, memory_mb, source_bytes")
     return parser
+
+
+def command() -> int:
+    """The `rulelang` program (`python -m rulelang` too): main(), then its objects left to the
+    operating system as the process ends, not scanned once more by Python's cycle collector while
+    the interpreter shuts down (about 80 ms of a `check` of the largest game just after an edit)."""
+    code = main()
+    gc.freeze()
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,4 +26,4 @@ def test_wheel_bundles_grammar_games_and_examples(tmp_path):
     for reference in (ROOT / "bench").glob("*.py"):
         assert f"rulelang/_bundled/bench/{reference.name}" in names  # `rulelang bench` races them
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "rulelang = rulelang.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "rulelang = rulelang.cli:command" in zipfile.ZipFile(wheel).read(entry_points).decode()
