@@ -46,9 +46,9 @@ VIEWED_STEPS = 60  # ...and whose views are audited (every player's: they cost m
 
 def modes(path: str | Path) -> list[list[str]]:
     """The modes of a game: the base game and each variant on its own."""
-    from .parser import parse_file
+    from .astcache import parse_file_cached  # (parsed once, read from the cache after)
 
-    return [[]] + [[v] for v in parse_file(path).variants()]
+    return [[]] + [[v] for v in parse_file_cached(path).variants()]
 
 
 def replay_file(folder: Path, path: str | Path, variants: list[str], settings: dict | None = None) -> Path:

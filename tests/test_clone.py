@@ -22,7 +22,7 @@ DECISIONS = 120
 
 
 def cases() -> list[tuple[Path, str | None]]:
-    from rulelang.parser import parse_file
+    from rulelang.astcache import parse_file_cached as parse_file  # (collecting: each file parsed once)
 
     out = []
     for path in sorted([*REPO.glob("games/*.rules"), *REPO.glob("examples/*.rules")]):

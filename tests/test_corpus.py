@@ -21,6 +21,7 @@ from conftest import GAMES, REPO
 from rulelang import nodes as N
 from rulelang.agents import make_agent, play_match
 from rulelang.cli import main
+from rulelang.astcache import parse_file_cached
 from rulelang.parser import parse_file
 
 SEEDS = 20
@@ -35,7 +36,7 @@ SEED_WORDS = ["zemico", "ecogon", "splicer", "survivor", "evacuat", "hunt", "gra
 
 
 def modes(path):
-    return [None] + list(parse_file(path).variants())
+    return [None] + list(parse_file_cached(path).variants())  # (collecting: each file parsed once)
 
 
 CASES = [(path, mode) for path in GAMES for mode in modes(path)]

@@ -11,13 +11,14 @@ from conftest import EXAMPLES, REPO
 from rulelang import nodes as N
 from rulelang.agents import AgentHandle, make_agent, play_match
 from rulelang.checker import check_rules
+from rulelang.astcache import parse_file_cached
 from rulelang.parser import parse_file
 
 SEEDS = range(5)
 
 
 def modes(path):
-    return [None] + list(parse_file(path).variants())
+    return [None] + list(parse_file_cached(path).variants())  # (collecting: each file parsed once)
 
 
 CASES = [(path, mode) for path in EXAMPLES for mode in modes(path)]

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rulelang
 from conftest import REPO
-from rulelang.parser import parse_file
+from rulelang.astcache import parse_file_cached
 
 ZEMICO = REPO / "games" / "zemico.rules"
-MODES = [None] + list(parse_file(ZEMICO).variants())
+MODES = [None] + list(parse_file_cached(ZEMICO).variants())
 _GAMES: dict = {}
 
 
