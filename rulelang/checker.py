@@ -132,7 +132,7 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         elif isinstance(d, N.VarDecl):
             define(d.name, Symbol("var", d, type_name(d.type)), d.span)
         elif isinstance(d, N.SettingDecl):
-            define(d.name, Symbol("setting", d), d.span)
+            define(d.name, Symbol("setting", d, _constant_kind(d.default) if not d.choices else "any"), d.span)
             for choice in d.choices:
                 define(choice, Symbol("member", d, f"setting:{d.name}"), d.span)
         elif isinstance(d, N.DefDecl):
@@ -214,6 +214,19 @@ def _label_name_span(span: Span, name: str) -> Span | None:
         if at >= 0:
             return Span(file=span.file, line=line, column=at + 2, end_line=line, end_column=at + 2 + len(name))
     return None
+
+
+def _constant_kind(x) -> str:
+    """The kind of a setting's constant value: "int", "str" or "bool" (a member, a list or none: "any")."""
+    if isinstance(x, N.IntLit) or (isinstance(x, N.Neg) and isinstance(x.operand, N.IntLit)):
+        return "int"
+    if isinstance(x, N.BinOp) and _constant_kind(x.left) == _constant_kind(x.right) == "int":
+        return "int"
+    if isinstance(x, N.StrLit):
+        return "str"
+    if isinstance(x, N.BoolLit):
+        return "bool"
+    return "any"
 
 
 def type_name(t: N.TypeRef | None) -> str:
@@ -380,6 +393,10 @@ class Checker:
                              expected=" | ".join(choices), hint=did_you_mean(getattr(d.value, "id", ""), choices))
                 elif self.constant_value(d.value, f'the value of setting "{d.name}"'):
                     self.expr(d.value, set())
+                    kind = _constant_kind(d.value)
+                    if "any" not in (kind, sym.type) and kind != sym.type:
+                        self.err(d.value.span, f'setting "{d.name}" holds {describe_type(sym.type)}, as its default '
+                                               f'does, not {describe_type(kind)}', expected=describe_type(sym.type))
 
     def constant_value(self, e, what: str) -> bool:
         """Settings are chosen before the match exists, so their values are plain constants."""
@@ -1055,6 +1072,8 @@ class Checker:
             return "list:sym:" + x.id
         if sym.kind == "var":
             return sym.type if sym.type in ("int", "bool", "str", "player") else "any"
+        if sym.kind == "setting":  # a number, a text or true/false, as its default is (--set keeps the kind)
+            return sym.type
         if sym.kind == "def":
             if sym.decl.params:
                 self.err(x.span, f'def "{x.id}" takes {len(sym.decl.params)} argument(s): write {x.id}(...)')
