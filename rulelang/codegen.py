@@ -1420,8 +1420,11 @@ class Generator:
     def body_lines(self, node, target: str, indent: str) -> list[str]:
         """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
         with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
-        if self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList) and node.args[0].keep != "where":
-            # `count([x in coll while cond])`: a loop that counts, without building the list or a lambda
+        if (self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
+                and node.args[0].var not in self.pylocals and node.args[0].var not in self.cc.scope
+                and (node.args[0].keep != "where" or self.lifted_condition(node.args[0]) is None)):
+            # `count([x in coll while cond])`, `count([x in coll where cond])`: a loop that counts,
+            # without building the list or a lambda
             f = node.args[0]
             coll = self.iterable(f.coll, walrus=True)
             stop = "not " if f.keep == "while" else ""
@@ -1435,6 +1438,8 @@ class Generator:
                     lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
                 else:
                     lines += [f"{indent}    if {stop}({self.x(f.cond)}", f"{indent}    ):"]
+            if f.keep == "where":
+                return lines + [f"{indent}        {target} += 1"]
             return lines + [f"{indent}        break", f"{indent}    {target} += 1"]
         if (isinstance(node, N.FilterList) and node.keep == "where" and node.var not in self.pylocals
                 and node.var not in self.cc.scope and self.lifted_condition(node) is None
