@@ -59,6 +59,11 @@ def remember_source(file: str, text: str) -> None:
     _source_cache[file] = text.splitlines()
 
 
+def remembered_lines(file: str) -> list[str] | None:
+    """The lines of a file whose text was remembered (remember_source), or None."""
+    return _source_cache.get(file)
+
+
 def source_line(file: str, line: int) -> str | None:
     lines = _source_cache.get(file)
     if lines is None:

@@ -27,7 +27,7 @@ from . import nodes as N
 from . import regexcache
 from .budgets import NUMBER_BOUND
 from .cachefiles import collector_paused, parse_cache_dir, write_whole
-from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source
+from .errors import Diagnostic, RulesError, Span, did_you_mean, remember_source, remembered_lines, source_line
 from .chunks import header_doc, split_top_level
 from .fastcards import restore_card_blocks, split_card_blocks
 from .resources import grammar_path, tables_path
@@ -479,7 +479,41 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
-    """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it."""
+    """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it;
+    when the word just before the error is a word of the language that the file also gives as a name
+    (`var move: int`, then `move = 1`), the hint says that the name is the trouble."""
+    found = _syntax_diagnostic_of(exc, file, line_offset, text, last)
+    if isinstance(exc, UnexpectedCharacters) or getattr(exc, "token", None) is None:
+        return found
+    source = source_line(file, found.span.line) or ""
+    before = re.search(r"(?:^|[^A-Za-z0-9_.])([a-z_]+)\s*$", source[:max(found.span.column - 1, 0)])
+    if before is None or before.group(1) not in _literal_patterns().values():
+        return found
+    word = before.group(1)
+    declared = _declaration_of(file, word)
+    if declared is None:
+        return found
+    kind, line = declared
+    hint = (f'"{word}" is a word of the language, so the {kind} named "{word}" (line {line}) cannot be written '
+            f"here: give it another name")
+    return Diagnostic(found.span, found.message, found.expected, hint)
+
+
+_DECLARED_AS = {"var": "variable", "let": "local value", "def": "def", "setting": "setting", "zone": "zone",
+                "procedure": "procedure", "table": "table", "cards": "card set", "phase": "phase"}
+
+
+def _declaration_of(file: str, word: str) -> tuple[str, int] | None:
+    """Where the file gives `word` as a name (`var move: int`, `let not = ...`): the kind and line."""
+    pattern = re.compile(r"^\s*(" + "|".join(_DECLARED_AS) + r")\s+" + re.escape(word) + r"\b")
+    for number, text in enumerate(remembered_lines(file) or (), 1):
+        found = pattern.match(text)
+        if found is not None:
+            return _DECLARED_AS[found.group(1)], number
+    return None
+
+
+def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
     line = (exc.line or 1) + line_offset
     column = exc.column or 1
     if isinstance(exc, UnexpectedCharacters):
