@@ -216,6 +216,15 @@ def _label_name_span(span: Span, name: str) -> Span | None:
     return None
 
 
+# built-ins (besides geometry's BOARD_FUNCTIONS) whose first value is a board
+ON_A_BOARD = ("at", "top_at", "has_room")
+
+
+def _not_a_board(ty: str) -> bool:
+    """A value's checked type that can never be a board (a player, a number, a card, a list...)."""
+    return ty in ("player", "int", "str", "bool", "keyword") or ty.startswith(("list:", "entity", "sym:"))
+
+
 def _constant_kind(x) -> str:
     """The kind of a setting's constant value: "int", "str" or "bool" (a member, a list or none: "any")."""
     if isinstance(x, N.IntLit) or (isinstance(x, N.Neg) and isinstance(x.operand, N.IntLit)):
@@ -966,9 +975,11 @@ class Checker:
         if name in BUILTINS and name not in scope:
             b = BUILTINS[name]
             self.arity(c, b.min_args, b.max_args, f"{name}()")
-            for a in args:
-                self.expr(a, scope)
-            if name in BOARD_FUNCTIONS:
+            types = [self.expr(a, scope) for a in args]
+            if (name in BOARD_FUNCTIONS or name in ON_A_BOARD) and types and _not_a_board(types[0]):
+                self.err(args[0].span, f"{name}() works on a board, but this is {describe_type(types[0])}",
+                         expected=f'a zone declared as a board, as in "{name}(grid, ...)"')
+            elif name in BOARD_FUNCTIONS or name in ON_A_BOARD:
                 self.board_call(c)
             return BUILTIN_RESULT.get(name, "any")
         if sym is None:
