@@ -97,13 +97,15 @@ def test_a_rules_error_in_generated_code_names_its_rules_line(monkeypatch, tmp_p
     assert messages["codegen"] == messages["closures"]
 
 
-@pytest.mark.parametrize("body, message", [
-    ("neighbors(xs)", "3 is not on a board"),  # the built-in says what is wrong
-    ("at(pile, xs)", "at() could not use these values"),  # a Python error inside the built-in
-    ("count(at(pile, xs))", "at() could not use these values"),  # the fast path of count(at(...))
+@pytest.mark.parametrize("body, value, message", [
+    ("neighbors(xs)", "3", "3 is not on a board"),  # the built-in says what is wrong
+    # a Python error inside the built-in, said in the rules' words
+    ("at(pile, xs)", "[3]", "at() could not use these values: a list cannot be a cell or a key"),
+    ("count(at(pile, xs))", "[3]", "at() could not use these values"),  # the fast path of count(at(...))
 ])
-def test_a_failing_builtin_in_generated_code_names_its_call(body, message, monkeypatch, tmp_path):
-    text = RUNAWAY.replace("if half(n) > 0", "if count(pick(n)) > 0").replace("top(xs)", body)
+def test_a_failing_builtin_in_generated_code_names_its_call(body, value, message, monkeypatch, tmp_path):
+    text = RUNAWAY.replace("if half(n) > 0", "if count(pick(n)) > 0").replace("top(xs)", body).replace(
+        "let n = 3", f"let n = {value}").replace("zone pile\n", "zone pile: board grid 4 size 3 by 3\n")
     messages = {}
     for engine in ("closures", "codegen"):
         game = load_with(engine, monkeypatch, tmp_path / "g.rules", text=text)
