@@ -678,6 +678,14 @@ class Checker:
         return scope
 
     def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:
+        # what is sure to be running where it is written (a procedure or a trigger may run in a turn)
+        if "setup" in ctx or "result" in ctx:
+            when = "in setup the game has not started" if "setup" in ctx else "the result is worked out once the game is over"
+            self.err(s.span, f"`end {s.what}` cannot be used here: {when}",
+                     hint="end the game from a phase, a turn, a trigger or a procedure" if s.what == "game" else None)
+        elif s.what == "turn" and "phase" in ctx and "turns" not in ctx:
+            self.err(s.span, "`end turn` ends a player's turn, but this is not inside `take turns { ... }`",
+                     hint="use `end phase` to leave the phase, or put the statement inside `take turns`")
         return scope
 
     def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
