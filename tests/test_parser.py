@@ -593,3 +593,42 @@ def test_the_lexers_expressions_are_kept_between_processes(tmp_path, monkeypatch
         assert len(compiled) > 0  # compiled again, as re would
     finally:
         P._lark.cache_clear()
+
+
+def test_the_quick_parse_loop_gives_lark_s_tree():
+    """parser._quick_tree reads a text with Lark's own tables, lexer and tree builders in a loop of
+    its own: every declaration of every .rules file of the repository gives the same tree, with
+    the same tokens at the same places, as Lark's own parse; a declaration Lark refuses is refused
+    too (parse_text then asks Lark, which says why)."""
+    from lark import Token
+
+    from rulelang import parser as P
+    from rulelang.chunks import declaration_chunks
+
+    same = refused = 0
+    for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for _, chunk in declaration_chunks(text, str(path))[0]:
+            try:
+                expected = P._lark().parse(chunk)
+            except Exception:
+                with pytest.raises(Exception):
+                    P._quick_tree(chunk)
+                refused += 1
+                continue
+            got = P._quick_tree(chunk)
+            assert got == expected, path
+
+            def tokens(tree):
+                return [(t.type, str(t), t.line, t.column, t.end_line, t.end_column, t.start_pos)
+                        for t in tree.scan_values(lambda v: isinstance(v, Token))]
+
+            def metas(tree):
+                return [None if t.meta.empty else sorted(vars(t.meta).items()) for t in tree.iter_subtrees()]
+
+            assert tokens(got) == tokens(expected) and metas(got) == metas(expected), path
+            same += 1
+    assert same > 1000 and refused > 10
