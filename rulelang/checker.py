@@ -1382,7 +1382,26 @@ def describe_type(ty: str) -> str:
     if ty.startswith("entity:"):
         return f"a {ty[7:]} card"
     if ty.startswith("list:"):
-        return f"a list of {describe_type(ty[5:]).removeprefix('a ').removeprefix('an ')}s"
+        return f"a list of {_plural_type(ty[5:])}"
+    return ty
+
+
+_PLURALS = {"any": "values", "int": "numbers", "bool": "true/false values", "str": "texts", "zone": "zones",
+            "player": "players", "cell": "cells", "keyword": "keywords"}
+
+
+def _plural_type(ty: str) -> str:
+    """What describe_type says of one value, said of several ("numbers", "lists of texts")."""
+    if ty in _PLURALS:
+        return _PLURALS[ty]
+    if ty.startswith("sym:setting:"):
+        return f"choices of setting {ty[12:]}"
+    if ty.startswith("sym:"):
+        return f"{ty[4:]} values"
+    if ty.startswith("entity:"):
+        return f"{ty[7:]} cards"
+    if ty.startswith("list:"):
+        return f"lists of {_plural_type(ty[5:])}"
     return ty
 
 
