@@ -1095,7 +1095,8 @@ class Checker:
             return sym.type
         if sym.kind == "def":
             if sym.decl.params:
-                self.err(x.span, f'def "{x.id}" takes {len(sym.decl.params)} argument(s): write {x.id}(...)')
+                n = len(sym.decl.params)
+                self.err(x.span, f'def "{x.id}" takes {n} argument{"s" if n != 1 else ""}: write {x.id}(...)')
             return "any"
         if sym.kind == "proc":
             self.err(x.span, f'procedure "{x.id}" must be called as a statement: {x.id}(...)')
