@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from . import nodes as N
 from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-from .dependencies import TEMPLATE_NAMES
+from .dependencies import TEMPLATE_NAMES, nodes_in
 from .geometry import BOARD_FUNCTIONS, EDGE_NAMES
 from .errors import DiagnosticBag, Span, did_you_mean
 from .variants import apply_variants
@@ -249,6 +249,7 @@ def type_name(t: N.TypeRef | None) -> str:
 class Checker:
     def __init__(self, table: SymbolTable, bag: DiagnosticBag, data_files: DataFiles | None = None):
         self.t = table
+        self.local_types: dict[str, str] = {}  # a local name's type where it is sure (stmt_for), else "any"
         self.bag = bag
         self.data_files = data_files or DataFiles()
         self._ctor_plans: dict[str, tuple] = {}
@@ -557,13 +558,30 @@ class Checker:
         return scope
 
     def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
-        self.expr(s.coll, scope)
+        walked = self.expr(s.coll, scope)
         inner = scope | {s.var}
-        if s.cond is not None:
-            self.expr(s.cond, inner)
-        if s.chosen_by is not None:
-            self.expect_player(s.chosen_by, scope)
-        self.block(s.body, inner, ctx | {"loop"})
+        # `for each p in players`: p is a player wherever the loop does not give the name another
+        # value (a comprehension, a quantifier or a `let` of the same name inside), so its fields and
+        # uses are checked as a player's
+        typed = walked == "list:player" and not any(
+            getattr(n, "var", None) == s.var or (isinstance(n, N.Let) and n.name == s.var)
+            for n in nodes_in([s.cond, s.body]))
+        before = self.local_types.get(s.var)
+        if typed:
+            self.local_types[s.var] = "player"
+        else:
+            self.local_types.pop(s.var, None)
+        try:
+            if s.cond is not None:
+                self.expr(s.cond, inner)
+            if s.chosen_by is not None:
+                self.expect_player(s.chosen_by, scope)
+            self.block(s.body, inner, ctx | {"loop"})
+        finally:
+            if before is None:
+                self.local_types.pop(s.var, None)
+            else:
+                self.local_types[s.var] = before
         return scope
 
     def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set:
@@ -1071,7 +1089,7 @@ class Checker:
 
     def expr_name(self, x: N.Name, scope: set) -> str:
         if x.id in scope:
-            return "any"
+            return self.local_types.get(x.id, "any")
         if x.id in BUILTIN_VALUES:
             return BUILTIN_VALUE_TYPES[x.id]
         sym = self.t.symbols.get(x.id)

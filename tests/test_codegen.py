@@ -1365,7 +1365,7 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
     region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
     assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
     _both_engines_agree(tmp_path, monkeypatch, QUANTIFIED_TESTS, 12)
-    failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(q, h) == none")
+    failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(h, h) == none")
     messages = set()
     for engine in ("codegen", "closures"):
         game = _game_from(tmp_path, monkeypatch, failing, f"{engine}.rules", engine)
@@ -1375,4 +1375,4 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
                 match.apply(rng.randrange(match.option_count()))
         messages.add(info.value.format().replace(f"{engine}.rules", "game.rules"))
     assert len(messages) == 1
-    assert "at() could not use these values: a player is not a board" in messages.pop()
+    assert "at() could not use these values: a card is not a board" in messages.pop()
