@@ -1378,50 +1378,30 @@ def compatible(want: str, got: str, table: SymbolTable) -> bool:
 
 
 def describe_type(ty: str) -> str:
-    if ty == "any":
-        return "a value"
-    if ty == "int":
-        return "a number"
-    if ty == "bool":
-        return "true or false"
-    if ty == "str":
-        return "a text"
-    if ty == "zone":
-        return "a zone"
-    if ty == "player":
-        return "a player"
-    if ty == "cell":
-        return "a cell"
-    if ty == "keyword":
-        return "a keyword"
+    """A checked type in words: "a number", "a list of lists of texts"."""
+    return _kind_words(ty)[0]
+
+
+# each plain type said of one value and of several
+_KIND_WORDS = {"any": ("a value", "values"), "int": ("a number", "numbers"), "bool": ("true or false", "true/false values"),
+               "str": ("a text", "texts"), "zone": ("a zone", "zones"), "player": ("a player", "players"),
+               "cell": ("a cell", "cells"), "keyword": ("a keyword", "keywords")}
+
+
+def _kind_words(ty: str) -> tuple[str, str]:
+    """What a checked type is called, of one value and of several."""
+    if ty in _KIND_WORDS:
+        return _KIND_WORDS[ty]
     if ty.startswith("sym:setting:"):
-        return f"a choice of setting {ty[12:]}"
+        return f"a choice of setting {ty[12:]}", f"choices of setting {ty[12:]}"
     if ty.startswith("sym:"):
-        return f"a {ty[4:]}"
+        return f"a {ty[4:]}", f"{ty[4:]} values"
     if ty.startswith("entity:"):
-        return f"a {ty[7:]} card"
+        return f"a {ty[7:]} card", f"{ty[7:]} cards"
     if ty.startswith("list:"):
-        return f"a list of {_plural_type(ty[5:])}"
-    return ty
-
-
-_PLURALS = {"any": "values", "int": "numbers", "bool": "true/false values", "str": "texts", "zone": "zones",
-            "player": "players", "cell": "cells", "keyword": "keywords"}
-
-
-def _plural_type(ty: str) -> str:
-    """What describe_type says of one value, said of several ("numbers", "lists of texts")."""
-    if ty in _PLURALS:
-        return _PLURALS[ty]
-    if ty.startswith("sym:setting:"):
-        return f"choices of setting {ty[12:]}"
-    if ty.startswith("sym:"):
-        return f"{ty[4:]} values"
-    if ty.startswith("entity:"):
-        return f"{ty[7:]} cards"
-    if ty.startswith("list:"):
-        return f"lists of {_plural_type(ty[5:])}"
-    return ty
+        several = _kind_words(ty[5:])[1]
+        return f"a list of {several}", f"lists of {several}"
+    return ty, ty
 
 
 def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:

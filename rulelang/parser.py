@@ -1588,12 +1588,20 @@ def _quick_tree(text: str):
     states, callbacks, reductions = conf.states, conf.callbacks, _REDUCTIONS
     end_state = conf.end_state
     state_stack, value_stack = state.state_stack, state.value_stack
-    token = None
-    for token in stream.lex(state):
+
+    def tokens():  # the text's tokens (lexed as the parser goes: the lexer reads its state), then its end
+        token = None
+        for token in stream.lex(state):
+            yield token
+        yield Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)  # (as Lark)
+
+    for token in tokens():
         kind = token.type
         while True:
             action, arg = states[state_stack[-1]][kind]
             if action is Shift:
+                if kind == "$END":
+                    raise ValueError("the parse table shifts the end of the text")
                 state_stack.append(arg)
                 value_stack.append(token if kind not in callbacks else callbacks[kind](token))
                 break
@@ -1610,22 +1618,9 @@ def _quick_tree(text: str):
             value = callback(children)
             state_stack.append(states[state_stack[-1]][origin][1])
             value_stack.append(value)
-    while True:  # the end of the text: reduce until the start symbol is made
-        action, arg = states[state_stack[-1]]["$END"]
-        if action is Shift:
-            raise ValueError("the parse table shifts the end of the text")
-        size, callback, origin = reductions.get(arg) or (len(arg.expansion), callbacks[arg], arg.origin.name)
-        if size:
-            children = value_stack[-size:]
-            del state_stack[-size:]
-            del value_stack[-size:]
-        else:
-            children = []
-        value = callback(children)
-        state_stack.append(states[state_stack[-1]][origin][1])
-        value_stack.append(value)
-        if state_stack[-1] == end_state:
-            return value_stack[-1]
+            if kind == "$END" and state_stack[-1] == end_state:  # the start symbol is made
+                return value_stack[-1]
+    raise ValueError("the text ended before the parse did")
 
 
 def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:

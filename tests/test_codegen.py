@@ -998,16 +998,22 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
 
 def failures_in_both_engines_text(tmp_path, monkeypatch, text) -> dict:
     """The error a seeded game of the text stops with, the same in both engines: its rules line."""
-    lines = set()
+    lines = {exc.diagnostics[0].span.line for exc in _failures_of(tmp_path, monkeypatch, text).values()}
+    assert len(lines) == 1
+    return {"line": lines.pop()}
+
+
+def _failures_of(tmp_path, monkeypatch, text) -> dict:
+    """Per engine, the RulesError a seeded random game of the text stops with."""
+    failures = {}
     for engine in ("codegen", "closures"):
         game = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
         with pytest.raises(RulesError) as info:
             match, rng = game.new_match(seed=1), random.Random(1)
             while not match.is_over:
                 match.apply(rng.randrange(match.option_count()))
-        lines.add(info.value.diagnostics[0].span.line)
-    assert len(lines) == 1
-    return {"line": lines.pop()}
+        failures[engine] = info.value
+    return failures
 
 
 def _bearers_by_every_field(match) -> dict:
@@ -1366,13 +1372,7 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
     assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
     _both_engines_agree(tmp_path, monkeypatch, QUANTIFIED_TESTS, 12)
     failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(h, h) == none")
-    messages = set()
-    for engine in ("codegen", "closures"):
-        game = _game_from(tmp_path, monkeypatch, failing, f"{engine}.rules", engine)
-        with pytest.raises(RulesError) as info:
-            match, rng = game.new_match(seed=1), random.Random(1)
-            while not match.is_over:
-                match.apply(rng.randrange(match.option_count()))
-        messages.add(info.value.format().replace(f"{engine}.rules", "game.rules"))
+    messages = {exc.format().replace(f"{engine}.rules", "game.rules")
+                for engine, exc in _failures_of(tmp_path, monkeypatch, failing).items()}
     assert len(messages) == 1
     assert "at() could not use these values: a card is not a board" in messages.pop()
