@@ -480,20 +480,50 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
-    """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it;
-    when the word just before the error is a word of the language that the file also gives as a name
-    (`var move: int`, then `move = 1`), the hint says that the name is the trouble."""
+    """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it,
+    made plainer where the text shows what went wrong: a "{" missing at the end of the line before
+    (`_missing_brace`), or a word of the language that the file also gives as a name (`_name_is_a_word`)."""
     found = _syntax_diagnostic_of(exc, file, line_offset, text, last)
-    if isinstance(exc, UnexpectedCharacters) or getattr(exc, "token", None) is None:
+    token = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
+    return _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file) or found
+
+
+def _missing_brace(exc: UnexpectedInput, token: Token, found: Diagnostic, file: str, line_offset: int) -> Diagnostic | None:
+    """`phase play` or `if x > 3` with its "{" left out: the parser stops at the first word of the next
+    line, where a "{" would have been taken. Said at the end of the line that lacks it."""
+    line = token.line + line_offset
+    if found.span.line != line or found.span.column != token.column or "LBRACE" not in _acceptable(exc):
+        return None
+    lines = remembered_lines(file) or []
+    if not 0 < line <= len(lines) or lines[line - 1][:token.column - 1].strip():
+        return None  # (the word is not the first of its line)
+    above = line - 1
+    while above >= 1 and not _code_only(lines[above - 1]).strip():
+        above -= 1
+    if above < 1:
+        return None
+    code = _code_only(lines[above - 1]).rstrip()
+    if code.endswith(("{", "}")):
+        return None
+    column = len(code) + 1
+    return Diagnostic(Span(file=file, line=above, column=column, end_line=above, end_column=column + 1),
+                      'a "{" is missing at the end of this line', found.expected,
+                      f"`{lines[line - 1].strip()[:40]}` on line {line} would then be the first statement of the block")
+
+
+def _name_is_a_word(found: Diagnostic, file: str) -> Diagnostic | None:
+    """The word just before the error is a word of the language that the file also gives as a name
+    (`var move: int`, then `move = 1`): the hint says that the name is the trouble."""
     source = source_line(file, found.span.line) or ""
     before = re.search(r"(?:^|[^A-Za-z0-9_.])([a-z_]+)\s*$", source[:max(found.span.column - 1, 0)])
     if before is None or before.group(1) not in _literal_patterns().values():
-        return found
+        return None
     word = before.group(1)
     declared = _declaration_of(file, word)
     if declared is None:
-        return found
+        return None
     kind, line = declared
     hint = (f'"{word}" is a word of the language, so the {kind} named "{word}" (line {line}) cannot be written '
             f"here: give it another name")
