@@ -487,7 +487,43 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     token = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
-    return _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file) or found
+    return (_missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file)
+            or _words_in_order(token, found, text) or found)
+
+
+def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | None:
+    """A word of the language written after words it comes before (`zone hand private per player`):
+    if moving it (with the one or two words after it) earlier on its line makes the declaration
+    parse, the hint shows the line so written."""
+    if found.span.column != token.column or not str(token).isalpha() \
+            or str(token) not in _literal_patterns().values():
+        return None
+    lines = text.split("\n")
+    index = token.line - 1
+    if not 0 <= index < len(lines):
+        return None
+    line = lines[index]
+    if '"' in line:  # (a text's words are not moved)
+        return None
+    words = [(m.start(), m.group()) for m in re.finditer(r"\S+", _code_only(line))]
+    at = next((i for i, (start, _) in enumerate(words) if start == token.column - 1), None)
+    if at is None or at < 2 or len(words) > 12:
+        return None
+    indent = line[:len(line) - len(line.lstrip())]
+    for size in (1, 2, 3):
+        if at + size > len(words):
+            break
+        moved = [w for _, w in words[at:at + size]]
+        rest = [w for _, w in words[:at] + words[at + size:]]
+        for place in range(at - 1, 0, -1):
+            written = indent + " ".join(rest[:place] + moved + rest[place:])
+            try:
+                _lark().parse("\n".join(lines[:index] + [written] + lines[index + 1:]))
+            except Exception:  # noqa: BLE001 - not this order
+                continue
+            return Diagnostic(found.span, found.message, found.expected,
+                              f"the words are in another order: `{written.strip()}`")
+    return None
 
 
 def _missing_brace(exc: UnexpectedInput, token: Token, found: Diagnostic, file: str, line_offset: int) -> Diagnostic | None:
