@@ -498,6 +498,8 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
     if found.span.column != token.column or not str(token).isalpha() \
             or str(token) not in _literal_patterns().values():
         return None
+    if len(text) > 20_000:  # (each order tried parses the text again: a declaration, not a whole file)
+        return None
     lines = text.split("\n")
     index = token.line - 1
     if not 0 <= index < len(lines):
