@@ -488,7 +488,38 @@ def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: 
     if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
     return (_missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file)
-            or _words_in_order(token, found, text) or found)
+            or _words_in_order(token, found, text) or _missing_symbol(token, found, text) or found)
+
+
+# what may be missing where the parser stopped, in the order it is tried, and what the hint then says
+_EDITS = ((",", 'is a "," missing before it?'),
+          ("=", 'is a "=" missing before it?'),
+          ("+", "is an operator (+, -, *, ==, and, ...) missing before it?"),
+          (")", 'is a ")" missing before it?'),
+          ("]", 'is a "]" missing before it?'))
+# (taking the word out is not tried: which word is one too many is a guess, as often wrong as right)
+
+
+def _missing_symbol(token: Token, found: Diagnostic, text: str) -> Diagnostic | None:
+    """When the diagnostic has no hint yet: one small insertion where the parser stopped (a ",", a
+    "=" or an operator, a bracket closed) after which the declaration parses becomes the hint."""
+    if found.hint is not None or found.span.column != token.column or len(text) > 20_000:
+        return None
+    at = token.start_pos
+    if at is None or text[at:at + len(token)] != str(token):
+        return None
+    before = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", text[:at])
+    after_a_word = before is not None and before.group(1) in _literal_patterns().values()
+    for what, hint in _EDITS:
+        if what == "+" and after_a_word:  # (`if turn empty(...)`: a word of the language is not a value)
+            continue
+        edited = text[:at] + what + " " + text[at:]
+        try:
+            _lark().parse(edited)
+        except Exception:  # noqa: BLE001 - not this edit
+            continue
+        return Diagnostic(found.span, found.message, found.expected, hint)
+    return None
 
 
 def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | None:
