@@ -14,6 +14,7 @@ import hashlib
 import io
 import pickle
 import re
+import time
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -500,6 +501,20 @@ _EDITS = ((",", 'is a "," missing before it?'),
 # (taking the word out is not tried: which word is one too many is a guess, as often wrong as right)
 
 
+_TRY_SECONDS = 0.2  # how long the hints may spend parsing edited copies of one declaration
+
+
+def _reads_well(text: str, deadline: float) -> bool:
+    """Whether an edited copy of a declaration parses (False once the time for trying is up)."""
+    if time.perf_counter() > deadline:
+        return False
+    try:
+        _lark().parse(text)
+    except Exception:  # noqa: BLE001 - it does not
+        return False
+    return True
+
+
 def _missing_symbol(token: Token, found: Diagnostic, text: str) -> Diagnostic | None:
     """When the diagnostic has no hint yet: one small insertion where the parser stopped (a ",", a
     "=" or an operator, a bracket closed) after which the declaration parses becomes the hint."""
@@ -510,15 +525,12 @@ def _missing_symbol(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
         return None
     before = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", text[:at])
     after_a_word = before is not None and before.group(1) in _literal_patterns().values()
+    deadline = time.perf_counter() + _TRY_SECONDS
     for what, hint in _EDITS:
         if what == "+" and after_a_word:  # (`if turn empty(...)`: a word of the language is not a value)
             continue
-        edited = text[:at] + what + " " + text[at:]
-        try:
-            _lark().parse(edited)
-        except Exception:  # noqa: BLE001 - not this edit
-            continue
-        return Diagnostic(found.span, found.message, found.expected, hint)
+        if _reads_well(text[:at] + what + " " + text[at:], deadline):
+            return Diagnostic(found.span, found.message, found.expected, hint)
     return None
 
 
@@ -543,6 +555,7 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
     if at is None or at < 2 or len(words) > 12:
         return None
     indent = line[:len(line) - len(line.lstrip())]
+    deadline = time.perf_counter() + _TRY_SECONDS
     for size in (1, 2, 3):
         if at + size > len(words):
             break
@@ -550,9 +563,7 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
         rest = [w for _, w in words[:at] + words[at + size:]]
         for place in range(at - 1, 0, -1):
             written = indent + " ".join(rest[:place] + moved + rest[place:])
-            try:
-                _lark().parse("\n".join(lines[:index] + [written] + lines[index + 1:]))
-            except Exception:  # noqa: BLE001 - not this order
+            if not _reads_well("\n".join(lines[:index] + [written] + lines[index + 1:]), deadline):
                 continue
             return Diagnostic(found.span, found.message, found.expected,
                               f"the words are in another order: `{written.strip()}`")
