@@ -48,10 +48,11 @@ from . import nodes as N
 from .builtins import describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
-from .errors import RulesError, Span, reason_of
-from .model import Entity, Zone, move as move_entity, set_owner
+from .errors import Diagnostic, RulesError, Span, did_you_mean, reason_of
+from .checker import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS, describe_type
+from .model import Entity, Player, Zone, move as move_entity, set_owner
 from .parser import parse_file, parse_text
-from .resources import find_game
+from .resources import examples_dir, find_game, games_dir
 from .loader import load
 from .runtime import Frame, Game, Match, _new_state
 from .sourcefile import NotAJsonObject, read_json_object
@@ -68,10 +69,25 @@ class ScenarioResult:
 
 
 class ScenarioFailure(Exception):
-    def __init__(self, span: Span, message: str):
+    def __init__(self, span: Span, message: str, expected: str | None = None, hint: str | None = None):
         super().__init__(message)
         self.span = span
         self.message = message
+        self.expected = expected
+        self.hint = hint
+
+    def report(self) -> str:
+        """The message as `rulelang test` shows it under FAIL: its first line, the scenario's line with
+        a caret under the place, the rest of the message, then `expected:` and `hint:`."""
+        first, _, rest = self.message.partition("\n")
+        quoted = Diagnostic(self.span, first, self.expected, self.hint).format().split("\n")[1:]
+        lines = [first]
+        if quoted and not quoted[0].startswith("  expected:") and not quoted[0].startswith("  hint:"):
+            lines += quoted[:2]
+            quoted = quoted[2:]
+        if rest:
+            lines.append(rest)
+        return "\n".join(lines + [q.strip() for q in quoted])
 
 
 class AnswerNotOffered(ScenarioFailure):
@@ -79,6 +95,68 @@ class AnswerNotOffered(ScenarioFailure):
 
     def format(self) -> str:
         return self.message
+
+
+def _unknown(span: Span, what: str, name: str, known) -> ScenarioFailure:
+    """`the game has no zone "hnad"`, with the game's own names of that kind and the closest one."""
+    known = sorted(known)
+    return ScenarioFailure(span, f'the game has no {what} "{name}"',
+                           expected=("one of: " + ", ".join(known)) if known else f"(the game has no {what}s)",
+                           hint=did_you_mean(name, known))
+
+
+def _fits(v, tref: N.TypeRef, table) -> bool:
+    """Whether a value set by a position is of the kind the var or field is declared with (none
+    fits any: a var without a default starts as none)."""
+    if v is None or tref is None:
+        return True
+    if tref.list_of is not None:
+        return type(v) is list and all(_fits(x, tref.list_of, table) for x in v)
+    name = tref.name
+    if name == "int":
+        return type(v) is int
+    if name == "bool":
+        return type(v) is bool
+    if name == "str":
+        return type(v) is str
+    if name == "player":
+        return type(v) is Player
+    if name == "card":
+        return type(v) is Entity
+    if name in table.components:
+        return type(v) is Entity and v.card.component == name
+    if table.kind(name) == "enum":
+        return type(v) is str and table.enum_of_member(v) == name
+    return True
+
+
+def _type_words(tref: N.TypeRef, table) -> str:
+    def code(tr):
+        if tr.list_of is not None:
+            return "list:" + code(tr.list_of)
+        if tr.name in table.components:
+            return "entity:" + tr.name
+        if table.kind(tr.name) == "enum":
+            return "sym:" + tr.name
+        return tr.name
+    words = describe_type(code(tref))
+    if tref.list_of is None and table.kind(tref.name) == "enum":
+        members = [n for n, s in table.symbols.items() if s.kind == "member" and s.type == tref.name]
+        words += " (" + ", ".join(members) + ")"
+    return "a card" if words == "card" else words
+
+
+def _value_words(v) -> str:
+    """A value and its kind, for a message: `the text "zero"`, `the number 3`, `Player 2`."""
+    if type(v) is str:
+        return f'the text "{v}"'
+    if type(v) is int:
+        return f"the number {v}"
+    if type(v) is Entity:
+        return f"the card {describe(v)}"
+    if type(v) is list:
+        return f"the list {describe(v)}"
+    return describe(v)
 
 
 class ScenarioRunner:
@@ -120,20 +198,73 @@ class ScenarioRunner:
         if not path.is_file():  # a folder of the same name beside the scenario is not the game
             path = find_game(text)
         if not Path(path).exists():
-            raise ScenarioFailure(games[0].span, f'cannot find the game "{text}"')
+            bundled = sorted({p.stem for d in (games_dir(), examples_dir()) for p in Path(d).glob("*.rules")})
+            raise ScenarioFailure(games[0].span, f'cannot find the game "{text}": there is no file {self.base_dir / text} '
+                                  "and no bundled game of that name",
+                                  expected="a path relative to the scenario file, or a bundled game: " + ", ".join(bundled),
+                                  hint=did_you_mean(Path(text).stem, bundled))
         variants = [n for i in self._items("variant") for n in i.names]
         settings = {i.names[0]: i.names[1] for i in self._items("setting")}
+        if variants or settings:
+            self.check_variants_and_settings(path, games[0], variants)
         key = (str(Path(path).resolve()), tuple(variants))
         if settings:
             key += (tuple(sorted(settings.items())),)
         if key not in self.cache:
-            self.cache[key] = load(str(path), variant=variants, settings=settings)
+            try:
+                self.cache[key] = load(str(path), variant=variants, settings=settings)
+            except RulesError as exc:  # a setting's value of the wrong kind: said at the scenario's line
+                for item in self._items("setting"):
+                    for d in exc.diagnostics:
+                        if d.message.startswith(f'setting "{item.names[0]}" '):
+                            raise ScenarioFailure(item.span, d.message) from None
+                raise
         return self.cache[key]
+
+    def check_variants_and_settings(self, path, game_item: N.ScenarioItem, variants: list[str]):
+        """A `variant` or `setting` line naming none of the game's: said at that line of the scenario
+        (the loader would point at the game's first line and speak of --variant and --set)."""
+        from .astcache import parse_file_cached
+
+        try:
+            rules = parse_file_cached(path)
+        except RulesError:
+            return  # the game's own errors are reported when it is loaded
+        declared = {d.name: d for d in rules.decls if isinstance(d, N.VariantDecl)}
+        for item in self._items("variant"):
+            for name in item.names:
+                if name not in declared:
+                    raise _unknown(item.span, "variant", name, declared)
+        chosen = set(variants)
+        for name in variants:  # a variant's `extends` are chosen with it
+            chosen.update(declared[name].extends)
+        settings = {d.name: d for d in rules.decls if isinstance(d, N.SettingDecl)}
+        for v in chosen:
+            settings.update({d.name: d for d in declared[v].items if isinstance(d, N.SettingDecl)})
+        for item in self._items("setting"):
+            name, choice = item.names
+            if name not in settings:
+                owner = next((v for v, d in declared.items()
+                              if any(isinstance(x, N.SettingDecl) and x.name == name for x in d.items)), None)
+                if owner is not None:
+                    raise ScenarioFailure(item.span, f'setting "{name}" belongs to variant {owner}, which this scenario '
+                                          "does not choose", expected=f"`variant {owner}` in the scenario")
+                raise _unknown(item.span, "setting", name, settings)
+            decl = settings[name]
+            if decl.choices and choice not in decl.choices:
+                raise ScenarioFailure(item.span, f'setting "{name}" is one of {", ".join(decl.choices)}, not "{choice}"',
+                                      expected=" or ".join(f"`setting {name} = {c}`" for c in decl.choices),
+                                      hint=did_you_mean(choice, decl.choices))
 
     def build(self) -> Match:
         game = self.load_game()
         players_items = self._items("players")
         players = players_items[0].number if players_items else game.program.game.players_default
+        info = game.program.game
+        if not info.players_min <= players <= info.players_max:
+            raise ScenarioFailure(players_items[0].span if players_items else self.sc.span,
+                                  f"{info.title} is played by {info.players_min} to {info.players_max} players, not {players}",
+                                  expected=f"`players N` with N from {info.players_min} to {info.players_max}")
         seed_items = self._items("seed")
         seed = seed_items[0].number if seed_items else 0
         positions = self._items("position")
@@ -165,9 +296,10 @@ class ScenarioRunner:
             return None
         if item.kind == "phase":
             if item.phase not in match.game.program.phases:
-                raise ScenarioFailure(item.span, f'the game has no phase "{item.phase}"')
+                raise _unknown(item.span, "phase", item.phase, match.game.program.phases)
             return item
         if item.kind == "set":
+            self.check_set(match, item)
             stmt = N.Assign(span=item.span, target=item.target, op="=", value=item.value)
             self.run_statement(match, stmt)
             return None
@@ -188,18 +320,69 @@ class ScenarioRunner:
                 set_owner(s, e, zone.owner)
         return None
 
+    def check_set(self, match: Match, item: N.PosItem):
+        """`set TARGET = EXPR` in a position sets a var, a player's field or a card's field that the game
+        declares, to a value of its kind: a misspelt name would otherwise make a new value no rule reads."""
+        table = match.game.program.table
+        target = item.target
+        if isinstance(target, N.Name):
+            name = target.id
+            kind = table.kind(name)
+            if name == "round":
+                raise ScenarioFailure(item.span, "the round is not set with `set`", expected="`round N` in the position")
+            if name == "phase":
+                raise ScenarioFailure(item.span, "the phase is not set with `set`", expected="`phase NAME` in the position")
+            if name in BUILTIN_VALUE_TYPES:
+                raise ScenarioFailure(item.span, f'"{name}" is worked out by the game as it plays: a position cannot set it')
+            if kind == "setting":
+                raise ScenarioFailure(item.span, f'"{name}" is a setting of the game, not a var: a position cannot set it',
+                                      expected=f"`setting {name} = CHOICE` in the scenario, before its position")
+            if kind != "var":
+                raise _unknown(target.span, "var", name, [n for n, s in table.symbols.items() if s.kind == "var"])
+            tref, what = table.symbols[name].decl.type, f'var "{name}"'
+        elif isinstance(target, N.Attr):
+            owner = self.eval(match, target.obj)
+            if type(owner) is Player:
+                fields, what = table.player_fields, "a player"
+            elif type(owner) is Entity:
+                comp = match.game.program.components.get(owner.card.component)
+                if comp is None:
+                    return
+                fields, what = {f.name: f for f in comp.fields}, f"a {owner.card.component}"
+            else:
+                return  # (none, a number, ...: the assignment says it)
+            if target.name in ENTITY_BUILTIN_ATTRS or target.name in PLAYER_BUILTIN_ATTRS:
+                return  # (the assignment says whether it can be set)
+            if target.name not in fields:
+                raise ScenarioFailure(target.span, f'{what} has no field "{target.name}"',
+                                      expected=f"a field of {what}: " + (", ".join(fields) or "(none)"),
+                                      hint=did_you_mean(target.name, list(fields)))
+            tref, what = fields[target.name].type, f'field "{target.name}"'
+        else:
+            return
+        value = self.eval(match, item.value)
+        if not _fits(value, tref, table):
+            raise ScenarioFailure(item.value.span, f"{what} holds {_type_words(tref, table)}, not {_value_words(value)}")
+
     def zone(self, match: Match, item: N.PosItem) -> Zone:
-        info = match.game.program.zones.get(item.zone)
+        zones = match.game.program.zones
+        info = zones.get(item.zone)
         if info is None:
-            raise ScenarioFailure(item.span, f'the game has no zone "{item.zone}"')
+            raise _unknown(item.span, "zone", item.zone, [z for z in zones if not z.startswith("__")])
         if info.per_player:
             if item.player is None:
                 raise ScenarioFailure(item.span, f'each player has a "{item.zone}": write `{item.zone} of player N`')
             key = f"{item.zone}#{item.player}"
         else:
+            if item.player is not None:  # `deck of player 1` would put the cards in the one shared deck
+                raise ScenarioFailure(item.span, f'"{item.zone}" is one zone shared by all the players, not one per player',
+                                      expected=f"`{item.zone}: ...` (without `of player {item.player}`)")
             key = item.zone
         if key not in match.s.zones:
-            raise ScenarioFailure(item.span, f"there is no {item.zone} of player {item.player} in this match")
+            n = len(match.s.players)
+            raise ScenarioFailure(item.span, f"there is no {item.zone} of player {item.player} in this match: "
+                                  f"it has {n} player{'s' if n != 1 else ''}",
+                                  expected=f"player 1 to player {n} (or say `players {item.player}` in the scenario)")
         return match.s.zones[key]
 
     def find_card(self, match: Match, pc: N.PosCard, used: set[int]) -> Entity:
@@ -212,7 +395,13 @@ class ScenarioRunner:
         else:
             ctor = pc.ctor
             if ctor.component not in program.components:
-                raise ScenarioFailure(pc.span, f'the game has no component "{ctor.component}"')
+                raise _unknown(pc.span, "component", ctor.component, program.components)
+            fields = [f.name for f in program.components[ctor.component].fields]
+            for a in ctor.args:
+                if a.name not in fields and a.name != "name":
+                    raise ScenarioFailure(a.span, f'{ctor.component} has no field "{a.name}"',
+                                          expected=f"a field of {ctor.component}: " + ", ".join(fields),
+                                          hint=did_you_mean(a.name, fields))
             ctor_values = {a.name: self.eval(match, a.value) for a in ctor.args}
             matches = [e for e in s.entities if e.card.component == ctor.component and e.id not in used
                        and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
@@ -235,7 +424,38 @@ class ScenarioRunner:
                 s.entities.append(e)
                 move_entity(s, e, s.zones["__box"])
                 return e
-        raise ScenarioFailure(pc.span, f"the game has no card {wanted} left to put here (each card exists only once)")
+        raise self.no_such_card(match, pc, wanted, ctor_values, used)
+
+    def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, used: set[int]) -> ScenarioFailure:
+        """Why no card is left for `wanted`: this position placed it already, or the game has no such card
+        (then which values the game's cards of that component do have)."""
+        s = match.s
+        if pc.name is not None:
+            same = [e for e in s.entities if e.card.name == pc.name]
+        else:
+            same = [e for e in s.entities if e.card.component == pc.ctor.component
+                    and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
+        if same:
+            n = len(same)
+            return ScenarioFailure(pc.span, f"every card {wanted} is already placed by this position: the game has "
+                                   f"{'only one' if n == 1 else f'{n} of them'} (each card exists only once)")
+        if pc.name is not None:
+            names = {e.card.name for e in s.entities if e.card.name}
+            names |= {c.name for defs in match.game.program.card_sets.values() for c in defs if c.name}
+            return _unknown(pc.span, "card named", pc.name, names)
+        cards = [e.attrs for e in s.entities if e.card.component == pc.ctor.component]
+        cards += [c.values for defs in match.game.program.card_sets.values() for c in defs
+                  if c.component == pc.ctor.component]
+        if not cards:
+            return ScenarioFailure(pc.span, f"the game has no {pc.ctor.component} card at all")
+        for k, v in ctor_values.items():  # the first field whose value no card has
+            values = {describe(c.get(k)) for c in cards}
+            if describe(v) not in values:
+                shown = sorted(values, key=lambda x: (len(x), x) if x.lstrip("-").isdigit() else (0, x))
+                listing = ", ".join(shown[:20]) + (f" and {len(shown) - 20} more" if len(shown) > 20 else "")
+                return ScenarioFailure(pc.span, f"the game has no card {wanted}: no {pc.ctor.component} has {k} {describe(v)}",
+                                       expected=f"{k} among: {listing}")
+        return ScenarioFailure(pc.span, f"the game has no card {wanted}: no {pc.ctor.component} has all these values together")
 
     def start_at(self, match: Match, phase_item):
         program = match.game.program
@@ -270,7 +490,23 @@ class ScenarioRunner:
             fn = comp.expr(expr)
             return fn(Ctx(names, match.s, match.vm))
         except RuleError as exc:
-            raise ScenarioFailure(exc.span, exc.message) from None
+            raise ScenarioFailure(exc.span, exc.message, hint=self.hint_for(match, exc.message, names)) from None
+
+    def hint_for(self, match: Match, message: str, names) -> str | None:
+        """did you mean ...? for a name or a field of an expression (the game's checker does not see
+        the scenario's expressions)."""
+        import re
+
+        from .builtins import BUILTINS
+
+        table = match.game.program.table
+        if (m := re.fullmatch(r'"(\w+)" is not defined', message)) is not None:
+            known = set(table.symbols) | set(names) | set(BUILTIN_VALUE_TYPES) | set(BUILTINS)
+            return did_you_mean(m.group(1), known)
+        if (m := re.fullmatch(r'(Player \d+|.+) has no "(\w+)"', message)) is not None:
+            fields = set(table.player_fields) if m.group(1).startswith("Player ") else table.all_fields()
+            return did_you_mean(m.group(2), fields)
+        return None
 
     def run_statement(self, match: Match, stmt):
         comp = self.compiler(match)
@@ -319,7 +555,7 @@ class ScenarioRunner:
                 raise ScenarioFailure(self.sc.span, "the scenario checks nothing: add at least one `expect`")
             return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
         except ScenarioFailure as exc:
-            return ScenarioResult(self.sc.name, self.sc.span, False, exc.message, exc.span, self.checks)
+            return ScenarioResult(self.sc.name, self.sc.span, False, exc.report(), exc.span, self.checks)
         except RulesError as exc:
             return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks)
 
@@ -339,10 +575,25 @@ class ScenarioRunner:
                 raise ScenarioFailure(item.span, "say which step to run: `run step NAME`"
                                       + (f"; the steps are: {', '.join(names)}" if names else ""))
             if target not in names:
-                raise ScenarioFailure(item.span, f'the game has no step "{target}"'
-                                      + (f"; its steps are: {', '.join(names)}" if names else ""))
+                raise _unknown(item.span, "step", target, names)
         if unit == "phase" and target is not None and target not in program.phases:
-            raise ScenarioFailure(item.span, f'the game has no phase "{target}"')
+            raise _unknown(item.span, "phase", target, program.phases)
+        if unit == "setup" and any(i.kind in ("position", "position_file") for i in self.sc.items):
+            raise ScenarioFailure(item.span, "a scenario with a position starts after setup: `run setup` has nothing to run",
+                                  expected="`run phase NAME`, `run round`, `run choice`... after a position, "
+                                  "or `run setup` in a scenario without one")
+        was_over = match.s.over
+        began = []  # whether the phase or step to run began: the game may end before it comes
+        if unit in ("phase", "step") and not match.s.over:
+            if unit == "phase":
+                fire_at = vm.fire_at
+
+                def watch(when, timing, phase=None):
+                    if when == "start" and timing == "phase" and (target is None or phase == target):
+                        began.append(phase)
+                    return fire_at(when, timing, phase)
+
+                vm.fire_at = watch
         stop = {"step": target, "phase": f"phase:{target or '*'}", "round": "round", "turn": "turn",
                 "setup": "setup", "game": None, "choice": None}[unit]
         vm.stop_at_step = stop
@@ -359,8 +610,21 @@ class ScenarioRunner:
                 vm.run()
         finally:
             vm.stop_at_step = None
+            vm.__dict__.pop("fire_at", None)
         if unit in ("step", "phase", "turn", "round", "setup") and not vm.stopped and not match.s.over:
             raise ScenarioFailure(item.span, f"the {unit} did not finish")
+        if unit == "step" and match.s.globals.get("__step") == target:
+            began.append(target)  # (the game ended inside the step)
+        if unit in ("phase", "step") and match.s.over and not vm.stopped and not began:
+            s = match.s
+            name = f'{unit} "{target}"' if target is not None else "any phase"
+            max_rounds = program.game.max_rounds
+            if was_over:
+                raise ScenarioFailure(item.span, f"the game is already over (in round {s.round}): {name} cannot run")
+            why = (f"the game has max rounds {max_rounds} and this is round {s.round}"
+                   if max_rounds is not None and s.round >= max_rounds else
+                   "the position already meets a condition of the rules that ends the game (an `end game`)")
+            raise ScenarioFailure(item.span, f"the game ended before {name} ran, in round {s.round}", hint=why)
 
     def answer(self, match: Match, item: N.ScenarioItem):
         options = match.legal_options()
@@ -421,6 +685,11 @@ class ScenarioRunner:
         if isinstance(expr, N.Compare):
             left, right = self.eval(match, expr.left), self.eval(match, expr.right)
             detail = f" (left side is {describe(left)}, right side is {describe(right)})"
+            kinds = {type(left), type(right)}
+            if expr.op == "==" and len(kinds) == 2 and type(None) not in kinds and kinds != {int, bool}:
+                # 0 == "zero" (a text where a number is meant): say the kinds, which describe() does not show
+                detail = (f" (left side is {_value_words(left)}, right side is {_value_words(right)}: "
+                          "values of two kinds are never equal)")
         elif isinstance(expr, N.Member):
             detail = f" ({describe(self.eval(match, expr.elem))} in {describe(self.eval(match, expr.coll))})"
         quote = " ".join(item.doc) if item.doc else ""

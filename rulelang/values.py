@@ -98,11 +98,13 @@ def _arith(l, r, op, span):
             return result
         if op == "/":
             if r == 0:
-                raise RuleError(span, "division by zero")
+                raise RuleError(span, f"division by zero: {describe(l)} / 0 (the value after \"/\" is 0 here: "
+                                      "check that it is not 0 before dividing)")
             return l // r
         if op == "%":
             if r == 0:
-                raise RuleError(span, "division by zero")
+                raise RuleError(span, f"division by zero: {describe(l)} % 0 (the value after \"%\" is 0 here: "
+                                      "check that it is not 0 before dividing)")
             return l % r
     except TypeError:
         raise RuleError(span, f'"{op}" works on numbers, but got {describe(l)} and {describe(r)}') from None

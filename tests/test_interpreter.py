@@ -464,6 +464,16 @@ def test_infinite_while_loop_names_its_line():
     assert "loop" in d.message and "without ending" in d.message
 
 
+@pytest.mark.parametrize("op", ["/", "%"])
+def test_division_by_zero_names_its_line_and_the_value_divided(op):
+    body = f'var n: int = 0\nvar r: int = 0\nphase play {{\n  r = 7 {op} n\n}}\n'
+    with pytest.raises(RulesRuntimeError) as info:
+        play(body)
+    d = info.value.diagnostics[0]
+    assert d.span.line == 10
+    assert d.message == f'division by zero: 7 {op} 0 (the value after "{op}" is 0 here: check that it is not 0 before dividing)'
+
+
 # ------------------------------------------------------------------ determinism, saving, resuming
 
 
