@@ -299,7 +299,7 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
     lookup = _literal_patterns()
     words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
     # Everything that can start a value, said once.
-    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF"}
+    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF", "PLAYER"}  # (`player(1)` may read as the keyword)
     if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
         rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
         words = ["a value (a name, a number, a text, ...)"] + rest
@@ -1540,6 +1540,9 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def name(self, meta, c):
         return N.Name(span=self._span(meta), id=str(c[0]))
+
+    def player_word(self, c):
+        return c[0]  # the keyword's token, read as the name of the call `player(...)`
 
     @v_args(meta=True)
     def call(self, meta, c):

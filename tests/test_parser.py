@@ -632,3 +632,16 @@ def test_the_quick_parse_loop_gives_lark_s_tree():
             assert tokens(got) == tokens(expected) and metas(got) == metas(expected), path
             same += 1
     assert same > 1000 and refused > 10
+
+
+def test_a_statement_may_start_with_player_after_a_value():
+    """After a value (`let n = 2`), the lexer may read "player" as the keyword (`per player`): a
+    statement starting with `player(1).score = ...` parses all the same, as the call it is."""
+    from rulelang.parser import parse_text
+
+    text = ('game "K" {\n  players 2\n  round: play\n}\nplayer { score: int = 0 }\nzone hand per player\n'
+            'phase play {\n  let n = 2\n  player(1).score = 10 / n\n  end game\n}\n')
+    rules = parse_text(text, "k.rules")
+    phase = [d for d in rules.decls if type(d).__name__ == "PhaseDecl"][0]
+    target = phase.body[1].target
+    assert target.name == "score" and target.obj.func == "player" and target.obj.args[0].value == 1
