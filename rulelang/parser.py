@@ -1136,7 +1136,13 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def scen_setting(self, meta, c):
-        return N.ScenarioItem(span=self._span(meta), kind="setting", names=[str(c[0]), str(c[1])])
+        return N.ScenarioItem(span=self._span(meta), kind="setting", names=[str(c[0]), c[1]])
+
+    def scen_value(self, c):
+        """A setting's value in a scenario, as the text `--set NAME=VALUE` would give."""
+        if len(c) == 1 and c[0].type == "STRING":
+            return _unquote(c[0])
+        return "".join(str(t) for t in c)
 
     @v_args(meta=True)
     def scen_players(self, meta, c):
