@@ -47,7 +47,7 @@ from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
-from .values import _arith, _plain, entity_extra
+from .values import _arith, _plain, entity_extra, outside_the_list
 
 ENGINE_ENV = "RULELANG_ENGINE"
 GENERATOR_VERSION = "39"  # bump when the generated code changes shape (part of the cache key)
@@ -234,7 +234,7 @@ def _index(obj, i, span):
         return obj[i]  # the common case: a cell's coordinate, an item of a list
     items = as_list(obj)
     if not -len(items) <= i < len(items):
-        raise RuleError(span, f"position {i} is outside a list of {len(items)} items")
+        raise RuleError(span, outside_the_list(i, len(items)))
     return items[i]
 
 

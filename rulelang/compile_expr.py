@@ -17,7 +17,7 @@ from .builtins import (BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite
 from .errors import Span
 from .ops import _MISSING
 from .program import Ctx, RuleError
-from .values import _arith, _plain, entity_extra
+from .values import _arith, _plain, entity_extra, outside_the_list
 from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -341,7 +341,7 @@ class ExpressionCompiler:
             items = as_list(obj(c))
             i = index(c)
             if not -len(items) <= i < len(items):
-                raise RuleError(span, f"position {i} is outside a list of {len(items)} items")
+                raise RuleError(span, outside_the_list(i, len(items)))
             return items[i]
 
         return get

@@ -48,6 +48,16 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
     move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
 
 
+def outside_the_list(i: int, n: int) -> str:
+    """What a read of position i of a list of n items says (both engines' `xs[i]`)."""
+    if n == 0:
+        return f"position {i} is outside the list: it is empty"
+    if n == 1:
+        return f"position {i} is outside a list of 1 item: its only position is 0 (or -1, counting from the end)"
+    return (f"position {i} is outside a list of {n} items: positions count from 0, so they go from 0 to {n - 1} "
+            f"(or from -1 back to -{n}, counting from the end)")
+
+
 def _check_place(zone: BoardZone, cell, slot, e: Entity, span: Span):
     """The place a card goes to on a board's cell: the one named, or the first; it must have room."""
     places = zone.cells.topology.places

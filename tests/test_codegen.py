@@ -791,6 +791,8 @@ phase play { end game }
     # a list whose condition holds a quantifier: a loop that appends (body_lines)
     ("[k in 1..5 where k > a or any(j in 1..3 where j * k == b)]", [(3, 2), (0, 6), (5, 9), ("x", 1), (9, "y")]),
     ("[a in 1..3 where any(j in 1..2 where j == a + b)]", [(0, 0), (0, 1), (1, "z")]),
+    # a position outside the list: both engines say positions count from 0
+    ("[a[b], a[-1]]", [([1, 2], 1), ([1, 2], 2), ([5], 1), ([], 0), ([3, 4], -3)]),
     # a def whose value is count([... where ...]): a loop that counts (body_lines), no list made
     ("count([k in 0..5 where k * b < a])", [(9, 1), (2, 0), (4, "y")]),
     ("count([k in a where k > b])", [([1, 2, 3], 1), (3, 0), ([1, "x"], 0), ([], 5)]),
