@@ -544,7 +544,7 @@ class Generator:
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
         """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
-        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.test)."""
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
         saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
