@@ -250,6 +250,7 @@ class Checker:
     def __init__(self, table: SymbolTable, bag: DiagnosticBag, data_files: DataFiles | None = None):
         self.t = table
         self.local_types: dict[str, str] = {}  # a local name's type where it is sure (stmt_for), else "any"
+        self.error_lines: set = set()  # (file, line) of each problem reported (said_on_this_line)
         self.bag = bag
         self.data_files = data_files or DataFiles()
         self._ctor_plans: dict[str, tuple] = {}
@@ -261,6 +262,12 @@ class Checker:
     # ---- helpers
     def err(self, span, msg, expected=None, hint=None, fold=None):
         self.bag.error(span, msg, expected, hint, fold)
+        self.error_lines.add((span.file, span.line))
+
+    def said_on_this_line(self, span) -> bool:
+        """A problem was already reported on this line: a bare value after it on the line (`perform on
+        hunt c` reads as `perform on`, then `hunt` and `c`) follows from that one, and is not said again."""
+        return (span.file, span.line) in self.error_lines
 
     def check_type_ref(self, t: N.TypeRef):
         if t.list_of is not None:
@@ -504,6 +511,8 @@ class Checker:
         return scope | {s.name}
 
     def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set:
+        if s.op is None and not isinstance(s.target, N.Call) and self.said_on_this_line(s.span):
+            return scope
         if s.op is None:
             if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
                     and s.target.id not in BUILTIN_VALUES:
@@ -658,6 +667,10 @@ class Checker:
         return scope
 
     def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
+        if isinstance(s.what, N.Name) and s.what.id == "on" and "on" not in scope and self.t.kind("on") is None:
+            self.err(s.what.span, "`perform` names the keyword first, then the card it works on",
+                     expected="perform KEYWORD on CARD, as in `perform hunt on c`")
+            return scope
         ty = self.expr(s.what, scope)
         if ty not in ("keyword", "any"):
             self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
