@@ -266,7 +266,7 @@ class Checker:
 
     def said_on_this_line(self, span) -> bool:
         """A problem was already reported on this line: a bare value after it on the line (`perform on
-        hunt c` reads as `perform on`, then `hunt` and `c`) follows from that one, and is not said again."""
+        boost c` reads as `perform on`, then `boost` and `c`) follows from that one, and is not said again."""
         return (span.file, span.line) in self.error_lines
 
     def check_type_ref(self, t: N.TypeRef):
@@ -669,7 +669,7 @@ class Checker:
     def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
         if isinstance(s.what, N.Name) and s.what.id == "on" and "on" not in scope and self.t.kind("on") is None:
             self.err(s.what.span, "`perform` names the keyword first, then the card it works on",
-                     expected="perform KEYWORD on CARD, as in `perform hunt on c`")
+                     expected="perform KEYWORD on CARD, as in `perform boost on c`")
             return scope
         ty = self.expr(s.what, scope)
         if ty not in ("keyword", "any"):
