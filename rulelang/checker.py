@@ -225,6 +225,12 @@ def _not_a_board(ty: str) -> bool:
     return ty in ("player", "int", "str", "bool", "keyword") or ty.startswith(("list:", "entity", "sym:"))
 
 
+# what a designer may call a type, as the messages do ("a text"), and how the language writes it
+_TYPE_WORDS = {"text": ("str", "a text"), "string": ("str", "a text"), "number": ("int", "a whole number"),
+               "integer": ("int", "a whole number"), "boolean": ("bool", "true or false"),
+               "players": ("list of player", "a list of players"), "cards": ("list of card", "a list of cards")}
+
+
 def _constant_kind(x) -> str:
     """The kind of a setting's constant value: "int", "str" or "bool" (a member, a list or none: "any")."""
     if isinstance(x, N.IntLit) or (isinstance(x, N.Neg) and isinstance(x.operand, N.IntLit)):
@@ -279,8 +285,10 @@ class Checker:
         if sym and sym.kind == "enum":
             return
         known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
+        named = _TYPE_WORDS.get(t.name.lower())
+        hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
-                 "a component name, an enum name or `list of T`", hint=did_you_mean(t.name, known))
+                 "a component name, an enum name or `list of T`", hint=hint)
 
     # ---- whole program
     def run(self):
