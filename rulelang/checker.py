@@ -15,7 +15,7 @@ from . import nodes as N
 from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from .dependencies import TEMPLATE_NAMES, nodes_in
 from .geometry import BOARD_FUNCTIONS, EDGE_NAMES
-from .errors import DiagnosticBag, Span, did_you_mean
+from .errors import DiagnosticBag, Span, did_you_mean, source_line
 from .variants import apply_variants
 
 BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "any", "card"}
@@ -175,8 +175,6 @@ class _PlacesInText:
     (a text over several lines, or an escape before it)."""
 
     def __init__(self, span: Span):
-        from .errors import source_line
-
         self.span = span
         line = source_line(span.file, span.line) if span.line > 0 and span.column > 0 else None
         self.raw = line[span.column - 1:] if line is not None and line[span.column - 1:span.column] == '"' else None
@@ -198,8 +196,6 @@ class _PlacesInText:
 def _label_name_span(span: Span, name: str) -> Span | None:
     """Where `{name}` stands in the `label "..."` line of the component declared at `span` (None when the
     label cannot be found in the source: the diagnostic then points at the component)."""
-    from .errors import source_line
-
     if span.line <= 0:
         return None
     for line in range(span.line, max(span.end_line, span.line) + 1):
@@ -472,16 +468,13 @@ class Checker:
     # ---- statements
     def block(self, stmts, scope: set, ctx: set):
         scope = set(scope)
-        prev = None
         skip = None
         for i, s in enumerate(stmts):
             if s is skip:
                 continue
-            # `shufle deck` parses as two bare names: the first one's error covers the line
+            # (`shufle deck` parses as two bare names: the first one's error covers the line, and
+            # stmt_assign says nothing of the second: said_on_this_line)
             bare = isinstance(s, N.Assign) and s.op is None and not isinstance(s.target, N.Call)
-            if bare and prev is not None and prev.span.line == s.span.line:
-                continue
-            prev = s if bare else None
             after = stmts[i + 1] if i + 1 < len(stmts) else None
             if bare and self.unknown_word(s.target, scope) and isinstance(after, N.Assign) and after.op == "=" \
                     and after.span.line == s.span.line and isinstance(after.target, N.Name):
@@ -952,9 +945,8 @@ class Checker:
                 self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
                          fold=(("ctor type", comp.name, a.name, ty), f'{describe_type(ty)} for "{a.name}" is given again'))
         for name in missing if not unknown else ():
-            if name not in given:
-                self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
-                         fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\" is made again"))
+            self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
+                     fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\" is made again"))
 
     def board_call(self, c: N.Call):
         """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
@@ -1406,7 +1398,7 @@ def describe_type(ty: str) -> str:
 # each plain type said of one value and of several
 _KIND_WORDS = {"any": ("a value", "values"), "int": ("a number", "numbers"), "bool": ("true or false", "true/false values"),
                "str": ("a text", "texts"), "zone": ("a zone", "zones"), "player": ("a player", "players"),
-               "cell": ("a cell", "cells"), "keyword": ("a keyword", "keywords")}
+               "cell": ("a cell", "cells"), "keyword": ("a keyword", "keywords"), "card": ("a card", "cards")}
 
 
 def _kind_words(ty: str) -> tuple[str, str]:
@@ -1461,10 +1453,11 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:
-                if key(d) not in seen and key(d)[2] not in named:
-                    seen.add(key(d))
+                k = key(d)
+                if k not in seen and k[2] not in named:
+                    seen.add(k)
                     if '"' in d.message:
-                        named.add(key(d)[2])
+                        named.add(k[2])
                     d.message = f"{d.message} (in variant {name})"
                     bag.items.append(d)
     for d in rules.decls:

@@ -1031,16 +1031,11 @@ class Generator:
         """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
         failed), with the op bound to it. `translate`: expressions are written in it, their
         failures reported as their own functions report them."""
+        lines += ["    except BaseException as exc:" if translate else "    except BaseException:",
+                  f"        frame.pc = {start} + op.at"]
         if translate:
-            lines += ["    except BaseException as exc:",
-                      f"        frame.pc = {start} + op.at",
-                      "        if isinstance(exc, _CATCH):",
-                      "            raise _translate(exc) from None",
-                      "        raise", ""]
-        else:
-            lines += ["    except BaseException:",
-                      f"        frame.pc = {start} + op.at",
-                      "        raise", ""]
+            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
+        lines += ["        raise", ""]
         self.sources.append("\n".join(lines))
         op.run = types.MethodType(self.stub(fname), op)
         return op
@@ -1068,13 +1063,14 @@ class Generator:
                   f"        frame.pc = {stop}"]
         return self._bound(op, fname, lines, start, translate=writer.inlined)
 
-    def statement(self, o) -> str:
+    def statement(self, o, value_of: Callable | None = None) -> str:
         """One statement of a fused run: `let x = e` and `x = e` on a local as Python, the others by
-        their closure."""
+        their closure. `value_of(fn)`: how the value of `e` is written (a call of its function, unless
+        a region writes its body in place)."""
         parts = getattr(o.fn, "parts", None)
         if parts is not None and parts[0] == "let":
             _kind, name, value = parts
-            return f"c.v[{name!r}] = {self.const(value, 'F')}(c)"
+            return f"c.v[{name!r}] = {value_of(value) if value_of is not None else self.const(value, 'F') + '(c)'}"
         return f"{self.const(o.fn, 'F')}(c)"
 
     # ---- errors
@@ -1935,9 +1931,10 @@ class _RegionWriter:
         self.inlined = False  # an expression's body is written in the region
 
     def value_of(self, fn, indent: str, loops: list) -> str:
-        """The Python value of an expression (a condition, a loop's list, a `let`'s value) the compiler made into fn: fn's generated body written in
-        place, its value left in `value` (no call per test: `for each line in lines { if all(...) }`),
-        or a call of fn when it has no body, is long, or would nest too deeply for Python."""
+        """The Python value of an expression the compiler made into fn (a condition, a loop's list, a
+        `let`'s value): fn's generated body written in place, its value left in `value` (no call per
+        test: `for each line in lines { if all(...) }`), or a call of fn when it has no body, is
+        long, or would nest too deeply for Python."""
         body = self.gen.expression_bodies.get(id(fn))
         if body is not None:
             rows = body.split("\n")
@@ -2009,11 +2006,7 @@ class _RegionWriter:
         else:
             o = ops[a]
             lines.append(f"{indent}op.at = {a - self.start}")
-            parts = getattr(o.fn, "parts", None)
-            if parts is not None and parts[0] == "let":  # `let x = e`: e written in place
-                lines.append(f"{indent}c.v[{parts[1]!r}] = {self.value_of(parts[2], indent, loops)}")
-            else:
-                lines.append(f"{indent}{self.gen.statement(o)}")
+            lines.append(f"{indent}{self.gen.statement(o, lambda fn: self.value_of(fn, indent, loops))}")
             if a + 1 < self.stop or loops:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)

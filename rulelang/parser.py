@@ -483,13 +483,17 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
 def _syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
     """The diagnostic for a parse error in `text`: the whole file, or (last=False) one declaration of it,
     made plainer where the text shows what went wrong: a "{" missing at the end of the line before
-    (`_missing_brace`), or a word of the language that the file also gives as a name (`_name_is_a_word`)."""
+    (`_missing_brace`), a word of the language that the file also gives as a name (`_name_is_a_word`),
+    and, for a declaration's text, words in another order (`_words_in_order`) or a symbol left out
+    (`_missing_symbol`), found by parsing edited copies of it."""
     found = _syntax_diagnostic_of(exc, file, line_offset, text, last)
     token = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
-    return (_missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file)
-            or _words_in_order(token, found, text) or _missing_symbol(token, found, text) or found)
+    refined = _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file)
+    if refined is None and len(text) <= _MAX_EDITED:
+        refined = _words_in_order(token, found, text) or _missing_symbol(token, found, text)
+    return refined or found
 
 
 # what may be missing where the parser stopped, in the order it is tried, and what the hint then says
@@ -502,6 +506,7 @@ _EDITS = ((",", 'is a "," missing before it?'),
 
 
 _TRY_SECONDS = 0.2  # how long the hints may spend parsing edited copies of one declaration
+_MAX_EDITED = 20_000  # (each copy tried is parsed whole: a declaration's text, not a whole file's)
 
 
 def _reads_well(text: str, deadline: float) -> bool:
@@ -518,13 +523,12 @@ def _reads_well(text: str, deadline: float) -> bool:
 def _missing_symbol(token: Token, found: Diagnostic, text: str) -> Diagnostic | None:
     """When the diagnostic has no hint yet: one small insertion where the parser stopped (a ",", a
     "=" or an operator, a bracket closed) after which the declaration parses becomes the hint."""
-    if found.hint is not None or found.span.column != token.column or len(text) > 20_000:
+    if found.hint is not None or found.span.column != token.column:
         return None
     at = token.start_pos
     if at is None or text[at:at + len(token)] != str(token):
         return None
-    before = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", text[:at])
-    after_a_word = before is not None and before.group(1) in _literal_patterns().values()
+    after_a_word = _language_word_before(text[:at]) is not None
     deadline = time.perf_counter() + _TRY_SECONDS
     for what, hint in _EDITS:
         if what == "+" and after_a_word:  # (`if turn empty(...)`: a word of the language is not a value)
@@ -540,8 +544,6 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
     parse, the hint shows the line so written."""
     if found.span.column != token.column or not str(token).isalpha() \
             or str(token) not in _literal_patterns().values():
-        return None
-    if len(text) > 20_000:  # (each order tried parses the text again: a declaration, not a whole file)
         return None
     lines = text.split("\n")
     index = token.line - 1
@@ -597,10 +599,9 @@ def _name_is_a_word(found: Diagnostic, file: str) -> Diagnostic | None:
     """The word just before the error is a word of the language that the file also gives as a name
     (`var move: int`, then `move = 1`): the hint says that the name is the trouble."""
     source = source_line(file, found.span.line) or ""
-    before = re.search(r"(?:^|[^A-Za-z0-9_.])([a-z_]+)\s*$", source[:max(found.span.column - 1, 0)])
-    if before is None or before.group(1) not in _literal_patterns().values():
+    word = _language_word_before(source[:max(found.span.column - 1, 0)])
+    if word is None:
         return None
-    word = before.group(1)
     declared = _declaration_of(file, word)
     if declared is None:
         return None
@@ -608,6 +609,12 @@ def _name_is_a_word(found: Diagnostic, file: str) -> Diagnostic | None:
     hint = (f'"{word}" is a word of the language, so the {kind} named "{word}" (line {line}) cannot be written '
             f"here: give it another name")
     return Diagnostic(found.span, found.message, found.expected, hint)
+
+
+def _language_word_before(text: str) -> str | None:
+    """The word of the language that `text` ends with (spaces aside; not a field after a "."), or None."""
+    before = re.search(r"(?:^|[^A-Za-z0-9_.])([a-z_]+)\s*$", text)
+    return before.group(1) if before is not None and before.group(1) in _literal_patterns().values() else None
 
 
 _DECLARED_AS = {"var": "variable", "let": "local value", "def": "def", "setting": "setting", "zone": "zone",
@@ -1684,7 +1691,7 @@ def _too_deep(tree: Tree) -> Tree | None:
 
 def _tree_of(text: str):
     """Lark's parse tree of a text, as `_lark().parse(text)` makes it. A text that parses is read
-    by a loop over Lark's own tables, lexer and tree builders (`_quick_tree`, about a fifth quicker:
+    by a loop over Lark's own tables, lexer and tree builders (`_quick_tree`, about a tenth quicker:
     Lark's loop checks each action against the end state with an assert that compares rules, and
     looks up what each reduction does); anything else goes to Lark's own parse, which raises the
     error it raises."""

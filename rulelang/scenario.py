@@ -41,11 +41,12 @@ option as listed), `choose card EXPR` (the option that binds that card, e.g.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import nodes as N
-from .builtins import describe
+from .builtins import BUILTINS, describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
 from .errors import Diagnostic, RulesError, Span, did_you_mean, reason_of
@@ -143,7 +144,7 @@ def _type_words(tref: N.TypeRef, table) -> str:
     if tref.list_of is None and table.kind(tref.name) == "enum":
         members = [n for n, s in table.symbols.items() if s.kind == "member" and s.type == tref.name]
         words += " (" + ", ".join(members) + ")"
-    return "a card" if words == "card" else words
+    return words
 
 
 def _value_words(v) -> str:
@@ -495,10 +496,6 @@ class ScenarioRunner:
     def hint_for(self, match: Match, message: str, names) -> str | None:
         """did you mean ...? for a name or a field of an expression (the game's checker does not see
         the scenario's expressions)."""
-        import re
-
-        from .builtins import BUILTINS
-
         table = match.game.program.table
         if (m := re.fullmatch(r'"(\w+)" is not defined', message)) is not None:
             known = set(table.symbols) | set(names) | set(BUILTIN_VALUE_TYPES) | set(BUILTINS)

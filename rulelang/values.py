@@ -106,16 +106,11 @@ def _arith(l, r, op, span):
             if type(result) is int and not -_BIG <= result <= _BIG:
                 raise RuleError(span, f"a number {BEYOND_BOUND}")
             return result
-        if op == "/":
+        if op in ("/", "%"):
             if r == 0:
-                raise RuleError(span, f"division by zero: {describe(l)} / 0 (the value after \"/\" is 0 here: "
+                raise RuleError(span, f"division by zero: {describe(l)} {op} 0 (the value after \"{op}\" is 0 here: "
                                       "check that it is not 0 before dividing)")
-            return l // r
-        if op == "%":
-            if r == 0:
-                raise RuleError(span, f"division by zero: {describe(l)} % 0 (the value after \"%\" is 0 here: "
-                                      "check that it is not 0 before dividing)")
-            return l % r
+            return l // r if op == "/" else l % r
     except TypeError:
         raise RuleError(span, f'"{op}" works on numbers, but got {describe(l)} and {describe(r)}') from None
     raise RuleError(span, f"unknown operator {op}")
