@@ -196,6 +196,8 @@ def _write_marshal(folder: Path, path: Path, value) -> None:
 _CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down", "seat", "empty"})
 # built-ins that walk their argument: cheap over the cards of one cell
 _CHEAP_WALKS = frozenset({"any", "all", "count", "sum", "max", "min"})
+# the most items a def written in place of its call may walk in one loop (Generator._is_leaf with small)
+SMALL_WALK = 16
 
 # the pseudo-fields of a card that are plain slots of Entity (see values.entity_extra)
 _ENTITY_SLOTS = ("face_down", "zone", "cell", "place", "id")
@@ -920,24 +922,51 @@ class Generator:
         self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")
         return self.stub(f"P_{name}")
 
-    def _is_leaf(self, body, params: set) -> bool:
+    def _is_leaf(self, body, params: set, small: bool = False) -> bool:
         """Whether a def's body is cheaper to evaluate than to look up: it reads names, fields and
         literals, calls only constant-time built-ins (`owner`, `top`, ...), calls no def, and walks no
-        collection but the cards on one cell (`any(m in at(board, cell) where ...)`)."""
+        collection but the cards on one cell (`any(m in at(board, cell) where ...)`).
+        With `small`, whether it takes a bounded time that is small enough to write in place of a
+        call (`_quantified_leaf`): it may also walk a range between two numbers, a list written out
+        or a constant def's list written out, each of at most SMALL_WALK items, read a constant
+        def, and call defs that are leaves (`four_from(p, cell, d) = all(i in 0..3 where owns(p,
+        (cell[0] + d[0] * i, cell[1] + d[1] * i)))`)."""
         symbols = self.cc.t.symbols
 
         def one_cell(coll) -> bool:
             return isinstance(coll, N.Call) and coll.func == "at" and len(coll.args) == 2 and not coll.kwargs
 
+        def small_walk(coll) -> bool:
+            if isinstance(coll, N.Range):
+                return (isinstance(coll.low, N.IntLit) and isinstance(coll.high, N.IntLit)
+                        and coll.high.value - coll.low.value < SMALL_WALK)
+            if isinstance(coll, N.ListLit):
+                return len(coll.items) <= SMALL_WALK and all(leaf(item) for item in coll.items)
+            if isinstance(coll, N.Name) and coll.id not in params:
+                d = self.def_decls.get(coll.id)
+                return (d is not None and not d.params and coll.id in self.constant_defs
+                        and isinstance(d.body, N.ListLit) and len(d.body.items) <= SMALL_WALK)
+            return False
+
         def leaf(x) -> bool:
             if isinstance(x, (N.FilterList, N.MapList)):
-                if not one_cell(x.coll) or getattr(x, "more", None):
+                if getattr(x, "more", None):
+                    return False
+                if one_cell(x.coll):
+                    walked = [x.coll.args]
+                elif small and small_walk(x.coll):
+                    walked = []
+                else:
                     return False
                 inner = {x.var}
-                parts = [x.coll.args, x.cond] + ([x.expr] if isinstance(x, N.MapList) else [])
+                parts = walked + [x.cond] + ([x.expr] if isinstance(x, N.MapList) else [])
                 return all(leaf_in(part, params | inner) for part in parts)
             if isinstance(x, N.Call):
-                if symbols.get(x.func) is not None or x.kwargs:
+                if x.kwargs:
+                    return False
+                if symbols.get(x.func) is not None:
+                    if small and x.func not in params and self._leaf_callee(x.func):
+                        return all(leaf(a) for a in x.args)
                     return False  # a def, a procedure, a zone of a player...
                 if x.func == "count" and len(x.args) == 1 and not isinstance(x.args[0], (N.FilterList, N.MapList)):
                     return leaf(x.args[0])  # how many cards a cell holds: a length
@@ -946,12 +975,15 @@ class Generator:
                 if x.func not in _CHEAP_BUILTINS:
                     return False
                 return all(leaf(a) for a in x.args)
+            if isinstance(x, N.ListLit) and small:
+                return len(x.items) <= SMALL_WALK and all(leaf(item) for item in x.items)
             if isinstance(x, (N.Range, N.ListLit)):
                 return False
             if isinstance(x, N.Name) and x.id not in params:
                 sym = symbols.get(x.id)
                 if sym is not None and sym.kind in ("def", "proc"):
-                    return False
+                    d = self.def_decls.get(x.id)
+                    return small and d is not None and not d.params and x.id in self.constant_defs
             if isinstance(x, N.Node):
                 return all(leaf(v) for k, v in x.__dict__.items() if k != "span")
             if isinstance(x, (list, tuple)):
@@ -967,6 +999,19 @@ class Generator:
                 params = saved
 
         return leaf(body)
+
+    def _leaf_callee(self, name: str) -> bool:
+        """Whether a def that a small def calls (`_is_leaf` with small) is a leaf itself, chance-free
+        and never calling itself back; or, without parameters, a constant (read, not worked out)."""
+        d = self.def_decls.get(name)
+        if d is None or name in self.cc.impure_defs or self.recursive_defs is None or name in self.recursive_defs:
+            return False
+        key = ("callee", name)
+        found = self._inlinable.get(key)
+        if found is None:
+            found = self._inlinable[key] = (not d.params and name in self.constant_defs) or (
+                bool(d.params) and self._is_leaf(d.body, {p.name for p in d.params}))
+        return found
 
     def finish(self) -> None:
         """Assemble the module, compile it (or take it from the cache) and bind every stub."""
@@ -1365,10 +1410,13 @@ class Generator:
         if bound is None:
             params = {p.name for p in d.params}
             found = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
-            bound = self._inlinable[key] = (found if self._is_leaf(d.body, params) and not found & params
+            small = node.func not in self.cc.impure_defs and self.recursive_defs is not None \
+                and node.func not in self.recursive_defs
+            bound = self._inlinable[key] = (found if self._is_leaf(d.body, params, small=small) and not found & params
                                             and self.holds_quantifier(d.body) else False)
         if bound is False:
             return None
+        # (the closure engine's scope holds the names of every body written around this one too)
         clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
         if any(self.cc.t.symbols.get(v) is not None for v in clashes):
             return None  # (a loop name that is also a global's, which renaming would change: left as it is)

@@ -1253,6 +1253,36 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_
         assert played(generated, seed, None) == played(closures, seed, None)
 
 
+def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept_apart(tmp_path, monkeypatch):
+    """`four_from(p, start, dir) = all(i in 0..3 where owns(p, ...))` walks a range of four numbers
+    and calls a leaf: a small def, written in place of its call in has_four's loops (no call of
+    D_four_from left there), and owns in place inside it. owns loops over `d`, the name of a loop of
+    has_four that four_from does not see: the innermost loop is renamed (`L_d_1`: the closure
+    engine's scope holds the names of every body around it), else it would overwrite the direction
+    has_four and four_from are walking. Both engines play the same games."""
+    text = (REPO / "tests" / "codegen" / "connect4_plain.rules").read_text(encoding="utf-8")
+    four_from = "def four_from(p, cell, d) = all(i in 0..3 where owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i)))"
+    assert four_from in text
+    text = text.replace(four_from, "def four_from(p, start, dir) = "
+                        "all(i in 0..3 where owns(p, (start[0] + dir[0] * i, start[1] + dir[1] * i)))")
+    path = tmp_path / "c4.rules"
+    path.write_text(text, encoding="utf-8")
+    generated = load_with("codegen", monkeypatch, path)
+    source = generated.program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "D_four_from" not in has_four and "D_owns" not in has_four
+    assert "for L_i in" in has_four and "for L_d_1 in" in has_four and "for L_d in" in has_four
+    closures = load_with("closures", monkeypatch, path)
+    for seed in range(6):
+        assert played(generated, seed, None) == played(closures, seed, None), seed
+    # a def walking a range that is not written with numbers, or a long one, is called
+    for walk in ("0..count(dirs) - 1", "0..20"):
+        longer = text.replace("all(i in 0..3 where", f"all(i in {walk} where")
+        path.write_text(longer, encoding="utf-8")
+        source = load_with("codegen", monkeypatch, path).program.generated.source
+        assert "D_four_from" in source[source.index("def E_has_four"):source.index("def R_has_four")], walk
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
