@@ -209,17 +209,22 @@ class ChooseOne(Op):
             items = kept
         elif items is value:
             items = list(items)  # the options keep their own list (the collection may be a live list)
-        options = Options()
-        options.add_one(None, "choose", self.var, items)
+        options = Options.of_one(None, "choose", self.var, items)
+        n = len(items)
         if self.optional:
             options.add_dict({"alt": None, "name": "none", "values": {self.var: None}})
-        if not options:
+            n += 1
+        if n == 0:
             raise RuleError(self.span, f'there is nothing to choose from for "{self.var}": the list of options is empty'
                             " (write `optional` if choosing nothing is allowed)")
-        if len(options) == 1:
+        if n == 1:
             self.resume(vm, frame, options[0])
             return
-        vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
+        s = vm.s
+        # the player taking the turn, or the one `by` names (vm.chooser); the prompt as shown_prompt makes it
+        who = s.players[s.current] if self.by is None and s.current is not None else vm.chooser(self.by, ctx, self.span)
+        prompt = self.prompt
+        vm.ask(who, options, prompt(ctx) if callable(prompt) else prompt, self.span)
 
     def resume(self, vm, frame, option):
         frame.vars[self.var] = option["values"][self.var]

@@ -34,6 +34,17 @@ class Options:
         self._len = 0
         self._made: dict[int, dict] = {}
 
+    @classmethod
+    def of_one(cls, alt, name: str, var: str, items: list) -> "Options":
+        """One option per item, bound to var (`add_one` on new Options), made at once: the options of
+        every `choose x from list`."""
+        options = cls.__new__(cls)
+        options._segments = [(_ONE, len(items), (alt, name, var, items))] if items else []
+        options._starts = [0] if items else []
+        options._len = len(items)
+        options._made = {}
+        return options
+
     # ---- building
     def _add(self, kind: int, count: int, payload: tuple) -> None:
         if count:
@@ -80,6 +91,11 @@ class Options:
         return payload[1]
 
     def __getitem__(self, index):
+        if type(index) is int and 0 <= index < self._len:  # the common case: a bot's pick
+            made = self._made.get(index)
+            if made is None:
+                made = self._made[index] = self._build(index)
+            return made
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._len))]
         if index < 0:
@@ -92,7 +108,11 @@ class Options:
         return made
 
     def _build(self, index: int) -> dict:
-        (kind, _count, payload), j = self._locate(index)
+        if len(self._segments) == 1:  # (one segment: no search for it)
+            kind, _count, payload = self._segments[0]
+            j = index
+        else:
+            (kind, _count, payload), j = self._locate(index)
         if kind == _PRODUCT:
             alt, name, names, lists = payload
             picked = [None] * len(lists)

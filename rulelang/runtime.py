@@ -384,7 +384,8 @@ class VM:
         op = None
         self.stopped = False
         meter = self.meter
-        meter.reset()
+        meter.work = 0  # meter.reset(), inline
+        meter.checkpoint = meter.first_checkpoint
         try:
             while s.pending is None and not s.over and not self.stopped:
                 stack = s.stack
@@ -645,13 +646,15 @@ class Match:
         return len(self.s.pending["options"]) if self.s.pending else 0
 
     def apply(self, option: Option | int):
-        if self.s.pending is None:
+        pending = self.s.pending
+        if pending is None:
             raise ValueError("no choice is pending: the match is over")
-        index = option.index if isinstance(option, Option) else int(option)
-        if not 0 <= index < len(self.s.pending["options"]):
-            raise ValueError(f"option {index} is not one of the {len(self.s.pending['options'])} legal options")
-        self.vm.answer(index)
-        self.vm.run()
+        index = option if type(option) is int else option.index if isinstance(option, Option) else int(option)
+        if not 0 <= index < len(pending["options"]):
+            raise ValueError(f"option {index} is not one of the {len(pending['options'])} legal options")
+        vm = self.vm
+        vm.answer(index)
+        vm.run()
 
     def run_until_stop(self, stop: str):
         """Scenario helper: run until a step, phase or round finishes (choices must be answered by the caller)."""
