@@ -421,11 +421,6 @@ class BoardCells:
             found = rays[key] = tuple(walked)
         return list(found)
 
-    def walked_ray(self, cell, dx: int, dy: int) -> tuple | None:
-        """The ray `ray` has already walked and the board's shape remembers (the tuple itself, to be
-        read only), or None."""
-        return self.topology.ray_cache.get((cell, dx, dy)) if self._shared else None
-
     def owned_by(self, seat: int) -> list:
         """The cells whose top card belongs to a seat, in cell order. A fixed board's are listed once,
         then kept up to date as cards come and go and change owners (``top_owner_changed``)."""

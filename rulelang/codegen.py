@@ -383,9 +383,14 @@ def _ray_walk(c, board, cell, d):
     """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
     once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
     if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
-        found = board.cells.walked_ray(cell, d[0], d[1])
-        if found is not None:
-            return found
+        cells = board.cells
+        if cells._shared:  # (the ray BoardCells.ray walked, kept with the shape)
+            try:
+                found = cells.topology.ray_cache.get((cell, d[0], d[1]))
+            except TypeError:  # a cell that cannot be a key: the built-in says why
+                found = None
+            if found is not None:
+                return found
     return _RAY(c, board, cell, d)
 
 
@@ -499,6 +504,7 @@ class Generator:
         self.source = ""
         self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
         self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
+        self.hoisted: dict[int, str] = {}  # calls already worked out into Python locals (body_lines), by id
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
         self.setting_defs: dict = {}  # defs whose value the settings fix, and that value (dependencies.setting_defs)
         # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
@@ -948,11 +954,22 @@ class Generator:
                         and isinstance(d.body, N.ListLit) and len(d.body.items) <= SMALL_WALK)
             return False
 
+        def small_ray(coll) -> bool:  # `ray(board, cell, d)` on a fixed board at most SMALL_WALK across
+            if not (self.is_builtin(coll, "ray", 3) and coll.args[0].id not in params
+                    if isinstance(coll, N.Call) and coll.args and isinstance(coll.args[0], N.Name) else False):
+                return False
+            info = self.zone_named(coll.args[0])
+            t = info.topology if info is not None else None
+            if t is None or t.open or t.kind not in ("grid", "hex"):
+                return False
+            across = 2 * t.radius + 1 if t.radius is not None else max(t.width or 0, t.height or 0)
+            return 0 < across <= SMALL_WALK
+
         def leaf(x) -> bool:
             if isinstance(x, (N.FilterList, N.MapList)):
                 if getattr(x, "more", None):
                     return False
-                if one_cell(x.coll):
+                if one_cell(x.coll) or (small and small_ray(x.coll)):
                     walked = [x.coll.args]
                 elif small and small_walk(x.coll):
                     walked = []
@@ -1391,7 +1408,40 @@ class Generator:
             return self.holds_quantifier(node.operand)
         if isinstance(node, N.CondExpr):
             return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
-        return self.is_quantifier(node) or self._quantified_leaf(node, bind=True) is not None
+        return (self.is_quantifier(node) or self._quantified_leaf(node, bind=True) is not None
+                or self.hoistable(node) is not None)
+
+    def _counts(self, node) -> bool:
+        """`count([x in coll while cond])` or `count([x in coll where cond])`: body_lines writes it as a
+        loop that counts."""
+        return self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
+
+    def hoistable(self, node) -> list | None:
+        """The calls of defs written in place (inlined_call) in `run_from(p, cell, d) + run_from(p,
+        cell, back) >= 3`, in the order they are worked out, when nothing else in the expression but
+        arithmetic, comparisons, numbers and local names could fail or be worked out before them:
+        body_lines writes each into a Python local first, then the expression with those locals; else
+        None (also when there is no such call)."""
+        if not isinstance(node, (N.Compare, N.BinOp)):
+            return None
+        calls: list = []
+
+        def walk(x) -> bool:
+            kind = type(x)
+            if kind is N.Compare or (kind is N.BinOp and x.op in ("+", "-", "*")):
+                return walk(x.left) and walk(x.right)
+            if kind is N.Neg:
+                return walk(x.operand)
+            if kind in (N.IntLit, N.BoolLit):
+                return True
+            if kind is N.Name:
+                return x.id in self.pylocals or x.id in self.cc.scope
+            if kind is N.Call and self._quantified_leaf(x, bind=True) is not None:
+                calls.append(x)
+                return True
+            return False
+
+        return calls if walk(node) and calls else None
 
     def _quantified_leaf(self, node, bind: bool = False):
         """(def, its loop names that the caller uses too) of a call that body_lines writes in place
@@ -1413,7 +1463,7 @@ class Generator:
             small = node.func not in self.cc.impure_defs and self.recursive_defs is not None \
                 and node.func not in self.recursive_defs
             bound = self._inlinable[key] = (found if self._is_leaf(d.body, params, small=small) and not found & params
-                                            and self.holds_quantifier(d.body) else False)
+                                            and (self.holds_quantifier(d.body) or self._counts(d.body)) else False)
         if bound is False:
             return None
         # (the closure engine's scope holds the names of every body written around this one too)
@@ -1512,6 +1562,20 @@ class Generator:
             with self._body_of(d, args, values):
                 return lines + self.body_lines(d.body, target, indent)
         if not self.is_quantifier(node):
+            calls = self.hoistable(node)
+            if calls is not None:
+                # each call written in place into a local of its own, in order; then the expression
+                lines, kept = [], []
+                for call in calls:
+                    local = self.fresh("_h")
+                    lines += self.body_lines(call, local, indent)
+                    kept.append((id(call), local))
+                self.hoisted.update(kept)
+                try:
+                    return lines + [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
+                finally:
+                    for key, _local in kept:
+                        del self.hoisted[key]
             if self.holds_quantifier(node):
                 return self.logic_lines(node, target, indent)
             return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
@@ -1535,6 +1599,9 @@ class Generator:
         return lines
 
     def g_Call(self, x):
+        hoisted = self.hoisted.get(id(x))
+        if hoisted is not None:  # worked out just before, in place (body_lines)
+            return hoisted
         name = x.func
         scope = self.cc.scope
         if name in scope or name in self.pylocals:

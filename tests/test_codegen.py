@@ -1283,6 +1283,40 @@ def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept
         assert "D_four_from" in source[source.index("def E_has_four"):source.index("def R_has_four")], walk
 
 
+def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, monkeypatch):
+    """Connect four's `four_through(p, cell) = any(d in line_directions where run_from(p, cell, d) +
+    run_from(p, cell, (-d[0], -d[1])) >= 3)`: run_from counts along a ray of a small fixed board
+    (`count([c in ray(grid, cell, d) while owns(p, c)])`), so each of its calls is written in place,
+    into a local of its own, in order (`Generator.hoistable`), and the sum and comparison read those
+    locals: no call of D_run_from is left in four_through. An expression with anything else that
+    could fail before the calls (a field) keeps its calls. A failure in run_from's body is reported
+    at run_from's line, as the closure engine reports it."""
+    path = REPO / "examples" / "connect4.rules"
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    four_through = source[source.index("def E_four_through"):source.index("def R_four_through")]
+    assert "D_run_from" not in four_through and "D_owns" not in four_through
+    assert four_through.count("_ray_walk(") == 2 and "_hDefour_through" in four_through
+
+    text = path.read_text(encoding="utf-8")
+    sum_of_runs = "run_from(p, cell, d) + run_from(p, cell, (-d[0], -d[1])) >= 3"
+    assert sum_of_runs in text
+    guarded = text.replace(sum_of_runs, "run_from(p, cell, d) + run_from(p, cell, (-d[0], -d[1])) >= p.threshold") \
+        .replace("zone supply per player", "player { threshold: int = 3 }\nzone supply per player")
+    (tmp_path / "guarded").mkdir()
+    game = _game_from(tmp_path / "guarded", monkeypatch, guarded, "g.rules", "codegen")
+    source = game.program.generated.source
+    assert "D_run_from" in source[source.index("def E_four_through"):source.index("def R_four_through")]
+    closures = _game_from(tmp_path / "guarded", monkeypatch, guarded, "c.rules", "closures")
+    for seed in range(3):
+        assert played(game, seed, None) == played(closures, seed, None)
+
+    run_from = "def run_from(p, cell, d) = count([c in ray(grid, cell, d) while owns(p, c)])"
+    assert run_from in text
+    failing = text.replace(run_from, run_from.replace("while owns(p, c)", "while owns(p, c) and 1 / (c[0] - c[0]) > 0"))
+    line = text[:text.index(run_from)].count("\n") + 1
+    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
