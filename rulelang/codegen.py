@@ -47,7 +47,7 @@ from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
-from .values import _arith, _plain, entity_extra, outside_the_list
+from .values import _arith, _plain, entity_extra, move_cards, outside_the_list, the_zone
 
 ENGINE_ENV = "RULELANG_ENGINE"
 GENERATOR_VERSION = "39"  # bump when the generated code changes shape (part of the cache key)
@@ -458,7 +458,7 @@ _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_the_zone": the_zone, "_move_cards": move_cards, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
@@ -1078,7 +1078,7 @@ class Generator:
         for k, o in enumerate(execs):
             if k:
                 lines.append(f"        op.at = {k}")
-            lines.append(f"        {self.statement(o)}")
+            self.statement(o, lambda line: lines.append(f"        {line}"))
             if k < len(execs) - 1:
                 lines += ["        if s.events:",
                           f"            frame.pc = {start + k + 1}",
@@ -1125,15 +1125,29 @@ class Generator:
                   f"        frame.pc = {stop}"]
         return self._bound(op, fname, lines, start, translate=writer.inlined)
 
-    def statement(self, o, value_of: Callable | None = None) -> str:
-        """One statement of a fused run: `let x = e` and `x = e` on a local as Python, the others by
-        their closure. `value_of(fn)`: how the value of `e` is written (a call of its function, unless
-        a region writes its body in place)."""
+    def statement(self, o, emit: Callable, value_of: Callable | None = None) -> None:
+        """One statement of a fused run, its lines given to `emit` in order: `let x = e` and `x = e`
+        on a local as Python; `move` with its values worked out here, in the closure's order, and the
+        cards put by `values.move_cards`; the others by their closure. `value_of(fn)`: how the value
+        of an expression is written (a call of its function, unless a region writes its body in
+        place, before the line that reads it: each value is kept in a local of its own first)."""
+        def value(fn) -> str:
+            return value_of(fn) if value_of is not None else f"{self.const(fn, 'F')}(c)"
+
         parts = getattr(o.fn, "parts", None)
         if parts is not None and parts[0] == "let":
-            _kind, name, value = parts
-            return f"c.v[{name!r}] = {value_of(value) if value_of is not None else self.const(value, 'F') + '(c)'}"
-        return f"{self.const(o.fn, 'F')}(c)"
+            _kind, name, fn = parts
+            emit(f"c.v[{name!r}] = {value(fn)}")
+        elif parts is not None and parts[0] == "move" and parts[6] is None:
+            _kind, what, to, at, bottom, face_down, _slot, span = parts
+            zone, cell = self.fresh("_z"), self.fresh("_m")
+            emit(f"{zone} = {value(to)}")
+            emit(f"if type({zone}) is not _BoardZone:")
+            emit(f"    {zone} = _the_zone({zone}, {self.const(span, 'S')})")
+            emit(f"{cell} = {value(at) if at is not None else 'None'}")
+            emit(f"_move_cards(c, {value(what)}, {zone}, {cell}, {bottom}, {face_down}, {self.const(span, 'S')})")
+        else:
+            emit(f"{self.const(o.fn, 'F')}(c)")
 
     # ---- errors
     def span_at(self, line: int):
@@ -2121,7 +2135,7 @@ class _RegionWriter:
         else:
             o = ops[a]
             lines.append(f"{indent}op.at = {a - self.start}")
-            lines.append(f"{indent}{self.gen.statement(o, lambda fn: self.value_of(fn, indent, loops))}")
+            self.gen.statement(o, lambda line: lines.append(f"{indent}{line}"), lambda fn: self.value_of(fn, indent, loops))
             if a + 1 < self.stop or loops:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)

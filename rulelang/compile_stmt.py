@@ -15,7 +15,7 @@ from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, Filt
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import EMPTY_BODY, Code, Ctx, RuleError
-from .values import one_value_changed, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
+from .values import move_cards, one_value_changed, the_zone, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
 from .model import NOBODY, PLAIN_TYPES, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
@@ -396,17 +396,12 @@ class StatementCompiler:
         span = s.span
 
         def do_move(c):
-            zone = to(c)
-            if not isinstance(zone, Zone):
-                raise RuleError(span, f"cards can only be moved to a zone, not to {describe(zone)}")
+            zone = the_zone(to(c), span)
             cell = at(c) if at is not None else None
-            items = what(c)
-            items = list(items.items) if isinstance(items, Zone) else as_list(items)
-            for e in items:
-                if not isinstance(e, Entity):
-                    raise RuleError(span, f"only cards can be moved, not {describe(e)}")
-                _put(c, e, zone, cell, bottom, face_down, span, slot(c) if slot is not None else None)
+            move_cards(c, what(c), zone, cell, bottom, face_down, span, slot)
 
+        # what the code generator needs to write the statement in place (Generator.statement)
+        do_move.parts = ("move", what, to, at, bottom, face_down, slot, span)
         self.emit(code, Exec(do_move, span))
 
     def s_Discard(self, code, s, loops):

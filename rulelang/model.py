@@ -305,7 +305,11 @@ def detach(state: State, e: Entity) -> None:
         zone.cells.remove(e.cell, e)
         e.cell = None
         e.place = None
-    zone.items.remove(e)
+    items = zone.items
+    if items and items[-1] is e:  # (the top card, the one usually taken: no search)
+        items.pop()
+    else:
+        items.remove(e)
     e.zone = None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
-from .builtins import describe
+from .builtins import as_list, describe
 from .errors import Span
 from .program import Ctx, RuleError
 from .model import NOBODY, BoardZone, Entity, Player, Zone, move as move_entity, set_owner, touched
@@ -35,13 +35,34 @@ def entity_extra(c, e: Entity, name: str, span: Span):
     raise RuleError(span, f'{describe(e)} has no field "{name}"')
 
 
+def the_zone(zone, span: Span) -> Zone:
+    """Where `move` puts cards: a zone, else the rules error."""
+    if not isinstance(zone, Zone):
+        raise RuleError(span, f"cards can only be moved to a zone, not to {describe(zone)}")
+    return zone
+
+
+def move_cards(c, items, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot_fn=None):
+    """`move WHAT to ZONE [at CELL]`, its values worked out (the zone, then the cell, then the cards):
+    each card put into the zone (`_put`), the place of each worked out just before it (slot_fn)."""
+    if type(items) is Entity and slot_fn is None:  # the common case: one card
+        _put(c, items, zone, cell, bottom, face_down, span)
+        return
+    items = list(items.items) if isinstance(items, Zone) else as_list(items)
+    for e in items:
+        if not isinstance(e, Entity):
+            raise RuleError(span, f"only cards can be moved, not {describe(e)}")
+        _put(c, e, zone, cell, bottom, face_down, span, slot_fn(c) if slot_fn is not None else None)
+
+
 def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot=None):
-    if isinstance(zone, BoardZone):
+    if type(zone) is BoardZone or isinstance(zone, BoardZone):
         if cell is None:
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
-        if not zone.cells.has_cell(cell):
+        cells = zone.cells
+        if not cells.has_cell(cell):
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
-        if slot is not None or zone.cells.topology.places:
+        if slot is not None or cells.topology.places:
             slot = _check_place(zone, cell, slot, e, span)
     elif slot is not None:
         raise RuleError(span, f"`into` puts a card in a place of a board's cell, but {zone.name} is not a board")

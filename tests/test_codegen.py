@@ -1317,6 +1317,27 @@ def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, mo
     assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
 
 
+def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_path, monkeypatch):
+    """`move top(supply(current)) to grid at cell` in a fused region: the zone, the cell and the
+    cards worked out there, in that order, and the cards put by values.move_cards (no call of the
+    statement's closure). A value that is not a zone fails with the closure engine's words, at the
+    move's line."""
+    path = REPO / "examples" / "tictactoe.rules"
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    region = source[source.index("def XPhplay"):]
+    zone, cell, cards = (region.index(x) for x in ("c.s.zones['grid']", "c.v['cell']", "'supply'"))
+    assert zone < cell < cards < region.index("_move_cards(c, ")
+    text = path.read_text(encoding="utf-8")
+    move = "move top(supply(current)) to grid at cell"
+    assert move in text
+    failing = text.replace(move, "move top(supply(current)) to (if count(grid) > 2 then [grid, 7][1] else grid) at cell")
+    failures = _failures_of(tmp_path, monkeypatch, failing)
+    messages = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
+    assert messages["codegen"] == messages["closures"]
+    assert messages["codegen"][0] == text[:text.index(move)].count("\n") + 1
+    assert "cards can only be moved to a zone, not to 7" in messages["codegen"][1]
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
