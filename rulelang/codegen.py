@@ -41,13 +41,14 @@ from . import nodes as N
 from .budgets import NUMBER_BOUND, check_size, exceeded
 from .cachefiles import prune, write_whole
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
-from .model import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
+from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
-from .values import _arith, _plain, entity_extra, move_cards, outside_the_list, the_zone
+from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra, move_cards, one_value_changed,
+                     outside_the_list, set_field, the_zone)
 
 ENGINE_ENV = "RULELANG_ENGINE"
 GENERATOR_VERSION = "39"  # bump when the generated code changes shape (part of the cache key)
@@ -458,7 +459,7 @@ _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_the_zone": the_zone, "_move_cards": move_cards, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
@@ -1146,8 +1147,53 @@ class Generator:
             emit(f"    {zone} = _the_zone({zone}, {self.const(span, 'S')})")
             emit(f"{cell} = {value(at) if at is not None else 'None'}")
             emit(f"_move_cards(c, {value(what)}, {zone}, {cell}, {bottom}, {face_down}, {self.const(span, 'S')})")
+        elif parts is not None and parts[0] == "global" and parts[3] in ("=", "+=", "-="):
+            _kind, name, fn, op, key, readers, span = parts
+            v, g, old = self.fresh("_v"), self.fresh("_g"), self.fresh("_o")
+            emit(f"{v} = {value(fn)}")
+            emit(f"{g} = c.s.globals")
+            emit(f"{old} = {g}.get({name!r})")
+            new = self._updated(old, v, op, span, emit)
+            emit(f"if {g}.get({name!r}, _MISS) != {new}:")
+            emit(f"    {g}[{name!r}] = {new}")
+            emit(f"    _value_changed(c.s, {key!r}, {self.const(readers, 'K')})")
+        elif parts is not None and parts[0] == "field" and parts[4] in ("=", "+=", "-="):
+            # a card's or a player's own field here; anything else (a card's built-in field, a value
+            # that is neither) as the closure does it (values.set_field), the value worked out there
+            _kind, obj, attr, fn, op, readers, span = parts
+            o, a, v, old = self.fresh("_f"), self.fresh("_a"), self.fresh("_v"), self.fresh("_o")
+            emit(f"{o} = {value(obj)}")
+            card = f"type({o}) is _Entity" + (f" and {attr!r} in {o}.attrs" if attr in _CARD_PSEUDO_FIELDS else "")
+            emit(f"if type({o}) is _Player or {card}:")
+            inner = []
+            emit_inner = inner.append
+            emit_inner(f"{a} = {o}.attrs")
+            emit_inner(f"{v} = {self.const(fn, 'F')}(c)")
+            emit_inner(f"{old} = {a}.get({attr!r})")
+            new = self._updated(old, v, op, span, emit_inner)
+            emit_inner(f"if type({new}) not in _PLAIN and type({o}) is _Entity:")
+            emit_inner(f"    c.s.holding.add({o}.id)")
+            emit_inner(f"if {a}.get({attr!r}, _MISS) != {new}:")
+            emit_inner(f"    {a}[{attr!r}] = {new}")
+            emit_inner(f"    _value_changed(c.s, {attr!r}, {self.const(readers, 'K')})")
+            for line in inner:
+                emit(f"    {line}")
+            emit("else:")
+            emit(f"    _set_field(c, {o}, {attr!r}, {self.const(fn, 'F')}, {op!r}, {self.const(span, 'S')}, None, "
+                 f"{self.const(readers, 'K')})")
         else:
             emit(f"{self.const(o.fn, 'F')}(c)")
+
+    def _updated(self, old: str, v: str, op: str, span, emit: Callable) -> str:
+        """The Python local holding `old op v` (values._update): whole numbers added or taken away
+        here when the result stays within the bound, anything else by the helper."""
+        if op == "=":
+            return v
+        new = self.fresh("_n")
+        sign = "+" if op == "+=" else "-"
+        emit(f"{new} = ({new} if type({old}) is int and type({v}) is int and {-_BIG} <= ({new} := {old} {sign} {v}) "
+             f"<= {_BIG} else _update({old}, {v}, {op!r}, {self.const(span, 'S')}))")
+        return new
 
     # ---- errors
     def span_at(self, line: int):

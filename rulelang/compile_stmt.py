@@ -15,8 +15,8 @@ from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, Filt
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import EMPTY_BODY, Code, Ctx, RuleError
-from .values import move_cards, one_value_changed, the_zone, _CARD_PSEUDO_FIELDS, _put, _set_card_pseudo_field, _update
-from .model import NOBODY, PLAIN_TYPES, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
+from .values import move_cards, one_value_changed, set_field, the_zone, _put, _update
+from .model import NOBODY, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
 def _whole_body(code: Code):
@@ -164,6 +164,8 @@ class StatementCompiler:
                         g[name] = new
                         one_value_changed(c.s, key, readers)
 
+                if until is None:  # what the code generator needs to write it in place (Generator.statement)
+                    set_global.parts = ("global", name, value, op, key, readers, span)
                 self.emit(code, Exec(set_global, span))
             return
         obj = self.expr(target.obj)
@@ -174,28 +176,10 @@ class StatementCompiler:
         readers = self.readers(attr)
 
         def set_attr(c):
-            o = obj(c)
-            if type(o) is Entity and attr in _CARD_PSEUDO_FIELDS and attr not in o.attrs:
-                if until is not None:
-                    raise RuleError(span, f'"{attr}" of a card cannot change only until the end of the {until}')
-                _set_card_pseudo_field(c, o, attr, value(c), op, span)
-                return
-            if type(o) in (Entity, Player):
-                attrs = o.attrs
-                v = value(c)
-                if until is not None:
-                    remember_undo(c.s, until, o, attr, op, attrs.get(attr) if op == "=" else v)
-                new = _update(attrs.get(attr), v, op, span)
-                if type(new) not in PLAIN_TYPES and type(o) is Entity:
-                    c.s.holding.add(o.id)  # a copy of the match copies this card's values (copy_state)
-                if attrs.get(attr, _MISSING) != new:
-                    attrs[attr] = new
-                    one_value_changed(c.s, attr, readers)
-                return
-            if o is None:
-                raise RuleError(span, f'cannot set "{attr}" of nothing (the value is none)')
-            raise RuleError(span, f'cannot set "{attr}" of {describe(o)}')
+            set_field(c, obj(c), attr, value, op, span, until, readers)
 
+        if until is None:  # what the code generator needs to write it in place (Generator.statement)
+            set_attr.parts = ("field", obj, attr, value, op, readers, span)
         self.emit(code, Exec(set_attr, span))
 
     # ---- elimination, responses, offers (the last two are written with choices)

@@ -1,6 +1,7 @@
 """What compiled rules do to values and cards while they run: arithmetic and updates that fail
 with rules errors (``_arith``, ``_update``), a card's computed and pseudo-fields (``entity_extra``),
-putting a card into a zone (``_put``). Shared by the closure engine and the generated code.
+setting a field (``set_field``), moving cards (``move_cards``, ``_put``). Shared by the closure
+engine and the generated code.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from .budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from .builtins import as_list, describe
 from .errors import Span
 from .program import Ctx, RuleError
-from .model import NOBODY, BoardZone, Entity, Player, Zone, move as move_entity, set_owner, touched
+from .model import NOBODY, PLAIN_TYPES, BoardZone, Entity, Player, Zone, move as move_entity, remember_undo, set_owner
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -145,6 +146,35 @@ def _update(old, value, op, span):
     return _arith(old, value, "+" if op == "+=" else "-", span)
 
 
+def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, readers: tuple | None) -> None:
+    """`o.attr = value` (or `+=`, `-=`; `until`: only until the end of the turn, phase or round): o
+    worked out, `value` the function of the value, worked out once o is known to be a card or a
+    player. Only a change of the value is a change of the state."""
+    if type(o) is Entity and attr in _CARD_PSEUDO_FIELDS and attr not in o.attrs:
+        if until is not None:
+            raise RuleError(span, f'"{attr}" of a card cannot change only until the end of the {until}')
+        _set_card_pseudo_field(c, o, attr, value(c), op, span)
+        return
+    if type(o) in (Entity, Player):
+        attrs = o.attrs
+        v = value(c)
+        if until is not None:
+            remember_undo(c.s, until, o, attr, op, attrs.get(attr) if op == "=" else v)
+        new = _update(attrs.get(attr), v, op, span)
+        if type(new) not in PLAIN_TYPES and type(o) is Entity:
+            c.s.holding.add(o.id)  # a copy of the match copies this card's values (copy_state)
+        if attrs.get(attr, _MISSING) != new:
+            attrs[attr] = new
+            one_value_changed(c.s, attr, readers)
+        return
+    if o is None:
+        raise RuleError(span, f'cannot set "{attr}" of nothing (the value is none)')
+    raise RuleError(span, f'cannot set "{attr}" of {describe(o)}')
+
+
+_MISSING = object()
+
+
 # A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
 # the others only change by moving the card.
 _CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
@@ -249,6 +279,8 @@ def one_value_changed(s, key: str, readers: tuple | None) -> None:
     (``s.version``), recorded as touching `key` (``model.touched``, for continuous rules), that
     only the defs in `readers` must forget (None: all of them)."""
     s.version += 1
-    touched(s, key)
+    if s.touched_version == s.version - 1:  # model.touched, in place
+        s.touched_version = s.version
+        s.touched.add(key)
     if readers is not None:
         keep_remembered(s, readers)

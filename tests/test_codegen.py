@@ -1338,6 +1338,62 @@ def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_pa
     assert "cards can only be moved to a zone, not to 7" in messages["codegen"][1]
 
 
+ASSIGNING = """
+game "Assigning" {
+  players 2
+  turn order clockwise
+  round: play
+}
+component Chip { worth: int = 1 }
+cards chips { Chip() * 3 }
+zone pile
+player { score: int = 0; best: int = 0 }
+var total: int = 0
+var leader: player
+setup { create chips in pile }
+phase play {
+  take turns from player(1) {
+    choose n from [1, 2, 3] as "How many?"
+    total += n
+    current.score += n * 2
+    current.best = max([current.best, n])
+    leader = current
+    top(pile).worth -= 1
+    if total > LIMIT { leader.score -= total; end game }
+    STATEMENT
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("statement, limit, words", [
+    ("", "100", None),
+    ("top(pile).face_down = n == 2", "100", None),
+    ("first([c in pile where c.worth < -3]).worth = 0", "100", 'cannot set "worth" of nothing'),
+    ("total += 999999999999999999", "10", "beyond"),
+    ("[leader, 3][n % 2].score = 1", "100", 'cannot set "score" of 3'),
+])
+def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monkeypatch, statement, limit, words):
+    """`total += n`, `current.score += n * 2`, `top(pile).worth -= 1`: a global's or a card's or a
+    player's own field is changed in the generated code (no call of the statement's closure); a
+    card's built-in field (`face_down`), a value that is neither a card nor a player, and numbers
+    beyond the bound go to the closure engine's helpers, with its words at the same line. Both
+    engines play the same games."""
+    text = ASSIGNING.replace("STATEMENT", statement).replace("LIMIT", limit)
+    game = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    source = game.program.generated.source
+    assert "_value_changed(c.s, '$total'" in source and "_value_changed(c.s, 'score'" in source
+    assert "_value_changed(c.s, 'worth'" in source and "_set_field(c, " in source
+    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
+    if words is None:
+        for seed in range(4):
+            assert played(game, seed, None) == played(closures, seed, None), seed
+        return
+    failures = _failures_of(tmp_path, monkeypatch, text)
+    found = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
+    assert found["codegen"] == found["closures"] and words in found["codegen"][1]
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
