@@ -459,6 +459,7 @@ class StatementCompiler:
                 else:
                     e.known = e.known | {to(c).seat}
             c.s.version += 1
+            c.s.cards_version += 1
 
         self.emit(code, Exec(do_reveal, s.span))
 
@@ -480,6 +481,7 @@ class StatementCompiler:
                 e.face_down = down
                 e.known = NOBODY
             c.s.version += 1
+            c.s.cards_version += 1
 
         self.emit(code, Exec(do_flip, s.span))
 

@@ -154,8 +154,13 @@ class State:
         self.local_cache: dict = {}
         self.accounted = 0
         # the face-up cards of public zones by the keywords they carry, in card order, as
-        # (version, {keyword: tuple of cards}): worked out again after any change (VM.bearers)
+        # (cards_version, {keyword: tuple of cards}): worked out again after a change of what it
+        # depends on (VM.bearers)
         self.bearers: tuple | None = None
+        # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned
+        # face up or down, or given a field's value (any field of a card: the keyword fields are known
+        # only once every statement is compiled); other changes (a player's field, a global) leave it
+        self.cards_version = 0
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
         # of zones ("#deck"), fields ("score") and globals ("$actor"); see VM.settle
@@ -231,8 +236,10 @@ def expire(state: "State", timing: str) -> None:
             keep.append(entry)
             continue
         attrs = state.globals if owner is None else owner.attrs
-        if type(owner) is Entity and type(value) not in PLAIN_TYPES:
-            state.holding.add(owner.id)
+        if type(owner) is Entity:
+            state.cards_version += 1
+            if type(value) not in PLAIN_TYPES:
+                state.holding.add(owner.id)
         if op == "=":
             attrs[name] = value
         elif op == "+=":
@@ -330,6 +337,7 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     e.face_down = face_down
     e.known = NOBODY
     state.version += 1
+    state.cards_version += 1
     state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
 
 

@@ -121,7 +121,7 @@ class VM:
         triggers ask again and again in between."""
         s = self.s
         found = s.bearers
-        if found is None or found[0] != s.version:
+        if found is None or found[0] != s.cards_version:
             table: dict[str, list] = {}
             fields = self.program.keyword_fields  # the only fields a keyword can be in
             for e in s.entities:
@@ -145,7 +145,7 @@ class VM:
                             cards = table.setdefault(k.name, [])
                             if not cards or cards[-1] is not e:  # a card carrying a keyword twice bears it once
                                 cards.append(e)
-            found = s.bearers = (s.version, {name: tuple(cards) for name, cards in table.items()})
+            found = s.bearers = (s.cards_version, {name: tuple(cards) for name, cards in table.items()})
         return found[1].get(keyword, ())
 
     def _push_triggers(self, infos):
@@ -439,6 +439,7 @@ class VM:
             entities.append(e)
             items.append(e)
         s.version += len(cards)
+        s.cards_version += 1
 
 
 # ------------------------------------------------------------------ public API
@@ -887,6 +888,7 @@ def determinize(state: State, seat: int, rng: random.Random):
                 zone.cells.place(cell, e)
     state.rng.seed(rng.random())
     state.version += 1
+    state.cards_version += 1
 
 
 # ------------------------------------------------------------------ copying (for agents that plan)

@@ -165,6 +165,8 @@ def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, re
             c.s.holding.add(o.id)  # a copy of the match copies this card's values (copy_state)
         if attrs.get(attr, _MISSING) != new:
             attrs[attr] = new
+            if type(o) is Entity:
+                c.s.cards_version += 1
             one_value_changed(c.s, attr, readers)
         return
     if o is None:
@@ -187,6 +189,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
             e.face_down = down  # like `turn x face up|down`: nobody remembers what it showed
             e.known = NOBODY
             c.s.version += 1
+            c.s.cards_version += 1
         return
     if attr == "owner" and op == "=":
         if value is not None and not isinstance(value, Player):

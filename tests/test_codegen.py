@@ -1048,9 +1048,27 @@ def test_the_keyword_table_reads_only_the_fields_that_may_hold_a_keyword(path, m
             match.apply(rng.randrange(match.option_count()))
 
 
+@pytest.mark.parametrize("engine", ["codegen", "closures"])
+@pytest.mark.parametrize("path, mode", [(p, m) for p, m in CASES if p.parent.name == "games"],
+                         ids=[f"{p.stem}-{m or 'base'}" for p, m in CASES if p.parent.name == "games"])
+def test_the_keyword_table_is_kept_while_no_card_changes(path, mode, engine, monkeypatch):
+    """VM.bearers keeps its table while State.cards_version stays the same (a change of a player's
+    field or of a global leaves it): at every decision of seeded random games, the table it answers
+    from is the one reading every field of every face-up public card finds now."""
+    game = load_with(engine, monkeypatch, path, variant=mode)
+    keywords = list(game.program.keywords)
+    for seed in range(2):
+        match, rng = game.new_match(seed=seed), random.Random(seed)
+        while not match.is_over:
+            fresh = _bearers_by_every_field(match)
+            assert {k: match.vm.bearers(k) for k in keywords} == {k: fresh.get(k, ()) for k in keywords}
+            match.apply(rng.randrange(match.option_count()))
+
+
 def test_a_keyword_put_into_a_field_of_another_type_is_still_borne(tmp_path, monkeypatch):
     """The checker lets a rules file put a keyword into a field declared as a number; that field
-    then counts as one that may hold a keyword, and the card bears it."""
+    then counts as one that may hold a keyword, and the card bears it, at once (a card's field
+    changed: State.cards_version)."""
     text = """
 game "Borne" { players 2  turn order clockwise  round: play  max rounds 1 }
 keyword shiny { }
@@ -1065,11 +1083,13 @@ phase play {
   }
 }
 """
-    game = _game_from(tmp_path, monkeypatch, text)
-    assert "weight" in game.program.keyword_fields
-    match = game.new_match(seed=1)
-    match.apply(0)
-    assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
+    for engine in ("codegen", "closures"):
+        game = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
+        assert "weight" in game.program.keyword_fields
+        match = game.new_match(seed=1)
+        assert match.vm.bearers("shiny") == ()  # (the table is made, and kept while no card changes)
+        match.apply(0)
+        assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
 
 
 def _saved_alike_at_every_decision(game, closures, seed: int) -> list:
