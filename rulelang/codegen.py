@@ -1175,7 +1175,7 @@ class Generator:
             emit_inner(f"    c.s.holding.add({o}.id)")
             emit_inner(f"if {a}.get({attr!r}, _MISS) != {new}:")
             emit_inner(f"    {a}[{attr!r}] = {new}")
-            emit_inner(f"    if type({o}) is _Entity:")
+            emit_inner(f"    if type({o}) is _Entity and {attr!r} in c.vm.program.keyword_fields:")
             emit_inner("        c.s.cards_version += 1")
             emit_inner(f"    _value_changed(c.s, {attr!r}, {self.const(readers, 'K')})")
             for line in inner:

@@ -158,8 +158,8 @@ class State:
         # depends on (VM.bearers)
         self.bearers: tuple | None = None
         # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned
-        # face up or down, or given a field's value (any field of a card: the keyword fields are known
-        # only once every statement is compiled); other changes (a player's field, a global) leave it
+        # face up or down, or given a value in a field that may hold a keyword (Program.keyword_fields;
+        # any field on an undone change); other changes (a player's field, a global) leave it
         self.cards_version = 0
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names

@@ -165,7 +165,7 @@ def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, re
             c.s.holding.add(o.id)  # a copy of the match copies this card's values (copy_state)
         if attrs.get(attr, _MISSING) != new:
             attrs[attr] = new
-            if type(o) is Entity:
+            if type(o) is Entity and attr in c.vm.program.keyword_fields:  # (what VM.bearers reads)
                 c.s.cards_version += 1
             one_value_changed(c.s, attr, readers)
         return
