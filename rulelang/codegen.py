@@ -1684,6 +1684,10 @@ class Generator:
             found = self.empty_early(x.args[0])
             if found is not None:
                 return found
+        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
+            found = self.first_early(x.args[0])
+            if found is not None:
+                return found
         if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
             return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
         if name in ("has", "usable", "matched", "matching"):
@@ -1725,6 +1729,23 @@ class Generator:
                 with self._body_of(d, arg.args):
                     return early(d.body)
         return None
+
+    def first_early(self, arg) -> str | None:
+        """`first([x in xs where cond])` and `first([e for x in xs where cond])`: the items walked until
+        the first one kept (none when none is), as empty_early stops at the first: the lowest empty
+        cell of a column is found without testing the cells above it."""
+        if isinstance(arg, N.FilterList) and arg.keep == "where":
+            expr, cond = None, arg.cond
+        elif isinstance(arg, N.MapList) and not arg.more:
+            expr, cond = arg.expr, arg.cond
+        else:
+            return None
+        coll = self.iterable(arg.coll)
+        var = f"L_{arg.var}"
+        with self.local_scope([arg.var], self.yields_cards(arg.coll), self.yields_ints(arg.coll)):
+            item = var if expr is None else f"({self.x(expr)})"
+            test = "" if cond is None else f" if ({self.x(cond)})"
+        return f"next(({item} for {var} in _each(c, {coll}, {self.span(arg)}){test}), None)"
 
     def _called_with_locals(self, d: N.DefDecl, args: list) -> bool:
         """Whether a call gives a def each of its parameters as a local name (a loop's card, a def's

@@ -1414,6 +1414,43 @@ def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monk
     assert found["codegen"] == found["closures"] and words in found["codegen"][1]
 
 
+def test_the_first_item_of_a_list_is_found_without_making_the_list(tmp_path, monkeypatch):
+    """Connect four's `landing(x) = first([(x, y) for y in 0..5 where empty(at(grid, (x, y)))])`
+    walks the column up to its lowest empty cell (Generator.first_early), as `empty([...])` stops at
+    the first item kept; none when no item is kept. Both engines play the same games."""
+    source = load_with("codegen", monkeypatch, REPO / "examples" / "connect4.rules").program.generated.source
+    landing = source[source.index("def E_landing"):source.index("def R_landing")]
+    assert "next(" in landing and ", None)" in landing
+    text = """
+game "Firsts" { players 2  turn order clockwise  round: play }
+component Tile { size: int = 1  label "tile" }
+cards tiles in pile { Tile(size: 1) * 2; Tile(size: 2) * 2 }
+zone pile
+var picked: int = 0
+def biggest_left = first([t.size for t in pile where t.size > 1])
+def any_left = first([t in pile where t.size > 0])
+phase play {
+  take turns from player(1) {
+    choose t from pile as "Which tile?"
+    discard_tile(t)
+    if first([n for n in 0..3 where n > 9]) == none and any_left == none { end game }
+  }
+}
+procedure discard_tile(t: Tile) {
+  picked += if biggest_left == none then 1 else biggest_left
+  move t to bin
+}
+zone bin
+"""
+    game = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    source = game.program.generated.source
+    assert "next(" in source[source.index("def E_biggest_left"):source.index("def R_biggest_left")]
+    assert "next(" in source[source.index("def E_any_left"):source.index("def R_any_left")]
+    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
+    for seed in range(4):
+        assert played(game, seed, None) == played(closures, seed, None)
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
