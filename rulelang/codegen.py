@@ -269,6 +269,7 @@ def _add(c, l, r, span):
 
 _BIG = NUMBER_BOUND
 INT = "#int "  # in Generator.card_locals: INT + a Python local that holds a whole number for sure
+PAIR = "#pair "  # in Generator.card_locals: PAIR + a Python local that holds a tuple of two whole numbers for sure
 # operations nested deeper than this are written as calls of their helpers (one level of Python's
 # parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
 ARITH_IN_PLACE = 16
@@ -1333,7 +1334,7 @@ class Generator:
             return repr(name)
         return self.fallback(x)
 
-    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False):
+    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
         """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
         for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
         numbers (yields_ints)."""
@@ -1345,8 +1346,9 @@ class Generator:
                 for n in names:
                     generator.pylocals[n] = f"L_{n}"
                 py = {f"L_{n}" for n in names}
-                known = generator.card_locals - py - {INT + n for n in py}
-                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set())
+                known = generator.card_locals - py - {INT + n for n in py} - {PAIR + n for n in py}
+                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set()) \
+                    | ({PAIR + n for n in py} if pairs else set())
                 self.scoped = generator.cc.scoped(set(names))
                 self.scoped.__enter__()
 
@@ -1434,6 +1436,32 @@ class Generator:
                 and isinstance(at.args[1], N.Name) and at.args[1].id == x.var
                 and x.var not in self.pylocals and x.var not in self.cc.scope)
 
+    def yields_pairs(self, node) -> bool:
+        """Whether every item of the collection `node` is a tuple of two whole numbers: the cells of a
+        fixed grid or hex board the rules name (`cells(grid)`, `empty_cells(grid)`), or a list of
+        such pairs written out (`[(1, 0), (0, 1)]`), or a def without parameters whose body is one
+        (`line_directions`), or such a collection filtered."""
+        while isinstance(node, N.FilterList):
+            node = node.coll
+
+        def literal_pairs(items) -> bool:
+            return all(isinstance(i, N.CellLit) and all(
+                type(v) is N.IntLit or (type(v) is N.Neg and type(v.operand) is N.IntLit) for v in (i.a, i.b))
+                for i in items)
+
+        if isinstance(node, N.ListLit):
+            return literal_pairs(node.items)
+        if isinstance(node, N.Name) and node.id not in self.pylocals and node.id not in self.cc.scope:
+            d = self.def_decls.get(node.id)
+            sym = self.cc.t.symbols.get(node.id)
+            return (sym is not None and sym.kind == "def" and d is not None and not d.params
+                    and node.id not in self.setting_defs and isinstance(d.body, N.ListLit)
+                    and literal_pairs(d.body.items))
+        if (self.is_builtin(node, "cells", 1) or self.is_builtin(node, "empty_cells", 1)) and self.is_board_zone(node.args[0]):
+            t = self.zone_named(node.args[0]).topology
+            return not t.open and t.kind in ("grid", "hex")
+        return False
+
     def yields_ints(self, node) -> bool:
         """Whether every item of the collection `node` is a whole number: a range written with
         whole numbers (`0..3`), or such a range filtered."""
@@ -1450,7 +1478,16 @@ class Generator:
             return type(node.value) is int
         if type(node) is N.BinOp:  # of two whole numbers: a whole number, or the helper's error
             return node.op in ("+", "-", "*", "/", "%") and self.is_int(node.left) and self.is_int(node.right)
+        if type(node) is N.Index:
+            return self.is_pair_coordinate(node)
         return type(node) is N.Name and INT + self.pylocals.get(node.id, "") in self.card_locals
+
+    def is_pair_coordinate(self, node) -> bool:
+        """`d[0]` or `cell[1]` of a Python local that holds a tuple of two whole numbers for sure
+        (yields_pairs): a whole number, read as it is."""
+        return (isinstance(node.index, N.IntLit) and type(node.index.value) is int and node.index.value in (0, 1)
+                and isinstance(node.obj, N.Name) and node.obj.id in self.pylocals
+                and PAIR + self.pylocals[node.obj.id] in self.card_locals)
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
@@ -1588,7 +1625,7 @@ class Generator:
             lines = [f"{indent}{target} = 0",
                      f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
                      f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
-            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
+            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
                 if self.holds_quantifier(f.cond):
                     inner = self.fresh("_q")
                     lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
@@ -1605,7 +1642,7 @@ class Generator:
             coll = self.iterable(node.coll)
             inner = self.fresh("_q")
             lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
-            with self.local_scope([node.var], self.yields_cards(node.coll), self.yields_ints(node.coll)):
+            with self.local_scope([node.var], self.yields_cards(node.coll), self.yields_ints(node.coll), self.yields_pairs(node.coll)):
                 lines += self.body_lines(node.cond, inner, indent + "    ")
             return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
         found = self.inlined_call(node, bind=True)
@@ -1615,9 +1652,10 @@ class Generator:
             d, args = found
             lines, values = [], []
             for arg in args:
-                if isinstance(arg, N.Name) and (arg.id in self.pylocals or arg.id in self.cc.scope):
+                if isinstance(arg, N.Name) and arg.id in self.pylocals:
                     values.append(None)
                     continue
+                # (a rule's variable too: read from the frame's variables once, not at each use)
                 kept = self.fresh("_a")
                 lines += [f"{indent}{kept} = ({self.x(arg)}", f"{indent})"]
                 values.append(kept)
@@ -1648,7 +1686,7 @@ class Generator:
         walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
                  f"{indent}for L_{f.var} in {walk}:"]
-        with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
+        with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
             if self.holds_quantifier(f.cond):
                 inner = self.fresh("_q")
                 lines += self.body_lines(f.cond, inner, indent + "    ")
@@ -1672,7 +1710,7 @@ class Generator:
                 and x.args[0].keep == "where":
             f = x.args[0]
             coll = self.iterable(f.coll)
-            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll)):
+            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
             if self.walks_cards(f.coll):  # already a list or tuple of cards
@@ -1714,7 +1752,7 @@ class Generator:
         `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
         def early(found: N.FilterList) -> str:
             coll = self.iterable(found.coll)
-            with self.local_scope([found.var], self.yields_cards(found.coll), self.yields_ints(found.coll)):
+            with self.local_scope([found.var], self.yields_cards(found.coll), self.yields_ints(found.coll), self.yields_pairs(found.coll)):
                 cond = self.x(found.cond)
             var = f"L_{found.var}"
             return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
@@ -1742,7 +1780,7 @@ class Generator:
             return None
         coll = self.iterable(arg.coll)
         var = f"L_{arg.var}"
-        with self.local_scope([arg.var], self.yields_cards(arg.coll), self.yields_ints(arg.coll)):
+        with self.local_scope([arg.var], self.yields_cards(arg.coll), self.yields_ints(arg.coll), self.yields_pairs(arg.coll)):
             item = var if expr is None else f"({self.x(expr)})"
             test = "" if cond is None else f" if ({self.x(cond)})"
         return f"next(({item} for {var} in _each(c, {coll}, {self.span(arg)}){test}), None)"
@@ -1851,6 +1889,8 @@ class Generator:
                 f"else _attr(c, {t}, {name!r}, {span}))")
 
     def g_Index(self, x):
+        if self.is_pair_coordinate(x):  # `d[0]` of a local holding a tuple of two whole numbers
+            return f"{self.pylocals[x.obj.id]}[{x.index.value}]"
         if isinstance(x.index, N.IntLit) and type(x.index.value) is int and x.index.value >= 0 \
                 and isinstance(x.obj, N.Name) and self.pylocals.get(x.obj.id) in self.fixed_params:
             # `cell[0]` of a def's parameter, which keeps its value while the def is worked out: read
@@ -1883,7 +1923,7 @@ class Generator:
         saved = self.no_walrus
         self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
         try:
-            with self.local_scope([x.var], self.yields_cards(x.coll), self.yields_ints(x.coll)):
+            with self.local_scope([x.var], self.yields_cards(x.coll), self.yields_ints(x.coll), self.yields_pairs(x.coll)):
                 cond = self.x(x.cond)
         finally:
             self.no_walrus = saved
@@ -1917,7 +1957,7 @@ class Generator:
         try:
             for var, coll in clauses:
                 parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
-                scope = self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll))
+                scope = self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
                 scope.__enter__()
                 entered.append(scope)
             expr = self.x(x.expr)

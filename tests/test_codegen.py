@@ -1451,6 +1451,30 @@ zone bin
         assert played(game, seed, None) == played(closures, seed, None)
 
 
+def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_they_are(tmp_path, monkeypatch):
+    """A loop over the cells of a fixed grid or hex board the rules name, or over a list of pairs of
+    numbers written out (`dirs = [(1, 0), (0, 1), (1, 1), (1, -1)]`), holds pairs of whole numbers:
+    `cell[0] + d[0] * i` reads the coordinates as they are and asks nothing of them
+    (Generator.yields_pairs, is_pair_coordinate), also where four_from is written in place. The cells
+    of an open board are asked, as anything the rules put there may be a cell. Both engines play the
+    same games."""
+    path = REPO / "tests" / "codegen" / "connect4_plain.rules"
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "L_cell[0]) + " in has_four and "L_d[0]) * L_i" in has_four and "_index(" not in has_four
+    text = path.read_text(encoding="utf-8").replace("zone grid: board grid 8 size 7 by 6", "zone grid: board grid 8")
+    text = text.replace("def moves = [c in cells(grid) where playable(c)]",
+                        "def moves = if empty(grid) then [(3, 0)] else [c in frontier(grid) where c[1] >= 0 and c[1] < 6 and playable(c)]")
+    text = text.replace("def has_four(p) = any(cell in cells(grid)", "def has_four(p) = any(cell in occupied_cells(grid)")
+    open_board = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    source = open_board.program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "L_d[0]) * L_i" in has_four and "L_cell[0]) + " not in has_four
+    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
+    for seed in range(3):
+        assert played(open_board, seed, None) == played(closures, seed, None)
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
