@@ -51,7 +51,7 @@ from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra,
                      outside_the_list, set_field, the_zone)
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "39"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "40"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -957,8 +957,8 @@ class Generator:
             return False
 
         def small_ray(coll) -> bool:  # `ray(board, cell, d)` on a fixed board at most SMALL_WALK across
-            if not (self.is_builtin(coll, "ray", 3) and coll.args[0].id not in params
-                    if isinstance(coll, N.Call) and coll.args and isinstance(coll.args[0], N.Name) else False):
+            if not (self.is_builtin(coll, "ray", 3) and isinstance(coll.args[0], N.Name)
+                    and coll.args[0].id not in params):
                 return False
             info = self.zone_named(coll.args[0])
             t = info.topology if info is not None else None
@@ -1130,9 +1130,11 @@ class Generator:
     def statement(self, o, emit: Callable, value_of: Callable | None = None) -> None:
         """One statement of a fused run, its lines given to `emit` in order: `let x = e` and `x = e`
         on a local as Python; `move` with its values worked out here, in the closure's order, and the
-        cards put by `values.move_cards`; the others by their closure. `value_of(fn)`: how the value
-        of an expression is written (a call of its function, unless a region writes its body in
-        place, before the line that reads it: each value is kept in a local of its own first)."""
+        cards put by `values.move_cards`; `=`, `+=`, `-=` of a global, or of a card's or player's own
+        field, as the closure does them (`values.set_field` for anything else); the others by their
+        closure. `value_of(fn)`: how the value of an expression is written (a call of its function,
+        unless a region writes its body in place, before the line that reads it: each value is kept
+        in a local of its own first)."""
         def value(fn) -> str:
             return value_of(fn) if value_of is not None else f"{self.const(fn, 'F')}(c)"
 
@@ -1337,7 +1339,7 @@ class Generator:
     def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
         """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
         for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
-        numbers (yields_ints)."""
+        numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
         generator = self
 
         class _Scope:
