@@ -117,8 +117,9 @@ class VM:
 
     def bearers(self, keyword: str) -> tuple:
         """The face-up cards of public zones that carry a keyword, in card order. One pass over the
-        cards finds those of every keyword, kept until the state changes: continuous rules and
-        triggers ask again and again in between."""
+        cards finds those of every keyword, kept while no card changes (`State.cards_version`: a
+        player's field or a global changing leaves it): continuous rules and triggers ask again and
+        again in between."""
         s = self.s
         found = s.bearers
         if found is None or found[0] != s.cards_version:
