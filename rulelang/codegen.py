@@ -40,6 +40,7 @@ from typing import Any, Callable
 from . import nodes as N
 from .budgets import NUMBER_BOUND, check_size, exceeded
 from .cachefiles import prune, write_whole
+from .board import sort_cells
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
@@ -399,6 +400,33 @@ def _ray_walk(c, board, cell, d):
 _RAY = BUILTINS["ray"].impl
 
 
+def _region_owned(board, cell, p):
+    """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the walk
+    of geometry's region, asking each cell's top card whom it belongs to, without the list of the
+    player's cells and its set (the same cells, in the same order)."""
+    cells = board.cells
+    if type(cell) is Entity:
+        cell = cell.cell
+    seat, stacks = p.seat, cells.stacks
+    stack = stacks.get(cell)  # (a value that cannot be a cell fails here, as in the built-in)
+    if not stack or stack[-1].owner != seat:
+        return []
+    known = cells.known_neighbours() or {}
+    neighbours = cells.neighbour_cells
+    seen = {cell}
+    todo = [cell]
+    while todo:
+        here = todo.pop()
+        around = known.get(here)
+        for other in around if around is not None else neighbours(here):
+            if other not in seen:
+                stack = stacks.get(other)
+                if stack and stack[-1].owner == seat:
+                    seen.add(other)
+                    todo.append(other)
+    return sort_cells(seen)
+
+
 def _recursion(span, name, meter):
     return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
                     f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
@@ -460,7 +488,7 @@ _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
@@ -1838,6 +1866,14 @@ class Generator:
             board, cell = self.x(inner.args[0]), self.x(inner.args[1])
             stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
+        if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
+            # region(board, cell, owned_cells(board, p)): the walk asks the cells' top cards (_region_owned);
+            # anything but a player is the built-ins' (and their failures, at their lines)
+            board, cell, p = self.x(x.args[0]), self.x(x.args[1]), self.x(x.args[2].args[1])
+            t = self.fresh("_t")
+            owned = f"{self.mark('builtin', x.args[2].span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}(c, {board}, {t})))")
         if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
             inline = self.board_distance(x)
             if inline is not None:
@@ -1845,6 +1881,17 @@ class Generator:
         impl = self.const(BUILTINS[name].impl, "B")
         args = "".join(f", {self.x(a)}" for a in x.args)
         return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
+
+    def is_owned_region(self, x) -> bool:
+        """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell and the
+        player given as local names (worked out in any order alike)."""
+        board, cell, owned = x.args
+
+        def local(a) -> bool:
+            return isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope)
+
+        return (self.is_board_zone(board) and local(cell) and self.is_builtin(owned, "owned_cells", 2)
+                and isinstance(owned.args[0], N.Name) and owned.args[0].id == board.id and local(owned.args[1]))
 
     def board_distance(self, x) -> str | None:
         """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula

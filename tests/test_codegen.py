@@ -1475,6 +1475,25 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
         assert played(open_board, seed, None) == played(closures, seed, None)
 
 
+def test_a_players_region_is_walked_by_asking_the_cells_top_cards(tmp_path, monkeypatch):
+    """Hex's `chain(p, cell) = region(board, cell, owned_cells(board, p))` walks from the cell
+    asking each cell's top card whom it belongs to (codegen._region_owned), without the list of the
+    player's cells: the same games. Given anything but a player, the built-ins say so, at
+    owned_cells' line, as the closure engine does."""
+    path = REPO / "examples" / "hex.rules"
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    assert "_region_owned(c.s.zones['board'], L_cell, " in source[source.index("def E_chain"):source.index("def R_chain")]
+    text = path.read_text(encoding="utf-8")
+    call = "if joins_edges(current, chain(current, cell)) {"
+    assert call in text
+    failing = text.replace(call, "if joins_edges(current, chain(if count(board) > 6 then 3 else current, cell)) {")
+    failures = _failures_of(tmp_path, monkeypatch, failing)
+    found = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
+    assert found["codegen"] == found["closures"] and "owned_cells() needs a player" in found["codegen"][1]
+    line = text[:text.index("def chain(p, cell)")].count("\n") + 1
+    assert found["codegen"][0] == line
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
