@@ -189,7 +189,7 @@ class BoardCells:
         else:
             new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
         new._owned = None if self._owned is None else {
-            seat: (list(keys), list(cells)) for seat, (keys, cells) in self._owned.items()}
+            seat: (list(keys), list(cells), set(members)) for seat, (keys, cells, members) in self._owned.items()}
         new._next_to = {}
         new._near = None  # a copy remembers no values (State.local_cache) and so needs no counts yet
         return new
@@ -427,17 +427,31 @@ class BoardCells:
         stacks = self.stacks
         if self.topology.open:
             return sort_cells(c for c, stack in stacks.items() if stack and stack[-1].owner == seat)
+        found = self._owned_index().get(seat)
+        return list(found[1]) if found is not None else []
+
+    def owned_set(self, seat: int) -> set:
+        """The cells of owned_by, as a set (to be read only): a walk through a player's cells asks it."""
+        if self.topology.open:
+            return {c for c, stack in self.stacks.items() if stack and stack[-1].owner == seat}
+        found = self._owned_index().get(seat)
+        return found[2] if found is not None else set()
+
+    def _owned_index(self) -> dict:
+        """A fixed board's seats -> (sort keys, cells in order, the same cells as a set) of the cells
+        whose top card each owns: made once, then kept up to date (_top_owner_changed)."""
         if self._owned is None:
+            stacks = self.stacks
             owned: dict = {}
             for c in self.cells():
                 stack = stacks[c]
                 if stack and stack[-1].owner is not None:
-                    keys, cells = owned.setdefault(stack[-1].owner, ([], []))
+                    keys, cells, members = owned.setdefault(stack[-1].owner, ([], [], set()))
                     keys.append(_cell_sort_key(c))
                     cells.append(c)
+                    members.add(c)
             self._owned = owned
-        found = self._owned.get(seat)
-        return list(found[1]) if found is not None else []
+        return self._owned
 
     def top_owner_changed(self, cell, entity, old_seat) -> None:
         """A card changed owners (from `old_seat`): if it is the top card of its cell, the cell
@@ -451,15 +465,17 @@ class BoardCells:
             return
         key = _cell_sort_key(cell)
         if old_seat is not None:
-            keys, cells = self._owned[old_seat]
+            keys, cells, members = self._owned[old_seat]
             i = bisect_left(keys, key)
             del keys[i]
             del cells[i]
+            members.discard(cell)
         if new_seat is not None:
-            keys, cells = self._owned.setdefault(new_seat, ([], []))
+            keys, cells, members = self._owned.setdefault(new_seat, ([], [], set()))
             i = bisect_left(keys, key)
             keys.insert(i, key)
             cells.insert(i, cell)
+            members.add(cell)
 
     def occupied_cells(self) -> list:
         return sort_cells(c for c, stack in self.stacks.items() if stack)

@@ -40,12 +40,12 @@ from typing import Any, Callable
 from . import nodes as N
 from .budgets import NUMBER_BOUND, check_size, exceeded
 from .cachefiles import prune, write_whole
-from .board import sort_cells
 from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
+from .geometry import grow_group
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra, move_cards, one_value_changed,
@@ -402,29 +402,14 @@ _RAY = BUILTINS["ray"].impl
 
 def _region_owned(board, cell, p):
     """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the walk
-    of geometry's region, asking each cell's top card whom it belongs to, without the list of the
-    player's cells and its set (the same cells, in the same order)."""
-    cells = board.cells
+    of geometry's region through the cells the board keeps for the player (BoardCells.owned_set),
+    without their list and a set made of it (the same cells, in the same order)."""
+    members = board.cells.owned_set(p.seat)
     if type(cell) is Entity:
         cell = cell.cell
-    seat, stacks = p.seat, cells.stacks
-    stack = stacks.get(cell)  # (a value that cannot be a cell fails here, as in the built-in)
-    if not stack or stack[-1].owner != seat:
+    if cell not in members:  # (a value that cannot be a cell fails here, as in the built-in)
         return []
-    known = cells.known_neighbours() or {}
-    neighbours = cells.neighbour_cells
-    seen = {cell}
-    todo = [cell]
-    while todo:
-        here = todo.pop()
-        around = known.get(here)
-        for other in around if around is not None else neighbours(here):
-            if other not in seen:
-                stack = stacks.get(other)
-                if stack and stack[-1].owner == seat:
-                    seen.add(other)
-                    todo.append(other)
-    return sort_cells(seen)
+    return grow_group(board, cell, members)
 
 
 def _recursion(span, name, meter):

@@ -141,7 +141,7 @@ def _cell_set(cells, fn: str) -> set:
     return out
 
 
-def _grow(board: BoardZone, start, members: set) -> list:
+def grow_group(board: BoardZone, start, members: set) -> list:
     """The cells of `members` connected to `start` through neighbouring cells of `members`."""
     neighbours = board.cells.neighbour_cells
     known = board.cells.known_neighbours() or {}
@@ -165,7 +165,7 @@ def _regions(ctx, board, cells):
     out, done = [], set()
     for cell in sort_cells(members):
         if cell not in done:
-            group = _grow(board, cell, members)
+            group = grow_group(board, cell, members)
             done.update(group)
             out.append(group)
     return out
@@ -180,7 +180,7 @@ def _region(ctx, board, cell, cells):
     members = _cell_set(cells, "region")
     if cell not in members:
         return []
-    return _grow(board, cell, members)
+    return grow_group(board, cell, members)
 
 
 @builtin("cells_around", 2, 2, "the cells next to any of the given cells (or cards' cells) but not among them: "

@@ -183,7 +183,7 @@ def test_a_board_function_given_a_pile_names_the_rule():
 def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
     """owned_cells(board, p) on a fixed board is listed once, then kept up to date: after any mix of
     cards placed (on top or at the bottom), removed, given to another seat and copied with the
-    match, it equals a fresh scan of the top cards. The cards next to a cell (remembered until a
+    match, it equals a fresh scan of the top cards, as a list and as a set. The cards next to a cell (remembered until a
     card comes or goes) equal a fresh scan too, and a caller changing the list it got changes
     nothing."""
     import random
@@ -217,6 +217,7 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
             set_owner(s, rng.choice(on_board), rng.choice([0, 1, None]))
         for seat in (0, 1):
             assert cells.owned_by(seat) == scan(cells, seat), step
+            assert cells.owned_set(seat) == set(scan(cells, seat)), step  # (what a region walks through)
         for probe in probes.sample(cells.cells(), 3):
             around = [e for c in cells.neighbour_cells(probe) for e in cells.stack(c)]
             got = cells.cards_next_to(probe)

@@ -1018,6 +1018,15 @@ def _failures_of(tmp_path, monkeypatch, text) -> dict:
     return failures
 
 
+def failure_in_both_engines(tmp_path, monkeypatch, text) -> tuple[int, str]:
+    """The rules line and the words of the error a seeded game of the text stops with, the same in
+    both engines."""
+    found = {(exc.diagnostics[0].span.line, exc.diagnostics[0].message)
+             for exc in _failures_of(tmp_path, monkeypatch, text).values()}
+    assert len(found) == 1, found
+    return found.pop()
+
+
 def _bearers_by_every_field(match) -> dict:
     """The keyword table as keywords_of finds it, reading every field of every face-up public card."""
     from rulelang.builtins import keywords_of
@@ -1351,11 +1360,9 @@ def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_pa
     move = "move top(supply(current)) to grid at cell"
     assert move in text
     failing = text.replace(move, "move top(supply(current)) to (if count(grid) > 2 then [grid, 7][1] else grid) at cell")
-    failures = _failures_of(tmp_path, monkeypatch, failing)
-    messages = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
-    assert messages["codegen"] == messages["closures"]
-    assert messages["codegen"][0] == text[:text.index(move)].count("\n") + 1
-    assert "cards can only be moved to a zone, not to 7" in messages["codegen"][1]
+    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
+    assert line == text[:text.index(move)].count("\n") + 1
+    assert "cards can only be moved to a zone, not to 7" in words
 
 
 ASSIGNING = """
@@ -1409,9 +1416,7 @@ def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monk
         for seed in range(4):
             assert played(game, seed, None) == played(closures, seed, None), seed
         return
-    failures = _failures_of(tmp_path, monkeypatch, text)
-    found = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
-    assert found["codegen"] == found["closures"] and words in found["codegen"][1]
+    assert words in failure_in_both_engines(tmp_path, monkeypatch, text)[1]
 
 
 def test_the_first_item_of_a_list_is_found_without_making_the_list(tmp_path, monkeypatch):
@@ -1475,10 +1480,10 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
         assert played(open_board, seed, None) == played(closures, seed, None)
 
 
-def test_a_players_region_is_walked_by_asking_the_cells_top_cards(tmp_path, monkeypatch):
+def test_a_players_region_is_walked_through_the_boards_set_of_their_cells(tmp_path, monkeypatch):
     """Hex's `chain(p, cell) = region(board, cell, owned_cells(board, p))` walks from the cell
-    asking each cell's top card whom it belongs to (codegen._region_owned), without the list of the
-    player's cells: the same games. Given anything but a player, the built-ins say so, at
+    through the set of the player's cells the board keeps (codegen._region_owned,
+    BoardCells.owned_set), without their list and a set made of it: the same games. Given anything but a player, the built-ins say so, at
     owned_cells' line, as the closure engine does."""
     path = REPO / "examples" / "hex.rules"
     source = load_with("codegen", monkeypatch, path).program.generated.source
@@ -1487,11 +1492,8 @@ def test_a_players_region_is_walked_by_asking_the_cells_top_cards(tmp_path, monk
     call = "if joins_edges(current, chain(current, cell)) {"
     assert call in text
     failing = text.replace(call, "if joins_edges(current, chain(if count(board) > 6 then 3 else current, cell)) {")
-    failures = _failures_of(tmp_path, monkeypatch, failing)
-    found = {engine: (exc.diagnostics[0].span.line, exc.diagnostics[0].message) for engine, exc in failures.items()}
-    assert found["codegen"] == found["closures"] and "owned_cells() needs a player" in found["codegen"][1]
-    line = text[:text.index("def chain(p, cell)")].count("\n") + 1
-    assert found["codegen"][0] == line
+    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
+    assert "owned_cells() needs a player" in words and line == text[:text.index("def chain(p, cell)")].count("\n") + 1
 
 
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
