@@ -173,19 +173,18 @@ class Meter:
     def; the VM's main loop adds its steps. Memory is sampled every few thousand units of work.
     """
 
-    __slots__ = ("budgets", "work", "limit", "checkpoint", "memory_base", "depth", "first_checkpoint")
+    __slots__ = ("budgets", "work", "limit", "checkpoint", "memory_base", "depth")
 
     def __init__(self, budgets: Budgets, memory_base: float | None = None):
         self.budgets = budgets
         self.limit = budgets.steps
         self.memory_base = memory_base
         self.depth = 0  # defs being evaluated, nested
-        self.first_checkpoint = min(_MEMORY_EVERY, self.limit + 1)
         self.reset()
 
     def reset(self):
         self.work = 0
-        self.checkpoint = self.first_checkpoint
+        self.checkpoint = min(_MEMORY_EVERY, self.limit + 1)
 
     def charge(self, n: int, span: Span):
         self.work += n

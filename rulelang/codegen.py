@@ -964,9 +964,8 @@ class Generator:
             if isinstance(coll, N.ListLit):
                 return len(coll.items) <= SMALL_WALK and all(leaf(item) for item in coll.items)
             if isinstance(coll, N.Name) and coll.id not in params:
-                d = self.def_decls.get(coll.id)
-                return (d is not None and not d.params and coll.id in self.constant_defs
-                        and isinstance(d.body, N.ListLit) and len(d.body.items) <= SMALL_WALK)
+                listed = self.listed_def(coll.id)
+                return listed is not None and coll.id in self.constant_defs and len(listed.items) <= SMALL_WALK
             return False
 
         def small_ray(coll) -> bool:  # `ray(board, cell, d)` on a fixed board at most SMALL_WALK across
@@ -1181,8 +1180,10 @@ class Generator:
             emit(f"{o} = {value(obj)}")
             card = f"type({o}) is _Entity" + (f" and {attr!r} in {o}.attrs" if attr in _CARD_PSEUDO_FIELDS else "")
             emit(f"if type({o}) is _Player or {card}:")
-            inner = []
-            emit_inner = inner.append
+
+            def emit_inner(line: str) -> None:
+                emit(f"    {line}")
+
             emit_inner(f"{a} = {o}.attrs")
             emit_inner(f"{v} = {self.const(fn, 'F')}(c)")
             emit_inner(f"{old} = {a}.get({attr!r})")
@@ -1194,8 +1195,6 @@ class Generator:
             emit_inner(f"    if type({o}) is _Entity and {attr!r} in c.vm.program.keyword_fields:")
             emit_inner("        c.s.cards_version += 1")
             emit_inner(f"    _value_changed(c.s, {attr!r}, {self.const(readers, 'K')})")
-            for line in inner:
-                emit(f"    {line}")
             emit("else:")
             emit(f"    _set_field(c, {o}, {attr!r}, {self.const(fn, 'F')}, {op!r}, {self.const(span, 'S')}, None, "
                  f"{self.const(readers, 'K')})")
@@ -1451,6 +1450,15 @@ class Generator:
                 and isinstance(at.args[1], N.Name) and at.args[1].id == x.var
                 and x.var not in self.pylocals and x.var not in self.cc.scope)
 
+    def listed_def(self, name: str):
+        """The body of a def without parameters whose value is a list written out (`dirs = [(1, 0),
+        (0, 1)]`), else None."""
+        d = self.def_decls.get(name)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None or sym.kind != "def" or d is None or d.params or not isinstance(d.body, N.ListLit):
+            return None
+        return d.body
+
     def yields_pairs(self, node) -> bool:
         """Whether every item of the collection `node` is a tuple of two whole numbers: the cells of a
         fixed grid or hex board the rules name (`cells(grid)`, `empty_cells(grid)`), or a list of
@@ -1467,11 +1475,8 @@ class Generator:
         if isinstance(node, N.ListLit):
             return literal_pairs(node.items)
         if isinstance(node, N.Name) and node.id not in self.pylocals and node.id not in self.cc.scope:
-            d = self.def_decls.get(node.id)
-            sym = self.cc.t.symbols.get(node.id)
-            return (sym is not None and sym.kind == "def" and d is not None and not d.params
-                    and node.id not in self.setting_defs and isinstance(d.body, N.ListLit)
-                    and literal_pairs(d.body.items))
+            listed = self.listed_def(node.id)
+            return listed is not None and node.id not in self.setting_defs and literal_pairs(listed.items)
         if (self.is_builtin(node, "cells", 1) or self.is_builtin(node, "empty_cells", 1)) and self.is_board_zone(node.args[0]):
             t = self.zone_named(node.args[0]).topology
             return not t.open and t.kind in ("grid", "hex")

@@ -220,11 +220,7 @@ class ChooseOne(Op):
         if n == 1:
             self.resume(vm, frame, options[0])
             return
-        s = vm.s
-        # the player taking the turn, or the one `by` names (vm.chooser); the prompt as shown_prompt makes it
-        who = s.players[s.current] if self.by is None and s.current is not None else vm.chooser(self.by, ctx, self.span)
-        prompt = self.prompt
-        vm.ask(who, options, prompt(ctx) if callable(prompt) else prompt, self.span)
+        vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
 
     def resume(self, vm, frame, option):
         frame.vars[self.var] = option["values"][self.var]

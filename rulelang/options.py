@@ -91,17 +91,13 @@ class Options:
         return payload[1]
 
     def __getitem__(self, index):
-        if type(index) is int and 0 <= index < self._len:  # the common case: a bot's pick
-            made = self._made.get(index)
-            if made is None:
-                made = self._made[index] = self._build(index)
-            return made
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._len))]
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError("option index out of range")
+        if type(index) is not int or not 0 <= index < self._len:  # (a bot's pick is neither)
+            if isinstance(index, slice):
+                return [self[i] for i in range(*index.indices(self._len))]
+            if index < 0:
+                index += self._len
+            if not 0 <= index < self._len:
+                raise IndexError("option index out of range")
         made = self._made.get(index)
         if made is None:
             made = self._made[index] = self._build(index)

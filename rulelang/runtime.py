@@ -385,8 +385,7 @@ class VM:
         op = None
         self.stopped = False
         meter = self.meter
-        meter.work = 0  # meter.reset(), inline
-        meter.checkpoint = meter.first_checkpoint
+        meter.reset()
         try:
             while s.pending is None and not s.over and not self.stopped:
                 stack = s.stack

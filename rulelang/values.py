@@ -11,7 +11,7 @@ from .budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from .builtins import as_list, describe
 from .errors import Span
 from .program import Ctx, RuleError
-from .model import NOBODY, PLAIN_TYPES, BoardZone, Entity, Player, Zone, move as move_entity, remember_undo, set_owner
+from .model import NOBODY, PLAIN_TYPES, BoardZone, Entity, Player, Zone, move as move_entity, remember_undo, set_owner, touched
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -57,7 +57,7 @@ def move_cards(c, items, zone: Zone, cell, bottom: bool, face_down: bool, span: 
 
 
 def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot=None):
-    if type(zone) is BoardZone or isinstance(zone, BoardZone):
+    if isinstance(zone, BoardZone):
         if cell is None:
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
         cells = zone.cells
@@ -282,8 +282,6 @@ def one_value_changed(s, key: str, readers: tuple | None) -> None:
     (``s.version``), recorded as touching `key` (``model.touched``, for continuous rules), that
     only the defs in `readers` must forget (None: all of them)."""
     s.version += 1
-    if s.touched_version == s.version - 1:  # model.touched, in place
-        s.touched_version = s.version
-        s.touched.add(key)
+    touched(s, key)
     if readers is not None:
         keep_remembered(s, readers)
