@@ -370,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check .rules files and report every problem")
     p.add_argument("files", nargs="+")
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func=cmd_check, short_lived=True)
 
     p = sub.add_parser("play", help="play a game in the terminal")
     p.add_argument("file")
@@ -476,14 +476,20 @@ def command() -> int:
     operating system as the process ends, not scanned once more by Python's cycle collector while
     the interpreter shuts down (20 to 45 ms of a `check` of the largest games just after an edit:
     `rulelang bench --only check`)."""
-    code = main()
+    code = main(program=True)
     gc.freeze()
     return code
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, program: bool = False) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if program and getattr(args, "short_lived", False):
+        # a command that ends in a moment (`check`) makes no garbage worth collecting, but the
+        # collector would scan its growing heap (the AST, the checker's tables) again and again:
+        # 50 to 70 ms of a check of the largest games just after an edit. Tests call main() and
+        # keep theirs.
+        gc.disable()
     budgets_before = os.environ.get("RULELANG_BUDGETS")
     try:
         if getattr(args, "budget", None):

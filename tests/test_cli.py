@@ -45,6 +45,26 @@ def test_check_clean_files_exit_zero(repo_cwd):
     assert err == ""
 
 
+def test_the_check_program_pauses_the_cycle_collector_but_main_in_a_test_does_not(repo_cwd):
+    """`rulelang check` ends in a moment: the program turns the collector off for it (it would scan
+    the growing AST again and again); main() called in a process that goes on keeps it on."""
+    import gc
+
+    assert gc.isenabled()
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["check", "examples/tictactoe.rules"]) == 0
+    assert gc.isenabled()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["check", "examples/tictactoe.rules"], program=True) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with contextlib.redirect_stdout(io.StringIO()):  # other commands keep it on
+        main(["docs", "examples/tictactoe.rules", "-o", "/dev/null"], program=True)
+    assert gc.isenabled()
+
+
 def test_check_errors_exit_non_zero_and_every_file_is_checked():
     proc = rulelang("check", "tests/bad/check_undefined_name.rules", "examples/tictactoe.rules",
                     "tests/bad/syntax_unclosed_paren.rules")

@@ -483,6 +483,20 @@ def _parse_alike(lark, other) -> int:
     return compared
 
 
+def test_the_grammar_needs_no_regex_package():
+    """The parser keeps the `regex` package out while Lark is imported (Lark would import it only to
+    measure terminals with Unicode categories): the grammar has none, and `regex` still imports."""
+    import importlib.util
+    import sys
+
+    from rulelang import parser as P
+
+    assert "\\p{" not in P.grammar_path().read_text(encoding="utf-8")
+    assert sys.modules.get("regex", "absent") is not None  # not left blocked for others
+    if importlib.util.find_spec("regex") is not None:
+        import regex  # noqa: F401
+
+
 def test_the_shipped_lalr_tables_are_made_from_this_grammar():
     """grammar/rulelang.lalr saves the first parse on a machine from building the tables (about half
     a second). After a grammar change, write it again:
