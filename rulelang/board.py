@@ -157,6 +157,9 @@ class BoardCells:
         # a fixed board's cells by the seat owning their top card: seat -> (sort keys, cells), in cell
         # order, kept up to date once asked for (see owned_by)
         self._owned: dict | None = None
+        # a fixed board's groups of touching cells per seat (owned_groups), kept up to date once asked
+        # for: seat -> (cell -> its _Group); a seat's are made again after one of its cells leaves it
+        self._groups: dict | None = None
         # the cards next to a cell, as cards_next_to lists them, until a card comes to or leaves a
         # cell next to it: rules ask it over and over (each card of a hand tried on each open cell,
         # each card's neighbours in a continuous rule's every pass)
@@ -190,6 +193,7 @@ class BoardCells:
             new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
         new._owned = None if self._owned is None else {
             seat: (list(keys), list(cells), set(members)) for seat, (keys, cells, members) in self._owned.items()}
+        new._groups = None  # made again if asked for
         new._next_to = {}
         new._near = None  # a copy remembers no values (State.local_cache) and so needs no counts yet
         return new
@@ -227,6 +231,7 @@ class BoardCells:
         elif self._next_to:
             self._forget_next_to(cell)
         if cell not in self.stacks:
+            self._groups = None  # (new neighbours)
             if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
                 self._graph, self._neighbour_table, self._shared = self._graph.copy(), {}, False
             g = self._graph
@@ -463,6 +468,12 @@ class BoardCells:
     def _top_owner_changed(self, cell, old_seat, new_seat) -> None:
         if old_seat == new_seat:
             return
+        groups = self._groups
+        if groups is not None:
+            if old_seat is not None:
+                groups.pop(old_seat, None)  # its groups may split: made again when asked for
+            if new_seat is not None and new_seat in groups:
+                self._join(groups[new_seat], cell)
         key = _cell_sort_key(cell)
         if old_seat is not None:
             keys, cells, members = self._owned[old_seat]
@@ -476,6 +487,100 @@ class BoardCells:
             keys.insert(i, key)
             cells.insert(i, cell)
             members.add(cell)
+
+    # ---- a seat's groups of touching cells
+    def owned_groups(self, seat: int) -> list:
+        """regions(board, owned_cells(board, seat)): the groups of touching cells whose top card the
+        seat owns, each in cell order, the groups in the order of their first cells. A fixed board's
+        are found once, then kept up to date as cells come to the seat (the new cell joins the
+        groups next to it), and found again after a cell leaves the seat; a group's list is made
+        when first asked for after it changed."""
+        if self.topology.open:
+            return self.regions(self.owned_set(seat))
+        groups = self._seat_groups(seat)
+        found = sorted({id(g): g for g in groups.values()}.values(), key=_first_key)
+        return [g.in_order() for g in found]
+
+    def owned_group(self, seat: int, cell) -> list:
+        """region(board, cell, owned_cells(board, seat)): the cell's group among the seat's cells,
+        in cell order (empty if the seat does not own the cell)."""
+        if self.topology.open:
+            members = self.owned_set(seat)
+            return sort_cells(self.connected(cell, members)) if cell in members else []
+        group = self._seat_groups(seat).get(cell)
+        return group.in_order() if group is not None else []
+
+    def connected(self, start, members: set) -> set:
+        """The cells of `members` connected to `start` through neighbouring cells of `members`."""
+        neighbours = self.neighbour_cells
+        known = self.known_neighbours() or {}
+        seen = {start}
+        todo = [start]
+        while todo:
+            cell = todo.pop()
+            around = known.get(cell)
+            for other in around if around is not None else neighbours(cell):
+                if other in members and other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return seen
+
+    def regions(self, members: set) -> list:
+        """The groups of touching cells among `members`, each in cell order, in the order of their
+        first cells."""
+        out, done = [], set()
+        for cell in sort_cells(members):
+            if cell not in done:
+                group = self.connected(cell, members)
+                done |= group
+                out.append(sort_cells(group))
+        return out
+
+    def _seat_groups(self, seat: int) -> dict:
+        groups = self._groups
+        if groups is None:
+            groups = self._groups = {}
+        found = groups.get(seat)
+        if found is None:
+            found = groups[seat] = {}
+            members = self.owned_set(seat)
+            done: set = set()
+            for cell in self.owned_by(seat):
+                if cell not in done:
+                    group = _Group(self.connected(cell, members), _cell_sort_key(cell))
+                    done |= group.cells
+                    for c in group.cells:
+                        found[c] = group
+        return found
+
+    def _join(self, groups: dict, cell) -> None:
+        """A cell comes to a seat whose groups are kept: it joins the groups next to it into one."""
+        near = []
+        for other in self.neighbour_cells(cell):
+            g = groups.get(other)
+            if g is not None and g not in near:  # (a group is equal only to itself)
+                near.append(g)
+        key = _cell_sort_key(cell)
+        if not near:
+            groups[cell] = _Group({cell}, key)
+            return
+        joined = near[0]
+        if len(near) > 1:  # the largest takes the others' cells in
+            for g in near:
+                if len(g.cells) > len(joined.cells):
+                    joined = g
+            for g in near:
+                if g is not joined:
+                    joined.cells |= g.cells
+                    for c in g.cells:
+                        groups[c] = joined
+                    if g.first < joined.first:
+                        joined.first = g.first
+        joined.cells.add(cell)
+        groups[cell] = joined
+        if key < joined.first:
+            joined.first = key
+        joined.ordered = None
 
     def occupied_cells(self) -> list:
         return sort_cells(c for c, stack in self.stacks.items() if stack)
@@ -511,6 +616,26 @@ class BoardCells:
 
 
 _EMPTY: list = []
+
+
+class _Group:
+    """One group of a seat's touching cells (BoardCells.owned_groups): its cells, its first cell's
+    sort key, and its cells in order once asked for (a list handed out as a value, never changed:
+    a group that grows makes a new one)."""
+
+    __slots__ = ("cells", "first", "ordered")
+
+    def __init__(self, cells: set, first):
+        self.cells, self.first, self.ordered = cells, first, None
+
+    def in_order(self) -> list:
+        if self.ordered is None:
+            self.ordered = sort_cells(self.cells)
+        return self.ordered
+
+
+def _first_key(group: _Group):
+    return group.first
 
 
 def _cell_sort_key(cell):

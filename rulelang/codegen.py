@@ -45,14 +45,13 @@ from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, Zone, o
 
 from .compile_expr import ExpressionCompiler
 from .dependencies import TEMPLATE_NAMES, free_names, nodes_in, rebuilt
-from .geometry import grow_group
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import DEF_CALL_WORK, Code, Ctx, RuleError
 from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra, move_cards, one_value_changed,
                      outside_the_list, set_field, the_zone)
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "40"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "41"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -401,15 +400,18 @@ _RAY = BUILTINS["ray"].impl
 
 
 def _region_owned(board, cell, p):
-    """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the walk
-    of geometry's region through the cells the board keeps for the player (BoardCells.owned_set),
-    without their list and a set made of it (the same cells, in the same order)."""
-    members = board.cells.owned_set(p.seat)
+    """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the
+    group the board keeps of the player's cells that holds the cell (BoardCells.owned_group), not
+    a walk through a set made of their list (the same cells, in the same order)."""
     if type(cell) is Entity:
         cell = cell.cell
-    if cell not in members:  # (a value that cannot be a cell fails here, as in the built-in)
-        return []
-    return grow_group(board, cell, members)
+    return board.cells.owned_group(p.seat, cell)  # (a value that cannot be a cell fails here, as in the built-in)
+
+
+def _regions_owned(board, p):
+    """regions(board, owned_cells(board, p)) for a board the rules name and a player: the groups the
+    board keeps of the player's cells (BoardCells.owned_groups)."""
+    return board.cells.owned_groups(p.seat)
 
 
 def _recursion(span, name, meter):
@@ -473,7 +475,7 @@ _HELPERS = {
     "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
 }
 
@@ -1864,6 +1866,14 @@ class Generator:
             owned = f"{self.mark('builtin', x.args[2].span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
             return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
                     f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}(c, {board}, {t})))")
+        if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
+            # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
+            # but a player is the built-ins' (and their failures, at their lines)
+            board, p = self.x(x.args[0]), self.x(x.args[1].args[1])
+            t = self.fresh("_t")
+            owned = f"{self.mark('builtin', x.args[1].span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}(c, {board}, {t})))")
         if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
             inline = self.board_distance(x)
             if inline is not None:
@@ -1882,6 +1892,12 @@ class Generator:
 
         return (self.is_board_zone(board) and local(cell) and self.is_builtin(owned, "owned_cells", 2)
                 and isinstance(owned.args[0], N.Name) and owned.args[0].id == board.id and local(owned.args[1]))
+
+    def is_owned_regions(self, x) -> bool:
+        """`regions(board, owned_cells(board, p))` on a board the rules name."""
+        board, owned = x.args
+        return (self.is_board_zone(board) and self.is_builtin(owned, "owned_cells", 2)
+                and isinstance(owned.args[0], N.Name) and owned.args[0].id == board.id)
 
     def board_distance(self, x) -> str | None:
         """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula

@@ -142,33 +142,15 @@ def _cell_set(cells, fn: str) -> set:
 
 
 def grow_group(board: BoardZone, start, members: set) -> list:
-    """The cells of `members` connected to `start` through neighbouring cells of `members`."""
-    neighbours = board.cells.neighbour_cells
-    known = board.cells.known_neighbours() or {}
-    seen = {start}
-    todo = [start]
-    while todo:
-        cell = todo.pop()
-        around = known.get(cell)
-        for other in around if around is not None else neighbours(cell):
-            if other in members and other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return sort_cells(seen)
+    """The cells of `members` connected to `start` through neighbouring cells of `members`, in order."""
+    return sort_cells(board.cells.connected(start, members))
 
 
 @builtin("regions", 2, 2, "the groups of touching cells among the given cells (or cards' cells), each a list of cells: "
                           "regions(board, owned_cells(board, p))")
 def _regions(ctx, board, cells):
     board = _board(board, "regions")
-    members = _cell_set(cells, "regions")
-    out, done = [], set()
-    for cell in sort_cells(members):
-        if cell not in done:
-            group = grow_group(board, cell, members)
-            done.update(group)
-            out.append(group)
-    return out
+    return board.cells.regions(_cell_set(cells, "regions"))
 
 
 @builtin("region", 3, 3, "the group of touching cells, among the given cells, that holds one cell (empty if the cell is not "

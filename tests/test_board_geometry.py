@@ -7,6 +7,7 @@ import pytest
 from conftest import load_rules
 from rulelang import nodes as N
 from rulelang.errors import RulesError, RulesRuntimeError
+from rulelang.board import cell_sort_key, sort_cells
 from rulelang.parser import parse_text
 
 HEAD = """
@@ -180,10 +181,12 @@ def test_a_board_function_given_a_pile_names_the_rule():
     assert "needs a board" in str(err.value)
 
 
-def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
+@pytest.mark.parametrize("name", ["square", "plus", "rhombus"])
+def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners(name):
     """owned_cells(board, p) on a fixed board is listed once, then kept up to date: after any mix of
     cards placed (on top or at the bottom), removed, given to another seat and copied with the
-    match, it equals a fresh scan of the top cards, as a list and as a set. The cards next to a cell (remembered until a
+    match, it equals a fresh scan of the top cards, as a list and as a set, and the groups of
+    touching cells kept of them (regions and region of owned_cells) equal networkx's. The cards next to a cell (remembered until a
     card comes or goes) equal a fresh scan too, and a caller changing the list it got changes
     nothing."""
     import random
@@ -193,13 +196,19 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
     game = load_rules(HEAD + "phase play { choose x from [1, 2] by player(1) as \"Wait\" }")
     match = game.new_match(seed=1)
     s = match.s
-    board = s.zones["square"]
+    board = s.zones[name]
     bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]
     rng = random.Random(7)
     probes = random.Random(8)
 
     def scan(cells, seat):
         return [c for c in cells.cells() if cells.stack(c) and cells.stack(c)[-1].owner == seat]
+
+    def groups(cells, seat):  # regions(board, owned_cells(board, seat)), by networkx
+        import networkx as nx
+
+        found = [sort_cells(g) for g in nx.connected_components(cells.graph.subgraph(scan(cells, seat)))]
+        return sorted(found, key=lambda g: cell_sort_key(g[0]))
 
     for step in range(400):
         cells = board.cells
@@ -218,6 +227,10 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
         for seat in (0, 1):
             assert cells.owned_by(seat) == scan(cells, seat), step
             assert cells.owned_set(seat) == set(scan(cells, seat)), step  # (what a region walks through)
+            if step % 3 == seat:  # (the groups are kept once asked for: sometimes several changes between)
+                assert cells.owned_groups(seat) == groups(cells, seat), step
+                probe = rng.choice(cells.cells())
+                assert cells.owned_group(seat, probe) == next((g for g in groups(cells, seat) if probe in g), []), step
         for probe in probes.sample(cells.cells(), 3):
             around = [e for c in cells.neighbour_cells(probe) for e in cells.stack(c)]
             got = cells.cards_next_to(probe)
@@ -227,5 +240,5 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners():
         if step % 97 == 0:
             match = match.clone()
             s = match.s
-            board = s.zones["square"]
+            board = s.zones[name]
             bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]

@@ -1481,9 +1481,9 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
 
 
 def test_a_players_region_is_walked_through_the_boards_set_of_their_cells(tmp_path, monkeypatch):
-    """Hex's `chain(p, cell) = region(board, cell, owned_cells(board, p))` walks from the cell
-    through the set of the player's cells the board keeps (codegen._region_owned,
-    BoardCells.owned_set), without their list and a set made of it: the same games. Given anything but a player, the built-ins say so, at
+    """Hex's `chain(p, cell) = region(board, cell, owned_cells(board, p))` is the group of the
+    player's cells holding the cell that the board keeps up to date (codegen._region_owned,
+    BoardCells.owned_group), without a walk through their list: the same games. Given anything but a player, the built-ins say so, at
     owned_cells' line, as the closure engine does."""
     path = REPO / "examples" / "hex.rules"
     source = load_with("codegen", monkeypatch, path).program.generated.source
@@ -1494,6 +1494,26 @@ def test_a_players_region_is_walked_through_the_boards_set_of_their_cells(tmp_pa
     failing = text.replace(call, "if joins_edges(current, chain(if count(board) > 6 then 3 else current, cell)) {")
     line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
     assert "owned_cells() needs a player" in words and line == text[:text.index("def chain(p, cell)")].count("\n") + 1
+
+
+def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch):
+    """A Hex written plainly, `regions(board, owned_cells(board, p))` after each stone, reads the
+    groups of the player's cells the board keeps up to date (codegen._regions_owned,
+    BoardCells.owned_groups): the same games as the closure engine, which asks the built-ins.
+    Given anything but a player, the built-ins say so, at owned_cells' line, in both engines."""
+    path = REPO / "tests" / "codegen" / "hex_plain.rules"
+    generated = load_with("codegen", monkeypatch, path)
+    source = generated.program.generated.source
+    assert "_regions_owned(c.s.zones['board'], " in source[source.index("def E_has_won"):]
+    closures = load_with("closures", monkeypatch, path)
+    for seed in range(4):
+        assert played(generated, seed, None) == played(closures, seed, None)
+    text = path.read_text(encoding="utf-8")
+    call = "regions(board, owned_cells(board, p))"
+    assert call in text
+    failing = text.replace(call, "regions(board, owned_cells(board, if count(board) > 6 then 3 else p))")
+    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
+    assert "owned_cells() needs a player" in words and line == text[:text.index("def has_won")].count("\n") + 1
 
 
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
