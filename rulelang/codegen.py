@@ -51,7 +51,7 @@ from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra,
                      outside_the_list, set_field, the_zone)
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "41"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "42"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -1859,21 +1859,21 @@ class Generator:
             stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
         if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
-            # region(board, cell, owned_cells(board, p)): the walk asks the cells' top cards (_region_owned);
+            # region(board, cell, owned_cells(board, p)): the group the board keeps (_region_owned);
             # anything but a player is the built-ins' (and their failures, at their lines)
-            board, cell, p = self.x(x.args[0]), self.x(x.args[1]), self.x(x.args[2].args[1])
+            board, cell = self.x(x.args[0]), self.x(x.args[1])
             t = self.fresh("_t")
-            owned = f"{self.mark('builtin', x.args[2].span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            p, owned = self.owned_cells_of(x.args[2], x.args[0].id, board, t)
             return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}(c, {board}, {t})))")
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
         if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
             # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
             # but a player is the built-ins' (and their failures, at their lines)
-            board, p = self.x(x.args[0]), self.x(x.args[1].args[1])
+            board = self.x(x.args[0])
             t = self.fresh("_t")
-            owned = f"{self.mark('builtin', x.args[1].span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            p, owned = self.owned_cells_of(x.args[1], x.args[0].id, board, t)
             return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}(c, {board}, {t})))")
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
         if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
             inline = self.board_distance(x)
             if inline is not None:
@@ -1883,21 +1883,43 @@ class Generator:
         return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
 
     def is_owned_region(self, x) -> bool:
-        """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell and the
-        player given as local names (worked out in any order alike)."""
+        """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell a local name
+        (nothing that can fail is worked out before the player, in either order), the player anything;
+        `owned_cells(board, p)` may be a def that is just that (`stones(p) = owned_cells(board, p)`)."""
         board, cell, owned = x.args
-
-        def local(a) -> bool:
-            return isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope)
-
-        return (self.is_board_zone(board) and local(cell) and self.is_builtin(owned, "owned_cells", 2)
-                and isinstance(owned.args[0], N.Name) and owned.args[0].id == board.id and local(owned.args[1]))
+        return (self.is_board_zone(board) and isinstance(cell, N.Name)
+                and (cell.id in self.pylocals or cell.id in self.cc.scope) and self.owned_cells_call(owned, board.id))
 
     def is_owned_regions(self, x) -> bool:
-        """`regions(board, owned_cells(board, p))` on a board the rules name."""
+        """`regions(board, owned_cells(board, p))` on a board the rules name (or a def that is just
+        `owned_cells(board, p)`)."""
         board, owned = x.args
-        return (self.is_board_zone(board) and self.is_builtin(owned, "owned_cells", 2)
-                and isinstance(owned.args[0], N.Name) and owned.args[0].id == board.id)
+        return self.is_board_zone(board) and self.owned_cells_call(owned, board.id)
+
+    def owned_cells_call(self, node, board: str) -> bool:
+        """`owned_cells(board, p)`, or a call of a def with one parameter whose body is just
+        `owned_cells(board, parameter)`."""
+        if self.is_builtin(node, "owned_cells", 2):
+            return isinstance(node.args[0], N.Name) and node.args[0].id == board
+        if not (isinstance(node, N.Call) and len(node.args) == 1 and not node.kwargs and node.func not in self.cc.scope
+                and node.func not in self.pylocals):
+            return False
+        sym, d = self.cc.t.symbols.get(node.func), self.def_decls.get(node.func)
+        if sym is None or sym.kind != "def" or d is None or len(d.params) != 1:
+            return False
+        body, param = d.body, d.params[0].name
+        return (isinstance(body, N.Call) and body.func == "owned_cells" and len(body.args) == 2 and not body.kwargs
+                and self.cc.t.symbols.get("owned_cells") is None and param not in ("owned_cells", board)
+                and isinstance(body.args[0], N.Name) and body.args[0].id == board
+                and isinstance(body.args[1], N.Name) and body.args[1].id == param)
+
+    def owned_cells_of(self, node, board_id: str, board: str, t: str) -> tuple[str, str]:
+        """For an owned_cells_call: the player's expression, and the call of the cells with the player
+        in Python local t (the built-in, or the def: a failure is said at its own line)."""
+        if self.is_builtin(node, "owned_cells", 2):
+            impl = f"{self.mark('builtin', node.span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            return self.x(node.args[1]), f"{impl}(c, {board}, {t})"
+        return self.x(node.args[0]), f"D_{node.func}(c, {t})"
 
     def board_distance(self, x) -> str | None:
         """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula

@@ -1516,6 +1516,23 @@ def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch):
     assert "owned_cells() needs a player" in words and line == text[:text.index("def has_won")].count("\n") + 1
 
 
+def test_a_players_group_through_a_def_of_their_cells_is_the_boards_own(tmp_path, monkeypatch):
+    """Go's `group(cell) = ... region(board, cell, stones(holder(cell)))`, with `def stones(p) =
+    owned_cells(board, p)`, is the group the board keeps (codegen._region_owned): the player is
+    worked out once, and anything but a player goes to the def and the built-in, which fail at the
+    def's line in both engines."""
+    path = REPO / "examples" / "go.rules"
+    source = load_with("codegen", monkeypatch, path).program.generated.source
+    group = source[source.index("def E_group"):source.index("def R_group")]
+    assert "_region_owned(c.s.zones['board'], L_cell, " in group and "D_stones(c, _t" in group
+    text = path.read_text(encoding="utf-8")
+    call = "region(board, cell, stones(holder(cell)))"
+    assert call in text
+    failing = text.replace(call, "region(board, cell, stones(if count(board) > 6 then 3 else holder(cell)))")
+    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
+    assert "owned_cells() needs a player" in words and line == text[:text.index("def stones(p)")].count("\n") + 1
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
