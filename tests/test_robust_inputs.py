@@ -47,6 +47,7 @@ import io, rulelang.checker, rulelang.errors, rulelang.parser, rulelang.sourcefi
 from rich.console import Console
 Console(file=io.StringIO()).print("warm up", markup=False)  # rich imports some tables lazily
 rulelang.errors.Span(line=1)  # pydantic builds a span's schema (and imports its parts) on first use
+rulelang.cli.build_parser()  # argparse's messages import gettext and locale on first use
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)
