@@ -1480,57 +1480,37 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
         assert played(open_board, seed, None) == played(closures, seed, None)
 
 
-def test_a_players_region_is_walked_through_the_boards_set_of_their_cells(tmp_path, monkeypatch):
-    """Hex's `chain(p, cell) = region(board, cell, owned_cells(board, p))` is the group of the
-    player's cells holding the cell that the board keeps up to date (codegen._region_owned,
-    BoardCells.owned_group), without a walk through their list: the same games. Given anything but a player, the built-ins say so, at
-    owned_cells' line, as the closure engine does."""
-    path = REPO / "examples" / "hex.rules"
-    source = load_with("codegen", monkeypatch, path).program.generated.source
-    assert "_region_owned(c.s.zones['board'], L_cell, " in source[source.index("def E_chain"):source.index("def R_chain")]
-    text = path.read_text(encoding="utf-8")
-    call = "if joins_edges(current, chain(current, cell)) {"
-    assert call in text
-    failing = text.replace(call, "if joins_edges(current, chain(if count(board) > 6 then 3 else current, cell)) {")
-    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
-    assert "owned_cells() needs a player" in words and line == text[:text.index("def chain(p, cell)")].count("\n") + 1
-
-
-def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch):
-    """A Hex written plainly, `regions(board, owned_cells(board, p))` after each stone, reads the
-    groups of the player's cells the board keeps up to date (codegen._regions_owned,
-    BoardCells.owned_groups): the same games as the closure engine, which asks the built-ins.
-    Given anything but a player, the built-ins say so, at owned_cells' line, in both engines."""
-    path = REPO / "tests" / "codegen" / "hex_plain.rules"
-    generated = load_with("codegen", monkeypatch, path)
+@pytest.mark.parametrize("path, function, written, call, failing, failing_def", [
+    # Hex's chain(p, cell) = region(board, cell, owned_cells(board, p)), from the new stone
+    ("examples/hex.rules", "E_chain", "_region_owned(c.s.zones['board'], L_cell, ",
+     "if joins_edges(current, chain(current, cell)) {",
+     "if joins_edges(current, chain(if count(board) > 6 then 3 else current, cell)) {", "def chain(p, cell)"),
+    # a Hex written plainly: every group of the mover's stones after each stone
+    ("tests/codegen/hex_plain.rules", "E_has_won", "_regions_owned(c.s.zones['board'], ",
+     "regions(board, owned_cells(board, p))", "regions(board, owned_cells(board, if count(board) > 6 then 3 else p))",
+     "def has_won"),
+    # Go's group(cell), through `def stones(p) = owned_cells(board, p)`: the player worked out once
+    ("examples/go.rules", "E_group", "_region_owned(c.s.zones['board'], L_cell, _t",
+     "region(board, cell, stones(holder(cell)))",
+     "region(board, cell, stones(if count(board) > 6 then 3 else holder(cell)))", "def stones(p)"),
+])
+def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch, path, function, written, call, failing, failing_def):
+    """`region(board, cell, owned_cells(board, p))` and `regions(board, owned_cells(board, p))` (or
+    through a def that is just `owned_cells(board, p)`) read the groups of the player's cells the
+    board keeps up to date (codegen._region_owned, _regions_owned, BoardCells.owned_group,
+    owned_groups): the same games as the closure engine, which asks the built-ins. Given anything
+    but a player, the built-ins (or the def) say so, at owned_cells' line, in both engines."""
+    generated = load_with("codegen", monkeypatch, REPO / path)
     source = generated.program.generated.source
-    assert "_regions_owned(c.s.zones['board'], " in source[source.index("def E_has_won"):]
-    closures = load_with("closures", monkeypatch, path)
-    for seed in range(4):
+    start = source.index(f"def {function}")
+    assert written in source[start:source.index("\ndef ", start)]
+    closures = load_with("closures", monkeypatch, REPO / path)
+    for seed in range(2):
         assert played(generated, seed, None) == played(closures, seed, None)
-    text = path.read_text(encoding="utf-8")
-    call = "regions(board, owned_cells(board, p))"
+    text = (REPO / path).read_text(encoding="utf-8")
     assert call in text
-    failing = text.replace(call, "regions(board, owned_cells(board, if count(board) > 6 then 3 else p))")
-    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
-    assert "owned_cells() needs a player" in words and line == text[:text.index("def has_won")].count("\n") + 1
-
-
-def test_a_players_group_through_a_def_of_their_cells_is_the_boards_own(tmp_path, monkeypatch):
-    """Go's `group(cell) = ... region(board, cell, stones(holder(cell)))`, with `def stones(p) =
-    owned_cells(board, p)`, is the group the board keeps (codegen._region_owned): the player is
-    worked out once, and anything but a player goes to the def and the built-in, which fail at the
-    def's line in both engines."""
-    path = REPO / "examples" / "go.rules"
-    source = load_with("codegen", monkeypatch, path).program.generated.source
-    group = source[source.index("def E_group"):source.index("def R_group")]
-    assert "_region_owned(c.s.zones['board'], L_cell, " in group and "D_stones(c, _t" in group
-    text = path.read_text(encoding="utf-8")
-    call = "region(board, cell, stones(holder(cell)))"
-    assert call in text
-    failing = text.replace(call, "region(board, cell, stones(if count(board) > 6 then 3 else holder(cell)))")
-    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
-    assert "owned_cells() needs a player" in words and line == text[:text.index("def stones(p)")].count("\n") + 1
+    line, words = failure_in_both_engines(tmp_path, monkeypatch, text.replace(call, failing))
+    assert "owned_cells() needs a player" in words and line == text[:text.index(failing_def)].count("\n") + 1
 
 
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
