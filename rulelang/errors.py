@@ -45,8 +45,25 @@ class Span(BaseModel):
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
+    def __reduce__(self):
+        # pickled as its five values: every node of the AST cache has a span
+        v = self.__dict__
+        return _span, (v["file"], v["line"], v["column"], v["end_line"], v["end_column"])
+
 
 _set_attr = object.__setattr__
+_SPAN_FIELDS = frozenset({"file", "line", "column", "end_line", "end_column"})
+
+
+def _span(file: str, line: int, column: int, end_line: int, end_column: int) -> "Span":
+    """A span unpickled, as Span.__init__ makes it."""
+    span = object.__new__(Span)
+    _set_attr(span, "__dict__", {"file": file, "line": line, "column": column, "end_line": end_line,
+                                 "end_column": end_column})
+    _set_attr(span, "__pydantic_fields_set__", set(_SPAN_FIELDS))
+    _set_attr(span, "__pydantic_extra__", None)
+    _set_attr(span, "__pydantic_private__", None)
+    return span
 
 
 NO_SPAN = Span.model_construct()  # the defaults, without building the schema

@@ -38,7 +38,24 @@ class Node(BaseModel):
         _set_attr(self, "__pydantic_extra__", None)
         _set_attr(self, "__pydantic_private__", None)
 
+    def __reduce__(self):
+        # pickled as its class and its values (and the fields given, when not all were): the AST
+        # cache loads a game's thousands of nodes without pydantic's __setstate__ for each
+        values, given = self.__dict__, self.__pydantic_fields_set__
+        return _rebuilt, ((type(self), values) if len(given) == len(values) else (type(self), values, given))
 
+
+def _rebuilt(cls, values: dict, given: set | None = None):
+    """A node unpickled: as Node.__init__ makes it, from its values."""
+    node = _new(cls)
+    _set_attr(node, "__dict__", values)
+    _set_attr(node, "__pydantic_fields_set__", set(values) if given is None else given)
+    _set_attr(node, "__pydantic_extra__", None)
+    _set_attr(node, "__pydantic_private__", None)
+    return node
+
+
+_new = object.__new__
 _set_attr = object.__setattr__
 _FIELD_PLANS: dict[type, list] = {}
 _REQUIRED = object()
