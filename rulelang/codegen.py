@@ -51,7 +51,7 @@ from .values import (_CARD_PSEUDO_FIELDS, _arith, _plain, _update, entity_extra,
                      outside_the_list, set_field, the_zone)
 
 ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "42"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "43"  # bump when the generated code changes shape (part of the cache key)
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 _CATCH = (RuleFailure,) + _FAILURES
 
@@ -872,19 +872,20 @@ class Generator:
                 f"        where = {card}.cell\n"
                 f"        zone = {card}.zone\n"
                 f"        near = zone.cells._near  # (BoardCells.near_version, inline)\n"
-                f"        stamp = (s.version - s.accounted, zone.name, where,\n"
-                f"                 near.get(where, 0) if near is not None else zone.cells.near_version(where))\n"
+                f"        count = near.get(where, 0) if near is not None else zone.cells.near_version(where)\n"
                 f"    except AttributeError:\n"
                 f"        return E_{name}(c, {card})\n"
+                f"    changed = s.version - s.accounted\n"
                 f"    local = s.local_cache\n"
                 f"    mine = local.get({name!r})\n"
                 f"    if mine is None:\n"
                 f"        mine = local[{name!r}] = {{}}\n"
-                f"    found = mine.get({card})\n"
-                f"    if found is not None and found[0] == stamp:\n"
-                f"        return found[1]\n"
+                f"    found = mine.get({card})  # (what changed elsewhere, count, zone, cell, value)\n"
+                f"    if found is not None and found[0] == changed and found[1] == count and found[2] is zone \\\n"
+                f"            and found[3] == where:\n"
+                f"        return found[4]\n"
                 f"{evaluate}"
-                f"    mine[{card}] = (stamp, value)\n"
+                f"    mine[{card}] = (changed, count, zone, where, value)\n"
                 f"    return value\n")
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the

@@ -1199,6 +1199,38 @@ phase play {
 """
 
 
+def test_a_value_remembered_by_neighbourhood_is_not_read_on_another_players_board(tmp_path, monkeypatch):
+    """A def of a card and its neighbours is remembered for the card's cell of its board: a card
+    moved to the same cell of another player's board (a board of the same name), with the same
+    count of changes around it, is looked at again (it once read the value remembered on the first
+    board)."""
+    text = """game "Mats" { players 2; round: play }
+component Stone { }
+cards stones { Stone() * 3 }
+zone bag
+zone mat per player: board grid 4 size 2 by 1
+def lonely(c) = empty(neighbors(c))
+setup { create stones in bag }
+phase play {
+  let a = top(bag)
+  move a to mat(player(1)) at (0, 0)
+  let b = top(bag)
+  move b to mat(player(1)) at (1, 0)
+  let first = lonely(a)
+  log "on the first mat: {first}"
+  move a to mat(player(2)) at (0, 0)
+  let second = lonely(a)
+  log "on the second mat: {second}"
+  end game
+}
+"""
+    generated = _game_from(tmp_path, monkeypatch, text, "m.rules")
+    assert "lonely" in generated.program.generated.neighbourhood_defs
+    closures = _game_from(tmp_path, monkeypatch, text, "m.rules", "closures")
+    expected = ["on the first mat: false", "on the second mat: true"]
+    assert generated.new_match(seed=1).s.log == closures.new_match(seed=1).s.log == expected
+
+
 def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourhood(tmp_path, monkeypatch):
     """`[c in field where ... any(n in neighbors(c) where ...)]` in a continuous rule: the condition
     is lifted into a def of `c` remembered by neighbourhood (dependencies.lifted_conditions), so a
