@@ -289,7 +289,8 @@ def run_bench(args, out=None) -> int:
         write(_table(rows, right={1, 2, 3, 4, 5, 6}) + "\n\n")
 
     if "clone" in only:
-        files = [find_game("tictactoe")] if quick else seed_games + [r.rules for r in find_references([])]
+        files = [find_game("tictactoe")] if quick else list(dict.fromkeys(  # (a reference's game once, if it is a seed game)
+            [p.resolve() for p in seed_games] + [r.rules.resolve() for r in find_references([])]))
         write("clone: copies of a match halfway through a seeded random game, per second\n")
         rows = [["file", "at decision", "clones/s", "µs per clone"]]
         for path in files:
