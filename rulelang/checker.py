@@ -289,7 +289,7 @@ class Checker:
     # ---- whole program
     def run(self, notes: dict | None = None, unchanged: dict | None = None):
         """Check every declaration, then the whole program. With notes, what each declaration's
-        check leaves for the whole-program checks is noted by declaration (`DeclarationNotes`); with
+        check leaves for the whole-program checks is noted by declaration (`DeclarationNote`); with
         unchanged, those declarations are not checked again: what their notes say is taken as is."""
         t = self.t
         for d in t.decls:
