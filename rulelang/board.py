@@ -160,6 +160,8 @@ class BoardCells:
         # a fixed board's groups of touching cells per seat (owned_groups), kept up to date once asked
         # for: seat -> (cell -> its _Group); a seat's are made again after one of its cells leaves it
         self._groups: dict | None = None
+        # the border (cells_around) of lists of cells asked about, by the list itself (border_of)
+        self._borders: dict | None = None
         # the cards next to a cell, as cards_next_to lists them, until a card comes to or leaves a
         # cell next to it: rules ask it over and over (each card of a hand tried on each open cell,
         # each card's neighbours in a continuous rule's every pass)
@@ -194,6 +196,7 @@ class BoardCells:
         new._owned = None if self._owned is None else {
             seat: (list(keys), list(cells), set(members)) for seat, (keys, cells, members) in self._owned.items()}
         new._groups = None  # made again if asked for
+        new._borders = None
         new._next_to = {}
         new._near = None  # a copy remembers no values (State.local_cache) and so needs no counts yet
         return new
@@ -231,7 +234,7 @@ class BoardCells:
         elif self._next_to:
             self._forget_next_to(cell)
         if cell not in self.stacks:
-            self._groups = None  # (new neighbours)
+            self._groups = self._borders = None  # (new neighbours)
             if self._shared:  # a cell off a fixed board: this match gets its own graph from now on
                 self._graph, self._neighbour_table, self._shared = self._graph.copy(), {}, False
             g = self._graph
@@ -536,6 +539,27 @@ class BoardCells:
                 out.append(sort_cells(group))
         return out
 
+    def border_of(self, cells) -> list | None:
+        """cells_around(board, cells) worked out before for this very list (a list is a value: it never
+        changes), or None. A group the board keeps is handed out as the same list while it does not
+        change, and a def's value is remembered as the same list: Go asks the liberties of the same
+        groups move after move."""
+        borders = self._borders
+        if borders is None or type(cells) is not list:
+            return None
+        found = borders.get(id(cells))
+        return found[1] if found is not None and found[0] is cells else None
+
+    def keep_border(self, cells, border: list) -> None:
+        """Keep the border of a list of cells (border_of), the list with it (so that its id is not
+        another list's): up to BORDERS_KEPT lists, then it starts again."""
+        if type(cells) is not list:
+            return
+        borders = self._borders
+        if borders is None or len(borders) >= BORDERS_KEPT:
+            borders = self._borders = {}
+        borders[id(cells)] = (cells, border)
+
     def _seat_groups(self, seat: int) -> dict:
         groups = self._groups
         if groups is None:
@@ -616,6 +640,7 @@ class BoardCells:
 
 
 _EMPTY: list = []
+BORDERS_KEPT = 512  # lists of cells whose border a board keeps (then it starts again)
 
 
 class _Group:

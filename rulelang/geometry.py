@@ -169,10 +169,14 @@ def _region(ctx, board, cell, cells):
                                "the border of a group")
 def _cells_around(ctx, board, cells):
     board = _board(board, "cells_around")
+    known = board.cells.border_of(cells)  # (a list asked about before: a group the board keeps, a def's value)
+    if known is not None:
+        return known
     members = _cell_set(cells, "cells_around")
     neighbours = board.cells.neighbour_cells
-    out = {other for cell in members for other in neighbours(cell) if other not in members}
-    return sort_cells(out)
+    out = sort_cells({other for cell in members for other in neighbours(cell) if other not in members})
+    board.cells.keep_border(cells, out)
+    return out
 
 
 @builtin("cards_on", 2, 2, "the cards on the given cells of a board, cell by cell, bottom first")

@@ -8,6 +8,7 @@ from conftest import load_rules
 from rulelang import nodes as N
 from rulelang.errors import RulesError, RulesRuntimeError
 from rulelang.board import cell_sort_key, sort_cells
+from rulelang.geometry import _cells_around
 from rulelang.parser import parse_text
 
 HEAD = """
@@ -186,7 +187,8 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners(nam
     """owned_cells(board, p) on a fixed board is listed once, then kept up to date: after any mix of
     cards placed (on top or at the bottom), removed, given to another seat and copied with the
     match, it equals a fresh scan of the top cards, as a list and as a set, and the groups of
-    touching cells kept of them (regions and region of owned_cells) equal networkx's. The cards next to a cell (remembered until a
+    touching cells kept of them (regions and region of owned_cells), and their borders
+    (cells_around, kept by list), equal networkx's. The cards next to a cell (remembered until a
     card comes or goes) equal a fresh scan too, and a caller changing the list it got changes
     nothing."""
     import random
@@ -231,6 +233,9 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners(nam
                 assert cells.owned_groups(seat) == groups(cells, seat), step
                 probe = rng.choice(cells.cells())
                 assert cells.owned_group(seat, probe) == next((g for g in groups(cells, seat) if probe in g), []), step
+                for group in cells.owned_groups(seat):  # their borders, kept by list (cells_around)
+                    border = {n for c in group for n in cells.graph.neighbors(c)} - set(group)
+                    assert _cells_around(None, board, group) == sort_cells(border), step
         for probe in probes.sample(cells.cells(), 3):
             around = [e for c in cells.neighbour_cells(probe) for e in cells.stack(c)]
             got = cells.cards_next_to(probe)
