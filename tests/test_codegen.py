@@ -1545,6 +1545,18 @@ def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch, path, functi
     assert "owned_cells() needs a player" in words and line == text[:text.index(failing_def)].count("\n") + 1
 
 
+def test_a_players_groups_on_an_open_board_are_found_as_the_built_ins_find_them(monkeypatch):
+    """On an open board (it grows as cards come), `regions(table, owned_cells(table, p))` and `region`
+    of it are found each time (BoardCells.owned_groups, owned_group: no kept groups): whole games
+    are the closure engine's."""
+    path = REPO / "tests" / "codegen" / "open_groups.rules"
+    generated = load_with("codegen", monkeypatch, path)
+    assert "_regions_owned(c.s.zones['table'], " in generated.program.generated.source
+    closures = load_with("closures", monkeypatch, path)
+    for seed in range(6):
+        assert played(generated, seed, None) == played(closures, seed, None)
+
+
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
