@@ -265,6 +265,10 @@ class ChooseAmong(Op):
                 options.add_product(index, name, [b[0] for b in bindings], lists)
                 continue
 
+            if not bindings:  # `option name if cond`: one option, or none
+                if cond(ctx):
+                    options.add_rows(index, name, [], [()])
+                continue
             rows = []
             names = [b[0] for b in bindings]
             walker = self.walkers[index]
