@@ -508,8 +508,7 @@ class BoardCells:
         """region(board, cell, owned_cells(board, seat)): the cell's group among the seat's cells,
         in cell order (empty if the seat does not own the cell)."""
         if self.topology.open:
-            members = self.owned_set(seat)
-            return sort_cells(self.connected(cell, members)) if cell in members else []
+            return self.region(cell, self.owned_set(seat))
         group = self._seat_groups(seat).get(cell)
         return group.in_order() if group is not None else []
 
@@ -528,16 +527,25 @@ class BoardCells:
                     todo.append(other)
         return seen
 
+    def region(self, cell, members: set) -> list:
+        """The group of touching cells among `members` that holds `cell`, in cell order (empty if the
+        cell is not among them)."""
+        return sort_cells(self.connected(cell, members)) if cell in members else []
+
     def regions(self, members: set) -> list:
         """The groups of touching cells among `members`, each in cell order, in the order of their
         first cells."""
-        out, done = [], set()
-        for cell in sort_cells(members):
+        return [sort_cells(group) for _first, group in self._groups_among(sort_cells(members), members)]
+
+    def _groups_among(self, ordered: list, members: set):
+        """Each group of touching cells among `members` (as a set), with its first cell, in the order
+        of `ordered` (the members in cell order)."""
+        done: set = set()
+        for cell in ordered:
             if cell not in done:
                 group = self.connected(cell, members)
                 done |= group
-                out.append(sort_cells(group))
-        return out
+                yield cell, group
 
     def border_of(self, cells) -> list | None:
         """cells_around(board, cells) worked out before for this very list (a list is a value: it never
@@ -567,14 +575,10 @@ class BoardCells:
         found = groups.get(seat)
         if found is None:
             found = groups[seat] = {}
-            members = self.owned_set(seat)
-            done: set = set()
-            for cell in self.owned_by(seat):
-                if cell not in done:
-                    group = _Group(self.connected(cell, members), _cell_sort_key(cell))
-                    done |= group.cells
-                    for c in group.cells:
-                        found[c] = group
+            for first, cells in self._groups_among(self.owned_by(seat), self.owned_set(seat)):
+                group = _Group(cells, _cell_sort_key(first))
+                for c in cells:
+                    found[c] = group
         return found
 
     def _join(self, groups: dict, cell) -> None:

@@ -1486,15 +1486,12 @@ def unchanged_declarations(base: SymbolTable, variant: SymbolTable, notes: dict)
             changed.add(name)
             if (a is not None and a.kind in _TYPE_KINDS) or (b is not None and b.kind in _TYPE_KINDS):
                 types.add(name)
+    kept = [(d, notes[id(d)]) for d in variant.decls if id(d) in notes and notes[id(d)].decl is d]
     if not changed:
-        return {id(d): notes[id(d)] for d in variant.decls if id(d) in notes and notes[id(d)].decl is d}
-    kept = []
-    for d in variant.decls:
-        note = notes.get(id(d))
-        if note is not None and note.decl is d:
-            if note.names is None:
-                note.names = _names_in(d)
-            kept.append((d, note))
+        return {id(d): note for d, note in kept}
+    for d, note in kept:
+        if note.names is None:
+            note.names = _names_in(d)
     if types:
         declares: dict[int, set] = {}  # a declaration of the variant: the names it declares
         for name, sym in variant.symbols.items():
@@ -1534,7 +1531,7 @@ _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _names_in(decl) -> frozenset:
     """Every text in a declaration, and each word of a text that shows values in braces: more than
     the names it uses, never fewer."""
-    node_classes = _node_classes()
+    node_classes = N.NODE_CLASSES
     found = set()
     stack = [decl]
     pop, push_all = stack.pop, stack.extend
@@ -1553,22 +1550,6 @@ def _names_in(decl) -> frozenset:
             push_all(x.keys())
             push_all(x.values())
     return frozenset(found)
-
-
-def _node_classes() -> frozenset:
-    """Every class of AST node (a set: asking pydantic's classes `isinstance` is slow)."""
-    global _NODE_CLASSES
-    if _NODE_CLASSES is None:
-        found, todo = set(), [N.Node]
-        while todo:
-            cls = todo.pop()
-            found.add(cls)
-            todo.extend(cls.__subclasses__())
-        _NODE_CLASSES = frozenset(found)
-    return _NODE_CLASSES
-
-
-_NODE_CLASSES: frozenset | None = None
 
 
 def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False,

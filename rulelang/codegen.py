@@ -1351,6 +1351,10 @@ class Generator:
             return repr(name)
         return self.fallback(x)
 
+    def loop_scope(self, var: str, coll):
+        """local_scope for a loop's name over `coll`, with what the collection says its items are."""
+        return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
+
     def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
         """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
         for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
@@ -1648,7 +1652,7 @@ class Generator:
             lines = [f"{indent}{target} = 0",
                      f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
                      f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
-            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
+            with self.loop_scope(f.var, f.coll):
                 if self.holds_quantifier(f.cond):
                     inner = self.fresh("_q")
                     lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
@@ -1665,7 +1669,7 @@ class Generator:
             coll = self.iterable(node.coll)
             inner = self.fresh("_q")
             lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
-            with self.local_scope([node.var], self.yields_cards(node.coll), self.yields_ints(node.coll), self.yields_pairs(node.coll)):
+            with self.loop_scope(node.var, node.coll):
                 lines += self.body_lines(node.cond, inner, indent + "    ")
             return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
         found = self.inlined_call(node, bind=True)
@@ -1709,7 +1713,7 @@ class Generator:
         walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
         lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
                  f"{indent}for L_{f.var} in {walk}:"]
-        with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
+        with self.loop_scope(f.var, f.coll):
             if self.holds_quantifier(f.cond):
                 inner = self.fresh("_q")
                 lines += self.body_lines(f.cond, inner, indent + "    ")
@@ -1733,7 +1737,7 @@ class Generator:
                 and x.args[0].keep == "where":
             f = x.args[0]
             coll = self.iterable(f.coll)
-            with self.local_scope([f.var], self.yields_cards(f.coll), self.yields_ints(f.coll), self.yields_pairs(f.coll)):
+            with self.loop_scope(f.var, f.coll):
                 cond = self.x(f.cond)
             var = f"L_{f.var}"
             if self.walks_cards(f.coll):  # already a list or tuple of cards
@@ -1775,7 +1779,7 @@ class Generator:
         `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
         def early(found: N.FilterList) -> str:
             coll = self.iterable(found.coll)
-            with self.local_scope([found.var], self.yields_cards(found.coll), self.yields_ints(found.coll), self.yields_pairs(found.coll)):
+            with self.loop_scope(found.var, found.coll):
                 cond = self.x(found.cond)
             var = f"L_{found.var}"
             return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
@@ -1803,7 +1807,7 @@ class Generator:
             return None
         coll = self.iterable(arg.coll)
         var = f"L_{arg.var}"
-        with self.local_scope([arg.var], self.yields_cards(arg.coll), self.yields_ints(arg.coll), self.yields_pairs(arg.coll)):
+        with self.loop_scope(arg.var, arg.coll):
             item = var if expr is None else f"({self.x(expr)})"
             test = "" if cond is None else f" if ({self.x(cond)})"
         return f"next(({item} for {var} in _each(c, {coll}, {self.span(arg)}){test}), None)"
@@ -2001,7 +2005,7 @@ class Generator:
         saved = self.no_walrus
         self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
         try:
-            with self.local_scope([x.var], self.yields_cards(x.coll), self.yields_ints(x.coll), self.yields_pairs(x.coll)):
+            with self.loop_scope(x.var, x.coll):
                 cond = self.x(x.cond)
         finally:
             self.no_walrus = saved
@@ -2035,7 +2039,7 @@ class Generator:
         try:
             for var, coll in clauses:
                 parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
-                scope = self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
+                scope = self.loop_scope(var, coll)
                 scope.__enter__()
                 entered.append(scope)
             expr = self.x(x.expr)

@@ -36,11 +36,7 @@ class Span(BaseModel):
         if type(line) is not int or type(column) is not int or type(end_line) is not int or type(end_column) is not int \
                 or type(file) is not str:
             raise TypeError(f"a span is a file's name and whole numbers, not {(file, line, column, end_line, end_column)!r}")
-        _set_attr(self, "__dict__", {"file": file, "line": line, "column": column, "end_line": end_line,
-                                     "end_column": end_column})
-        _set_attr(self, "__pydantic_fields_set__", {"file", "line", "column", "end_line", "end_column"})
-        _set_attr(self, "__pydantic_extra__", None)
-        _set_attr(self, "__pydantic_private__", None)
+        _fill_span(self, file, line, column, end_line, end_column)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
@@ -48,22 +44,31 @@ class Span(BaseModel):
     def __reduce__(self):
         # pickled as its five values: every node of the AST cache has a span
         v = self.__dict__
-        return _span, (v["file"], v["line"], v["column"], v["end_line"], v["end_column"])
+        return span_of, (v["file"], v["line"], v["column"], v["end_line"], v["end_column"])
 
 
-_set_attr = object.__setattr__
-_SPAN_FIELDS = frozenset({"file", "line", "column", "end_line", "end_column"})
-
-
-def _span(file: str, line: int, column: int, end_line: int, end_column: int) -> "Span":
-    """A span unpickled, as Span.__init__ makes it."""
-    span = object.__new__(Span)
-    _set_attr(span, "__dict__", {"file": file, "line": line, "column": column, "end_line": end_line,
-                                 "end_column": end_column})
-    _set_attr(span, "__pydantic_fields_set__", set(_SPAN_FIELDS))
-    _set_attr(span, "__pydantic_extra__", None)
-    _set_attr(span, "__pydantic_private__", None)
+def span_of(file: str, line: int, column: int, end_line: int, end_column: int) -> Span:
+    """A span of values known good (a text and whole numbers), without Span.__init__'s test of them:
+    how the long decks' reader (fastcards) and the AST cache's unpickling make spans."""
+    span = _new(Span)
+    _fill_span(span, file, line, column, end_line, end_column)
     return span
+
+
+def _fill_span(span, file: str, line: int, column: int, end_line: int, end_column: int) -> None:
+    _set_dict(span, {"file": file, "line": line, "column": column, "end_line": end_line, "end_column": end_column})
+    _set_fields(span, _SPAN_FIELDS)
+    _set_extra(span, None)
+    _set_private(span, None)
+
+
+_new = object.__new__
+_slots = BaseModel.__dict__  # (pydantic's slots, set directly: no __setattr__ of the model)
+_set_dict = _slots["__dict__"].__set__
+_set_fields = _slots["__pydantic_fields_set__"].__set__
+_set_extra = _slots["__pydantic_extra__"].__set__
+_set_private = _slots["__pydantic_private__"].__set__
+_SPAN_FIELDS = {"file", "line", "column", "end_line", "end_column"}  # shared by every span: a span is frozen
 
 
 NO_SPAN = Span.model_construct()  # the defaults, without building the schema

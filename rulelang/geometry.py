@@ -141,11 +141,6 @@ def _cell_set(cells, fn: str) -> set:
     return out
 
 
-def grow_group(board: BoardZone, start, members: set) -> list:
-    """The cells of `members` connected to `start` through neighbouring cells of `members`, in order."""
-    return sort_cells(board.cells.connected(start, members))
-
-
 @builtin("regions", 2, 2, "the groups of touching cells among the given cells (or cards' cells), each a list of cells: "
                           "regions(board, owned_cells(board, p))")
 def _regions(ctx, board, cells):
@@ -159,10 +154,7 @@ def _region(ctx, board, cell, cells):
     board = _board(board, "region")
     if isinstance(cell, Entity):
         cell = cell.cell
-    members = _cell_set(cells, "region")
-    if cell not in members:
-        return []
-    return grow_group(board, cell, members)
+    return board.cells.region(cell, _cell_set(cells, "region"))
 
 
 @builtin("cells_around", 2, 2, "the cells next to any of the given cells (or cards' cells) but not among them: "

@@ -33,30 +33,37 @@ class Node(BaseModel):
                 raise TypeError(f"{type(self).__name__} needs a value for {name!r}")
             else:
                 values[name] = default()
-        _set_attr(self, "__dict__", values)
-        _set_attr(self, "__pydantic_fields_set__", {name for name, _ in plan if name in data})
-        _set_attr(self, "__pydantic_extra__", None)
-        _set_attr(self, "__pydantic_private__", None)
+        _fill(self, values, {name for name, _ in plan if name in data})
 
     def __reduce__(self):
         # pickled as its class and its values (and the fields given, when not all were): the AST
         # cache loads a game's thousands of nodes without pydantic's __setstate__ for each
         values, given = self.__dict__, self.__pydantic_fields_set__
-        return _rebuilt, ((type(self), values) if len(given) == len(values) else (type(self), values, given))
+        return node_of, ((type(self), values) if len(given) == len(values) else (type(self), values, given))
 
 
-def _rebuilt(cls, values: dict, given: set | None = None):
-    """A node unpickled: as Node.__init__ makes it, from its values."""
+def node_of(cls, values: dict, given: set | None = None):
+    """A node of `cls` holding `values` (known good), the fields given being `given` or all of them,
+    filled in as Node.__init__ fills one: how the long decks' reader (fastcards) and the AST cache's
+    unpickling make nodes."""
     node = _new(cls)
-    _set_attr(node, "__dict__", values)
-    _set_attr(node, "__pydantic_fields_set__", set(values) if given is None else given)
-    _set_attr(node, "__pydantic_extra__", None)
-    _set_attr(node, "__pydantic_private__", None)
+    _fill(node, values, set(values) if given is None else given)
     return node
 
 
+def _fill(node, values: dict, given: set) -> None:
+    _set_dict(node, values)
+    _set_fields(node, given)
+    _set_extra(node, None)
+    _set_private(node, None)
+
+
 _new = object.__new__
-_set_attr = object.__setattr__
+_slots = BaseModel.__dict__  # (pydantic's slots, set directly: no __setattr__ of the model)
+_set_dict = _slots["__dict__"].__set__
+_set_fields = _slots["__pydantic_fields_set__"].__set__
+_set_extra = _slots["__pydantic_extra__"].__set__
+_set_private = _slots["__pydantic_private__"].__set__
 _FIELD_PLANS: dict[type, list] = {}
 _REQUIRED = object()
 
@@ -714,3 +721,14 @@ class RulesFile(Node):
         return None
 
 
+def _every_class(cls: type) -> frozenset:
+    found, todo = set(), [cls]
+    while todo:
+        c = todo.pop()
+        found.add(c)
+        todo.extend(c.__subclasses__())
+    return frozenset(found)
+
+
+# every class of node, as a set: a walk asks `type(x) in NODE_CLASSES`, not pydantic's slow isinstance
+NODE_CLASSES = _every_class(Node)
