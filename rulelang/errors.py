@@ -56,10 +56,17 @@ def span_of(file: str, line: int, column: int, end_line: int, end_column: int) -
 
 
 def _fill_span(span, file: str, line: int, column: int, end_line: int, end_column: int) -> None:
-    _set_dict(span, {"file": file, "line": line, "column": column, "end_line": end_line, "end_column": end_column})
-    _set_fields(span, _SPAN_FIELDS)
-    _set_extra(span, None)
-    _set_private(span, None)
+    fill_model(span, {"file": file, "line": line, "column": column, "end_line": end_line, "end_column": end_column},
+               _SPAN_FIELDS)
+
+
+def fill_model(obj, values: dict, given: set) -> None:
+    """A pydantic model's instance filled in directly with values known good, the fields given being
+    `given`: no validation, no __setattr__ (spans here, AST nodes in nodes.py)."""
+    _set_dict(obj, values)
+    _set_fields(obj, given)
+    _set_extra(obj, None)
+    _set_private(obj, None)
 
 
 _new = object.__new__

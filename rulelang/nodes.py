@@ -11,7 +11,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import NO_SPAN, Span
+from .errors import NO_SPAN, Span, fill_model
 
 
 class Node(BaseModel):
@@ -33,7 +33,7 @@ class Node(BaseModel):
                 raise TypeError(f"{type(self).__name__} needs a value for {name!r}")
             else:
                 values[name] = default()
-        _fill(self, values, {name for name, _ in plan if name in data})
+        fill_model(self, values, {name for name, _ in plan if name in data})
 
     def __reduce__(self):
         # pickled as its class and its values (and the fields given, when not all were): the AST
@@ -46,24 +46,11 @@ def node_of(cls, values: dict, given: set | None = None):
     """A node of `cls` holding `values` (known good), the fields given being `given` or all of them,
     filled in as Node.__init__ fills one: how the long decks' reader (fastcards) and the AST cache's
     unpickling make nodes."""
-    node = _new(cls)
-    _fill(node, values, set(values) if given is None else given)
+    node = object.__new__(cls)
+    fill_model(node, values, set(values) if given is None else given)
     return node
 
 
-def _fill(node, values: dict, given: set) -> None:
-    _set_dict(node, values)
-    _set_fields(node, given)
-    _set_extra(node, None)
-    _set_private(node, None)
-
-
-_new = object.__new__
-_slots = BaseModel.__dict__  # (pydantic's slots, set directly: no __setattr__ of the model)
-_set_dict = _slots["__dict__"].__set__
-_set_fields = _slots["__pydantic_fields_set__"].__set__
-_set_extra = _slots["__pydantic_extra__"].__set__
-_set_private = _slots["__pydantic_private__"].__set__
 _FIELD_PLANS: dict[type, list] = {}
 _REQUIRED = object()
 
