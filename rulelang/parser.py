@@ -66,19 +66,20 @@ def _lark() -> Lark:
 
 
 def _loaded() -> Lark:
-    """The parser: as the parse cache keeps it, else from the shipped tables (then kept), else built."""
+    """The parser: as shipped (grammar/rulelang.lalr), else as the parse cache keeps it, else built
+    from the grammar (then kept)."""
     grammar = grammar_path().read_text(encoding="utf-8")
-    kept = _kept_parser_path(grammar)
-    lark = _kept_parser(kept) if kept is not None else None
-    if lark is not None:
-        return lark
-    lark = _shipped_tables(grammar)
-    if lark is None:  # the grammar changed since the tables were written, or another Lark or Python
-        lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options(),
-                    cache=True)  # the LALR tables are kept in a temporary file between runs
+    header = _tables_header(grammar)
+    lark = _shipped_parser(header)
+    if lark is None:  # the grammar changed since write_tables(), or another Lark or Python
+        kept = _kept_parser_path(header)
+        lark = _pickled_parser(kept) if kept is not None else None
+        if lark is None:
+            lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options(),
+                        cache=True)  # the LALR tables are kept in a temporary file between runs
+            if kept is not None:
+                _keep_parser(kept, lark)  # (with `re`: regexcache is given to the lexers of each process)
     _quicker_reductions(lark)
-    if kept is not None:
-        _keep_parser(kept, lark)  # (with `re`: regexcache is given to the lexers of each process)
     return lark
 
 
@@ -90,19 +91,35 @@ def _kept_expressions(lark: Lark) -> None:
             basic.re = regexcache
 
 
-# Loading the shipped tables takes about 60 ms: Lark rebuilds its rules, parse table and lexers from
-# their saved description. The parser so loaded, pickled whole into the parse cache (before it has
-# parsed anything: its lexers' regular expressions are compiled on first use, in each process),
-# loads in about 11 ms. Lark's two parser actions are compared by identity (`action is Shift`) and
-# its lexers hold the `re` module: those are pickled by name and given back as they are.
+# The parser ships pickled whole (grammar/rulelang.lalr, written by write_tables()): building its
+# LALR tables from the grammar takes about half a second, loading Lark's own saved form of them about
+# 60 ms (Lark rebuilds its rules, parse table and lexers from their description), unpickling the
+# parser about 11 ms. It is pickled before it has parsed anything (its lexers' regular expressions
+# are compiled on first use, in each process: regexcache), and before _quicker_reductions, applied
+# at each load, so that it holds nothing of this module but the lexer callbacks it names. Lark's
+# two parser actions are compared by identity (`action is Shift`) and its lexers hold the `re`
+# module: those are pickled by name and given back as they are. A grammar changed since the file
+# was written, or another Lark or Python, builds the parser from the grammar instead, and keeps it
+# in the parse cache.
 
 
-def _kept_parser_path(grammar: str) -> Path | None:
+def _tables_header(grammar: str) -> bytes:
+    """What the pickled parser depends on: the grammar, Lark, Python, how the parser is built and
+    loaded, and the format of the file."""
+    import lark
+
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()
+    callbacks = sorted((kind, f"{f.__module__}.{f.__qualname__}") for kind, f in _load_options()["lexer_callbacks"].items())
+    how = hashlib.sha256(repr((sorted(_BUILD_OPTIONS.items()), callbacks)).encode()).hexdigest()[:16]
+    return (f"rulelang-lalr-2 {digest} lark-{lark.__version__} python-{sys.version_info[0]}.{sys.version_info[1]} "
+            f"options-{how}").encode()
+
+
+def _kept_parser_path(header: bytes) -> Path | None:
     folder = parse_cache_dir()
     if folder is None:
         return None
-    key = hashlib.sha256(_tables_header(grammar) + b"|" + Path(__file__).read_bytes()).hexdigest()[:40]
-    return folder / f"parser-{key}.pickle"
+    return folder / f"parser-{hashlib.sha256(header).hexdigest()[:40]}.pickle"
 
 
 class _ParserPickler(pickle.Pickler):
@@ -127,58 +144,47 @@ class _ParserUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"not a rulelang parser: {pid!r}")
 
 
-def _kept_parser(path: Path) -> Lark | None:
+def _pickled_parser(path: Path, header: bytes | None = None) -> Lark | None:
+    """The parser pickled in a file (after a first line that must be `header`, when given)."""
     try:
         with open(path, "rb") as f, collector_paused():
+            if header is not None and f.readline().rstrip(b"\n") != header:
+                return None
             lark = _ParserUnpickler(f).load()
         return lark if isinstance(lark, Lark) else None
-    except Exception:  # none yet, damaged, or from another version: load the shipped tables
+    except Exception:  # none yet, damaged, or from another version: built again
         return None
 
 
-def _keep_parser(path: Path, lark: Lark) -> None:
+def _shipped_parser(header: bytes) -> Lark | None:
+    return _pickled_parser(tables_path(), header)
+
+
+def _parser_bytes(lark: Lark) -> bytes | None:
     buffer = io.BytesIO()
     try:
         _ParserPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(lark)
     except Exception:  # a parser that does not pickle (another Lark, made otherwise): not kept
-        return
-    write_whole(path, buffer.getvalue())  # a read-only home, a full disk: not kept
-
-
-# Building the LALR tables from the grammar takes about half a second, which the very first parse on
-# a machine would pay (Lark then keeps them in a temporary file). The tables ship beside the grammar
-# (grammar/rulelang.lalr, written by write_tables()), for the Lark and Python they were made with.
-
-
-def _tables_header(grammar: str) -> bytes:
-    import lark
-
-    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()
-    return f"rulelang-lalr-1 {digest} lark-{lark.__version__} python-{sys.version_info[0]}.{sys.version_info[1]}".encode()
-
-
-def _shipped_tables(grammar: str) -> Lark | None:
-    try:
-        with open(tables_path(), "rb") as f:
-            if f.readline().rstrip(b"\n") != _tables_header(grammar):
-                return None
-            lark = Lark.__new__(Lark)
-            return lark._load(f, **_load_options())
-    except Exception:  # missing, damaged, or not Lark's format any more: build the tables
         return None
+    return buffer.getvalue()
+
+
+def _keep_parser(path: Path, lark: Lark) -> None:
+    data = _parser_bytes(lark)
+    if data is not None:
+        write_whole(path, data)  # a read-only home, a full disk: not kept
 
 
 def write_tables() -> Path:
-    """Write grammar/rulelang.lalr from the grammar, for this Lark and Python (after a grammar change:
-    `python3 -c "from rulelang.parser import write_tables; write_tables()"`)."""
-    from lark.lark import _LOAD_ALLOWED_OPTIONS
-
+    """Write grammar/rulelang.lalr, the parser pickled, for this grammar, Lark and Python (after a
+    grammar change: `python3 -c "from rulelang.parser import write_tables; write_tables()"`)."""
     grammar = grammar_path().read_text(encoding="utf-8")
-    lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options())
+    data = _parser_bytes(Lark(grammar, **_BUILD_OPTIONS, **_load_options()))
+    if data is None:
+        raise RuntimeError("this Lark's parser does not pickle")
     path = tables_path()
-    with open(path, "wb") as f:
-        f.write(_tables_header(grammar) + b"\n")
-        lark.save(f, _LOAD_ALLOWED_OPTIONS)
+    if not write_whole(path, _tables_header(grammar) + b"\n" + data):
+        raise OSError(f"{path} could not be written")
     return path
 
 
@@ -1701,40 +1707,157 @@ def _too_deep(tree: Tree) -> Tree | None:
 
 def _tree_of(text: str):
     """Lark's parse tree of a text, as `_lark().parse(text)` makes it. A text that parses is read
-    by a loop over Lark's own tables, lexer and tree builders (`_quick_tree`, about a tenth quicker:
-    Lark's loop checks each action against the end state with an assert that compares rules, and
-    looks up what each reduction does); anything else goes to Lark's own parse, which raises the
-    error it raises."""
+    by a loop over Lark's own tables and tree builders (`_quick_tree`); anything else goes to Lark's
+    own parse, which raises the error it raises."""
     try:
         return _quick_tree(text)
     except Exception:  # a syntax error (or a Lark made otherwise inside): Lark's own parse says it
         return _lark().parse(text)
 
 
+# Lark's contextual lexer reads each token with an expression of the tokens the parser accepts in
+# its state: Lark compiles one per state it meets (238 different sets of tokens in this grammar),
+# and reads the text a token at a time between parser steps. _quick_tree reads the whole text at
+# once with the root lexer's one expression of every token instead (`_root_tokens`, in a loop over
+# its matches), which gives the same tokens wherever the parser accepts them: the root lexer takes
+# the first token of its order that matches, the contextual lexer the first of that order among
+# those the state accepts, so when the root lexer's token is accepted both agree, provided no
+# word is read as a keyword (a string embedded in a pattern, as `if` in NAME) at a place of the
+# order that the contextual lexer would not give it. `_root_lexing` checks that on the lexer (each
+# such keyword comes after the pattern it is embedded in) and otherwise lexes as Lark does. A
+# keyword the state does not accept, read where it accepts the pattern (`player` where a name is
+# expected), is the name the contextual lexer reads there (`_as_read_here`); any other token the
+# state does not accept is a syntax error, which Lark's own parse reports. (The state is the one
+# the contextual lexer reads the token in: the parser's, after the token before was shifted.)
+
+
+@lru_cache(maxsize=1)
+def _root_lexing():
+    """(the root lexer's expression, the tokens it ignores, those that may hold newlines, what its
+    callbacks do to each kind of token) when lexing with it gives the contextual lexer's tokens;
+    else None. A pattern's keywords are looked up in a dict (Lark matches an expression of them all,
+    about 10 µs a name); Lark's other callbacks are called as Lark calls them."""
+    from lark.lexer import CallChain, UnlessCallback
+
+    root = getattr(_lark().parser.lexer, "root_lexer", None)
+    try:
+        expressions = root.scanner._mres
+        rank = {terminal.name: i for i, terminal in enumerate(root.terminals)}
+        plans = {}  # kind -> (its keywords by text or None, the callback after them or None, when it applies)
+        for kind, callback in root.callback.items():
+            then = when = None
+            if isinstance(callback, CallChain) and isinstance(callback.callback1, UnlessCallback):
+                callback, then, when = callback.callback1, callback.callback2, callback.cond
+            if isinstance(callback, UnlessCallback):
+                keywords = callback.scanner.terminals
+                if any(k.pattern.type != "str" or k.pattern.flags or rank[k.name] < rank[kind] for k in keywords):
+                    return None
+                plans[kind] = ({k.pattern.value: k.name for k in keywords}, then, when)
+            elif callable(callback) and not isinstance(callback, (CallChain, UnlessCallback)):
+                plans[kind] = (None, callback, None)
+            else:
+                return None
+        if len(expressions) != 1:
+            return None
+        return expressions[0], root.ignore_types, root.newline_types, plans
+    except Exception:  # another Lark, made otherwise inside: lex as it does
+        return None
+
+
+def _root_tokens(text: str, lexing) -> tuple[list, dict]:
+    """The tokens of a text as the root lexer reads them (with Lark's positions and callbacks), and
+    the kind each token read as a keyword had before (by its index)."""
+    expression, ignore, newlines, plans = lexing
+    tokens: list = []
+    read_as: dict = {}
+    pos, line, line_start = 0, 1, 0
+    new = str.__new__
+    for match in expression.finditer(text):
+        start, end = match.span()
+        if start != pos:
+            raise ValueError("a character no token matches")  # (Lark's parse says where)
+        pos = end
+        kind = match.lastgroup
+        value = match.group()
+        if kind in ignore and kind not in plans:
+            if kind in newlines and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+            continue
+        token = new(Token, value)
+        token.type, token.value, token.start_pos, token.line, token.column = kind, value, start, line, start - line_start + 1
+        if kind in newlines and "\n" in value:
+            line += value.count("\n")
+            line_start = start + value.rindex("\n") + 1
+        token.end_line, token.end_column, token.end_pos = line, end - line_start + 1, end
+        plan = plans.get(kind)
+        if plan is not None:
+            keywords, then, when = plan
+            if keywords is not None:
+                keyword = keywords.get(value)
+                if keyword is not None:
+                    token.type = keyword
+                    read_as[len(tokens)] = kind
+            if then is not None and (when is None or when(token)):
+                token = then(token)
+        if kind not in ignore:
+            tokens.append(token)
+    if pos != len(text):
+        raise ValueError("a character no token matches")
+    tokens.append(Token.new_borrow_pos("$END", "", tokens[-1]) if tokens else Token("$END", "", 0, 1, 1))  # (as Lark)
+    return tokens, read_as
+
+
+def _as_read_here(token, was: str, actions: dict, lexing) -> str:
+    """The kind of a token read as a keyword the parser's state does not accept, when the state
+    accepts what it was read from (the contextual lexer reads it so there, and calls the callback
+    that kind has after its keywords); else a syntax error."""
+    if was not in actions:
+        raise ValueError("a token the parser does not accept here")
+    token.type = was
+    _, then, when = lexing[3][was]
+    if then is not None and (when is None or when(token)):
+        then(token)
+    return was
+
+
 _REDUCTIONS: dict = {}  # each rule of the parse table -> (its length, its callback, the symbol it makes)
 
 
 def _quick_tree(text: str):
+    """Lark's parse tree of a text that parses, read by a loop of our own over its tables and tree
+    builders: Lark's loop checks each action against the end state with an assert that compares
+    rules, and looks up what each reduction does."""
     lark = _lark()
     frontend = lark.parser
     table_parser = frontend.parser.parser  # (lalr_parser._Parser: the table and the tree builders)
     conf = ParseConf(table_parser.parse_table, table_parser.callbacks, frontend.parser_conf.start[0])
-    stream = frontend._make_lexer_thread(text)
-    state = ParserState(conf, stream)
     states, callbacks, reductions = conf.states, conf.callbacks, _REDUCTIONS
     end_state = conf.end_state
-    state_stack, value_stack = state.state_stack, state.value_stack
+    lexing = _root_lexing()
+    if lexing is not None:
+        tokens, read_as = _root_tokens(text, lexing)
+        state_stack, value_stack = [conf.start_state], []
+    else:  # Lark's contextual lexer, lexing as the parser goes: it reads the parser's state
+        stream = frontend._make_lexer_thread(text)
+        state = ParserState(conf, stream)
+        state_stack, value_stack = state.state_stack, state.value_stack
+        read_as = {}
 
-    def tokens():  # the text's tokens (lexed as the parser goes: the lexer reads its state), then its end
-        token = None
-        for token in stream.lex(state):
-            yield token
-        yield Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)  # (as Lark)
+        def contextual():  # the text's tokens, then its end
+            token = None
+            for token in stream.lex(state):
+                yield token
+            yield Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)  # (as Lark)
 
-    for token in tokens():
+        tokens = contextual()
+
+    for i, token in enumerate(tokens):
         kind = token.type
+        if i in read_as and kind not in states[state_stack[-1]]:  # (the state the contextual lexer reads it in)
+            kind = _as_read_here(token, read_as[i], states[state_stack[-1]], lexing)
         while True:
-            action, arg = states[state_stack[-1]][kind]
+            action, arg = states[state_stack[-1]][kind]  # (a token the state does not accept: Lark's parse says why)
             if action is Shift:
                 if kind == "$END":
                     raise ValueError("the parse table shifts the end of the text")
@@ -1743,7 +1866,7 @@ def _quick_tree(text: str):
                 break
             found = reductions.get(arg)
             if found is None:
-                found = reductions[arg] = (len(arg.expansion), callbacks[arg], arg.origin.name)
+                found = reductions[arg] = (len(arg.expansion), callbacks[arg], str(arg.origin.name))  # (a plain str: a Token compares in Python)
             size, callback, origin = found
             if size:
                 children = value_stack[-size:]

@@ -497,9 +497,10 @@ def test_the_grammar_needs_no_regex_package():
         import regex  # noqa: F401
 
 
-def test_the_shipped_lalr_tables_are_made_from_this_grammar():
-    """grammar/rulelang.lalr saves the first parse on a machine from building the tables (about half
-    a second). After a grammar change, write it again:
+def test_the_shipped_parser_is_made_from_this_grammar():
+    """grammar/rulelang.lalr, the parser pickled, saves each first parse on a machine from building
+    the LALR tables (about half a second). After a grammar change (or a change to how the parser is
+    built or loaded: its header says), write it again:
     python3 -c "from rulelang.parser import write_tables; write_tables()" """
     from rulelang import parser as P
     from rulelang.resources import grammar_path, tables_path
@@ -509,18 +510,28 @@ def test_the_shipped_lalr_tables_are_made_from_this_grammar():
         shipped = f.readline().rstrip(b"\n").split()
     expected = P._tables_header(grammar).split()
     assert shipped[:2] == expected[:2], "grammar/rulelang.lalr is older than the grammar: run write_tables()"
-    # made with another Lark or Python, the file is not used (the tables are built); with these, it is
-    assert (P._shipped_tables(grammar) is not None) == (shipped == expected)
+    assert shipped[4:] == expected[4:], "the parser is built or loaded otherwise than when grammar/rulelang.lalr " \
+                                        "was written: run write_tables()"
+    # made with another Lark or Python, the file is not used (the parser is built); with these, it is
+    assert (P._shipped_parser(P._tables_header(grammar)) is not None) == (shipped == expected)
 
 
-def test_tables_that_do_not_fit_are_built_again(tmp_path, monkeypatch):
+def _without_the_shipped_parser(monkeypatch, tmp_path):
+    from rulelang import parser as P
+
+    monkeypatch.setattr(P, "tables_path", lambda: tmp_path / "absent.lalr")
+
+
+def test_a_shipped_parser_that_does_not_fit_is_built_again(tmp_path, monkeypatch):
     from rulelang import parser as P
 
     damaged = tmp_path / "rulelang.lalr"
     grammar = P.grammar_path().read_text(encoding="utf-8")
-    damaged.write_bytes(P._tables_header(grammar) + b"\nnot a pickle")
+    header = P._tables_header(grammar)
+    damaged.write_bytes(header + b"\nnot a pickle")
     monkeypatch.setattr(P, "tables_path", lambda: damaged)
-    assert P._shipped_tables(grammar) is None
+    monkeypatch.setenv("RULELANG_CACHE", "0")
+    assert P._shipped_parser(header) is None
     P._lark.cache_clear()
     try:
         assert parse_text('game "G" { players 2 }').game().title == "G"
@@ -528,24 +539,28 @@ def test_tables_that_do_not_fit_are_built_again(tmp_path, monkeypatch):
         P._lark.cache_clear()
 
 
-def test_the_parser_kept_in_the_cache_parses_as_the_shipped_tables(tmp_path, monkeypatch):
-    """The first load on a machine pickles the loaded parser into the parse cache; later processes
-    load that (about 11 ms instead of 60). It gives every file the same AST, spans included, and
-    the same errors; a damaged one is loaded again from the shipped tables."""
+def test_the_parser_kept_in_the_cache_parses_as_the_shipped_one(tmp_path, monkeypatch):
+    """Without a shipped parser that fits (the grammar was changed since write_tables, or another Lark
+    or Python), the first load on a machine builds the parser and pickles it into the parse cache;
+    later processes load that. It gives every file the same AST, spans included, and the same
+    errors; a damaged one is built again."""
     from rulelang import parser as P
 
-    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path))
+    shipped = P._lark()
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
+    _without_the_shipped_parser(monkeypatch, tmp_path)
     P._lark.cache_clear()
     try:
-        shipped = P._lark()  # loaded from the shipped tables, then kept
-        kept = list(tmp_path.glob("parser-*.pickle"))
+        built = P._lark()  # built from the grammar, then kept
+        kept = list((tmp_path / "cache").glob("parser-*.pickle"))
         assert len(kept) == 1
+        assert _parse_alike(built, shipped) > 100
         P._lark.cache_clear()
         with monkeypatch.context() as m:
-            m.setattr(P, "_shipped_tables", lambda grammar: pytest.fail("loaded from the tables again"))
+            m.setattr(P.Lark, "__init__", lambda *a, **k: pytest.fail("built again"))
             from_cache = P._lark()
-        assert from_cache is not shipped and P.chunks_are_exact()
+        assert from_cache is not built and P.chunks_are_exact()
         assert _parse_alike(from_cache, shipped) > 100
 
         kept[0].write_bytes(b"not a parser")
