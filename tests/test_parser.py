@@ -674,3 +674,26 @@ def test_a_statement_may_start_with_player_after_a_value():
     phase = [d for d in rules.decls if type(d).__name__ == "PhaseDecl"][0]
     target = phase.body[1].target
     assert target.name == "score" and target.obj.func == "player" and target.obj.args[0].value == 1
+
+
+def test_a_text_is_lexed_at_once_as_the_contextual_lexer_reads_it():
+    """_quick_tree lexes a whole text with the root lexer's one expression (no expression compiled
+    per parser state): a word that is a keyword somewhere (`board`, `cell`, `empty`) is a name where
+    the parser expects a name, `-` is an operator or a minus as the parser's state says, as Lark's
+    contextual lexer reads them; a keyword the state does not accept after all is a syntax error."""
+    from lark import Token
+
+    from rulelang import parser as P
+
+    assert P._root_lexing() is not None  # this grammar's keywords all come after the patterns they are in
+    text = ('def free(board, cell) = empty(at(board, cell)) and -1 < 2 - 1\n'
+            'zone grid: board grid 4 size 3 by 3\n')
+    got = P._quick_tree(text)
+    assert got == P._lark().parse(text)
+    read = [(t.type, str(t)) for t in P._root_tokens(text, P._root_lexing())[0]]
+    assert read.count(("BOARD", "board")) == 3 and ("CELL", "cell") in read and read.count(("MINUS", "-")) == 2
+    kept = [(t.type, str(t)) for t in got.scan_values(lambda v: isinstance(v, Token))]
+    assert kept.count(("NAME", "board")) == 2 and ("NAME", "cell") in kept and ("NAME", "empty") in kept
+    assert kept.count(("ADD_OP", "-")) == 1  # (the other, `-1`, is the minus of a negative number)
+    with pytest.raises(Exception):
+        P._quick_tree("phase play {\n  mvoe top(deck) to hand(current)\n}\n")  # `to` read where it cannot be
