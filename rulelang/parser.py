@@ -193,7 +193,8 @@ def _quicker_reductions(lark: Lark) -> None:
     Lark does that too, through three wrappers, and also copies the child's own extent into the
     child's "container" positions, which then read the same as its own: the result, spans included,
     is unchanged (tests/test_parser.py compares with plain Lark on every file). An expression climbs
-    a dozen such rules of the precedence ladder: this is about half the time of a whole parse."""
+    a dozen such rules of the precedence ladder: this is about half the time of a whole parse.
+    The other rules' position wrappers are _Positions."""
     from lark.grammar import NonTerminal
 
     try:
@@ -201,15 +202,76 @@ def _quicker_reductions(lark: Lark) -> None:
         builders = lark._parse_tree_builder.rule_builders
     except AttributeError:  # another version of Lark, made otherwise inside: parse as it does
         return
+    from lark.parse_tree_builder import PropagatePositions
+
     for rule, _ in builders:
         if rule.options.expand1 and not rule.alias and len(rule.expansion) == 1:
             only = rule.expansion[0]
             if isinstance(only, NonTerminal) and not only.name.startswith("_"):
                 callbacks[rule] = _first_child
+                continue
+        callback = callbacks.get(rule)
+        if type(callback) is PropagatePositions and callback.node_filter is None:
+            callbacks[rule] = _Positions(callback.node_builder)
 
 
 def _first_child(children: list):
     return children[0]
+
+
+class _Positions:
+    """Lark's PropagatePositions (a new tree starts where its first child's container starts, ends
+    where its last child's container ends), giving the same positions in fewer steps: a token's
+    positions are read directly (Lark asks it for container positions a token never has, which
+    costs Python an exception each time)."""
+
+    __slots__ = ("node_builder",)
+
+    def __init__(self, node_builder):
+        self.node_builder = node_builder
+
+    def __call__(self, children):
+        tree = self.node_builder(children)
+        if not isinstance(tree, Tree):
+            return tree
+        meta = tree.meta
+        first = _outer_meta(children)
+        if first is not None:
+            if isinstance(first, Token):
+                line, column, pos = first.line, first.column, first.start_pos
+            else:
+                line = getattr(first, "container_line", first.line)
+                column = getattr(first, "container_column", first.column)
+                pos = getattr(first, "container_start_pos", first.start_pos)
+            if not hasattr(meta, "line"):  # (set already when the rule was inlined, as `?rule`)
+                meta.line, meta.column, meta.start_pos, meta.empty = line, column, pos, False
+            meta.container_line, meta.container_column, meta.container_start_pos = line, column, pos
+        last = _outer_meta(reversed(children))
+        if last is not None:
+            if isinstance(last, Token):
+                line, column, pos = last.end_line, last.end_column, last.end_pos
+            else:
+                line = getattr(last, "container_end_line", last.end_line)
+                column = getattr(last, "container_end_column", last.end_column)
+                pos = getattr(last, "container_end_pos", last.end_pos)
+            if not hasattr(meta, "end_line"):
+                meta.end_line, meta.end_column, meta.end_pos, meta.empty = line, column, pos, False
+            meta.container_end_line, meta.container_end_column, meta.container_end_pos = line, column, pos
+        return tree
+
+
+def _outer_meta(children):
+    """The positions of the first child that has any, as Lark's PropagatePositions finds them."""
+    for child in children:
+        if isinstance(child, Tree):
+            meta = child.meta
+            if not meta.empty:
+                return meta
+        elif isinstance(child, Token):
+            return child
+        elif hasattr(child, "__lark_meta__"):
+            return child.__lark_meta__()
+    return None
 
 
 def _refuse_huge_numbers(tok: Token) -> Token:
@@ -1821,7 +1883,7 @@ def _as_read_here(token, was: str, actions: dict, lexing) -> str:
     return was
 
 
-_REDUCTIONS: dict = {}  # each rule of the parse table -> (its length, its callback, the symbol it makes)
+_REDUCTIONS: dict = {}  # id of each rule of the parse table -> (the rule, its length, its callback, the symbol it makes)
 
 
 def _quick_tree(text: str):
@@ -1864,10 +1926,16 @@ def _quick_tree(text: str):
                 state_stack.append(arg)
                 value_stack.append(token if kind not in callbacks else callbacks[kind](token))
                 break
-            found = reductions.get(arg)
-            if found is None:
-                found = reductions[arg] = (len(arg.expansion), callbacks[arg], str(arg.origin.name))  # (a plain str: a Token compares in Python)
-            size, callback, origin = found
+            found = reductions.get(id(arg))  # (by identity: a rule hashes in Python)
+            if found is None or found[0] is not arg:
+                found = reductions[id(arg)] = (arg, len(arg.expansion), callbacks[arg],
+                                               str(arg.origin.name))  # (a plain str: a Token compares in Python)
+            _, size, callback, origin = found
+            if callback is _first_child:  # a `?rule: other` step: the value stays, only the state changes
+                state_stack[-1] = states[state_stack[-2]][origin][1]
+                if kind == "$END" and state_stack[-1] == end_state:
+                    return value_stack[-1]
+                continue
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
