@@ -32,6 +32,7 @@ finally:
     if _regex_absent:
         del sys.modules["regex"]
 from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedInput, VisitError
+from lark.visitors import Discard as _LARK_DISCARD
 from lark.parsers.lalr_analysis import Reduce, Shift
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
 
@@ -847,6 +848,22 @@ class _ToAst(Transformer):
         super().__init__(visit_tokens=False)
         self.file = file
         self.offset = line_offset
+
+    def transform(self, tree):
+        # Lark's walk (each node's children, then the node: the same calls in the same order, a
+        # method that gives Lark's Discard drops its node), without a generator for every node
+        result = self._walk(tree)
+        return None if result is _LARK_DISCARD else result
+
+    def _walk(self, tree):
+        children = []
+        for child in tree.children:
+            if isinstance(child, Tree):
+                child = self._walk(child)
+                if child is _LARK_DISCARD:
+                    continue
+            children.append(child)
+        return self._call_userfunc(tree, children)
 
     def _call_userfunc(self, tree, new_children=None):
         # Lark's own looks the method up with getattr, which makes a new v_args wrapper (and copies
