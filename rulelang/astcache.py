@@ -178,23 +178,32 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
     except Exception:  # none yet, or damaged
         known = {}
     chunks, fast_cards = declaration_chunks(text, file)
-    decls: list = []
-    kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
-    parts: list[tuple[int, bytes]] = []
+    loaded: list = []  # each chunk's kept (offset, pickled declarations) and declarations, or None
+    missing: list[tuple[int, str]] = []
     for offset, chunk in chunks:
         found = known.get(chunk)
         part = _load_part(found[1]) if isinstance(found, tuple) and len(found) == 2 else None
+        loaded.append(None if part is None else (found, part))
         if part is None:
-            from .parser import chunks_are_exact, parse_declarations  # Lark: only to parse
+            missing.append((offset, chunk))
+    if missing:
+        from .parser import chunks_are_exact  # Lark: only to parse
 
-            if not chunks_are_exact():
-                return None
-            part = parse_declarations(chunk, file, offset)
-            if part is None:
-                return None
-            found = (offset, pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
-        elif found[0] != offset:  # kept with its old lines: moved on each load until parsed again
-            _move_spans(part, offset - found[0])
+        parsed = _parse_chunks(missing, file) if chunks_are_exact() else None
+        if parsed is None:
+            return None
+        parsed.reverse()
+    decls: list = []
+    kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
+    parts: list[tuple[int, bytes]] = []
+    for (offset, chunk), was in zip(chunks, loaded):
+        if was is None:
+            data, part = parsed.pop()
+            found = (offset, data)
+        else:
+            found, part = was
+            if found[0] != offset:  # kept with its old lines: moved on each load until parsed again
+                _move_spans(part, offset - found[0])
         kept[chunk] = found
         parts.append((offset - found[0], found[1]))
         decls.extend(part)
@@ -206,6 +215,124 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
     rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
                         header_doc=header)
     return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
+
+
+# ------------------------------------------------------------------ parsing in two processes
+# A file parsed for the first time (a new file, a new rulelang) is parsed chunk by chunk: where
+# there is much to parse and a second core, a forked copy of this process parses the second half
+# of the chunks while this one parses the first, and sends back their pickled declarations (which
+# the cache keeps anyway). Only on Linux, from a process with one thread (a fork copies only the
+# calling thread); anything wrong with the helper, and its chunks are parsed here.
+
+TWO_PROCESSES_FROM = 40_000  # characters to parse: below, forking and unpickling cost more than they save
+
+
+def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+    """Each chunk's pickled declarations and declarations, in order; None if one does not parse
+    on its own (the whole file is parsed then)."""
+    helper = _start_helper(missing, file) if sum(len(c) for _, c in missing) >= TWO_PROCESSES_FROM else None
+    if helper is None:
+        return _parse_here(missing, file)
+    pid, reader, half = helper
+    try:
+        mine = _parse_here(missing[:half], file)
+    finally:
+        theirs = _helper_result(pid, reader)
+    if mine is None:
+        return None
+    if theirs is _HELPER_FAILED:
+        theirs = _parse_here(missing[half:], file)
+    return None if theirs is None else mine + theirs
+
+
+def _parse_here(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+    from .parser import parse_declarations
+
+    parsed = []
+    for offset, chunk in missing:
+        part = parse_declarations(chunk, file, offset)
+        if part is None:
+            return None
+        parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
+    return parsed
+
+
+_HELPER_FAILED = object()
+
+
+def _can_fork() -> bool:
+    import os
+    import sys
+
+    threading = sys.modules.get("threading")  # (never imported: no other thread)
+    if threading is not None and threading.active_count() > 1:
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return False
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and cores > 1
+
+
+def _start_helper(missing: list[tuple[int, str]], file: str):
+    """(process id, pipe to read, index of the first chunk it parses) of a forked helper parsing
+    the second half of the chunks (by characters); None where there is none."""
+    import os
+
+    if not _can_fork():
+        return None
+    total, half, size = sum(len(c) for _, c in missing), 0, 0
+    while half < len(missing) and size + len(missing[half][1]) <= total // 2:
+        size += len(missing[half][1])
+        half += 1
+    if half in (0, len(missing)):
+        return None
+    from .parser import ready
+
+    ready()
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: all parsed here
+        os.close(reader)
+        os.close(writer)
+        return None
+    if pid == 0:  # the helper: parses, writes, and leaves at once (no exit handlers, no buffers flushed)
+        code = 1
+        try:
+            os.close(reader)
+            parsed = _parse_here(missing[half:], file)
+            data = pickle.dumps(None if parsed is None else [d for d, _ in parsed], protocol=pickle.HIGHEST_PROTOCOL)
+            with open(writer, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    return pid, reader, half
+
+
+def _helper_result(pid: int, reader: int):
+    """What the helper parsed (None: a chunk does not parse alone), or _HELPER_FAILED."""
+    import os
+
+    try:
+        with open(reader, "rb") as pipe:
+            data = pipe.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    try:
+        if status != 0:
+            return _HELPER_FAILED
+        pickled = pickle.loads(data)
+        if pickled is None:
+            return None
+        parsed = [(d, _load_part(d)) for d in pickled]
+        if any(part is None for _, part in parsed):
+            return _HELPER_FAILED
+        return parsed
+    except Exception:
+        return _HELPER_FAILED
 
 
 def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:

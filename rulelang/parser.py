@@ -2046,6 +2046,11 @@ def chunks_are_exact() -> bool:
     return True
 
 
+def ready() -> None:
+    """Load the parser and build its lexer's expression now (before a fork: the copy has them)."""
+    _root_lexing()
+
+
 def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | None:
     """The declarations of one chunk, spans in the whole file; None if it does not parse alone."""
     try:
