@@ -278,9 +278,9 @@ def run_bench(args, out=None) -> int:
               f"{1 if quick else 5}; an unchanged file that passed answers from its kept verdict after the "
               f"first run; checked again: its verdict removed, its AST from the cache, best of {few}; "
               f"after an edit: one line of the file changed since the last check, best of {few}; "
-              f"first check: an empty cache each time, best of {few})\n")
+              f"first time: an empty cache each time, best of {few})\n")
         rows = [["file", "best s", "median s", "checked again: best s", "after an edit: best s",
-                 "first check: best s", "exit"]]
+                 "first time: best s", "exit"]]
         cold = {path: times for path, times, _ in check_times(files, few, first=True)}
         edited = {path: times for path, times, _ in check_times(files, few, edit=True)}
         again = {path: times for path, times, _ in check_times(files, few, verdicts=False)}
