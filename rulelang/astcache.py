@@ -316,11 +316,15 @@ def _helper_result(pid: int, reader: int):
     """What the helper parsed (None: a chunk does not parse alone), or _HELPER_FAILED."""
     import os
 
+    data, status = b"", 1
     try:
         with open(reader, "rb") as pipe:
             data = pipe.read()
     finally:
-        _, status = os.waitpid(pid, 0)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): what it wrote says how it went
+            status = 0
     try:
         if status != 0:
             return _HELPER_FAILED
