@@ -95,7 +95,7 @@ def _kept_expressions(lark: Lark) -> None:
 # The parser ships pickled whole (grammar/rulelang.lalr, written by write_tables()): building its
 # LALR tables from the grammar takes about half a second, loading Lark's own saved form of them about
 # 60 ms (Lark rebuilds its rules, parse table and lexers from their description), unpickling the
-# parser about 11 ms. It is pickled before it has parsed anything (its lexers' regular expressions
+# parser about 15 ms. It is pickled before it has parsed anything (its lexers' regular expressions
 # are compiled on first use, in each process: regexcache), and before _quicker_reductions, applied
 # at each load, so that it holds nothing of this module but the lexer callbacks it names. Lark's
 # two parser actions are compared by identity (`action is Shift`) and its lexers hold the `re`
