@@ -1,9 +1,10 @@
 """Python's `re`, with the regular expressions it compiled kept on disk between processes.
 
-Lark's contextual lexer compiles one big regular expression (every token it may meet) for each
-parser state it reaches. Python compiles a regular expression in Python code: the 26 states met
-in one declaration of a large seed game took about 45 ms of a `check` just after an edit, more than
-parsing the declaration itself. This module is what the parser gives Lark instead of `re`
+Lark's lexers compile big regular expressions (every token they may meet): the root lexer's one,
+with which the parser reads a text that parses (parser._root_tokens), and, for a text with a syntax
+error, which Lark's own parse reads, one for each parser state its contextual lexer reaches. Python
+compiles a regular expression in Python code: the 26 states met in one declaration of a large seed
+game took about 45 ms. This module is what the parser gives Lark instead of `re`
 (`parser._lark`): `compile` keeps the compiled program of each expression (the list of numbers
 Python's own compiler makes, `re._compiler._code`) in the parse cache, keyed by the expression and
 its flags, and a later process builds the expression from it at once (`_sre.compile`, the call
