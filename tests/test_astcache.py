@@ -272,3 +272,27 @@ def test_cache_dir_off_keeps_nothing_anywhere(tmp_path, monkeypatch):
     rulelang.load(REPO / "examples" / "tictactoe.rules")
     parse_file(REPO / "examples" / "connect4.rules")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cache_folder_keeps_about_its_newest_entries(tmp_path):
+    """cachefiles.prune keeps the `keep` newest files of a pattern, cutting the folder down only once
+    it holds a tenth more (a full folder is not sorted at every write); other files stay."""
+    import os
+
+    from rulelang.cachefiles import prune
+
+    def write(name: str, age: int):
+        path = tmp_path / name
+        path.write_bytes(b"x")
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+
+    (tmp_path / "other.json").write_bytes(b"{}")
+    for i in range(11):
+        write(f"{i:02}.pickle", i)
+    prune(tmp_path, "*.pickle", 10)
+    assert len(list(tmp_path.glob("*.pickle"))) == 11  # within a tenth more: left as it is
+    write("11.pickle", 11)
+    prune(tmp_path, "*.pickle", 10)
+    assert sorted(p.name for p in tmp_path.glob("*.pickle")) == [f"{i:02}.pickle" for i in range(2, 12)]
+    assert (tmp_path / "other.json").exists()
+    prune(tmp_path / "absent", "*.pickle", 10)  # no folder yet: no error
