@@ -20,7 +20,9 @@ kept as one part.
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
+import sys
 from pathlib import Path
 
 from . import nodes as N
@@ -192,13 +194,13 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
         parsed = _parse_chunks(missing, file) if chunks_are_exact() else None
         if parsed is None:
             return None
-        parsed.reverse()
+        parsed = iter(parsed)  # (in the order of the chunks that were missing)
     decls: list = []
     kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
     parts: list[tuple[int, bytes]] = []
     for (offset, chunk), was in zip(chunks, loaded):
         if was is None:
-            data, part = parsed.pop()
+            data, part = next(parsed)
             found = (offset, data)
         else:
             found, part = was
@@ -230,7 +232,7 @@ TWO_PROCESSES_FROM = 40_000  # characters to parse: below, forking and unpicklin
 def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
     on its own (the whole file is parsed then)."""
-    helper = _start_helper(missing, file) if sum(len(c) for _, c in missing) >= TWO_PROCESSES_FROM else None
+    helper = _start_helper(missing, file)
     if helper is None:
         return _parse_here(missing, file)
     pid, reader, half = helper
@@ -261,9 +263,6 @@ _HELPER_FAILED = object()
 
 
 def _can_fork() -> bool:
-    import os
-    import sys
-
     threading = sys.modules.get("threading")  # (never imported: no other thread)
     if threading is not None and threading.active_count() > 1:
         return False
@@ -276,12 +275,11 @@ def _can_fork() -> bool:
 
 def _start_helper(missing: list[tuple[int, str]], file: str):
     """(process id, pipe to read, index of the first chunk it parses) of a forked helper parsing
-    the second half of the chunks (by characters); None where there is none."""
-    import os
-
-    if not _can_fork():
-        return None
+    the second half of the chunks (by characters); None where there is none (too little to parse,
+    or no fork to be had)."""
     total, half, size = sum(len(c) for _, c in missing), 0, 0
+    if total < TWO_PROCESSES_FROM or not _can_fork():
+        return None
     while half < len(missing) and size + len(missing[half][1]) <= total // 2:
         size += len(missing[half][1])
         half += 1
@@ -314,9 +312,6 @@ def _start_helper(missing: list[tuple[int, str]], file: str):
 
 def _helper_result(pid: int, reader: int):
     """What the helper parsed (None: a chunk does not parse alone), or _HELPER_FAILED."""
-    import os
-
-    data, status = b"", 1
     try:
         with open(reader, "rb") as pipe:
             data = pipe.read()

@@ -1863,16 +1863,14 @@ def _root_tokens(text: str, lexing) -> tuple[list, dict]:
         pos = end
         kind = match.lastgroup
         value = match.group()
-        if kind in ignore and kind not in plans:
-            if kind in newlines and "\n" in value:
-                line += value.count("\n")
-                line_start = start + value.rindex("\n") + 1
-            continue
-        token = new(Token, value)
-        token.type, token.value, token.start_pos, token.line, token.column = kind, value, start, line, start - line_start + 1
+        first_line, column = line, start - line_start + 1
         if kind in newlines and "\n" in value:
             line += value.count("\n")
             line_start = start + value.rindex("\n") + 1
+        if kind in ignore and kind not in plans:
+            continue
+        token = new(Token, value)
+        token.type, token.value, token.start_pos, token.line, token.column = kind, value, start, first_line, column
         token.end_line, token.end_column, token.end_pos = line, end - line_start + 1, end
         plan = plans.get(kind)
         if plan is not None:
