@@ -54,7 +54,7 @@ class StatementCompiler:
         code = self.program.new_code(name, kind, span)
         saved = self._regions
         if self.gen is not None:
-            from .codegen import RegionRecords
+            from .codegen_statements import RegionRecords
 
             self._regions = RegionRecords(code)
         try:
@@ -66,7 +66,7 @@ class StatementCompiler:
         finally:
             self._regions = saved
         if self.gen is not None:
-            from .codegen import fuse_code, fuse_regions
+            from .codegen_statements import fuse_code, fuse_regions
 
             fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
             fuse_code(self.gen, code)  # runs of simple statements become one generated op

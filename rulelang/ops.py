@@ -237,7 +237,7 @@ class ChooseAmong(Op):
 
     def __init__(self, alts, by, optional, prompt, span):
         self.alts = alts  # list of (name, [(var, coll, cond)], cond, body_pc)
-        # per alternative: its bindings as generated loops, walker(ctx, rows), or None (codegen.option_walker)
+        # per alternative: its bindings as generated loops, walker(ctx, rows), or None (codegen_statements: Generator.option_walker)
         self.walkers: list = []
         self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
         self.end = None

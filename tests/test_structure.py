@@ -46,3 +46,27 @@ def test_load_is_found_where_it_always_was():
     from rulelang.runtime import load
 
     assert load is rulelang.loader.load
+
+
+def _imported_at_run_time(name: str) -> set[str]:
+    """imported_modules, leaving out what is imported only for type checkers (`if TYPE_CHECKING:`)."""
+    tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_the_code_generator_s_parts_do_not_import_it_back():
+    """codegen.py's Generator is made of the mixins of codegen_facts, _loops, _defs and _statements;
+    codegen_helpers is what generated code calls. None imports codegen (no cycle), and the helpers,
+    which run with every game, import no part of the generator."""
+    parts = ["codegen_facts", "codegen_loops", "codegen_defs", "codegen_statements", "codegen_helpers"]
+    for part in parts:
+        assert "codegen" not in _imported_at_run_time(part), part
+    assert not {m for m in _imported_at_run_time("codegen_helpers") if m.startswith("codegen")}
+    assert set(parts) - {"codegen_helpers"} <= imported_modules("codegen")
