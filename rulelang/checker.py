@@ -538,7 +538,7 @@ class Checker:
         if s.op is None:
             if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
                     and s.target.id not in BUILTIN_VALUES:
-                from .parser import _LEADING_WORDS
+                from .syntax_errors import _LEADING_WORDS
                 self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
                          expected="a statement (move, let, if, choose, ...), a call or an assignment",
                          hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
