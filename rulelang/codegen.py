@@ -720,7 +720,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
             return f"({t}.{name} if type({t} := {obj}) is _Entity else _attr(c, {t}, {name!r}, {span}))"
         if name == "component":  # a card's component, as a text (values.entity_extra)
             return f"({t}.card.component if type({t} := {obj}) is _Entity else _attr(c, {t}, 'component', {span}))"
-        if name == "owner":  # a card's owner, a player or none (values.entity_extra); a zone's is _attr's
+        if name == "owner":  # a card's owner, a player or none (values.entity_extra); a zone's is values.read_field's
             seat = self.fresh("_t")
             return (f"((c.s.players[{seat}] if ({seat} := {t}.owner) is not None else None) "
                     f"if type({t} := {obj}) is _Entity else _attr(c, {t}, 'owner', {span}))")

@@ -10,40 +10,15 @@ import time
 
 from .budgets import NUMBER_BOUND, check_size, exceeded
 from .builtins import BUILTINS, RuleFailure, as_list, describe, keywords_of
-from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
+from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, out_seats, players_in
 from .program import RuleError
-from .values import _arith, _update, entity_extra, move_cards, one_value_changed, outside_the_list, set_field, the_zone
+from .values import _arith, _update, move_cards, one_value_changed, outside_the_list, read_field, set_field, the_zone
 
 
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 _CATCH = (RuleFailure,) + _FAILURES
-
-
-def _attr(c, o, name, span):
-    if type(o) is Entity:
-        attrs = o.attrs
-        if name in attrs:
-            return attrs[name]
-        return entity_extra(c, o, name, span)
-    if type(o) is Player:
-        if name in o.attrs:
-            return o.attrs[name]
-        if name == "seat":
-            return o.seat + 1
-    elif type(o) is dict:
-        if name in o:
-            return o[name]
-        raise RuleError(span, f'this row has no "{name}"; its fields are: ' + ", ".join(map(str, o)))
-    elif isinstance(o, Zone):
-        if name == "size":
-            return len(o.items)
-        if name == "owner":
-            return c.s.players[o.owner] if o.owner is not None else None
-    if o is None:
-        raise RuleError(span, f'cannot read "{name}" of nothing (the value is none)')
-    raise RuleError(span, f'{describe(o)} has no "{name}"')
 
 
 def _index(obj, i, span):
@@ -253,7 +228,7 @@ def _placeholder(c):
 
 
 _HELPERS = {
-    "_attr": _attr, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
+    "_attr": read_field, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,

@@ -17,8 +17,16 @@ from .builtins import (BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite
 from .errors import Span
 from .ops import _MISSING
 from .program import Ctx, RuleError
-from .values import _arith, _plain, entity_extra, outside_the_list
-from .model import Entity, KeywordValue, Player, Zone, out_seats, players_in
+from .values import _arith, _plain, outside_the_list, read_field
+from .model import KeywordValue, Player, out_seats, players_in
+
+
+def _put_back(v: dict, name: str, saved) -> None:
+    """A rules name's value before a loop bound it again (_MISSING: it had none)."""
+    if saved is _MISSING:
+        v.pop(name, None)
+    else:
+        v[name] = saved
 
 
 class ExpressionCompiler:
@@ -140,10 +148,7 @@ class ExpressionCompiler:
                 if bool(cond(c)) != want_all:
                     result = not want_all
                     break
-            if saved is _MISSING:
-                v.pop(var, None)
-            else:
-                v[var] = saved
+            _put_back(v, var, saved)
             return result
 
         return quantify
@@ -308,29 +313,7 @@ class ExpressionCompiler:
         span = x.span
 
         def get(c):
-            o = obj(c)
-            if type(o) is Entity:
-                attrs = o.attrs
-                if name in attrs:
-                    return attrs[name]
-                return entity_extra(c, o, name, span)
-            if type(o) is Player:
-                if name in o.attrs:
-                    return o.attrs[name]
-                if name == "seat":
-                    return o.seat + 1
-            elif type(o) is dict:
-                if name in o:
-                    return o[name]
-                raise RuleError(span, f'this row has no "{name}"; its fields are: ' + ", ".join(map(str, o)))
-            elif isinstance(o, Zone):
-                if name == "size":
-                    return len(o.items)
-                if name == "owner":
-                    return c.s.players[o.owner] if o.owner is not None else None
-            if o is None:
-                raise RuleError(span, f'cannot read "{name}" of nothing (the value is none)')
-            raise RuleError(span, f'{describe(o)} has no "{name}"')
+            return read_field(c, obj(c), name, span)
 
         return get
 
@@ -374,10 +357,7 @@ class ExpressionCompiler:
                     out.append(item)
                 else:
                     break
-            if saved is _MISSING:
-                v.pop(var, None)
-            else:
-                v[var] = saved
+            _put_back(v, var, saved)
             return out
 
         return filtered
@@ -402,10 +382,7 @@ class ExpressionCompiler:
                 v[var] = item
                 if cond is None or cond(c):
                     out.append(fn(c))
-            if saved is _MISSING:
-                v.pop(var, None)
-            else:
-                v[var] = saved
+            _put_back(v, var, saved)
             return out
 
         return mapped
@@ -440,10 +417,7 @@ class ExpressionCompiler:
 
             loop(0)
             for n, old in zip(names, saved):
-                if old is _MISSING:
-                    v.pop(n, None)
-                else:
-                    v[n] = old
+                _put_back(v, n, old)
             return out
 
         return mapped

@@ -36,6 +36,33 @@ def entity_extra(c, e: Entity, name: str, span: Span):
     raise RuleError(span, f'{describe(e)} has no field "{name}"')
 
 
+def read_field(c, o, name, span):
+    """`o.name`: a card's or player's field, a table row's column, a zone's size or owner; else the
+    rules error that says why not (both engines read fields with it)."""
+    if type(o) is Entity:
+        attrs = o.attrs
+        if name in attrs:
+            return attrs[name]
+        return entity_extra(c, o, name, span)
+    if type(o) is Player:
+        if name in o.attrs:
+            return o.attrs[name]
+        if name == "seat":
+            return o.seat + 1
+    elif type(o) is dict:
+        if name in o:
+            return o[name]
+        raise RuleError(span, f'this row has no "{name}"; its fields are: ' + ", ".join(map(str, o)))
+    elif isinstance(o, Zone):
+        if name == "size":
+            return len(o.items)
+        if name == "owner":
+            return c.s.players[o.owner] if o.owner is not None else None
+    if o is None:
+        raise RuleError(span, f'cannot read "{name}" of nothing (the value is none)')
+    raise RuleError(span, f'{describe(o)} has no "{name}"')
+
+
 def the_zone(zone, span: Span) -> Zone:
     """Where `move` puts cards: a zone, else the rules error."""
     if not isinstance(zone, Zone):
