@@ -175,7 +175,7 @@ def _variants(value: str | None) -> list[str]:
 def cmd_play(args) -> int:
     from .agents import AgentHandle, make_agent
     from .loader import load
-    from .runtime import option_label
+    from .visibility import option_label
     from .terminal import QUIT, ask
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))

@@ -33,7 +33,8 @@ from __future__ import annotations
 import math
 import random
 
-from .runtime import Ctx, Match, option_keys
+from .runtime import Ctx, Match
+from .visibility import option_keys
 
 #: A decision with at most this many options is never narrowed by progressive widening.
 DEFAULT_WIDTH = 10

@@ -362,3 +362,15 @@ def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down
             state.events.append(("leave", old.name, e))
         if zone.name in watched:
             state.events.append(("enter", zone.name, e))
+
+
+def make_zones(program, s: State) -> None:
+    """Every zone of the game (`program`: the compiled `Program`), one per player for `per player` zones (keys like "hand#2")."""
+    for info in program.zones.values():
+        owners = range(len(s.players)) if info.per_player else [None]
+        for owner in owners:
+            key = info.name if owner is None else f"{info.name}#{owner + 1}"
+            if info.topology is not None:
+                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
+            else:
+                s.zones[key] = Zone(info.name, key, owner, info.visibility)

@@ -34,7 +34,9 @@ from pathlib import Path
 from .errors import RulesError
 from .loader import load
 from .model import Entity
-from .runtime import Match, option_label, state_to_json
+from .runtime import Match
+from .saves import state_to_json
+from .visibility import option_label
 from .sourcefile import NotAJsonObject, read_json_object
 
 FORMAT = 1

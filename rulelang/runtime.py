@@ -12,8 +12,6 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
-from itertools import chain
-from typing import Any
 
 from . import nodes as N
 from .budgets import BudgetExceeded, Meter, as_budgets, exceeded
@@ -22,11 +20,12 @@ from .dependencies import CARD_ZONES
 from .ops import FlowOp
 from .program import Code, Ctx, Frame, Program, RuleError, as_rules_error
 from .errors import Diagnostic, RulesError, Span
-from .options import Options, option_name
-from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode, expire, out_seats
+from .options import option_name
+from .model import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
+from .saves import copy_state, state_from_json, state_to_json
+from .visibility import determinize, option_label, plain_attrs, player_view
 
 SETTLE_LIMIT = 100
-SAVE_FORMAT = 1
 
 
 class VM:
@@ -581,16 +580,6 @@ class Game:
                                         f"({type(exc).__name__}: {str(exc)[:200]})")) from None
 
 
-def make_zones(program: Program, s: State) -> None:
-    """Every zone of the game, one per player for `per player` zones (keys like "hand#2")."""
-    for info in program.zones.values():
-        owners = range(len(s.players)) if info.per_player else [None]
-        for owner in owners:
-            key = info.name if owner is None else f"{info.name}#{owner + 1}"
-            if info.topology is not None:
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
-            else:
-                s.zones[key] = Zone(info.name, key, owner, info.visibility)
 
 
 def _new_state(program: Program, n: int, seed: int) -> State:
@@ -670,7 +659,7 @@ class Match:
             "winners": [w + 1 for w in self.s.winners],
             "rounds": self.s.round,
             "decisions": self.s.decisions,
-            "players": [dict(_plain_attrs(p.attrs)) for p in self.s.players],
+            "players": [dict(plain_attrs(p.attrs)) for p in self.s.players],
             "keyword_uses": dict(self.s.stats),
             **({"eliminated": [i + 1 for i in out_seats(self.s)]} if out_seats(self.s) else {}),
         }
@@ -716,388 +705,51 @@ class Match:
         return value
 
 
-def _plain_attrs(attrs: dict):
-    for k, v in attrs.items():
-        if isinstance(v, (int, str, bool, float)) or v is None:
-            yield k, v
-        else:
-            yield k, describe(v)
 
 
-def option_label(state: State, option: dict, seat: int) -> str:
-    return _option_label(option["name"], tuple(option["values"].values()), lambda v: seen_as(state, v, seat))
 
 
-def _option_label(name: str, values: tuple, seen) -> str:
-    """An option's label from its name and values, seen(v) showing one value to its chooser."""
-    shown = [seen(v) for v in values]
-    if name in ("choose", "next"):
-        return ", ".join(shown) if shown else name
-    if name == "none" and all(v is None for v in values):  # `optional`: choose nothing
-        return "nothing"
-    return name + (" " + ", ".join(shown) if shown else "")
 
 
-_WHOLE_NUMBERS = frozenset((int,))
 
 
-def option_keys(state: State) -> dict[tuple, int]:
-    """The pending choice's options by what their chooser sees: (name, label) -> the first index
-    with it, in the order of first appearance. The same as reading the name and label of every
-    legal option, without making the options; a card met again (a card of the hand with each
-    cell) is shown once."""
-    pending = state.pending
-    if pending is None:
-        return {}
-    options, seat = pending["options"], pending["player"]
-    rows = (options.named_values() if type(options) is Options else
-            ((o["name"], tuple(o["values"].values())) for o in options))
-    shown: dict = {}  # a card's id, or a cell of whole numbers -> how the seat sees it
-
-    def seen(v):
-        t = type(v)
-        if t is Entity:
-            key = v.id
-        elif t is tuple and _WHOLE_NUMBERS.issuperset(map(type, v)):  # (1, 2), never (true, 2): 1 == true
-            key = v
-        else:
-            return seen_as(state, v, seat)
-        found = shown.get(key)
-        if found is None:
-            found = shown[key] = seen_as(state, v, seat)
-        return found
-
-    out: dict[tuple, int] = {}
-    for i, (name, values) in enumerate(rows):
-        key = (name, _option_label(name, values, seen))
-        if key not in out:
-            out[key] = i
-    return out
 
 
-def seen_as(state: State, value, seat: int) -> str:
-    if type(value) is Entity and not visible(value, seat):
-        where = value.zone.key.replace("#", " of player ") if value.zone else "nowhere"
-        return f"a hidden card in {where}"
-    return describe(value)
 
 
-def visible(e: Entity, seat: int) -> bool:
-    zone = e.zone
-    if zone is None:
-        return False
-    if seat in e.known:
-        return True
-    if zone.visibility == "hidden":
-        return False
-    if zone.visibility == "private":
-        return zone.owner == seat
-    if e.face_down:
-        return e.owner == seat
-    return True
 
 
-def card_view(e: Entity) -> dict:
-    out = {"card": describe(e), "component": e.card.component}
-    for k, v in e.attrs.items():
-        out[k] = v if isinstance(v, (int, str, bool)) or v is None else describe(v)
-    if e.owner is not None:
-        out["owner"] = e.owner + 1
-    if e.face_down:
-        out["face_down"] = True
-    return out
 
 
-def player_view(state: State, seat: int, program: Program) -> dict:
-    """Everything one player may see: hidden cards appear only as {"hidden": true}."""
-
-    def show(e: Entity):
-        if visible(e, seat):
-            return card_view(e)
-        out = {"hidden": True}
-        if e.face_down and e.zone is not None and e.zone.visibility == "public":
-            out["face_down"] = True
-        return out
-
-    zones = {}
-    for key, zone in state.zones.items():
-        entry: dict[str, Any] = {"count": len(zone.items), "visibility": zone.visibility}
-        if zone.owner is not None:
-            entry["owner"] = zone.owner + 1
-        if zone.is_board:
-            entry["cells"] = [{"cell": list(c) if isinstance(c, tuple) else c,
-                               "cards": [show(e) for e in zone.cells.stack(c)]}
-                              for c in zone.cells.occupied_cells()]
-        elif zone.visibility == "hidden" and not any(seat in e.known for e in zone.items):
-            pass  # only the size of a face-down pile
-        else:
-            entry["cards"] = [show(e) for e in zone.items]
-        zones[key] = entry
-    pending = state.pending
-    return {
-        "you": seat + 1,
-        "round": state.round,
-        "phase": state.phase,
-        "current": state.current + 1 if state.current is not None else None,
-        "players": [{"seat": p.seat + 1, **dict(_plain_attrs(p.attrs))} for p in state.players],
-        "globals": {k: (v if isinstance(v, (int, str, bool)) or v is None else seen_as(state, v, seat))
-                    for k, v in state.globals.items() if not k.startswith("__")},
-        "zones": zones,
-        "choice": None if pending is None or pending["player"] != seat else {
-            "prompt": pending["prompt"],
-            "options": [option_label(state, o, seat) for o in pending["options"]],
-        },
-        "log": state.log[-20:],
-    }
 
 
-def determinize(state: State, seat: int, rng: random.Random):
-    """Shuffle what `seat` cannot see among the places it cannot see, grouped by component."""
-    groups: dict[tuple, list[Entity]] = {}
-    for e in state.entities:
-        if e.zone is not None and not visible(e, seat):
-            # cards only trade places with cards of the same kind and the same owner
-            groups.setdefault((e.card.component, e.owner), []).append(e)
-    # each card's position in its zone, looked up once per zone (a group only permutes its own
-    # cards among its own places, so the positions of the cards of the other groups stay right)
-    positions: dict[str, dict] = {}
-
-    def position(e: Entity) -> int:
-        found = positions.get(e.zone.key)
-        if found is None:
-            found = positions[e.zone.key] = {x: i for i, x in enumerate(e.zone.items)}
-        return found[e]
-
-    for entities in groups.values():
-        if len(entities) < 2:
-            continue
-        slots = [(e.zone, position(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
-        # places in an order the seat can see (zone, then position), not in the order of the hidden
-        # cards lying there, so that deals which look alike to the seat are re-dealt alike
-        slots.sort(key=lambda slot: (slot[0].key, slot[1]))
-        shuffled = list(entities)
-        rng.shuffle(shuffled)
-        # detach every entity first, then place them back slot by slot
-        for e in entities:
-            if e.zone.is_board:
-                e.zone.cells.remove(e.cell, e)
-        for (zone, index, cell, face_down, owner, place), e in zip(slots, shuffled):
-            zone.items[index] = e
-            e.zone, e.cell, e.face_down, e.place = zone, cell, face_down, place
-            if zone.is_board:
-                zone.cells.place(cell, e)
-    state.rng.seed(rng.random())
-    state.version += 1
-    state.cards_version += 1
 
 
 # ------------------------------------------------------------------ copying (for agents that plan)
 
 
-_PLAIN_OR_TUPLE = PLAIN_TYPES | {tuple}
 
 
-def holds_no_object(items) -> bool:
-    """Whether a list or tuple holds only numbers, words, true/false, none and tuples of those
-    (cells, directions): nothing a copy of the match must replace by its own card, player or zone.
-    The tests run in C: a copy asks it of every list of options."""
-    types = set(map(type, items))
-    if types <= PLAIN_TYPES:
-        return True
-    if not types <= _PLAIN_OR_TUPLE:
-        return False
-    return PLAIN_TYPES.issuperset(map(type, chain.from_iterable([x for x in items if type(x) is tuple])))
 
 
-def copy_state(s: State) -> State:
-    """A deep copy of a match state, much faster than a JSON round trip."""
-    rng = None  # (a generator not used yet stays so: the copy makes its own from the seed)
-    if s._rng is not None:
-        rng = random.Random.__new__(random.Random)
-        rng.setstate(s._rng.getstate())
-    new = State(s.seed, rng)
-    new.players = [Player(p.seat, {}) for p in s.players]
-    entity_map = new.entities  # an entity's id is its index in state.entities
-    plain = PLAIN_TYPES
-    blank = Entity.__new__
-    listed = []  # the cards whose component has fields holding a list: those lists are copied below
-    for e in s.entities:
-        c = blank(Entity)
-        c.id, c.card, c.owner, c.zone, c.cell, c.place, c.face_down = e.id, e.card, e.owner, None, e.cell, e.place, e.face_down
-        c.known = e.known  # (a frozenset: replaced, never changed)
-        c.attrs = e.attrs.copy()  # (the values of the cards in State.holding are copied below)
-        if e.card.list_fields:
-            listed.append(c)
-        entity_map.append(c)
-    new.holding = set(s.holding)
-    zones = {}
-    for key, zone in s.zones.items():
-        if zone.is_board:
-            z = BoardZone.__new__(BoardZone)
-            Zone.__init__(z, zone.name, key, zone.owner, zone.visibility)
-            z.cells = zone.cells.copy(entity_map)
-        else:
-            z = Zone(zone.name, key, zone.owner, zone.visibility)
-        z.items = items = [entity_map[e.id] for e in zone.items]
-        for e in items:
-            e.zone = z
-        zones[key] = z
-    new.zones = zones
-
-    def remap(v):
-        t = type(v)
-        if t in plain:
-            return v
-        if t is Entity:
-            return entity_map[v.id]
-        if t is tuple:  # a cell, a direction: itself (a tuple never changes) unless it holds a card
-            return v if plain.issuperset(map(type, v)) else tuple([remap(x) for x in v])
-        if t is list:  # a new list: the copy's frames and fields change theirs
-            if plain.issuperset(map(type, v)):
-                return v[:]
-            # (a list of lists of plain values, such as a card's needs, without a call for each)
-            return [x[:] if type(x) is list and plain.issuperset(map(type, x)) else remap(x) for x in v]
-        if t is KeywordValue:  # never changes: itself
-            return v
-        if t is Player:
-            return new.players[v.seat]
-        if isinstance(v, Zone):
-            return zones[v.key]
-        if t is dict:
-            return {remap(k): remap(x) for k, x in v.items()}
-        if t is set:
-            return {remap(x) for x in v}
-        return v
-
-    holding = s.holding
-    for c in listed:
-        if c.id not in holding:  # (those are copied whole below)
-            attrs = c.attrs
-            for k in c.card.list_fields:  # the lists a card was made with, or what replaced them
-                v = attrs[k]
-                if type(v) not in plain:
-                    attrs[k] = remap(v)
-    for i in holding:  # the cards whose fields may hold a card, a player, a zone, a list...
-        attrs = entity_map[i].attrs
-        for k, v in attrs.items():  # (a new value for a key already there: the dict keeps its size)
-            if type(v) not in plain:
-                attrs[k] = remap(v)
-    for p, c in zip(s.players, new.players):
-        c.attrs = {k: remap(v) for k, v in p.attrs.items()}
-    new.globals = {k: remap(v) for k, v in s.globals.items()}
-    new.round, new.phase, new.current = s.round, s.phase, s.current
-    new.over, new.winners, new.ending = s.over, list(s.winners), s.ending
-    new.version, new.decisions, new.stats, new.log = s.version, s.decisions, dict(s.stats), list(s.log[-20:])
-    new.settled_version = s.settled_version
-    new.stack = [Frame(f.code, f.pc, {k: remap(v) for k, v in f.vars.items()}, list(f.handlers), f.kind)
-                 for f in s.stack]
-    if s.pending is not None:
-        p = s.pending
-        options = p["options"]
-        new.pending = {"player": p["player"], "prompt": p["prompt"], "span": p["span"],
-                       "options": options.remap(remap, holds_no_object) if type(options) is Options else
-                       [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in options]}
-    new.events = [remap(ev) for ev in s.events]
-    return new
 
 
 # ------------------------------------------------------------------ saving and loading
 
 
-def state_to_json(s: State) -> dict:
-    def enc(v):
-        return encode(v)
-
-    zones = {}
-    for key, zone in s.zones.items():
-        if zone.is_board:
-            zones[key] = {"items": [e.id for e in zone.items],
-                          "cells": [[enc(c), [e.id for e in zone.cells.stack(c)]] for c in zone.cells.occupied_cells()]}
-        else:
-            zones[key] = [e.id for e in zone.items]
-    pending = None
-    if s.pending is not None:
-        p = s.pending
-        span = p["span"]
-        pending = {"player": p["player"], "prompt": p["prompt"], "span": [span.file, span.line, span.column],
-                   "options": [{"alt": o["alt"], "name": o["name"], "values": {k: enc(v) for k, v in o["values"].items()}}
-                               for o in p["options"]]}
-    rng_state = s.rng.getstate()
-    return {
-        "format": SAVE_FORMAT,
-        "seed": s.seed,
-        "players": [{"attrs": {k: enc(v) for k, v in p.attrs.items()}} for p in s.players],
-        "rng": [rng_state[0], list(rng_state[1]), rng_state[2]],
-        "round": s.round, "phase": s.phase, "current": s.current,
-        "over": s.over, "winners": list(s.winners), "ending": s.ending,
-        "version": s.version, "decisions": s.decisions, "stats": dict(s.stats), "log": s.log[-50:],
-        "globals": {k: enc(v) for k, v in s.globals.items()},
-        "entities": [{"card": [e.card.set_name, e.card.index], "attrs": {k: enc(v) for k, v in e.attrs.items()},
-                      "face_down": e.face_down, "known": sorted(e.known), "owner": e.owner,
-                      **({"place": e.place} if e.place is not None else {})} for e in s.entities],
-        "zones": zones,
-        "stack": [{"code": f.code.id, "pc": f.pc, "kind": f.kind, "handlers": [list(h) for h in f.handlers],
-                   "vars": {k: enc(v) for k, v in f.vars.items()}} for f in s.stack],
-        "pending": pending,
-    }
 
 
-def state_from_json(program: Program, data: dict) -> State:
-    if data.get("format") != SAVE_FORMAT:
-        raise RulesError(Diagnostic(Span(), f"unknown save format {data.get('format')!r}"))
-    s = State(data["seed"])
-    rng = data["rng"]
-    s.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
-    for seat, p in enumerate(data["players"]):
-        s.players.append(Player(seat, {}))
-    make_zones(program, s)
-    for i, ed in enumerate(data["entities"]):
-        set_name, index = ed["card"]
-        e = Entity(i, program.card_sets[set_name][index], {}, owner=ed["owner"])
-        e.face_down = ed["face_down"]
-        e.known = frozenset(ed["known"])
-        s.entities.append(e)
-    for e, ed in zip(s.entities, data["entities"]):
-        e.attrs = {k: decode(v, s) for k, v in ed["attrs"].items()}
-        if not PLAIN_TYPES.issuperset(map(type, e.attrs.values())):
-            s.holding.add(e.id)
-    for key, content in data["zones"].items():
-        zone = s.zones[key]
-        if zone.is_board:
-            for cell_enc, ids in content["cells"]:
-                cell = decode(cell_enc, s)
-                for i in ids:
-                    zone.cells.place(cell, s.entities[i])
-                    s.entities[i].cell = cell
-            zone.items = [s.entities[i] for i in content["items"]]
-            for e in zone.items:
-                e.place = data["entities"][e.id].get("place")
-        else:
-            zone.items = [s.entities[i] for i in content]
-        for e in zone.items:
-            e.zone = zone
-    for p, pd in zip(s.players, data["players"]):
-        p.attrs = {k: decode(v, s) for k, v in pd["attrs"].items()}
-    s.globals = {k: decode(v, s) for k, v in data["globals"].items()}
-    s.round, s.phase, s.current = data["round"], data["phase"], data["current"]
-    s.over, s.winners, s.ending = data["over"], list(data["winners"]), data["ending"]
-    s.version, s.decisions, s.stats, s.log = data["version"], data["decisions"], dict(data["stats"]), list(data["log"])
-    for fd in data["stack"]:
-        s.stack.append(Frame(program.codes[fd["code"]], fd["pc"], {k: decode(v, s) for k, v in fd["vars"].items()},
-                             [tuple(h) for h in fd["handlers"]], fd["kind"]))
-    if data["pending"] is not None:
-        p = data["pending"]
-        s.pending = {"player": p["player"], "prompt": p["prompt"], "span": Span(file=p["span"][0], line=p["span"][1], column=p["span"][2]),
-                     "options": [{"alt": o["alt"], "name": o["name"], "values": {k: decode(v, s) for k, v in o["values"].items()}}
-                                 for o in p["options"]]}
-    return s
+
+
+# names that moved to modules of their own; `from rulelang.runtime import ...` keeps finding them
+_MOVED = {"load": "loader", "resolve_settings": "loader",  # (so the runtime imports no parser or checker)
+          "visible": "visibility", "seen_as": "visibility", "card_view": "visibility", "option_keys": "visibility",
+          "holds_no_object": "saves", "SAVE_FORMAT": "saves"}
 
 
 def __getattr__(name: str):
-    # `load` moved to rulelang.loader (so the runtime does not import the parser and the checker);
-    # `from rulelang.runtime import load` keeps working
-    if name in ("load", "resolve_settings"):
-        from . import loader
+    if name in _MOVED:
+        import importlib
 
-        return getattr(loader, name)
+        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .agents import AgentHandle, make_agent
 from .errors import RulesError, reason_of
-from .runtime import Game, Match, option_label
+from .runtime import Game, Match
+from .visibility import option_label
 from .tableview import table_view
 from .sourcefile import NotAJsonObject, read_json_object
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from .builtins import describe
 from .model import BoardZone, Entity, Player, Zone
-from .runtime import Match, card_view, option_label, seen_as, visible
+from .runtime import Match
+from .visibility import card_view, option_label, seen_as, visible
 
 KIND_FIELDS = ("colour", "color", "kind", "suit", "type")
 PALETTE = ["#f2d45c", "#a8d672", "#6fb57c", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",

@@ -70,3 +70,11 @@ def test_the_code_generator_s_parts_do_not_import_it_back():
         assert "codegen" not in _imported_at_run_time(part), part
     assert not {m for m in _imported_at_run_time("codegen_helpers") if m.startswith("codegen")}
     assert set(parts) - {"codegen_helpers"} <= imported_modules("codegen")
+
+
+def test_what_a_seat_sees_and_saves_are_below_the_runtime():
+    """visibility.py (what each seat may see) and saves.py (copies, JSON saves) are used by the
+    runtime and never use it: a view or a save cannot run rules."""
+    for name in ("visibility", "saves"):
+        assert not imported_modules(name) & {"runtime", "ops", "compiler", "codegen", "agents"}, name
+    assert {"visibility", "saves"} <= imported_modules("runtime")
