@@ -205,7 +205,7 @@ def _write_marshal(folder: Path, path: Path, value) -> None:
 # parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
 ARITH_IN_PLACE = 16
 
-# the generated code's helper for each operator but "+" (_add, which also joins lists and texts)
+# the generated code's helper for each operator but "+" (_add, values.add_values: it also joins lists and texts)
 _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 
 # what read_once finds in a function's body: the cells of a shared board, the current player, a loop

@@ -12,7 +12,8 @@ from .budgets import NUMBER_BOUND, check_size, exceeded
 from .builtins import BUILTINS, RuleFailure, as_list, describe, keywords_of
 from .model import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, out_seats, players_in
 from .program import RuleError
-from .values import _arith, _update, move_cards, one_value_changed, outside_the_list, read_field, set_field, the_zone
+from .values import (_arith, _update, add_values, move_cards, one_value_changed, outside_the_list, read_field,
+                     set_field, the_zone)
 
 
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
@@ -36,24 +37,6 @@ def _each(c, value, span):
     if len(items) > 64 and c.vm is not None:
         c.vm.meter.charge(len(items), span)
     return items
-
-
-def _add(c, l, r, span):
-    if type(l) is int and type(r) is int:
-        result = l + r
-        if -_BIG <= result <= _BIG:
-            return result
-    if isinstance(l, list) or isinstance(r, list):
-        l, r = as_list(l), as_list(r)
-        if len(l) + len(r) > 64:
-            check_size(len(l) + len(r), span, "a list", c.vm.meter if c.vm is not None else None)
-        return l + r
-    if isinstance(l, str) or isinstance(r, str):
-        l, r = describe(l), describe(r)
-        if len(l) + len(r) > 64:
-            check_size(len(l) + len(r), span, "a text", c.vm.meter if c.vm is not None else None)
-        return l + r
-    return _arith(l, r, "+", span)
 
 
 _BIG = NUMBER_BOUND
@@ -228,7 +211,7 @@ def _placeholder(c):
 
 
 _HELPERS = {
-    "_attr": read_field, "_index": _index, "_each": _each, "_add": _add, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
+    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,

@@ -17,7 +17,7 @@ from .builtins import (BUILTIN_VALUES, BUILTINS, RuleFailure, as_list, bipartite
 from .errors import Span
 from .ops import _MISSING
 from .program import Ctx, RuleError
-from .values import _arith, _plain, outside_the_list, read_field
+from .values import _arith, _plain, add_values, outside_the_list, read_field
 from .model import KeywordValue, Player, out_seats, players_in
 
 
@@ -430,18 +430,7 @@ class ExpressionCompiler:
         a, b, op, span = self.expr(x.left), self.expr(x.right), x.op, x.span
         if op == "+":
             def add(c):
-                l, r = a(c), b(c)
-                if isinstance(l, list) or isinstance(r, list):
-                    l, r = as_list(l), as_list(r)
-                    if len(l) + len(r) > 64:
-                        check_size(len(l) + len(r), span, "a list", c.vm.meter if c.vm is not None else None)
-                    return l + r
-                if isinstance(l, str) or isinstance(r, str):
-                    l, r = describe(l), describe(r)
-                    if len(l) + len(r) > 64:
-                        check_size(len(l) + len(r), span, "a text", c.vm.meter if c.vm is not None else None)
-                    return l + r
-                return _arith(l, r, op, span)
+                return add_values(c, a(c), b(c), span)
 
             return add
         return lambda c: _arith(a(c), b(c), op, span)

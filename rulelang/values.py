@@ -165,6 +165,26 @@ def _arith(l, r, op, span):
     raise RuleError(span, f"unknown operator {op}")
 
 
+def add_values(c, l, r, span):
+    """`l + r`: whole numbers within the bound, lists joined, texts joined (a value beside a text shown
+    as a text), else `_arith`'s sum or its error (both engines add with it)."""
+    if type(l) is int and type(r) is int:
+        result = l + r
+        if -NUMBER_BOUND <= result <= NUMBER_BOUND:
+            return result
+    if isinstance(l, list) or isinstance(r, list):
+        l, r = as_list(l), as_list(r)
+        if len(l) + len(r) > 64:
+            check_size(len(l) + len(r), span, "a list", c.vm.meter if c.vm is not None else None)
+        return l + r
+    if isinstance(l, str) or isinstance(r, str):
+        l, r = describe(l), describe(r)
+        if len(l) + len(r) > 64:
+            check_size(len(l) + len(r), span, "a text", c.vm.meter if c.vm is not None else None)
+        return l + r
+    return _arith(l, r, "+", span)
+
+
 def _update(old, value, op, span):
     if op == "=":
         return value
