@@ -156,6 +156,15 @@ def lead_metrics(snapshots: list[list[float]], winners: list[int]) -> dict:
 # ------------------------------------------------------------------ statistics
 
 
+def import_statistics() -> None:
+    """Import what the intervals need (numpy and scipy.special: about 0.3 s), ahead of the summary:
+    simulate calls it while a pool of processes plays the games and this one only waits."""
+    import importlib
+
+    for module in ("numpy", "scipy.special"):
+        importlib.import_module(module)
+
+
 def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> dict:
     """A rate with its Wilson score interval."""
     if n == 0:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Callable
@@ -21,9 +22,12 @@ def default_jobs() -> int:
 
 
 def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str | None = None,
-              progress: Callable[[], None] | None = None) -> list:
+              progress: Callable[[], None] | None = None, meanwhile: Callable[[], None] | None = None) -> list:
     """fn(task) for every task, in order. ``cluster`` is the address of a Dask scheduler
-    ("tcp://host:8786"); otherwise ``jobs`` processes (None: all cores; 1: this process)."""
+    ("tcp://host:8786"); otherwise ``jobs`` processes (None: all cores; 1: this process).
+    ``meanwhile``: work for this process while a pool plays the tasks (it only waits for them), run
+    in a thread once the workers are forked (a fork copies no thread half way); not waited for (an
+    import it has begun is finished before another thread's import of the same module goes on)."""
     if cluster:
         return _run_dask(fn, tasks, cluster, progress)
     jobs = default_jobs() if jobs is None else jobs
@@ -36,11 +40,22 @@ def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str |
                     progress()
             return out
         with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-            for result in pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8))):
+            # map submits every task, and a pool that forks starts all its workers at the first
+            results = pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
+            if meanwhile is not None:
+                threading.Thread(target=_quietly, args=(meanwhile,), daemon=True).start()
+            for result in results:
                 out.append(result)
                 if progress:
                     progress()
     return out
+
+
+def _quietly(work: Callable[[], None]) -> None:
+    try:
+        work()
+    except Exception:  # (only a head start: what fails here fails again, and is reported, where it is needed)
+        pass
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .agents import make_agent
 from .budgets import current_budgets
-from .metrics import play_recorded
+from .metrics import import_statistics, play_recorded
 from .parallel import run_tasks
 from .resources import find_game
 from .loader import load
@@ -184,7 +184,8 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         summary.games, summary.profile = profiled(lambda: run_tasks(_play_one, tasks, jobs=1, progress=progress),
                                                   game.program.generated, resolved, len(tasks))
     else:
-        summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
+        summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
+                                  meanwhile=import_statistics)
     summary.seconds = time.perf_counter() - start
     summary.games.sort(key=lambda g: g.seed)
     return summary

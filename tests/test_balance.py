@@ -237,6 +237,25 @@ def test_same_results_in_process_on_a_pool_and_on_a_dask_cluster():
     assert here.metrics()["win_rate"] == remote.metrics()["win_rate"]
 
 
+def test_a_pool_gives_this_process_work_while_it_waits():
+    """simulate imports what the intervals need while a pool of processes plays the games
+    (parallel.run_tasks, `meanwhile`): the results are the pool's, in order, and work that fails
+    there changes nothing (it fails again, and is reported, where it is needed)."""
+    import threading
+
+    from rulelang.metrics import import_statistics
+    from rulelang.parallel import run_tasks
+
+    done = threading.Event()
+    assert run_tasks(abs, [-3, -1, -2, 5], jobs=2, meanwhile=done.set) == [3, 1, 2, 5]
+    assert done.wait(timeout=30)
+    assert run_tasks(abs, [-3, -1, -2, 5], jobs=2, meanwhile=lambda: 1 / 0) == [3, 1, 2, 5]
+    import_statistics()
+    import sys
+
+    assert "scipy.special" in sys.modules
+
+
 # ------------------------------------------------------------------ the rulebook page
 
 
