@@ -23,7 +23,8 @@ from . import nodes as N
 from .board import Topology
 from .budgets import check_size, current_budgets, exceeded
 from .builtins import as_list, describe, holds_keyword
-from .checker import SymbolTable, type_name
+from .check_types import type_name
+from .checker import SymbolTable
 from .errors import Span
 from .compile_expr import ExpressionCompiler
 from .compile_stmt import StatementCompiler

@@ -76,7 +76,7 @@ def _builtins() -> tuple[set[str], set[str], set[str]]:
     """(built-in functions, built-in values, built-in type names) of the interpreter."""
     try:
         from .builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-        from .checker import BASE_TYPES
+        from .check_types import BASE_TYPES
     except Exception:  # pragma: no cover - highlighting must never fail
         return set(), set(), {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "card"}
     return set(BUILTINS) | set(SPECIAL_FUNCS), set(BUILTIN_VALUES), set(BASE_TYPES)

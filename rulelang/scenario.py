@@ -50,7 +50,7 @@ from .builtins import BUILTINS, describe
 from .compiler import Compiler
 from .program import Code, Ctx, RuleError
 from .errors import Diagnostic, RulesError, Span, did_you_mean, reason_of
-from .checker import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS, describe_type
+from .check_types import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS, describe_type
 from .model import Entity, Player, Zone, move as move_entity, set_owner
 from .parser import parse_file, parse_text
 from .resources import examples_dir, find_game, games_dir

@@ -78,3 +78,11 @@ def test_what_a_seat_sees_and_saves_are_below_the_runtime():
     for name in ("visibility", "saves"):
         assert not imported_modules(name) & {"runtime", "ops", "compiler", "codegen", "agents"}, name
     assert {"visibility", "saves"} <= imported_modules("runtime")
+
+
+def test_the_checker_s_halves_do_not_import_it_back():
+    """checker.py's Checker is made of check_expr's and check_stmt's checks, with check_types' words
+    for types; none of them imports checker (a type named for type checkers aside)."""
+    for part in ("check_expr", "check_stmt", "check_types"):
+        assert "checker" not in _imported_at_run_time(part), part
+    assert {"check_expr", "check_stmt", "check_types"} <= imported_modules("checker")
