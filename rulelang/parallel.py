@@ -43,7 +43,8 @@ def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str |
             # map submits every task, and a pool that forks starts all its workers at the first
             results = pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
             if meanwhile is not None:
-                threading.Thread(target=_quietly, args=(meanwhile,), daemon=True).start()
+                # (not a daemon: a process that ends meanwhile waits for it rather than stop an import half way)
+                threading.Thread(target=_quietly, args=(meanwhile,)).start()
             for result in results:
                 out.append(result)
                 if progress:
