@@ -19,8 +19,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .metrics import CONFIDENCE, is_rate, per_game_values
+from .metrics import CONFIDENCE, STATISTICS, is_rate, per_game_values
 from .simulate import Summary, simulate
+
+#: what the tests of a comparison need besides a summary's (scipy.stats and statsmodels: about 1.3 s
+#: to import), imported while the first arm's games are played
+TESTS = ("scipy.stats", "statsmodels.stats.multitest", "statsmodels.stats.proportion",
+         "statsmodels.stats.contingency_tables")
 
 
 @dataclass
@@ -189,7 +194,7 @@ def compare(path: str, a: str | None, b: str | None, n: int, players: int | None
             alpha: float = 0.05, independent: bool = False, progress=None) -> Comparison:
     arm_a, arm_b = Arm.parse(a), Arm.parse(b)
     sa = simulate(path, n, variant=arm_a.variants, players=players, agents=agents, seed=seed, jobs=jobs,
-                  settings=arm_a.settings, progress=progress, cluster=cluster)
+                  settings=arm_a.settings, progress=progress, cluster=cluster, statistics=STATISTICS + TESTS)
     sb = simulate(path, n, variant=arm_b.variants, players=players, agents=agents,
                   seed=seed + n if independent else seed, jobs=jobs, settings=arm_b.settings,
                   progress=progress, cluster=cluster)

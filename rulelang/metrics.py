@@ -156,12 +156,16 @@ def lead_metrics(snapshots: list[list[float]], winners: list[int]) -> dict:
 # ------------------------------------------------------------------ statistics
 
 
-def import_statistics() -> None:
-    """Import what the intervals need (numpy and scipy.special: about 0.3 s), ahead of the summary:
-    simulate calls it while a pool of processes plays the games and this one only waits."""
+#: what a summary's intervals need (about 0.3 s to import)
+STATISTICS = ("numpy", "scipy.special")
+
+
+def import_statistics(modules: tuple[str, ...] = STATISTICS) -> None:
+    """Import what the statistics will need ahead of them: simulate, compare and tournament have it
+    done while a pool of processes plays the games and this process only waits (parallel.run_tasks)."""
     import importlib
 
-    for module in ("numpy", "scipy.special"):
+    for module in modules:
         importlib.import_module(module)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from .agents import make_agent
 from .budgets import current_budgets
-from .metrics import import_statistics, play_recorded
+from .metrics import STATISTICS, import_statistics, play_recorded
 from .parallel import run_tasks
 from .resources import find_game
 from .loader import load
@@ -154,11 +155,13 @@ def _play_one(args) -> GameRecord:
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
              agents: list[str] | None = None, seed: int = 0, jobs: int | None = 1, settings: dict | None = None,
-             progress=None, cluster: str | None = None, profile: bool = False) -> Summary:
+             progress=None, cluster: str | None = None, profile: bool = False,
+             statistics: tuple[str, ...] = STATISTICS) -> Summary:
     """n seeded games (seeds seed .. seed+n-1). ``jobs``: processes (None: all cores); ``cluster``:
     the address of a Dask scheduler. The games and so the summary are the same whatever runs them.
     With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
-    says where the time went, by rules line (rulesprofile)."""
+    says where the time went, by rules line (rulesprofile). ``statistics``: the modules imported
+    while a pool plays (metrics.import_statistics)."""
     resolved = find_game(str(path))
     text = Path(resolved).read_text(encoding="utf-8") if resolved.is_file() else None  # (else: the loader says why)
     game = load(resolved, variant=variant, settings=settings, text=text)
@@ -185,7 +188,7 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
                                                   game.program.generated, resolved, len(tasks))
     else:
         summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
-                                  meanwhile=import_statistics)
+                                  meanwhile=partial(import_statistics, statistics))
     summary.seconds = time.perf_counter() - start
     summary.games.sort(key=lambda g: g.seed)
     return summary

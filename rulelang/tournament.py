@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 
 from .agents import make_agent
+from .metrics import import_statistics
 from .parallel import run_tasks
 from .resources import find_game
 from .loader import load
@@ -126,7 +128,9 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
                               seed + g))
                 owners.append((a, b))
     start = time.perf_counter()
-    records = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress)
+    # (the win rates' intervals and the sign tests: scipy.special and scipy.stats, imported meanwhile)
+    records = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
+                        meanwhile=partial(import_statistics, ("scipy.special", "scipy.stats")))
     result.seconds = time.perf_counter() - start
     by_pair = {pair: PairResult(*pair, duplicate=duplicate) for pair in pairs}
     net = 0  # duplicate games: A's games won alone minus B's, in the seed being counted

@@ -92,6 +92,14 @@ def test_compare_finds_a_known_effect(tmp_path):
     assert not by["rounds"].significant
 
 
+def test_compare_on_a_pool_says_what_it_says_in_one_process():
+    """On a pool, this process imports the comparison's tests (scipy.stats, statsmodels) while the
+    first arm's games are played (compare.TESTS): the same comparison, to the last digit."""
+    here, pool = compare(DUEL, "base", "bonus=3", 60, jobs=1), compare(DUEL, "base", "bonus=3", 60, jobs=2)
+    assert [d.to_json() for d in here.diffs] == [d.to_json() for d in pool.diffs]
+    assert here.sentences() == pool.sentences()
+
+
 def test_compare_identical_arms_on_the_same_seeds_shows_nothing():
     c = compare(DUEL, "bonus=0", "base", 100, jobs=1)
     assert not any(d.significant for d in c.diffs)
