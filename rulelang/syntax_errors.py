@@ -378,6 +378,16 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
     return None
 
 
+def _statement_start(line: str, upto: int) -> int:
+    """Where the statement that reaches column `upto` (0-based) of a line begins: after the last "{"
+    or ";" before it, else at the line's start (also when a text in quotes comes first: its braces
+    are words)."""
+    before = line[:upto]
+    if '"' in before:
+        return 0
+    return max(before.rfind("{"), before.rfind(";")) + 1
+
+
 def _missing_brace(exc: UnexpectedInput, token: Token, found: Diagnostic, file: str, line_offset: int) -> Diagnostic | None:
     """`phase play` or `if x > 3` with its "{" left out: the parser stops at the first word of the next
     line, where a "{" would have been taken. Said at the end of the line that lacks it."""
@@ -505,15 +515,18 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
                           named[1] if named else _expected_words(expected_set))
     end_col = column + len(str(token))
     span = Span(file=file, line=line, column=column, end_line=line, end_column=end_col)
-    # a misspelt keyword at the start of the line: `mvoe c to discard`
+    # a misspelt keyword at the start of the statement: `mvoe c to discard`, on its own line or after
+    # the "{" or ";" before it on the line (`take turns { mvoe c to discard }`)
     lines = text.splitlines()
     source = lines[stop_line - 1] if 0 < stop_line <= len(lines) else ""
-    lead = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)", source)
-    if lead and len(lead.group(1)) < stop_col - 1 or (lead and token.type == "NAME" and len(lead.group(1)) == stop_col - 1):
+    start = _statement_start(source, stop_col - 1)
+    lead = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)", source[start:])
+    lead_at = start + len(lead.group(1)) if lead else 0  # where the statement's first word stands (0-based)
+    if lead and lead_at < stop_col - 1 or (lead and token.type == "NAME" and lead_at == stop_col - 1):
         word = lead.group(2)
         guess = did_you_mean(word, _LEADING_WORDS) if word not in _literal_patterns().values() else None
         if guess:
-            col = len(lead.group(1)) + 1
+            col = lead_at + 1
             return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
                               f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), guess)
@@ -524,9 +537,9 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         or len(expected_set & stmt_starts) > 3
     if lead and any(_literal_patterns().get(t) == lead.group(2) for t in expected_set):
         read_as_name = False  # the construct takes that word here (`usable if` in a keyword, then a wrong word)
-    if lead and lead.group(2) in _MEMBER_WORDS and len(lead.group(1)) < stop_col - 1 and read_as_name:
+    if lead and lead.group(2) in _MEMBER_WORDS and lead_at < stop_col - 1 and read_as_name:
         word = lead.group(2)
-        col = len(lead.group(1)) + 1
+        col = lead_at + 1
         return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
                           f'"{word}" cannot start a statement here',
                           _expected_words(expected_set, continuations=False), _MEMBER_WORDS[word])
