@@ -379,13 +379,13 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
 
 
 def _statement_start(line: str, upto: int) -> int:
-    """Where the statement that reaches column `upto` (0-based) of a line begins: after the last "{"
-    or ";" before it, else at the line's start (also when a text in quotes comes first: its braces
-    are words)."""
-    before = line[:upto]
+    """Where the statement that reaches column `upto` (0-based) of a line begins: after the last "{",
+    "}" or ";" before it outside texts in quotes, else at the line's start (also when a text is not
+    closed before it)."""
+    before = re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: " " * len(m.group()), line[:upto])
     if '"' in before:
         return 0
-    return max(before.rfind("{"), before.rfind(";")) + 1
+    return max(before.rfind("{"), before.rfind("}"), before.rfind(";")) + 1
 
 
 def _missing_brace(exc: UnexpectedInput, token: Token, found: Diagnostic, file: str, line_offset: int) -> Diagnostic | None:
