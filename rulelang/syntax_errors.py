@@ -165,6 +165,10 @@ _EXAMPLES: dict[str, tuple[str, list[str]]] = {
         "phase {",
         "zone :",
     ]),
+    "a var names its type before its value: `var NAME: TYPE = value`": (
+        '":" and a type (int, str, bool, player, cell, list of ...)', [
+            "var x = 3",
+        ]),
     "a /// doc comment must come before a declaration, a member or a statement, not at the end of a block": (
         "a statement after the doc comment (or no doc comment)", [
             "phase a { /// hello\n }",
@@ -296,7 +300,8 @@ def syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: s
     token = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
-    refined = _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file)
+    refined = _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file) \
+        or _var_without_type(found, text, token)
     if refined is None and len(text) <= _MAX_EDITED:
         refined = _words_in_order(token, found, text) or _missing_symbol(token, found, text)
     return refined or found
@@ -376,6 +381,27 @@ def _words_in_order(token: Token, found: Diagnostic, text: str) -> Diagnostic | 
             return Diagnostic(found.span, found.message, found.expected,
                               f"the words are in another order: `{written.strip()}`")
     return None
+
+
+_VAR_WITHOUT_TYPE = re.compile(r"^\s*var\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+
+
+def _var_without_type(found: Diagnostic, text: str, token: Token) -> Diagnostic | None:
+    """`var score = 0`: the line written with the type its value has, when the value is a whole
+    number, a text or true/false."""
+    lines = text.split("\n")
+    if str(token) != "=" or not 0 < token.line <= len(lines):
+        return None
+    line = lines[token.line - 1]
+    written = _VAR_WITHOUT_TYPE.match(line[:len(_code_only(line))])  # (its comment cut off)
+    if written is None:
+        return None
+    name, value = written.groups()
+    kind = ("int" if re.fullmatch(r"-?[0-9]+", value) else "str" if re.fullmatch(r'"[^"]*"', value)
+            else "bool" if value in ("true", "false") else None)
+    if kind is None:
+        return None
+    return Diagnostic(found.span, found.message, found.expected, f"var {name}: {kind} = {value}")
 
 
 def _statement_start(line: str, upto: int) -> int:
