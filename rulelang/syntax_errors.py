@@ -17,6 +17,7 @@ from .parser import _lark  # (first: the parser imports Lark as Lark must be imp
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput
 
+from .check_types import BASE_TYPES
 from .errors import Diagnostic, Span, did_you_mean, remembered_lines, source_line
 
 
@@ -310,6 +311,7 @@ def syntax_diagnostic(exc: UnexpectedInput, file: str, line_offset: int, text: s
 # what may be missing where the parser stopped, in the order it is tried, and what the hint then says
 _EDITS = ((",", 'is a "," missing before it?'),
           ("=", 'is a "=" missing before it?'),
+          (":", 'is a ":" missing before it?'),
           ("+", "is an operator (+, -, *, ==, and, ...) missing before it?"),
           (")", 'is a ")" missing before it?'),
           ("]", 'is a "]" missing before it?'))
@@ -448,6 +450,8 @@ def _name_is_a_word(found: Diagnostic, file: str) -> Diagnostic | None:
     if declared is None:
         return None
     kind, line = declared
+    if line == found.span.line:  # (the declaration itself, which took the word as its name: the trouble is after it)
+        return None
     hint = (f'"{word}" is a word of the language, so the {kind} named "{word}" (line {line}) cannot be written '
             f"here: give it another name")
     return Diagnostic(found.span, found.message, found.expected, hint)
@@ -587,7 +591,9 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         # a misspelt keyword: first among the words that could come here
         allowed = [lookup for n in expected_set if (lookup := _literal_patterns().get(n)) and lookup.isalpha()]
         hint = did_you_mean(str(token), allowed)
-        if hint is None and source[stop_col - 1 + len(str(token)):][:1] not in ("(", "."):
+        # (not for a type's name, `cost int`: "into" is no better a guess than a ":" left out)
+        if hint is None and source[stop_col - 1 + len(str(token)):][:1] not in ("(", ".") \
+                and str(token) not in BASE_TYPES:
             hint = did_you_mean(str(token), [v for v in _literal_patterns().values() if v.isalpha()])
     if str(token) == "if" and before.endswith("else"):
         hint = 'write "elif CONDITION { ... }" for "else if"'
