@@ -547,5 +547,3 @@ class StatementCompiler:
             raise RuleError(span, describe(msg(c)))
 
         self.emit(code, Exec(do_fail, span))
-
-    # ---- whole program

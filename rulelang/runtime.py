@@ -580,8 +580,6 @@ class Game:
                                         f"({type(exc).__name__}: {str(exc)[:200]})")) from None
 
 
-
-
 def _new_state(program: Program, n: int, seed: int) -> State:
     s = State(seed)
     vm = VM(program, s)
@@ -703,42 +701,6 @@ class Match:
             h = program.heuristic(Ctx({}, s, copy.vm), (s.players[seat],))
             value += 0.01 * float(h or 0)
         return value
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-# ------------------------------------------------------------------ copying (for agents that plan)
-
-
-
-
-
-
-
-
-# ------------------------------------------------------------------ saving and loading
-
-
-
-
 
 
 # names that moved to modules of their own; `from rulelang.runtime import ...` keeps finding them

@@ -410,8 +410,8 @@ def _statement_start(line: str, upto: int) -> int:
     """Where the statement that reaches column `upto` (0-based) of a line begins: after the last "{",
     "}" or ";" before it outside texts in quotes, else at the line's start (also when a text is not
     closed before it)."""
-    before = re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: " " * len(m.group()), line[:upto])
-    if '"' in before:
+    before = _code_only(line[:upto])
+    if before.count('"') % 2:  # (a text not closed: _code_only leaves it as it is)
         return 0
     return max(before.rfind("{"), before.rfind("}"), before.rfind(";")) + 1
 
