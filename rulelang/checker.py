@@ -73,10 +73,9 @@ class DataFiles:
 
         key = (name, rules_file)
         if key not in self._columns:
-            path = table_path(name, rules_file)
-            self.paths.append(path)
+            self.paths.append(table_path(name, rules_file))
             try:
-                self._columns[key] = read_table(path, name)[0]
+                self._columns[key] = read_table(name, rules_file)[0]
             except TableError as exc:
                 self._columns[key] = exc
         columns = self._columns[key]

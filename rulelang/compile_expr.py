@@ -235,7 +235,7 @@ class ExpressionCompiler:
 
     def table_rows(self, d) -> list:
         """The rows of a `table` declaration's data file (see tables.py), read once when the game is compiled."""
-        from .tables import TableError, read_table, table_path
+        from .tables import TableError, read_table
 
         cached = self.tables.get(d.name)
         if cached is not None:
@@ -245,7 +245,7 @@ class ExpressionCompiler:
         if not isinstance(name, str) or not name:
             raise RuleError(src.span, f'table "{d.name}" needs a file name, but got {describe(name)}')
         try:
-            _header, rows = read_table(table_path(name, d.span.file), name)
+            _header, rows = read_table(name, d.span.file)
         except TableError as exc:
             raise RuleError(src.span, f'table "{d.name}": {exc}') from None
         self.tables[d.name] = rows

@@ -57,6 +57,7 @@ from .resources import examples_dir, find_game, games_dir
 from .loader import load
 from .runtime import Frame, Game, Match, _new_state
 from .sourcefile import NotAJsonObject, read_json_object
+from .tables import confinement_problem
 
 
 @dataclass
@@ -176,11 +177,14 @@ class ScenarioRunner:
     def position_data(self, item) -> dict:
         """The JSON object of a `position from "FILE"` (a saved match, or a position), or a
         ScenarioFailure at that line saying why it cannot be read."""
-        path = self.base_dir / item.text
-
         def refuse(why: str):
             raise ScenarioFailure(item.span, f'the position file "{item.text}" {why}')
 
+        folder = self.base_dir.resolve()
+        outside = confinement_problem(item.text, folder, "scenario")
+        if outside:
+            refuse(outside)
+        path = folder / item.text
         if not path.exists():
             refuse("does not exist (it is looked for beside the scenario file)")
         try:

@@ -90,3 +90,104 @@ def test_the_language_has_no_file_or_system_built_in():
 def test_log_and_texts_only_describe_values():
     match = run('for each c in pile { note = "card {c} in {pile} of {current}" }')
     assert match.s.globals["note"] == "card 1 in pile of none"
+
+
+# ---------------------------------------------------------------- files a rules file may read
+# A rules file reads data files (`table NAME from "FILE"`) only inside its own folder's tree, symlinks
+# followed; a scenario's `position from "FILE"` likewise inside the scenario's folder. A refused file is
+# named as written and nothing of it is quoted.
+
+SECRET = "user:x:0:0:secret-line\n"
+
+
+def outside_and_inside(tmp_path):
+    """A game folder `game/` with a data file inside, and a secret file beside the folder (outside it)."""
+    folder = tmp_path / "game"
+    (folder / "maps").mkdir(parents=True)
+    (folder / "maps" / "ok.csv").write_text("n, name\n1, one\n2, two\n")
+    (tmp_path / "secret.csv").write_text(SECRET)
+    return folder
+
+
+def table_game(folder, source: str):
+    path = folder / "t.rules"
+    path.write_text('game "T" { players 2; round: a; max rounds 1 }\n'
+                    f'table rows from "{source}"\n'
+                    'phase a { for each r in rows { log "{r}" } }\n')
+    return path
+
+
+def refused_table(folder, source: str, *words: str) -> str:
+    with pytest.raises(RulesError) as info:
+        rulelang.load(table_game(folder, source))
+    text = info.value.format()
+    assert "t.rules:2:" in text and "Traceback" not in text and "internal error" not in text, text
+    assert "x:0:0" not in text and "secret-line" not in text, text  # nothing of the target is quoted
+    for w in words:
+        assert w in text, text
+    return text
+
+
+@pytest.mark.parametrize("source, words", [
+    ("/etc/passwd", ("absolute path",)),
+    ("/dev/zero", ("absolute path",)),
+    ("../secret.csv", ("outside",)),
+    ("maps/../../secret.csv", ("outside",)),
+    ("../../../../../../../etc/hostname", ("outside",)),
+])
+def test_a_table_outside_the_rules_file_s_folder_is_refused(tmp_path, source, words):
+    refused_table(outside_and_inside(tmp_path), source, *words)
+
+
+def test_a_symlink_pointing_out_of_the_folder_is_refused(tmp_path):
+    folder = outside_and_inside(tmp_path)
+    (folder / "maps" / "link.csv").symlink_to(tmp_path / "secret.csv")
+    (folder / "up").symlink_to(tmp_path, target_is_directory=True)
+    refused_table(folder, "maps/link.csv", "outside")
+    refused_table(folder, "up/secret.csv", "outside")
+
+
+def test_a_symlink_inside_the_folder_is_read(tmp_path):
+    folder = outside_and_inside(tmp_path)
+    (folder / "alias.csv").symlink_to(folder / "maps" / "ok.csv")
+    for source in ("alias.csv", "maps/ok.csv", "maps/../maps/ok.csv"):
+        match = rulelang.load(table_game(folder, source)).new_match(seed=1)
+        assert match.is_over and "two" in " ".join(map(str, match.s.log)), match.s.log
+
+
+def test_folders_pipes_and_devices_inside_are_refused_without_reading_them(tmp_path):
+    import os
+
+    folder = outside_and_inside(tmp_path)
+    os.mkfifo(folder / "pipe.csv")  # reading it would wait for a writer for ever
+    (folder / "zero.csv").symlink_to("/dev/zero")  # points outside: refused before it is opened
+    refused_table(folder, "pipe.csv", "not a file of text")
+    refused_table(folder, "maps", "not a file of text")
+    refused_table(folder, ".", "not a file of text")
+    refused_table(folder, "zero.csv", "outside")
+
+
+def test_a_data_file_is_read_within_the_source_bytes_budget(tmp_path):
+    folder = outside_and_inside(tmp_path)
+    (folder / "big.csv").write_text("n\n" + "1\n" * 1000)
+    with pytest.raises(RulesError) as info:
+        rulelang.load(table_game(folder, "big.csv"), budgets={"source_bytes": 1000})
+    assert "larger than 1,000 bytes (budget source_bytes)" in info.value.format()
+
+
+def test_a_scenario_reads_positions_only_inside_its_folder(tmp_path):
+    from rulelang.scenario import run_file
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (tmp_path / "position.json").write_text('{"zones": {}}')
+    (folder / "link.json").symlink_to(tmp_path / "position.json")
+    for source, words in [("../position.json", "outside"), ("/etc/passwd", "absolute path"),
+                          ("link.json", "outside"), ("/dev/zero", "absolute path")]:
+        path = folder / "s.rules"
+        path.write_text(f'scenario "escape" {{\n  game "tictactoe"\n  players 2\n  position from "{source}"\n'
+                        "  expect count(grid) == 0\n}\n")
+        [result] = run_file(path)
+        assert not result.passed
+        assert words in result.message and "x:0:0" not in result.message, result.message
+        assert (result.failed_at or result.span).line == 4
