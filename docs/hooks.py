@@ -6,9 +6,11 @@
   watches both folders.
 * The "Games" and "Examples" sections of the navigation list those pages.
 * ``<!-- grammar: rule other_rule -->`` on a line of its own becomes a code block quoting those rules
-  from ``grammar/rulelang.lark``; ``<!-- builtins -->`` becomes the table of built-in
-  functions and values, read from the interpreter; ``<!-- cli: check -->`` the usage and
-  options of a command, read from its argument parser. The reference cannot drift from them.
+  from ``grammar/rulelang.lark``; ``<!-- cli: check -->`` the usage and options of a command,
+  read from its argument parser. The reference cannot drift from them.
+* The table of built-in functions and values is text in ``docs/reference.md`` (so the page reads
+  without a build), written by ``python3 -m rulelang.docgen builtins``; a page whose table is not
+  the interpreter's is a warning, which fails ``mkdocs build --strict``.
 * Each game's page gets a short "Balance" section from a seeded simulation
   (``rulelang.balance_docs``): win rate per seat, length, a small SVG plot.
 * ``css/pygments.css``: the colours of the ``codehilite`` highlighting (the ``rules``
@@ -23,7 +25,8 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 from rulelang.cli import build_parser
-from rulelang.docgen import build_page, builtins_table, cli_usage, grammar_rules
+from rulelang.docgen import (REGENERATE_BUILTINS, build_page, builtins_section, builtins_table, cli_usage,
+                             grammar_rules)
 
 log = logging.getLogger("mkdocs.hooks.rulelang")
 
@@ -171,7 +174,7 @@ def _games_index() -> str:
         variants = ", ".join(f"`{v}`" for v in rules.variants()) or "none"
         about = first_sentence(rules.header_doc, 140).replace("|", "\\|") if rules.header_doc else ""
         out.append(f"| [{title}]({path.stem}.md) | {players} | {variants} | {about} |")
-    out += ["", "How the five seed games map onto the language, including the ones not encoded yet, is in "
+    out += ["", "How the five seed games map onto the language is in "
             "[the language design](../language.md#the-five-seed-games).", ""]
     return "\n".join(out)
 
@@ -188,7 +191,6 @@ def on_nav(nav, config, files):
 
 # a directive stands alone on its line (so a page can mention one in `code`)
 _GRAMMAR = re.compile(r"^<!--\s*grammar:\s*([\w\s]+?)\s*-->[ \t]*$", re.M)
-_BUILTINS = re.compile(r"^<!--\s*builtins\s*-->[ \t]*$", re.M)
 _CLI = re.compile(r"^<!--\s*cli:\s*(\w+)\s*-->[ \t]*$", re.M)
 
 
@@ -203,7 +205,14 @@ def on_page_markdown(markdown, page, config, files):
         return "```text\n" + text + "\n```"
 
     markdown = _GRAMMAR.sub(grammar, markdown)
-    markdown = _BUILTINS.sub(lambda m: builtins_table(), markdown)
+    try:
+        table = builtins_section(markdown)
+    except ValueError as exc:
+        log.warning("%s: %s", page.file.src_uri, exc)
+    else:
+        if table is not None and table != builtins_table():
+            log.warning("%s: its table of built-ins is not the interpreter's: run `%s` to write it",
+                        page.file.src_uri, REGENERATE_BUILTINS)
 
     def cli(m: re.Match) -> str:
         try:

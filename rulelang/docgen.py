@@ -35,6 +35,7 @@ from .errors import DiagnosticBag, RulesError
 __all__ = [
     "GamePage", "Assumption", "FlowNode", "render_game_page", "build_page", "collect_assumptions",
     "build_flow", "flow_mermaid", "flow_list", "flow_svg", "grammar_rule", "grammar_rules", "builtins_table",
+    "builtins_section", "with_builtins_table",
 ]
 
 
@@ -1231,6 +1232,43 @@ def builtins_table() -> str:
     return "\n".join(out)
 
 
+# The table of built-ins is text in docs/reference.md, between these two lines, so that the page
+# reads as it is (in the repository, online, in an editor), not only on the built site. This
+# command writes it anew from the interpreter; tests/test_docs.py fails while it differs.
+REGENERATE_BUILTINS = "python3 -m rulelang.docgen builtins"
+BUILTINS_BEGIN = ("<!-- begin: built-in functions and values, written by "
+                  f"{REGENERATE_BUILTINS} from the interpreter; do not edit by hand -->")
+BUILTINS_END = "<!-- end: built-in functions and values -->"
+
+
+def _builtins_bounds(text: str) -> tuple[int, int] | None:
+    """Where the table lies in a page's text: from the end of the first marker's line to the start
+    of the second marker; None when the page has neither; ValueError when only one, or both out of order."""
+    begin, end = text.find(BUILTINS_BEGIN), text.find(BUILTINS_END)
+    if begin == -1 and end == -1:
+        return None
+    if begin == -1 or end == -1 or end < begin:
+        raise ValueError("the table of built-ins needs both of its marker lines, in this order:\n"
+                         f"{BUILTINS_BEGIN}\n{BUILTINS_END}")
+    return begin + len(BUILTINS_BEGIN), end
+
+
+def builtins_section(text: str) -> str | None:
+    """The table of built-ins that a page holds between its markers (blank lines around it left
+    out), or None when the page has no such table."""
+    bounds = _builtins_bounds(text)
+    return None if bounds is None else text[bounds[0]:bounds[1]].strip("\n")
+
+
+def with_builtins_table(text: str) -> str:
+    """A page's text with the table between its markers written anew from the interpreter."""
+    bounds = _builtins_bounds(text)
+    if bounds is None:
+        raise ValueError("the page has no table of built-ins: put these two lines where it goes:\n"
+                         f"{BUILTINS_BEGIN}\n{BUILTINS_END}")
+    return text[:bounds[0]] + "\n\n" + builtins_table() + "\n\n" + text[bounds[1]:]
+
+
 # what an argument means when the command's parser gives it no help text
 _CLI_MEANINGS = {
     "file": "a .rules file, or the name of a bundled game or example (its file name without .rules)",
@@ -1264,3 +1302,50 @@ def cli_usage(command: str, parser) -> str:
             help_text += f" (default: {action.default})"
         out.append(f"| {code(name)} | {cell(help_text)} |")
     return "\n".join(out)
+
+
+# ------------------------------------------------------------------ python3 -m rulelang.docgen
+
+
+def _reference_page() -> Path:
+    """docs/reference.md of the checkout this rulelang runs from."""
+    return Path(__file__).resolve().parent.parent / "docs" / "reference.md"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python3 -m rulelang.docgen builtins [PAGE] [--check]``: write the table of built-ins into
+    the language reference (``docs/reference.md``), or with ``--check`` only say whether it is the
+    interpreter's. The exit code is 1 when ``--check`` finds it differs, 2 when the page cannot be used."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python3 -m rulelang.docgen",
+                                     description="Write the generated parts of the documentation's pages.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("builtins", help="write the table of built-in functions and values into the language reference")
+    p.add_argument("page", nargs="?", help="the page holding the table (default: docs/reference.md of this checkout)")
+    p.add_argument("--check", action="store_true",
+                   help="change nothing: exit with 1 when the page's table is not the interpreter's")
+    args = parser.parse_args(argv)
+    page = Path(args.page) if args.page else _reference_page()
+    try:
+        text = page.read_bytes().decode("utf-8")
+        new = with_builtins_table(text)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        where = "" if args.page else " (an installed rulelang has no docs/: give the page's path)"
+        print(f"{page}: {exc}{where}", file=sys.stderr)
+        return 2
+    if new == text:
+        print(f"{page}: the table of built-ins is the interpreter's")
+        return 0
+    if args.check:
+        print(f"{page}: the table of built-ins is not the interpreter's: run `{REGENERATE_BUILTINS}` "
+              "to write it", file=sys.stderr)
+        return 1
+    page.write_bytes(new.encode("utf-8"))
+    print(f"{page}: table of built-ins written")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

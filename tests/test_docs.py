@@ -175,13 +175,66 @@ def test_every_declaration_and_statement_is_in_the_reference():
     assert not missing, f"constructs of the grammar that no page quotes with <!-- grammar: ... -->: {missing}"
 
 
-def test_every_builtin_is_documented():
-    hooks = _load_hooks()
-    from rulelang.builtins import BUILTINS
+def test_the_reference_lists_the_interpreters_builtins():
+    """docs/reference.md holds the table of built-ins as text, so that it reads without building
+    the site: the table must be the one the interpreter's own list gives (BUILTINS, the board
+    geometry's among them, and the special functions and values)."""
+    import rulelang.geometry  # noqa: F401 - registers the board geometry's built-ins in BUILTINS
+    from rulelang.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+    from rulelang.docgen import REGENERATE_BUILTINS, builtins_section, builtins_table
 
-    table = hooks.builtins_table()
-    for name in BUILTINS:
-        assert f"`{name}(…)`" in table
+    regenerate = (f"run `{REGENERATE_BUILTINS}` (it writes the table into docs/reference.md) "
+                  "and commit docs/reference.md")
+    committed = builtins_section((DOCS / "reference.md").read_text(encoding="utf-8"))
+    assert committed is not None, f"docs/reference.md has lost the two marker lines of its table of built-ins; {regenerate}"
+    assert "directions" in BUILTINS and "ray" in BUILTINS, "the board geometry's built-ins are not registered"
+    missing = ([name for name in [*BUILTINS, *SPECIAL_FUNCS] if f"| `{name}(…)` |" not in committed]
+               + [name for name in BUILTIN_VALUES if f"| `{name}` |" not in committed])
+    assert not missing, f"built-ins that docs/reference.md does not list: {missing}; {regenerate}"
+    assert committed == builtins_table(), (
+        f"the table of built-ins in docs/reference.md is not the interpreter's (a built-in's doc, "
+        f"arguments or order changed); {regenerate}")
+
+
+def test_the_builtins_command_writes_only_the_table(tmp_path, capsys):
+    from rulelang.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table, main
+
+    page = tmp_path / "reference.md"
+    stale = f"# Reference\n\nbefore\n\n{BUILTINS_BEGIN}\n\n| `gone(…)` | 1 | stale |\n\n{BUILTINS_END}\n\nafter\n"
+    page.write_text(stale, encoding="utf-8")
+    assert main(["builtins", "--check", str(page)]) == 1
+    assert page.read_text(encoding="utf-8") == stale  # --check changes nothing
+    assert "python3 -m rulelang.docgen builtins" in capsys.readouterr().err
+    assert main(["builtins", str(page)]) == 0
+    assert page.read_text(encoding="utf-8") == (
+        f"# Reference\n\nbefore\n\n{BUILTINS_BEGIN}\n\n{builtins_table()}\n\n{BUILTINS_END}\n\nafter\n")
+    assert main(["builtins", "--check", str(page)]) == 0
+    page.write_text(f"# Reference\n\n{BUILTINS_END}\n\n{BUILTINS_BEGIN}\n", encoding="utf-8")
+    assert main(["builtins", str(page)]) == 2  # markers out of order: nothing written
+    assert "marker" in capsys.readouterr().err
+
+
+def test_the_site_build_warns_of_a_stale_builtins_table(caplog):
+    """A warning fails `mkdocs build --strict`: a page whose table is not the interpreter's is not published."""
+    from rulelang.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table
+
+    hooks = _load_hooks()
+    page = type("P", (), {"file": type("F", (), {"src_uri": "reference.md"})})()
+    fresh = f"{BUILTINS_BEGIN}\n\n{builtins_table()}\n\n{BUILTINS_END}\n"
+    with caplog.at_level("WARNING", logger="mkdocs.hooks.rulelang"):
+        assert hooks.on_page_markdown(fresh, page, None, None) == fresh
+        assert not caplog.records
+        hooks.on_page_markdown(fresh.replace("| 1 |", "| 2 |", 1), page, None, None)
+    assert "python3 -m rulelang.docgen builtins" in caplog.text
+
+
+def test_the_builtins_command_runs_as_documented():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "rulelang.docgen", "builtins", "--check", str(DOCS / "reference.md")],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 # ------------------------------------------------------------------ game pages
