@@ -175,7 +175,7 @@ def _variants(value: str | None) -> list[str]:
 def cmd_play(args) -> int:
     from .agents import AgentHandle, make_agent
     from .loader import load
-    from .visibility import option_label
+    from .visibility import move_label
     from .terminal import QUIT, ask
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
@@ -186,6 +186,9 @@ def cmd_play(args) -> int:
     if len(seats) != players:
         raise SystemExit(f"--seats lists {len(seats)} seats for {players} players")
     agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    humans = [i for i, a in enumerate(agents) if a is None]
+    # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
+    viewer = humans[0] if len(humans) == 1 else -1
     match = game.new_match(players=players, seed=args.seed)
     from rich.markup import escape  # (a title, like any text of the rules file, is shown as it is written)
 
@@ -200,14 +203,13 @@ def cmd_play(args) -> int:
         options = match.legal_options()
         if agents[seat] is not None:
             index = agents[seat].choose(AgentHandle(match, seat), options)
-            humans = [i for i, a in enumerate(agents) if a is None]
-            chosen = match.s.pending["options"][index]
-            match.apply(index)
             if humans:
-                # what the bot did, as the human sees it once it is done: a card still hidden from
-                # them (a kept mission) stays hidden, a card laid face up is named
-                console.print(f"Player {seat + 1} ({seats[seat]}): {option_label(match.s, chosen, humans[0])}",
-                              markup=False)
+                # what the bot does, as the human sees it as it is done: said before the move is
+                # applied, so a card hidden from them then is "a hidden card", neither named nor
+                # placed where the move (or a new round) puts it
+                label = move_label(match.s, match.s.pending["options"][index], viewer)
+                console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
+            match.apply(index)
             continue
         index = ask(console, match, seat, seats=seats)
         if index is None:
@@ -459,6 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
     p.add_argument("--check", action="store_true", help="replay stored files and check every step")
     p.add_argument("--seed", type=int, help="which stored game to show (default: the first)")
+    p.add_argument("--seat", type=int, metavar="N", help="show the moves as Player N saw them (default: as a "
+                   "watcher, who sees only public cards)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="with --record: record the mode these settings choose (a file of its own)")
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")

@@ -36,7 +36,7 @@ from .loader import load
 from .model import Entity
 from .runtime import Match
 from .saves import state_to_json
-from .visibility import option_label
+from .visibility import move_label, option_label
 from .sourcefile import NotAJsonObject, read_json_object
 
 FORMAT = 1
@@ -349,7 +349,7 @@ def cmd_replay(args, console) -> int:
         return 1 if failed else 0
     if len(args.files) != 1:
         raise ValueError("name one replay file to show (or use --record / --check)")
-    return show(Path(args.files[0]), args.seed, console)
+    return show(Path(args.files[0]), args.seed, console, seat=args.seat)
 
 
 def _settings_arg(args) -> dict:
@@ -362,9 +362,14 @@ def _settings_arg(args) -> dict:
     return out
 
 
-def show(file: Path, seed: int | None, console) -> int:
-    """Print a stored game step by step: who chose what, where the rules asked, and the digests."""
+def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:
+    """Print a stored game step by step: who chose what, where the rules asked, and the digests.
+    Each move is told as `seat` (1-based) saw it as it was made, or by default as a watcher, who
+    sees only public cards: a card hidden from them then is "a hidden card", never named."""
     data = read(file)
+    if seat is not None and not 1 <= seat <= data["players"]:
+        raise ValueError(f"--seat {seat} is not a seat of {file}: its players are 1 to {data['players']}")
+    viewer = -1 if seat is None else seat - 1
     game = load(data["game"], variant=data["variants"], settings=data.get("settings") or None)
     stored = next((g for g in data["games"] if seed is None or g["seed"] == seed), None)
     if stored is None:
@@ -373,23 +378,24 @@ def show(file: Path, seed: int | None, console) -> int:
     match = game.new_match(players=data["players"], seed=stored["seed"])
     mode = f" ({', '.join(data['variants'])})" if data["variants"] else ""
     mode += "".join(f" ({k} = {v})" for k, v in (data.get("settings") or {}).items())
+    who = "a watcher (public cards only)" if seat is None else f"Player {seat}"
     console.print(f"{game.title}{mode}: seed {stored['seed']}, {data['players']} players, "
-                  f"{len(stored['choices'])} steps", markup=False)
+                  f"{len(stored['choices'])} steps, as {who} sees them", markup=False)
     ok = digest(match) == stored["digests"][0]
     console.print(f"step 0: the start  [{'ok' if ok else 'DIFFERS'}]", markup=False)
     shown_log = len(match.s.log)
     for step, index in enumerate(stored["choices"], start=1):
-        seat = match.to_move
-        options = match.legal_options()
+        mover = match.to_move
         where = asked_where(match)
-        label = options[index].label if index < len(options) else f"option {index} (not offered)"
         prompt = match.prompt or "choose"
-        if index >= len(options):
-            console.print(f"step {step}: Player {seat + 1} cannot choose {label}: the replay stops", markup=False)
+        if index >= match.option_count():
+            console.print(f"step {step}: Player {mover + 1} cannot choose option {index} (not offered): "
+                          "the replay stops", markup=False)
             return 1
+        label = move_label(match.s, match.s.pending["options"][index], viewer)  # before the move is made
         match.apply(index)
         ok = digest(match) == stored["digests"][step]
-        console.print(f"step {step}: Player {seat + 1}, {prompt} ({where}): {label}  [{'ok' if ok else 'DIFFERS'}]",
+        console.print(f"step {step}: Player {mover + 1}, {prompt} ({where}): {label}  [{'ok' if ok else 'DIFFERS'}]",
                       markup=False)
         for line in match.s.log[shown_log:] if len(match.s.log) >= shown_log else match.s.log[-5:]:
             console.print(f"    {line}", markup=False)

@@ -29,7 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .agents import AgentHandle, make_agent
 from .errors import RulesError, reason_of
 from .runtime import Game, Match
-from .visibility import option_label
+from .visibility import move_label
 from .tableview import table_view
 from .sourcefile import NotAJsonObject, read_json_object
 
@@ -106,11 +106,12 @@ class Table:
         raw = match.s.pending["options"][index]
         # the question is worth repeating only when the answer alone does not say what it was for
         prompt = match.prompt if raw["name"] in ("choose", "next", "none") else None
+        # the move as each seat sees it as it is made, worked out before it is applied: a card hidden
+        # from a seat then is "a hidden card" to it, neither named nor placed where the move puts it
+        labels = {str(v): move_label(match.s, raw, v) for v in range(-1, self.players)}
         log_before = len(match.s.log)
         match.apply(index)
         self.choices.append(index)
-        # the move as each seat sees it once it is made (a card still hidden from them stays hidden)
-        labels = {str(v): option_label(match.s, raw, v) for v in range(-1, self.players)}
         step = len(self.choices)
         self.feed.append({"at": step, "seat": seat + 1, "who": self.seats[seat], "labels": labels, "prompt": prompt})
         for line in match.s.log[log_before:]:

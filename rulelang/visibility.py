@@ -1,8 +1,9 @@
 """What each seat may see (non-negotiable: players see only what they may see): whether a card is
 visible to a seat (`visible`), everything one player may see of a match (`player_view`), a value
 and a pending choice's options as their chooser sees them (`seen_as`, `option_label`,
-`option_keys`), and a copy's hidden cards dealt again for a bot that plans (`determinize`). The
-terminal, the browser table, the agents and the API all see a match through these.
+`option_keys`), a move as each seat sees it as it is made (`move_label`), and a copy's hidden
+cards dealt again for a bot that plans (`determinize`). The terminal, the browser table, the
+agents and the API all see a match through these.
 """
 from __future__ import annotations
 
@@ -25,6 +26,27 @@ def plain_attrs(attrs: dict):
 
 def option_label(state: State, option: dict, seat: int) -> str:
     return _option_label(option["name"], tuple(option["values"].values()), lambda v: seen_as(state, v, seat))
+
+
+def move_label(state: State, option: dict, seat: int) -> str:
+    """A move as `seat` sees it when it is made: call it before the move is applied. Its chooser
+    sees the option as it was offered; any other seat (-1: a watcher) sees the cards it may see then
+    named, and every other card only as "a hidden card": neither named nor placed, not where it
+    lies now and not where it will lie once the move is made."""
+    pending = state.pending
+    if pending is not None and pending["player"] == seat:
+        return option_label(state, option, seat)
+    return _option_label(option["name"], tuple(option["values"].values()), lambda v: _public_part(v, seat))
+
+
+def _public_part(value, seat: int) -> str:
+    if type(value) is Entity:
+        return describe(value) if visible(value, seat) else "a hidden card"
+    if isinstance(value, list):
+        return "[" + ", ".join(_public_part(v, seat) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_public_part(v, seat) for v in value) + ")"
+    return describe(value)
 
 
 def _option_label(name: str, values: tuple, seen) -> str:
