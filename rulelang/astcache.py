@@ -47,13 +47,26 @@ def _builder_fingerprint() -> bytes:
     return _fingerprint
 
 
+def _builder_key():
+    """A hash started with the builder's fingerprint and the list_size budget the parser holds texts and
+    lists written out to (a file parsed under a larger one is not taken from the cache under a smaller)."""
+    from .budgets import current_budgets
+
+    h = hashlib.sha256(_builder_fingerprint())
+    h.update(b"list_size %d\0" % current_budgets().list_size)
+    return h
+
+
 cache_dir = parse_cache_dir  # (the parse cache's folder: cachefiles)
+# A text longer than this is parsed whole, never declaration by declaration (a file of a million
+# declarations would be a million parses, and its memory is watched by the parser in one parse)
+HUGE = 1_000_000
 
 
 def _entry(folder: Path, text: str) -> Path:
     """A whole text's entry: by the text alone, so the same file at another path (another checkout,
     a copy) is found too, its spans then renamed (`_load`)."""
-    h = hashlib.sha256(_builder_fingerprint())
+    h = _builder_key()
     h.update(text.encode("utf-8", "surrogatepass"))
     return folder / (h.hexdigest()[:40] + ".pickle")
 
@@ -83,14 +96,17 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
                 _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
             remember_source(file, text)
             return rules
-    with collector_paused():
-        try:
-            made = _parse_reusing_declarations(folder, text, file)
-        except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
-            return _parse(text, file)
+    if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
+        made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
+    else:
+        with collector_paused():
+            try:
+                made = _parse_reusing_declarations(folder, text, file)
+            except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
+                return _parse(text, file)
     if made is not None:
         rules, record = made
-    else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration)
+    else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration), or a huge text
         rules = _parse(text, file)
         try:
             record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
@@ -160,7 +176,7 @@ def _load_part(data) -> list | None:
 
 
 def _index_entry(folder: Path, file: str) -> Path:
-    h = hashlib.sha256(_builder_fingerprint())
+    h = _builder_key()
     h.update(b"declarations\0" + file.encode("utf-8", "surrogatepass"))
     return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
 
@@ -373,10 +389,10 @@ def read_and_parse(path: str | Path) -> tuple[str, N.RulesFile]:
     from .sourcefile import read_source
 
     text = read_source(path)
-    if len(text) > 1_000_000:  # huge files: parser.parse_file's own memory handling
+    if len(text) > HUGE:  # huge files: parser.parse_file's own memory handling
         from .parser import parse_file
 
-        return text, parse_file(path)
+        return text, parse_file(path, text)
     return text, parse_text_cached(text, str(path))
 
 

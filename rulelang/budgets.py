@@ -17,8 +17,10 @@ import contextlib
 import contextvars
 import os
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING
 
-from .errors import Span
+if TYPE_CHECKING:  # (only named: `check` answering from a verdict reads the budgets without pydantic)
+    from .errors import Span
 
 NUMBER_BOUND = 10**18  # every number of a game stays within ±NUMBER_BOUND (so a doubling loop builds no gigantic integer)
 BEYOND_BOUND = f"beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)"  # how errors say a number is not

@@ -80,24 +80,63 @@ _SPAN_FIELDS = {"file", "line", "column", "end_line", "end_column"}  # shared by
 
 NO_SPAN = Span.model_construct()  # the defaults, without building the schema
 
-_source_cache: dict[str, list[str]] = {}
+_source_cache: dict[str, list[str] | str] = {}  # a file's lines, or its text until a line is asked for
 
 
 def remember_source(file: str, text: str) -> None:
-    """Keep a file's text so diagnostics and runtime errors can quote it."""
-    _source_cache[file] = text.splitlines()
+    """Keep a file's text so diagnostics and runtime errors can quote it (cut into lines when one is
+    quoted: a file of millions of lines that has nothing to say is not cut at all)."""
+    _source_cache[file] = text
 
 
 def remembered_lines(file: str) -> list[str] | None:
     """The lines of a file whose text was remembered (remember_source), or None."""
-    return _source_cache.get(file)
+    lines = _source_cache.get(file)
+    if type(lines) is str:
+        lines = _source_cache[file] = lines.splitlines()
+    return lines
+
+
+# What splitlines() cuts at besides "\n" and "\r\n" (and "\r" alone)
+_OTHER_LINE_ENDS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _nth_line(text: str, n: int) -> str | None:
+    """text.splitlines()[n - 1] of a text whose lines end in "\n" (or "\r\n"), without cutting it
+    whole: where line n starts is found by halving, counting the "\n" before a point each time."""
+    if n < 1 or text.count("\n") + (text[-1:] not in ("", "\n")) < n:
+        return None
+    if n <= 1000:  # (near the top: found line by line)
+        low = 0
+        for _ in range(n - 1):
+            low = text.index("\n", low) + 1
+        high = low
+    else:
+        low, high = 0, len(text)
+    while low < high:  # the first point with n - 1 line ends before it
+        middle = (low + high) // 2
+        if text.count("\n", 0, middle) >= n - 1:
+            high = middle
+        else:
+            low = middle + 1
+    end = text.find("\n", low)
+    line = text[low:end if end >= 0 else len(text)]
+    return line[:-1] if line.endswith("\r") else line
 
 
 def source_line(file: str, line: int) -> str | None:
-    lines = _source_cache.get(file)
+    text = _source_cache.get(file)
+    if (type(text) is str and len(text) > 1_000_000 and not any(end in text for end in _OTHER_LINE_ENDS)
+            and ("\r" not in text or text.count("\r") == text.count("\r\n"))):
+        return _nth_line(text, line)  # (a line of a file of millions: the others are not cut apart for it)
+    lines = remembered_lines(file)
     if lines is None:
+        from .budgets import current_budgets
+
         try:
-            if not Path(file).is_file():  # a folder, a pipe, a device (which may never end): nothing to quote
+            # a folder, a pipe, a device (which may never end), a file larger than a rules file may be:
+            # nothing to quote
+            if not Path(file).is_file() or Path(file).stat().st_size > current_budgets().source_bytes:
                 return None
             lines = Path(file).read_text(encoding="utf-8").splitlines()
         except (OSError, ValueError):  # (ValueError: not UTF-8, or a name with a NUL)
@@ -106,6 +145,9 @@ def source_line(file: str, line: int) -> str | None:
     if 1 <= line <= len(lines):
         return lines[line - 1]
     return None
+
+
+QUOTED_LINE = 1000  # characters of a line a diagnostic quotes whole; of a longer one, those around the caret
 
 
 @dataclass
@@ -121,8 +163,13 @@ class Diagnostic:
         text = source_line(self.span.file, self.span.line)
         if text is not None:
             gutter = f"{self.span.line:>5} | "
-            out.append(gutter + text.rstrip("\n"))
+            text = text.rstrip("\n")
             caret_at = max(self.span.column - 1, 0)
+            if len(text) > QUOTED_LINE:  # a line of megabytes: quoted around the caret only
+                start = max(min(caret_at, len(text)) - 60, 0)
+                text = ("…" if start else "") + text[start:start + 200] + ("…" if start + 200 < len(text) else "")
+                caret_at += (1 if start else 0) - start
+            out.append(gutter + text)
             # keep tabs so the caret lines up under the same character
             pad = "".join(ch if ch == "\t" else " " for ch in text[:caret_at])
             width = 1

@@ -17,7 +17,8 @@ import re
 
 from . import nodes as N
 from . import regexcache  # compiled once per machine, not per process
-from .errors import Span, span_of
+from .budgets import current_budgets, exceeded, resident_mb
+from .errors import Diagnostic, RulesError, Span, span_of
 
 MIN_ENTRIES = 100  # smaller blocks are parsed as usual
 
@@ -32,6 +33,9 @@ _ARG_RE = regexcache.compile(rf"({_NAME})\s*:\s*({_VALUE})")
 _ATOM_RE = regexcache.compile(_ATOM)
 _HEAD = regexcache.compile(rf"^cards[ \t]+(?P<name>{_NAME})\b[^{{}}\n]*\{{[ \t]*(?://(?!/).*)?$")
 _SKIP = regexcache.compile(r"^[ \t]*(?://(?!/).*)?$")  # blank, or a plain comment (not a /// doc comment)
+_HEADS = regexcache.compile(_HEAD.pattern, re.M)  # a block's head at the start of any line
+_HEAD_START = regexcache.compile(r"\ncards[ \t]")  # where one may start (words first: a quick search)
+_SKIPPED = regexcache.compile(r"(?:[ \t]*+(?://(?!/)[^\n]*+)?+\n)++")  # lines as _SKIP, a run of them at once
 _NOT_VALUES = frozenset({"and", "or", "not", "in", "if", "then", "else", "for", "where"})  # words, not values
 
 
@@ -93,42 +97,86 @@ def _entry(m: re.Match, file: str, line: int) -> N.CardEntry | None:
 
 def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardEntry]]]:
     """Blank the plain card lines of long `cards` blocks; return the text and, by the line of each
-    block's `cards` keyword, the entries read (all but the block's first, which the parser keeps)."""
+    block's `cards` keyword, the entries read (all but the block's first, which the parser keeps).
+    (The text is walked by offsets: the blocks' heads are searched for, and blank and comment lines
+    skipped a run at a time, so a file of a million lines costs no Python step per line.)"""
     if text.count("\n") < MIN_ENTRIES:
         return text, {}
-    lines = text.split("\n")
     found: dict[int, list[N.CardEntry]] = {}
-    i = 0
-    while i < len(lines):
-        head = _HEAD.match(lines[i])
+    blanked: list[tuple[int, int]] = []  # (start, end) of each line blanked
+    budgets = current_budgets()
+    longest = budgets.list_size
+    memory_base, read = resident_mb(), 0  # (the memory_mb budget, looked at every WATCH_EVERY cards read)
+    pos, line_no = 0, 0  # where line number line_no (from 0) starts
+    while True:
+        head, at = _HEADS.match(text, pos), pos
+        while head is None:
+            start = _HEAD_START.search(text, at)
+            if start is None:
+                break
+            at = start.start() + 1
+            head = _HEADS.match(text, at)
         if head is None:
-            i += 1
-            continue
-        j = i + 1
-        entries: list[tuple[int, N.CardEntry]] = []
-        ok = True
-        while j < len(lines):
-            line = lines[j]
+            break
+        i = line_no + text.count("\n", pos, head.start())
+        start, j = head.end() + 1, i + 1  # line j starts at start
+        if start > len(text):  # (the head is the last line)
+            break
+        entries: list[tuple[int, int, int, N.CardEntry]] = []
+        closed, made = False, 0  # (the cards budget: a deck of more cards than a file may create is not read on)
+        while start <= len(text):
+            run = _SKIPPED.match(text, start)
+            if run is not None:
+                j += text.count("\n", start, run.end())
+                start = run.end()
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            line = text[start:end]
             if line.strip() == "}":
+                closed = True
                 break
             if _SKIP.match(line):
-                j += 1
+                j, start = j + 1, end + 1
                 continue
+            if len(line) > longest:  # a text or list longer than a game's may be in it: the parser says so
+                break
             m = _ENTRY.match(line)
             entry = _entry(m, file, j + 1) if m else None
             if entry is None:
-                ok = False
                 break
-            entries.append((j, entry))
-            j += 1
-        if ok and j < len(lines) and len(entries) >= MIN_ENTRIES:
-            for index, _ in entries[1:]:
-                lines[index] = ""
-            found[i + 1] = [e for _, e in entries[1:]]
-        i = j + 1
+            entries.append((start, end, j, entry))
+            made, read = made + entry.copies, read + 1
+            if made > budgets.cards:
+                _over(file, entry.span, "cards", f"this would make more than {budgets.cards:,} cards", budgets.cards)
+            if not read % WATCH_EVERY and resident_mb() - memory_base > budgets.memory_mb:
+                _over(file, entry.span, "memory_mb", "reading the rules up to here took "
+                      f"{resident_mb() - memory_base:,.0f} MiB of memory", budgets.memory_mb)
+            j, start = j + 1, end + 1
+        else:  # the text ended inside the block
+            break
+        if closed and len(entries) >= MIN_ENTRIES:
+            blanked.extend((a, b) for a, b, _, _ in entries[1:])
+            found[i + 1] = [e for _, _, _, e in entries[1:]]
+        pos, line_no = end + 1, j + 1  # after the block's last line ("}", or the line that is no card)
+        if pos > len(text):
+            break
     if not found:
         return text, {}
-    return "\n".join(lines), found
+    parts, last = [], 0
+    for a, b in blanked:
+        parts.append(text[last:a])
+        last = b
+    parts.append(text[last:])
+    return "".join(parts), found
+
+
+WATCH_EVERY = 1 << 14
+
+
+def _over(file: str, span: Span, budget: str, words: str, limit: int) -> None:
+    """A budget crossed while long decks are read: the diagnostic, before the rest is read."""
+    over = exceeded(span, budget, words, limit)
+    raise RulesError(Diagnostic(span, over.message, hint=over.hint))
 
 
 def restore_card_blocks(decls: list, found: dict[int, list[N.CardEntry]]) -> None:

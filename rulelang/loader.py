@@ -13,7 +13,7 @@ from .checker import check_rules
 from .compiler import Compiler, RuleError, compile_program
 from .errors import Diagnostic, DiagnosticBag, RulesError, Span, did_you_mean
 from .budgets import NUMBER_BOUND, BudgetExceeded, Budgets, as_budgets, resident_mb, using
-from .sourcefile import source_text
+from .sourcefile import check_text_size
 from .runtime import Game
 from .variants import apply_variants
 
@@ -98,15 +98,15 @@ def load(path: str | Path, variant: str | list[str] | None = None, settings: dic
 
 
 def _load(path, variant, settings, text) -> Game:
-    from .astcache import parse_file_cached, parse_text_cached  # an unchanged file is not parsed again
+    from .astcache import parse_text_cached, read_and_parse  # an unchanged file is not parsed again
     from .resources import find_game
 
     if text is None:
         resolved = find_game(str(path))
-        rules = parse_file_cached(resolved)
-        source = source_text(str(resolved))
+        source, rules = read_and_parse(resolved)  # (read once, within the source_bytes budget: sourcefile)
         path = str(resolved)
     else:
+        check_text_size(text, str(path))  # a text given whole is held to source_bytes as a file is
         rules = parse_text_cached(text, str(path))
         source = text
     variants = [v for v in (variant.split(",") if isinstance(variant, str) else (variant or [])) if v]

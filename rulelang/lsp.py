@@ -87,8 +87,10 @@ class Analysis:
     def _analyse(self):
         from .astcache import parse_text_cached
         from .checker import check_rules
+        from .sourcefile import check_text_size
 
         try:
+            check_text_size(self.text, self.path)  # the budgets of every command (source_bytes)
             # an edit parses again only the declarations it changed (astcache)
             self.rules = parse_text_cached(self.text, self.path, keep_whole=False)
         except RulesError as exc:

@@ -13,6 +13,7 @@ import pickle
 import re
 import sys
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from types import ModuleType
 
@@ -34,7 +35,7 @@ from lark.parsers.lalr_parser_state import ParseConf, ParserState
 
 from . import nodes as N
 from . import regexcache
-from .budgets import NUMBER_BOUND
+from .budgets import NUMBER_BOUND, current_budgets, exceeded, resident_mb
 from .cachefiles import collector_paused, parse_cache_dir, write_whole
 from .errors import Diagnostic, RulesError, Span, remember_source
 from .chunks import header_doc, split_top_level
@@ -52,7 +53,8 @@ def _load_options() -> dict:
     # NAME last: Lark chains a callback to a terminal that keywords share (NAME) with a test written as
     # `lambda t: t.type == type_` inside its loop over the callbacks, so it sees the last name of the
     # loop; INT, which no keyword shares, gets its callback as it is
-    return {"propagate_positions": True, "lexer_callbacks": {"INT": _refuse_huge_numbers, "NAME": _refuse_python_names}}
+    return {"propagate_positions": True, "lexer_callbacks": {"INT": _refuse_huge_numbers, "STRING": _refuse_long_texts,
+                                                             "NAME": _refuse_python_names}}
 
 
 @lru_cache(maxsize=1)
@@ -285,6 +287,27 @@ def _refuse_huge_numbers(tok: Token) -> Token:
     return tok
 
 
+def _refuse_long_texts(tok: Token) -> Token:
+    """A text written longer than the list_size budget allows any text of a game (refused where it is
+    read, before the rest of the file is parsed)."""
+    if len(tok) - 2 > current_budgets().list_size:
+        _refuse_size(Span(line=tok.line, column=tok.column, end_line=tok.line, end_column=tok.column + 1),
+                     "this text is {:,} characters long", len(_unquote(tok)))  # (an escape is one character)
+    return tok
+
+
+def _refuse_size(span: Span, words: str, n: int, counted: bool = True) -> None:
+    """A value written out in the file (a text, a list) of n items (or more, not `counted`): over the
+    list_size budget, a diagnostic (`words` say what it is, with n in their {})."""
+    limit = current_budgets().list_size
+    if n > limit:
+        over = exceeded(span, "list_size", words.format(n if counted else limit) + ", more than a value of a game "
+                        "may hold", limit)
+        raise _OverBudget(span, over.message, over.hint if not counted else
+                          f"if the rules are right, raise it: --budget list_size={n} on the command line, or "
+                          f"budgets={{'list_size': {n}}} in Python")
+
+
 def _refuse_python_names(tok: Token) -> Token:
     """Names with two leading underscores are Python's (`__class__`, `__import__`): never the rules'."""
     if tok.startswith("__"):
@@ -308,10 +331,11 @@ def _docs(tree) -> list[str]:
 
 
 class _ToAst(Transformer):
-    def __init__(self, file: str, line_offset: int):
+    def __init__(self, file: str, line_offset: int, watch: "_MemoryWatch | None" = None):
         super().__init__(visit_tokens=False)
         self.file = file
         self.offset = line_offset
+        self.watch, self.made = watch, 0
 
     def transform(self, tree):
         # Lark's walk (each node's children, then the node: the same calls in the same order, a
@@ -334,6 +358,9 @@ class _ToAst(Transformer):
         # the function's name and docs into it) for every node; here the plain function is called
         # from a table made once (_ToAst.CALLS, after the class). Same calls, same errors.
         found = _ToAst.CALLS.get(tree.data)
+        self.made += 1
+        if not self.made % WATCH_EVERY and self.watch is not None and not getattr(tree.meta, "empty", True):
+            self.watch.check(tree.meta.line, tree.meta.column)
         if found is None:
             return super()._call_userfunc(tree, new_children)
         function, with_meta = found
@@ -1134,7 +1161,10 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def list_lit(self, meta, c):
-        return N.ListLit(span=self._span(meta), items=[x for x in c if x is not None])
+        items = [x for x in c if x is not None]
+        if len(items) > 64:
+            _refuse_size(self._span(meta), "this list written out has {:,} items", len(items))
+        return N.ListLit(span=self._span(meta), items=items)
 
     def _filter(self, meta, left, cond, keep="where"):
         if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
@@ -1199,9 +1229,42 @@ _ToAst.CALLS = _userfunc_table(_ToAst)
 
 
 class _SyntaxProblem(Exception):
-    def __init__(self, span: Span, message: str):
+    def __init__(self, span: Span, message: str, hint: str | None = None):
         self.span = span
         self.message = message
+        self.hint = hint
+
+
+class _OverBudget(_SyntaxProblem):
+    """A value written out beyond a budget: said at once, without Lark's own parse of the text (which
+    would build it again, at length, where the quick parse stopped). `whole`: said for the whole file,
+    which is not then parsed again declaration by declaration to find its other errors (memory)."""
+
+    def __init__(self, span: Span, message: str, hint: str | None = None, whole: bool = False):
+        super().__init__(span, message, hint)
+        self.whole = whole
+
+
+class _MemoryWatch:
+    """The memory a parse takes, against the memory_mb budget: looked at every WATCH_EVERY tokens read,
+    tokens parsed and nodes made (a text of millions of tokens takes a kilobyte or so for each)."""
+
+    __slots__ = ("base", "limit")
+
+    def __init__(self):
+        self.base = resident_mb()
+        self.limit = current_budgets().memory_mb
+
+    def check(self, line: int, column: int) -> None:
+        grown = resident_mb() - self.base
+        if grown > self.limit:
+            span = Span(line=line, column=column, end_line=line, end_column=column + 1)
+            over = exceeded(span, "memory_mb", f"reading the rules up to here took {grown:,.0f} MiB of memory",
+                            self.limit)
+            raise _OverBudget(span, over.message, over.hint, whole=True)
+
+
+WATCH_EVERY = 1 << 14  # (a power of two)
 
 
 def _in_file(span: Span, file: str, offset: int) -> Span:
@@ -1248,12 +1311,14 @@ def _too_deep(tree: Tree) -> Tree | None:
     return None
 
 
-def _tree_of(text: str):
+def _tree_of(text: str, watch: "_MemoryWatch | None" = None):
     """Lark's parse tree of a text, as `_lark().parse(text)` makes it. A text that parses is read
     by a loop over Lark's own tables and tree builders (`_quick_tree`); anything else goes to Lark's
     own parse, which raises the error it raises."""
     try:
-        return _quick_tree(text)
+        return _quick_tree(text, watch)
+    except _OverBudget:
+        raise
     except Exception:  # a syntax error (or a Lark made otherwise inside): Lark's own parse says it
         return _lark().parse(text)
 
@@ -1307,7 +1372,7 @@ def _root_lexing():
         return None
 
 
-def _root_tokens(text: str, lexing) -> tuple[list, dict]:
+def _root_tokens(text: str, lexing, watch: "_MemoryWatch | None" = None) -> tuple[list, dict]:
     """The tokens of a text as the root lexer reads them (with Lark's positions and callbacks), and
     the kind each token read as a keyword had before (by its index)."""
     expression, ignore, newlines, plans = lexing
@@ -1343,6 +1408,8 @@ def _root_tokens(text: str, lexing) -> tuple[list, dict]:
                 token = then(token)
         if kind not in ignore:
             tokens.append(token)
+            if not len(tokens) % WATCH_EVERY and watch is not None:
+                watch.check(first_line, column)
     if pos != len(text):
         raise ValueError("a character no token matches")
     tokens.append(Token.new_borrow_pos("$END", "", tokens[-1]) if tokens else Token("$END", "", 0, 1, 1))  # (as Lark)
@@ -1365,7 +1432,7 @@ def _as_read_here(token, was: str, actions: dict, lexing) -> str:
 _REDUCTIONS: dict = {}  # id of each rule of the parse table -> (the rule, its length, its callback, the symbol it makes)
 
 
-def _quick_tree(text: str):
+def _quick_tree(text: str, watch: "_MemoryWatch | None" = None):
     """Lark's parse tree of a text that parses, read by a loop of our own over its tables and tree
     builders: Lark's loop checks each action against the end state with an assert that compares
     rules, and looks up what each reduction does."""
@@ -1377,7 +1444,7 @@ def _quick_tree(text: str):
     end_state = conf.end_state
     lexing = _root_lexing()
     if lexing is not None:
-        tokens, read_as = _root_tokens(text, lexing)
+        tokens, read_as = _root_tokens(text, lexing, watch)
         state_stack, value_stack = [conf.start_state], []
     else:  # Lark's contextual lexer, lexing as the parser goes: it reads the parser's state
         stream = frontend._make_lexer_thread(text)
@@ -1395,6 +1462,8 @@ def _quick_tree(text: str):
 
     for i, token in enumerate(tokens):
         kind = token.type
+        if not i % WATCH_EVERY and i and watch is not None:
+            watch.check(token.line, token.column)
         if i in read_as and kind not in states[state_stack[-1]]:  # (the state the contextual lexer reads it in)
             kind = _as_read_here(token, read_as[i], states[state_stack[-1]], lexing)
         while True:
@@ -1429,8 +1498,50 @@ def _quick_tree(text: str):
     raise ValueError("the text ended before the parse did")
 
 
+# What decides where a list written out starts and ends, found without parsing it: its brackets, and
+# the texts and comments that hide the brackets and commas they hold.
+# (each alternative a character first, which Python's `re` then looks for alone: a third of the time)
+_BRACKETS = regexcache.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|\[|\]|\(|\)|\{|\}')
+
+
+def _refuse_long_lists(text: str) -> None:
+    """More items written out between two brackets than the list_size budget allows a list: said
+    before the text is parsed (a list of a million numbers makes millions of tokens and nodes first).
+    The commas between two brackets, texts or comments are counted at once; a list one item over is
+    left to the parser (`list_lit`)."""
+    limit = current_budgets().list_size
+    if text.count(",") <= limit:
+        return
+    open_at: list[int] = []  # where each bracket still open starts
+    commas: list[int] = []  # the commas directly inside it
+    last = 0
+    for m in chain(_BRACKETS.finditer(text), [None]):  # (None: the end of the text)
+        if commas:
+            commas[-1] += text.count(",", last, m.start() if m is not None else len(text))
+            if commas[-1] > limit:
+                start = open_at[-1]
+                line = text.count("\n", 0, start) + 1
+                column = start - text.rfind("\n", 0, start)
+                _refuse_size(Span(line=line, column=column, end_line=line, end_column=column + 1),
+                             "this list written out has more than {:,} items" if text[start] == "[" else
+                             "more than {:,} items are written out between these brackets", commas[-1] + 1,
+                             counted=False)
+        if m is None:
+            break
+        last = m.end()
+        ch = text[m.start()]
+        if ch in "[({":
+            open_at.append(m.start())
+            commas.append(0)
+        elif ch in "])}" and commas:
+            open_at.pop()
+            commas.pop()
+
+
 def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
-    tree = _tree_of(text)
+    _refuse_long_lists(text)
+    watch = _MemoryWatch()
+    tree = _tree_of(text, watch)
     deep = _too_deep(tree)
     if deep is not None:
         meta = deep.meta
@@ -1439,7 +1550,7 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
                              f"this is nested too deeply (more than {MAX_NESTING} levels of expressions inside "
                              "expressions or blocks inside blocks); give a part of it a name with `let` or a `def`")
     try:
-        return _ToAst(file, offset).transform(tree)
+        return _ToAst(file, offset, watch).transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, _SyntaxProblem):
             raise exc.orig_exc from None
@@ -1453,7 +1564,9 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
     try:
         decls = _parse_chunk(fast_text, file, 0)
         restore_card_blocks(decls, fast_cards)
-    except (UnexpectedInput, _SyntaxProblem):
+    except (UnexpectedInput, _SyntaxProblem) as problem:
+        if isinstance(problem, _OverBudget) and problem.whole:  # (not parsed again, declaration by declaration)
+            raise RulesError(Diagnostic(_in_file(problem.span, file, 0), problem.message, hint=problem.hint)) from None
         from .syntax_errors import syntax_diagnostic  # (only a text that does not parse needs it)
 
         diagnostics: list[Diagnostic] = []
@@ -1465,14 +1578,16 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
             except UnexpectedInput as exc:
                 diagnostics.append(syntax_diagnostic(exc, file, offset, chunk, last=i == len(chunks) - 1))
             except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, offset), exc.message))
+                diagnostics.append(Diagnostic(_in_file(exc.span, file, offset), exc.message, hint=exc.hint))
+                if isinstance(exc, _OverBudget) and exc.whole:
+                    break
         if not diagnostics:  # splitting changed the meaning; report the whole-file error
             try:
                 _parse_chunk(text, file, 0)
             except UnexpectedInput as exc:
                 diagnostics.append(syntax_diagnostic(exc, file, 0, text))
             except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message))
+                diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message, hint=exc.hint))
         raise RulesError(diagnostics) from None
     return _rules_file(text, file, decls)
 
@@ -1523,11 +1638,13 @@ def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | 
         return None
 
 
-def parse_file(path: str | Path) -> N.RulesFile:
-    """Parse a file; anything that is not a readable UTF-8 text file gets a `file:line:col` diagnostic."""
+def parse_file(path: str | Path, text: str | None = None) -> N.RulesFile:
+    """Parse a file; anything that is not a readable UTF-8 text file gets a `file:line:col` diagnostic.
+    (`text`: the file's text, read already by `sourcefile.read_source`.)"""
     from .sourcefile import read_source
 
-    text = read_source(path)
+    if text is None:
+        text = read_source(path)
     # A big file makes a big AST at once: Python's cycle collector would scan it again and
     # again while it grows (most of the time of a 50,000-card file); nodes hold no cycles.
     was_enabled = gc.isenabled()

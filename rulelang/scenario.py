@@ -56,7 +56,7 @@ from .parser import parse_file, parse_text
 from .resources import examples_dir, find_game, games_dir
 from .loader import load
 from .runtime import Frame, Game, Match, _new_state
-from .sourcefile import NotAJsonObject, read_json_object
+from .sourcefile import NotAJsonObject, check_file_size, read_json_object
 from .tables import confinement_problem
 
 
@@ -747,6 +747,7 @@ def json_to_rules(data: dict, name: str) -> str:
 
 def load_scenarios(path: Path) -> list[N.ScenarioDecl]:
     if path.suffix == ".json":
+        check_file_size(path)  # (read whole below: within the budget of a rules file first)
         data = json.loads(path.read_text(encoding="utf-8"))
         items = data if isinstance(data, list) else [data]
         text = "".join(json_to_rules(d, f"{path.stem} {i + 1}") for i, d in enumerate(items))

@@ -5,13 +5,13 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from .agents import make_agent
 from .budgets import current_budgets
 from .metrics import STATISTICS, import_statistics, play_recorded
 from .parallel import run_tasks
 from .resources import find_game
+from .sourcefile import read_source
 from .loader import load
 
 
@@ -163,7 +163,8 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
     says where the time went, by rules line (rulesprofile). ``statistics``: the modules imported
     while a pool plays (metrics.import_statistics)."""
     resolved = find_game(str(path))
-    text = Path(resolved).read_text(encoding="utf-8") if resolved.is_file() else None  # (else: the loader says why)
+    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
+    text = read_source(resolved) if resolved.is_file() else None
     game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     agents = list(agents or ["random"])

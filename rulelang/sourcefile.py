@@ -17,6 +17,8 @@ from .errors import Diagnostic, RulesError, Span, remember_source
 # feed are fine). A file holding one is binary, or damaged.
 _CONTROL = {chr(c) for c in range(32)} - {"\t", "\n", "\r", "\f"} | {"\x7f"}
 _CONTROL_RE = re.compile("[" + "".join(sorted(_CONTROL)) + "]")
+# every byte but those (in UTF-8 a control character is its one byte, which no other character holds)
+_NOT_CONTROL_BYTES = bytes(b for b in range(256) if chr(b) not in _CONTROL)
 
 
 def _error(path: str, line: int, column: int, message: str, expected: str | None = None,
@@ -59,12 +61,12 @@ def read_source(path: str | Path, max_bytes: int | None = None) -> str:
             # a device such as /dev/zero never ends, a pipe waits for a writer: neither is read
             return _raise(_error(name, 1, 1, "this is not a file of text but a device, a pipe or a socket",
                                  expected="a .rules file (a text file)"))
-        size = info.st_size
-        if limit is not None and size > limit:
-            return _raise(_error(name, 1, 1, f"the file is {size:,} bytes, more than the {limit:,} bytes a rules file "
-                                 "may have (budget source_bytes)",
-                                 hint=f"raise it with --budget source_bytes={size} (Python: budgets={{'source_bytes': {size}}})"))
-        data = p.read_bytes()
+        if info.st_size > limit:
+            return _raise(_too_big(name, f"the file is {info.st_size:,} bytes", info.st_size, limit, p))
+        with p.open("rb") as f:
+            data = f.read(limit + 1)  # (a file that grew since: no more than the budget is read)
+        if len(data) > limit:
+            return _raise(_too_big(name, f"the file is more than {limit:,} bytes", limit + 1, limit, p))
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return _raise(_error(name, 1, 1, f"cannot read the file: {reason}"))
@@ -89,13 +91,50 @@ def read_source(path: str | Path, max_bytes: int | None = None) -> str:
     return text
 
 
-def source_text(path: str | Path) -> str:
-    """The text of a file already read once by the parser (for fingerprints)."""
-    return read_source(path, max_bytes=None)
+def check_file_size(path: str | Path) -> None:
+    """A file read as rules another way (a scenario written as JSON) is held to the source_bytes budget
+    too: a RulesError if it is larger (else nothing; a file that is not there is the reader's to say)."""
+    from .budgets import current_budgets
+
+    limit = current_budgets().source_bytes
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        raise _too_big(str(path), f"the file is {info.st_size:,} bytes", info.st_size, limit, Path(path))
+
+
+def check_text_size(text: str, name: str) -> None:
+    """A rules text given whole rather than read from a file (`rulelang.load(text=...)`, an editor's
+    buffer) is held to the source_bytes budget as a file is: a RulesError if it is larger."""
+    from .budgets import current_budgets
+
+    limit = current_budgets().source_bytes
+    if len(text) <= limit // 4:  # (a character is at most 4 bytes of UTF-8)
+        return
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise _too_big(name, f"the text is {size:,} bytes", size, limit, text[:4096])
+
+
+def _too_big(name: str, words: str, size: int, limit: int, first: Path | str) -> RulesError:
+    """The source_bytes diagnostic, quoting the file's first line (read alone, not the whole file)."""
+    if isinstance(first, Path):
+        try:
+            with open(first, "rb") as f:
+                first = f.read(4096).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        except OSError:
+            first = ""
+    remember_source(name, printable_line(first.split("\n", 1)[0]))
+    return _error(name, 1, 1, f"{words}, more than the {limit:,} bytes a rules file may have (budget source_bytes)",
+                  hint=f"raise it with --budget source_bytes={size} (Python: budgets={{'source_bytes': {size}}})")
 
 
 def _control_character(name: str, data: bytes, text: str) -> None:
     """Raise at the first control character of the text, if any (a binary or damaged file)."""
+    if not data.translate(None, _NOT_CONTROL_BYTES):  # none at all: said at once, for megabytes too
+        return
     bad = _CONTROL_RE.search(text)
     if bad is None:
         return

@@ -237,7 +237,7 @@ def _named_message(exc: UnexpectedInput) -> tuple[str, str] | None:
 
 def _code_only(line: str) -> str:
     """A line with its texts blanked and its comment cut off (columns kept)."""
-    line = re.sub(r'"([^"\\\n]|\\.)*"', lambda m: '"' + " " * (len(m.group()) - 2) + '"', line)
+    line = re.sub(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"', lambda m: '"' + " " * (len(m.group()) - 2) + '"', line)
     cut = line.find("//")
     return line if cut < 0 else line[:cut]
 

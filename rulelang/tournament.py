@@ -20,12 +20,12 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
-from pathlib import Path
 
 from .agents import make_agent
 from .metrics import import_statistics
 from .parallel import run_tasks
 from .resources import find_game
+from .sourcefile import read_source
 from .loader import load
 from .simulate import _play_one
 
@@ -109,7 +109,8 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair).
     With ``duplicate``, 2n: every seed with the seats as in game 0 and again swapped."""
     resolved = find_game(str(path))
-    text = Path(resolved).read_text(encoding="utf-8") if resolved.is_file() else None  # (else: the loader says why)
+    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
+    text = read_source(resolved) if resolved.is_file() else None
     game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     if players < 2:

@@ -20,6 +20,7 @@ import os
 import sys
 from pathlib import Path
 
+from .budgets import current_budgets
 from .cachefiles import parse_cache_dir, prune, write_whole
 
 _FORMAT = b"rulelang-verdict-1"
@@ -83,7 +84,12 @@ def passed_before(path: str | Path) -> list[str] | None:
         path = Path(path)
         if not path.is_file():  # a folder, a pipe, a device: checked (and refused) by reading it as rules
             return None
-        entry = _entry(folder, path, text_bytes(path.read_bytes()))
+        limit = current_budgets().source_bytes
+        with path.open("rb") as f:
+            data = f.read(limit + 1) if os.fstat(f.fileno()).st_size <= limit else b""
+        if not data or len(data) > limit:  # larger than a rules file may be: refused as rules (sourcefile)
+            return None
+        entry = _entry(folder, path, text_bytes(data))
         verdict = json.loads(entry.read_bytes())
         variants = verdict["variants"]
         data_files = verdict["data_files"]

@@ -44,7 +44,7 @@ def run_check(rel: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         if Path(rel).stem == UNREADABLE:
-            real_bytes, real_text = Path.read_bytes, Path.read_text
+            real_bytes, real_text, real_open = Path.read_bytes, Path.read_text, Path.open
 
             def refuse(real):
                 def read(self, *args, **kwargs):
@@ -54,7 +54,8 @@ def run_check(rel: str) -> tuple[int, str, str]:
                 return read
 
             with mock.patch.object(Path, "read_bytes", refuse(real_bytes)), \
-                    mock.patch.object(Path, "read_text", refuse(real_text)):
+                    mock.patch.object(Path, "read_text", refuse(real_text)), \
+                    mock.patch.object(Path, "open", refuse(real_open)):
                 code = main(["check", rel])
         else:
             code = main(["check", rel])
