@@ -31,8 +31,9 @@ true once the game has ended and `winners` lists the players who won::
     expect chooser == player(1)
     expect "place red 3, (2, 0)" not in offered
 
-A `choose` that matches none or several of the options fails the scenario, unless the
-next line is `expect error "matches none"` (or `"matches 2"`). When labels are equal (two
+A `choose` only queues an answer; the `run` that takes it fails the scenario when it
+matches none or several of the options, unless the line after that `run` is
+`expect error "matches none"` (or `"matches 2"`): `choose "x"`, `run choice`, `expect error ...`. When labels are equal (two
 cards with the same label), name the option another way: `choose option 2` (the second
 option as listed), `choose card EXPR` (the option that binds that card, e.g.
 `choose card hand(player(1))[0]`) or `choose cell EXPR` (the option at that cell, e.g.
