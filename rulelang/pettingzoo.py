@@ -1,0 +1,174 @@
+"""Every .rules file as a PettingZoo AEC environment.
+
+    from rulelang.pettingzoo import env
+
+    e = env("my_game.rules")              # a path, or a bundled game's name
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        observation, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = e.action_space(agent).sample(observation["action_mask"])
+        e.step(action)
+
+Agents are `player_0`, `player_1`, ... (seat 0 is the rules' Player 1). Each observation is a
+dict: `observation`, the agent's view (`visibility.player_view`) as a float32 vector of fixed length
+(`environments.Encoding`), and `action_mask`, an int8 vector over the action space (all zeros
+for an agent that is not choosing). The action space is `Discrete(num_actions)`; an option's id
+is `environments.decision`'s (a hash of its name and label as its chooser sees it). Rewards come
+at the end only: +1 for a winner, -1 for another player, 0 for all when nobody won. A match still
+going after `max_game_length` decisions is truncated (rewards 0). `reset(seed=S)` starts the
+match `Game.new_match(seed=S)`; a reset without a seed draws the next seed from the last one.
+`render()` draws the table as the terminal does (`rulelang play`), for the agent choosing (or a
+watcher, once the match is over, or `render_seat`): printed with render_mode="human", returned as
+text with render_mode="ansi".
+"""
+from __future__ import annotations
+
+import random
+from pathlib import PurePath
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rulelang.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, HIGH, LOW,
+                                   NO_DECISION, Encoding, decision, load_rules_game, returns, table_text, view_of)
+
+
+def env(path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None, **options):
+    """The rules as a PettingZoo AEC environment (`raw_env` in PettingZoo's order-enforcing wrapper).
+    `options`: num_actions, max_game_length, board_radius, render_mode, render_seat, seed."""
+    return wrappers.OrderEnforcingWrapper(raw_env(path_or_bundled_name, variant, players, settings, **options))
+
+
+class raw_env(AECEnv):
+    """A .rules game as a PettingZoo AEC environment (see the module's doc)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "rulelang_v0", "is_parallelizable": False}
+
+    def __init__(self, path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None,
+                 *, num_actions: int = DEFAULT_NUM_ACTIONS, max_game_length: int = DEFAULT_MAX_GAME_LENGTH,
+                 board_radius: int = DEFAULT_BOARD_RADIUS, render_mode: str | None = None,
+                 render_seat: int | None = None, seed: int | None = None):
+        super().__init__()
+        game = load_rules_game(path_or_bundled_name, variant, settings)
+        info = game.program.game
+        n = info.players_default if players is None else int(players)
+        if not info.players_min <= n <= info.players_max:
+            raise ValueError(f"{game.title} is played by {info.players_min} to {info.players_max} players, not {n}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.game, self.players = game, n
+        self.num_actions, self.max_game_length = int(num_actions), int(max_game_length)
+        self.encoding = Encoding(game, n, board_radius)
+        self.render_mode, self.render_seat = render_mode, render_seat
+        self.metadata = {**self.metadata, "name": f"rulelang_{PurePath(game.path).stem}"}
+        self.possible_agents = [f"player_{seat}" for seat in range(n)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        box = spaces.Box(LOW, HIGH, (self.encoding.size,), np.float32)
+        mask = spaces.Box(0, 1, (self.num_actions,), np.int8)
+        self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._seeds = random.Random(seed)
+        self.match = None
+        self.decisions = 0
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ---- playing
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            match_seed = int(seed)
+        else:
+            match_seed = self._seeds.randrange(2**31)
+        self.match = self.game.new_match(players=self.players, seed=match_seed)
+        self.seed_used, self.decisions = match_seed, 0
+        self._decision = None
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._end_if_over()
+        self.agent_selection = self.possible_agents[self.match.to_move if not self.match.is_over else 0]
+
+    def legal_actions(self) -> list[int]:
+        """The action ids the agent choosing may take now."""
+        return list(self._current().ids)
+
+    def action_label(self, action: int) -> str:
+        """An action id's option as the agent choosing sees it."""
+        return self._current().labels[int(action)]
+
+    def _current(self):
+        if self.match is None or self.match.is_over or any(self.truncations.values()):
+            return NO_DECISION
+        if self._decision is None:
+            self._decision = decision(self.match, self.num_actions)
+        return self._decision
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        index = self._current().index.get(int(action))
+        if index is None:
+            raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
+        self._cumulative_rewards[agent] = 0.0
+        self.match.apply(index)
+        self.decisions += 1
+        self._decision = None
+        self._clear_rewards()
+        self._end_if_over()
+        seat = self.match.to_move if self.match.to_move is not None else (self._seats[agent] + 1) % self.players
+        self.agent_selection = self.possible_agents[seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_if_over(self):
+        if self.match.is_over:
+            for agent, value in zip(self.possible_agents, returns(self.match, self.players)):
+                self.rewards[agent] = value
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self.decisions >= self.max_game_length:
+            self.truncations = dict.fromkeys(self.agents, True)
+
+    # ---- seeing
+    def observe(self, agent):
+        seat = self._seats[agent]
+        mask = np.zeros(self.num_actions, np.int8)
+        if agent == self.agent_selection:
+            ids = list(self._current().ids)
+            mask[ids] = 1
+        return {"observation": self.encoding.encode(view_of(self.match, seat)), "action_mask": mask}
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode (\"human\" or \"ansi\")")
+            return None
+        if self.render_seat is not None:
+            seat = self.render_seat
+        elif self.match.is_over or any(self.truncations.values()):
+            seat = -1
+        else:
+            seat = self.match.to_move
+        text = table_text(self.match, seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text, end="")
+        return None
+
+    def close(self):
+        pass
