@@ -267,6 +267,10 @@ class StatementChecks:
             when = "in setup the game has not started" if "setup" in ctx else "the result is worked out once the game is over"
             self.err(s.span, f"`end {s.what}` cannot be used here: {when}",
                      hint="end the game from a phase, a turn, a trigger or a procedure" if s.what == "game" else None)
+        elif "game_end" in ctx or ("game_start" in ctx and s.what != "game"):
+            self.err(s.span, f"`end {s.what}` cannot be used here: " + (
+                "at the end of the game it is already ending" if "game_end" in ctx
+                else f"at the start of the game no {s.what} has begun yet"))
         elif s.what == "turn" and "phase" in ctx and "turns" not in ctx:
             self.err(s.span, "`end turn` ends a player's turn, but this is not inside `take turns { ... }`",
                      hint="use `end phase` to leave the phase, or put the statement inside `take turns`")

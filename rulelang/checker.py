@@ -21,6 +21,7 @@ from .variants import apply_variants
 from .check_types import _TYPE_WORDS, BASE_TYPES, ENTITY_BUILTIN_ATTRS, describe_type, type_name
 from .check_expr import ExpressionChecks
 from .check_stmt import StatementChecks
+from .check_decks import check_decks, note_deck, note_entry
 
 
 @dataclass
@@ -186,6 +187,7 @@ class Checker(StatementChecks, ExpressionChecks):
         self.phase_refs: set[str] = set()
         self.signals_sent: set[str] = set()
         self.signals_heard: dict[str, Span] = {}
+        self.deck_fields: dict[str, set] = {}  # a component -> its fields but conditions (check_decks)
 
     # ---- helpers
     def err(self, span, msg, expected=None, hint=None, fold=None):
@@ -232,6 +234,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 self._take_notes(noted)
             else:
                 self.check_decl(d)
+        check_decks(self)  # (of the whole program: a deck reads what the defs it names read, and theirs)
         game = t.game
         if game is not None:
             phases = {n for n, s in t.symbols.items() if s.kind == "phase"}
@@ -300,12 +303,15 @@ class Checker(StatementChecks, ExpressionChecks):
                 elif zsym is not None and zsym.per_player:
                     self.err(d.zone.span, f'cards cannot start in "{zsym.name}", which each player has',
                              hint=f"leave out `in ...` and use `create {d.name} in {zsym.name}(p)` in setup")
+            suspects: list = []  # (what may read a match: check_decks, with the whole program)
             for e in d.entries:
                 scope = set()
                 for g in e.gens:
                     self.expr(g.coll, scope)
                     scope = scope | {g.var}
                 self.card_ctor(e.ctor, scope)
+                note_entry(self, e, scope, suspects)
+            note_deck(d, suspects)
         elif isinstance(d, N.ZoneDecl):
             if d.board is not None and d.board.places is not None:
                 self.check_places(d)
@@ -322,7 +328,12 @@ class Checker(StatementChecks, ExpressionChecks):
         elif isinstance(d, N.TableDecl):
             self.table_source(d)
         elif isinstance(d, N.DefDecl):
-            self.expr(d.body, {p.name for p in d.params})
+            kind = self.expr(d.body, {p.name for p in d.params})
+            if d.name == "heuristic" and (len(d.params) != 1 or kind not in ("int", "bool", "any")):
+                # the bots ask it of one player at a time, and add up what it gives
+                self.err(d.span, "`def heuristic(p)` tells the bots how well a player stands: it takes one player "
+                         + ("and gives a number" if len(d.params) == 1 else f"(not {len(d.params)} values)")
+                         + (f", but this gives {describe_type(kind)}" if kind not in ("int", "bool", "any") else ""))
         elif isinstance(d, N.ProcDecl):
             self.block(d.body, {p.name for p in d.params}, ctx={"proc"})
         elif isinstance(d, N.KeywordDecl):
@@ -410,7 +421,9 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
         if d.cond is not None:
             self.expr(d.cond, scope)
-        self.block(d.body, scope, ctx={"trigger"})
+        # at the start of the game no round runs yet; at its end nothing runs but the ending (stmt_end)
+        when = {"start": "game_start", "end": "game_end"}[d.when] if d.kind == "at" and d.timing == "game" else None
+        self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})
 
 
 def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None,

@@ -47,7 +47,7 @@ from .builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
 from .model import KeywordValue
 
 from .compile_expr import ExpressionCompiler
-from .dependencies import TEMPLATE_NAMES, free_names
+from .dependencies import TEMPLATE_NAMES, mentioned
 from .program import Ctx, RuleError
 from .values import _arith, _plain
 from .codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
@@ -435,7 +435,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         k = self.const(fn, "F")
         if not self.pylocals:
             return f"{k}(c)"
-        used = free_names(node)
+        used = mentioned(node)  # (a text's "{name}" reads a local too)
         names = [n for n in self.pylocals if n in used]
         if not names:
             return f"{k}(c)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import nodes as N
-from .dependencies import free_names, nodes_in
+from .dependencies import mentioned, nodes_in
 from .program import DEF_CALL_WORK
 from .codegen_helpers import TRIAL_CALLS
 
@@ -322,7 +322,7 @@ class DefWriter:
         if x.keep != "where" or self.no_walrus:
             return None
         d = self.lifted.get((x.cond.span.line, x.cond.span.column, x.var))
-        if d is None or (free_names(x.cond) - {x.var}) & (set(self.cc.scope) | set(self.pylocals)):
+        if d is None or (mentioned(x.cond) - {x.var}) & (set(self.cc.scope) | set(self.pylocals)):
             return None
         if d.name not in self.lifted_written:
             self.lifted_written.add(d.name)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from . import nodes as N
-from .dependencies import free_names, nodes_in, rebuilt
+from .dependencies import mentioned, nodes_in, rebuilt
 
 
 def _arg_names(args: list) -> set:
     """The names a call's arguments read (those that are names, and those inside the others)."""
-    return set().union(*(free_names(a) for a in args)) if args else set()
+    return set().union(*(mentioned(a) for a in args)) if args else set()
 
 
 def _renamed(node, mapping: dict):
@@ -95,7 +95,7 @@ class LoopWriter:
             return None
         d, clashes = found
         if clashes:
-            used = set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args) | free_names(d.body)
+            used = set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args) | mentioned(d.body)
             mapping = {}
             for v in sorted(clashes):
                 k = 1

@@ -9,7 +9,7 @@ import types
 from typing import TYPE_CHECKING, Callable
 
 from . import nodes as N
-from .dependencies import free_names, nodes_in
+from .dependencies import mentioned, nodes_in
 from .ops import CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp, SignalOp
 from .program import Code
 from .values import _CARD_PSEUDO_FIELDS
@@ -429,7 +429,7 @@ class StatementWriter:
                 items = written(b.coll, walrus=True)
                 if not self.walks_cards(b.coll):
                     items = f"_as_list({items})"
-                if not (free_names(b.coll) & set(names)):
+                if not (mentioned(b.coll) & set(names)):  # (a text's "{x}" too)
                     head.append(f"    F{k} = None")
                     lines += [f"{indent}if F{k} is None:", f"{indent}    F{k} = {items}"]
                     items = f"F{k}"

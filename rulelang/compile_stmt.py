@@ -10,12 +10,12 @@ from __future__ import annotations
 from . import nodes as N
 from .builtins import as_list, describe
 from .errors import Span
-from .dependencies import free_names, readers_of
+from .dependencies import mentioned, readers_of
 from .ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, EndOp, Exec, FilterOnce, ForChosenNext, ForInit,
                   ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext, ReturnOp, SignalOp,
                   StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from .program import EMPTY_BODY, Code, Ctx, RuleError
-from .values import move_cards, one_value_changed, set_field, the_zone, _put, _update
+from .values import move_cards, one_value_changed, set_field, the_cards, the_zone, whole_number, _put, _update
 from .model import NOBODY, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
@@ -348,7 +348,7 @@ class StatementCompiler:
             for b in opt.bindings:
                 with self.scoped(names):
                     coll = self.expr(b.coll)
-                independent = not (free_names(b.coll) & names)
+                independent = not (mentioned(b.coll) & names)  # (a text's "{x}" too)
                 names.add(b.var)
                 with self.scoped(names):
                     bcond = self.opt(b.cond)
@@ -401,7 +401,8 @@ class StatementCompiler:
                 target = c.vm.program.discard_zone.get(e.card.component)
                 if target is None:
                     raise RuleError(span, f"{e.card.component} cards have no discard pile: add `discards to ZONE` to the component")
-                zone = target(Ctx({"self": e}, c.s, c.vm))
+                zone = the_zone(target(Ctx({"self": e}, c.s, c.vm)), span,
+                                f"{e.card.component} cards are discarded to a zone, not to")
                 _put(c, e, zone, None, False, False, span)
 
         self.emit(code, Exec(do_discard, span))
@@ -414,8 +415,9 @@ class StatementCompiler:
         span = s.span
 
         def do_draw(c):
-            src, dst = source(c), to(c)
-            n = count(c) if count is not None else 1
+            src = the_zone(source(c), span, "cards are drawn from a zone, not from")
+            dst = the_zone(to(c), span, "cards are drawn into a zone, not into")
+            n = whole_number(count(c), span, "`draw`") if count is not None else 1
             if up_to:
                 n = n - len(dst.items)
             cell = at(c) if at is not None else None
@@ -428,9 +430,10 @@ class StatementCompiler:
 
     def s_Shuffle(self, code, s, loops):
         zone = self.expr(s.zone)
+        span = s.span
 
         def do_shuffle(c):
-            z = zone(c)
+            z = the_zone(zone(c), span, "only a zone can be shuffled, not")
             c.s.rng.shuffle(z.items)
             for e in z.items:
                 e.known = NOBODY
@@ -444,40 +447,46 @@ class StatementCompiler:
         span = s.span
 
         def do_create(c):
-            c.vm.create_cards(name, zone(c), span)
+            c.vm.create_cards(name, the_zone(zone(c), span, "cards are created in a zone, not in"), span)
 
         self.emit(code, Exec(do_create, span))
 
     def s_Reveal(self, code, s, loops):
         what, to = self.expr(s.what), self.opt(s.to)
+        span = s.span
 
         def do_reveal(c):
-            for e in as_list(what(c)):
-                if to is None:
+            seen_by = None
+            if to is not None:
+                seen_by = to(c)
+                if not isinstance(seen_by, Player):
+                    raise RuleError(span, f"cards are revealed to a player, not to {describe(seen_by)}")
+            for e in the_cards(what(c), span, "only cards can be revealed, not"):
+                if seen_by is None:
                     e.face_down = False
                     e.known = frozenset(range(len(c.s.players)))
                 else:
-                    e.known = e.known | {to(c).seat}
+                    e.known = e.known | {seen_by.seat}
             c.s.version += 1
             c.s.cards_version += 1
 
         self.emit(code, Exec(do_reveal, s.span))
 
     def s_Hide(self, code, s, loops):
-        what = self.expr(s.what)
+        what, span = self.expr(s.what), s.span
 
         def do_hide(c):
-            for e in as_list(what(c)):
+            for e in the_cards(what(c), span, "only cards can be hidden, not"):
                 e.known = NOBODY
             c.s.version += 1
 
         self.emit(code, Exec(do_hide, s.span))
 
     def s_Flip(self, code, s, loops):
-        what, down = self.expr(s.what), s.face == "down"
+        what, down, span = self.expr(s.what), s.face == "down", s.span
 
         def do_flip(c):
-            for e in as_list(what(c)):
+            for e in the_cards(what(c), span, "only cards can be turned face up or down, not"):
                 e.face_down = down
                 e.known = NOBODY
             c.s.version += 1

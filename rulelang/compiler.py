@@ -21,7 +21,7 @@ from typing import Any
 
 from . import nodes as N
 from .board import Topology
-from .budgets import check_size, current_budgets, exceeded
+from .budgets import Meter, check_size, current_budgets, exceeded
 from .builtins import as_list, describe, holds_keyword
 from .check_types import type_name
 from .checker import SymbolTable
@@ -55,6 +55,8 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
         self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
+        self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
+        self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)
 
     def closures_only(self):
         """Compile with the closure engine alone inside this block (values computed at load time)."""
@@ -74,6 +76,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         )
         program = Program(game=game, table=t, settings=dict(self.settings), components=dict(t.components))
         self.program = program
+        self.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}  # (as the variants leave them)
         from .codegen import Generator, engine
 
         analysed = decls  # with the code generator, the lifted conditions too (below)
@@ -174,7 +177,9 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             self.gen = None
         return program
 
-    def compile_def(self, d: N.DefDecl):
+    def compile_def(self, d: N.DefDecl, load_time: bool = False):
+        """A def as a function `(ctx, args)`; `load_time`: for a deck's cards, worked out before any
+        match (by the closure engine, never remembered: there is no state to stamp a value with)."""
         if self.gen is not None and self.gen.active:
             written = self.gen.def_decls.get(d.name, d)  # (simplified by the settings)
             return self.gen.define(written, d.name not in self.impure_defs)  # a Python function (codegen.py)
@@ -206,7 +211,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 if meter is not None and meter.depth > 0:
                     meter.depth -= 1
 
-        if not pure:
+        if not pure or load_time:
             return evaluate
 
         def call(c, args):
@@ -279,7 +284,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 for combo in combos:
                     with self.scoped(set(combo)):
                         coll = self.expr(gen.coll)
-                    for value in as_list(coll(Ctx(dict(combo), None, None))):
+                    for value in as_list(coll(self.load_time_ctx(combo, gen.coll.span))):
                         new.append({**combo, gen.var: value})
                     if total + len(new) * entry.copies > limit:
                         raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
@@ -301,12 +306,12 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                             with self.scoped({"self"}):
                                 code[arg.name] = (self.expr(arg.value), dict(combo))
                         else:
-                            values[arg.name] = self.const(arg.value, combo)
+                            values[arg.name] = self.const(arg.value, combo, arg.value.span)
                 for f in comp.fields:
                     if f.name in values or f.name in code:
                         continue
                     if f.default is not None:
-                        values[f.name] = self.const(f.default, {})
+                        values[f.name] = self.const(f.default, {}, f.default.span)
                     else:
                         values[f.name] = _type_default(f.type)(None)
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
@@ -316,10 +321,17 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         program.card_sets[d.name] = defs
         self.cards_made = total
 
-    def const(self, x, combo: dict):
+    def const(self, x, combo: dict, span: Span | None = None):
         with self.scoped(set(combo)), self.closures_only():
             fn = self.expr(x)
-        return fn(Ctx(dict(combo), _NoState(), None))
+        return fn(self.load_time_ctx(combo, span or x.span))
+
+    def load_time_ctx(self, combo: dict, span: Span) -> Ctx:
+        """What a deck's expressions see while its cards are made, at load time: their own names,
+        no state (a rules error at `span` if they read one), and the defs, settings and tables."""
+        if self._load_time is None:
+            self._load_time = _LoadTime(self)
+        return Ctx(dict(combo), _NoState(span), self._load_time)
 
     def compile_label(self, comp: N.ComponentDecl):
         if not comp.label:
@@ -379,8 +391,46 @@ class _ClosuresOnly:
 class _NoState:
     """Stands in for the state while card values are computed at load time."""
 
+    def __init__(self, span: Span):
+        self.span = span
+
     def __getattr__(self, name):
-        raise RuleError(Span(), "a card's printed values must not depend on the match (they are computed before play)")
+        raise RuleError(self.span, "a card's printed values must not depend on the match (they are computed before "
+                        "play)")
+
+
+class _LoadTime:
+    """Stands in for the VM while a deck's cards are made at load time: the program, with its defs
+    compiled by the closure engine on first use (`Compiler.compile_def` with `load_time`), and a meter
+    of the budgets (a def that never stops is a rules error, not a hang)."""
+
+    def __init__(self, compiler):
+        self.compiler = compiler
+        self.meter = Meter(current_budgets())
+        self.defs: dict[str, Any] = _LoadTimeDefs(compiler)
+
+    @property
+    def program(self):
+        return self
+
+    def __getattr__(self, name):  # anything else a value may ask of the program: the program's own
+        return getattr(self.compiler.program, name)
+
+
+class _LoadTimeDefs(dict):
+    def __init__(self, compiler):
+        super().__init__()
+        self.compiler = compiler
+
+    def __missing__(self, name):
+        compiler = self.compiler
+        saved, compiler.scope = compiler.scope, frozenset()
+        try:
+            with compiler.closures_only():
+                fn = self[name] = compiler.compile_def(compiler.def_decls[name], load_time=True)
+        finally:
+            compiler.scope = saved
+        return fn
 
 
 def _type_default(t: N.TypeRef):

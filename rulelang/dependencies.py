@@ -14,7 +14,7 @@ IMPURE_CALLS = {"roll", "random"}
 
 def impure_defs(decls) -> set[str]:
     """The defs that use chance, directly or through other defs: their values are never cached."""
-    bodies = {d.name: free_names(d.body) for d in decls if isinstance(d, N.DefDecl)}
+    bodies = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}  # ("{name}" too)
     impure: set[str] = set()
     changed = True
     while changed:
@@ -56,7 +56,7 @@ def turn_defs(decls) -> set[str] | None:
         if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
             return None
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
-    names = {d.name: free_names(d.body) for d in defs}
+    names = {d.name: mentioned(d.body) for d in defs}  # (a def shown in a text, "{name}", is called too)
     out = {d.name for d in defs if reads_turn(d.body)}
     changed = True
     while changed:

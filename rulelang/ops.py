@@ -13,6 +13,7 @@ from .errors import Span
 from .options import Options
 from .program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError, as_rules_error
 from .model import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
+from .values import whole_number
 
 # ------------------------------------------------------------------ ops
 # Each op: run(vm, frame). Ops advance frame.pc themselves.
@@ -154,7 +155,7 @@ class RepeatInit(Op):
         self.slot, self.count, self.span = slot, count, span
 
     def run(self, vm, frame):
-        frame.vars[self.slot] = int(self.count(Ctx(frame.vars, vm.s, vm)))
+        frame.vars[self.slot] = whole_number(self.count(Ctx(frame.vars, vm.s, vm)), self.span, "`repeat ... times`")
         frame.pc += 1
 
 

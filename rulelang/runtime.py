@@ -67,6 +67,12 @@ class VM:
                     del frame.handlers[i + 1:]
                     frame.pc = frame.handlers[i][1]
                     return
+            if kind == "game" and len(stack) == 1 and frame.kind == "flow" and frame.pc < self.program.result_pc:
+                # setup is still running (a continuous rule, a trigger or a procedure ended the game
+                # before its handler is in place): the game ends there, and its result is worked out
+                del frame.handlers[:]
+                frame.pc = self.program.result_pc
+                return
             stack.pop()
         if self.sync_floor is not None and kind == "game":
             return  # a continuous rule ended the game: the main loop finishes the unwinding
@@ -693,14 +699,32 @@ class Match:
         program = self.game.program
         value = 0.0
         if program.result is not None and not s.over:
-            copy.vm.run_sync(program.result, {})
+            try:
+                copy.vm.run_sync(program.result, {})
+            except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
+                s.winners = []
             value = 1.0 if seat in s.winners else 0.0
         elif s.over:
             value = 1.0 if seat in self.s.winners else 0.0
         if program.heuristic is not None:
-            h = program.heuristic(Ctx({}, s, copy.vm), (s.players[seat],))
+            sym = program.table.symbols.get("heuristic") if program.table is not None else None
+            at = _At(sym.decl.span if sym is not None else Span())
+            try:
+                h = program.heuristic(Ctx({}, s, copy.vm), (s.players[seat],))
+            except Exception as exc:
+                raise as_rules_error(exc, at) from None
+            if h is not None and type(h) not in (int, float, bool):
+                raise RulesError(Diagnostic(at.span, f"`def heuristic(p)` tells the bots how well a player stands, "
+                                            f"as a number, but it gave {describe(h)}"))
             value += 0.01 * float(h or 0)
         return value
+
+
+class _At:
+    """Where a failure outside the rules' own ops is reported (as_rules_error reads its span)."""
+
+    def __init__(self, span: Span):
+        self.span = span
 
 
 # names that moved to modules of their own; `from rulelang.runtime import ...` keeps finding them

@@ -63,11 +63,28 @@ def read_field(c, o, name, span):
     raise RuleError(span, f'{describe(o)} has no "{name}"')
 
 
-def the_zone(zone, span: Span) -> Zone:
-    """Where `move` puts cards: a zone, else the rules error."""
+def the_zone(zone, span: Span, what: str = "cards can only be moved to a zone, not to") -> Zone:
+    """Where `move` (or `draw`, `shuffle`, `create`: `what` says it) takes a zone: a zone, else the rules error."""
     if not isinstance(zone, Zone):
-        raise RuleError(span, f"cards can only be moved to a zone, not to {describe(zone)}")
+        raise RuleError(span, f"{what} {describe(zone)}")
     return zone
+
+
+def the_cards(value, span: Span, what: str) -> list:
+    """The cards a statement acts on (`reveal`, `hide`, `turn ... face`): a card, a list of cards or a
+    zone's; anything else is the rules error `what` begins ("only cards can be revealed, not")."""
+    items = list(value.items) if isinstance(value, Zone) else as_list(value)
+    for e in items:
+        if type(e) is not Entity:
+            raise RuleError(span, f"{what} {describe(e)}")
+    return items
+
+
+def whole_number(value, span: Span, what: str) -> int:
+    """A count a statement takes (`draw N`, `repeat N times`): a whole number, else the rules error."""
+    if type(value) is not int:
+        raise RuleError(span, f"{what} needs a whole number, not {describe(value)}")
+    return value
 
 
 def move_cards(c, items, zone: Zone, cell, bottom: bool, face_down: bool, span: Span, slot_fn=None):
