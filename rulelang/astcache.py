@@ -48,12 +48,14 @@ def _builder_fingerprint() -> bytes:
 
 
 def _builder_key():
-    """A hash started with the builder's fingerprint and the list_size budget the parser holds texts and
-    lists written out to (a file parsed under a larger one is not taken from the cache under a smaller)."""
+    """A hash started with the builder's fingerprint and the budgets the parser holds a file to (list_size
+    for texts and lists written out, cards for long decks): a file parsed under larger ones is not
+    taken from the cache under smaller ones."""
     from .budgets import current_budgets
 
+    budgets = current_budgets()
     h = hashlib.sha256(_builder_fingerprint())
-    h.update(b"list_size %d\0" % current_budgets().list_size)
+    h.update(b"list_size %d cards %d\0" % (budgets.list_size, budgets.cards))
     return h
 
 
