@@ -54,7 +54,7 @@ class FixedChance:
         for i, x in enumerate(items):
             if x is q.value or (type(x) is type(q.value) and x == q.value):
                 return i
-        raise ChanceMismatch(f"the scenario's queued pick {q.words} ({_where(q.span)}) is not among the "
+        raise ChanceMismatch(f"the scenario's queued {q.words} ({_where(q.span)}) is not among the "
                              f"{len(items)} items random() was given")
 
     def shuffle(self, zone, rng: random.Random, span: Span):
