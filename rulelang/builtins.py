@@ -426,6 +426,9 @@ def _roll(ctx, a, b=None):
         if count > budgets.list_size:
             raise RuleFailure(f"roll() of {count:,} dice is more than the list_size budget ({budgets.list_size:,}); "
                               f"raise it with --budget list_size=N")
+    fixed = ctx.s.fixed_chance  # results queued by a scenario come first (rulelang/fixed_chance.py)
+    if fixed is not None:
+        return _bounded(sum(fixed.die(sides, ctx.s.rng) for _ in range(count)), "the total of the dice")
     return _bounded(sum(ctx.s.rng.randint(1, sides) for _ in range(count)), "the total of the dice")
 
 
@@ -434,6 +437,8 @@ def _random(ctx, coll):
     items = as_list(coll)
     if not items:
         raise RuleFailure("random() was given an empty list")
+    if ctx.s.fixed_chance is not None:
+        return items[ctx.s.fixed_chance.pick(items, ctx.s.rng)]
     return items[ctx.s.rng.randrange(len(items))]
 
 

@@ -287,10 +287,10 @@ def cmd_test(args) -> int:
                     console.print(f"PASS {r.span.file}:{r.span.line}: {r.name}", markup=False)
             else:
                 failed += 1
-                where = r.failed_at or r.span
-                console.print(f"FAIL {where}: {r.name}", markup=False)
-                for line in r.message.splitlines():
-                    console.print(f"     {line}", markup=False)
+                for where, message in r.failures or [(r.failed_at or r.span, r.message)]:  # each failure at its line
+                    console.print(f"FAIL {where}: {r.name}", markup=False)
+                    for line in message.splitlines():
+                        console.print(f"     {line}", markup=False)
     console.print(f"{passed} passed, {failed} failed")
     return 1 if failed or not (passed + failed) else 0
 

@@ -429,12 +429,14 @@ class StatementCompiler:
         self.emit(code, Exec(do_draw, span))
 
     def s_Shuffle(self, code, s, loops):
-        zone = self.expr(s.zone)
-        span = s.span
+        zone, span = self.expr(s.zone), s.span
 
         def do_shuffle(c):
             z = the_zone(zone(c), span, "only a zone can be shuffled, not")
-            c.s.rng.shuffle(z.items)
+            if c.s.fixed_chance is not None:  # an order queued by a scenario (rulelang/fixed_chance.py)
+                c.s.fixed_chance.shuffle(z, c.s.rng, span)
+            else:
+                c.s.rng.shuffle(z.items)
             for e in z.items:
                 e.known = NOBODY
             c.s.version += 1

@@ -124,6 +124,7 @@ class State:
         # and seeding costs as much as the rest of a small match's start); a copy of a match brings
         # its generator's state, or none if the original had not used it yet
         self._rng = rng
+        self.fixed_chance = None  # results of chance queued by a scenario, asked first (rulelang/fixed_chance.py)
         self.entities: list[Entity] = []
         self.zones: dict[str, Zone] = {}
         self.players: list[Player] = []

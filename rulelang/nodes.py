@@ -647,13 +647,28 @@ class VariantDecl(Decl):
 class PosCard(Node):
     ctor: Optional[CardCtor] = None
     name: Optional[str] = None  # a card picked by its `name` attribute
+    copies: int = 1  # `Card(...) * 3`: three such cards
+
+
+class ChanceItem(Node):
+    """`next roll 6, 4`, `next random EXPR, ...`, `next shuffle ZONE: card, ...`: results of chance
+    queued by a scenario for the rules' next rolls, random picks or shuffles."""
+    what: Literal["roll", "random", "shuffle"]
+    numbers: list[int] = Field(default_factory=list)
+    values: list[AnyExpr] = Field(default_factory=list)
+    zone: Optional[str] = None
+    player: Optional[int] = None
+    cards: list[PosCard] = Field(default_factory=list)
 
 
 class PosItem(Node):
     doc: list[str] = Field(default_factory=list)
-    kind: Literal["round", "phase", "set", "cards", "empty"]
+    kind: Literal["round", "phase", "step", "set", "cards", "empty", "chance", "loop"]
     round: Optional[int] = None
-    phase: Optional[str] = None
+    phase: Optional[str] = None  # (the step's name, for a `step NAME`)
+    chance: Optional[ChanceItem] = None
+    var: Optional[str] = None  # `for VAR in EXPR { ... }`: the loop's name, `value` its list, `items` its lines
+    items: list["PosItem"] = Field(default_factory=list)
     target: Optional[AnyExpr] = None
     value: Optional[AnyExpr] = None
     zone: Optional[str] = None
@@ -665,7 +680,7 @@ class PosItem(Node):
 class ScenarioItem(Node):
     doc: list[str] = Field(default_factory=list)
     kind: Literal["game", "variant", "setting", "players", "seed", "position", "position_file", "run",
-                  "choose", "expect", "expect_error"]
+                  "choose", "expect", "expect_error", "chance", "stop_every", "repeat"]
     text: Optional[str] = None
     names: list[str] = Field(default_factory=list)
     number: Optional[int] = None
@@ -673,6 +688,9 @@ class ScenarioItem(Node):
     unit: Optional[str] = None
     target: Optional[str] = None
     expr: Optional[AnyExpr] = None
+    every_choice: bool = False  # `run UNIT stop at every choice`
+    chance: Optional[ChanceItem] = None
+    items: list["ScenarioItem"] = Field(default_factory=list)  # `repeat N { ... }`
 
 
 class TableDecl(Decl):

@@ -130,7 +130,7 @@ class ForChosenNext(Op):
             del frame.vars[self.slot]
             frame.pc = self.end
             return
-        if len(items) == 1:
+        if len(items) == 1 and not vm.ask_single:
             self.resume(vm, frame, {"values": {self.var: items[0]}})
             return
         who = self.by(Ctx(frame.vars, vm.s, vm))
@@ -218,7 +218,7 @@ class ChooseOne(Op):
         if n == 0:
             raise RuleError(self.span, f'there is nothing to choose from for "{self.var}": the list of options is empty'
                             " (write `optional` if choosing nothing is allowed)")
-        if n == 1:
+        if n == 1 and not vm.ask_single:
             self.resume(vm, frame, options[0])
             return
         vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
@@ -309,7 +309,7 @@ class ChooseAmong(Op):
         if not options:
             raise RuleError(self.span, "no option of this choice is possible right now"
                             " (write `optional` if doing nothing is allowed)")
-        if len(options) == 1:
+        if len(options) == 1 and not vm.ask_single:
             self.resume(vm, frame, options[0])
             return
         ctx = Ctx(frame.vars, vm.s, vm)

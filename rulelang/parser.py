@@ -755,11 +755,39 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def scen_run(self, meta, c):
-        unit, target = c[0]
-        return N.ScenarioItem(span=self._span(meta), kind="run", unit=unit, target=target)
+        unit, target, every = c[0]
+        return N.ScenarioItem(span=self._span(meta), kind="run", unit=unit, target=target, every_choice=every)
 
     def run_target(self, c):
-        return (str(c[0]), str(c[1]) if c[1] is not None else None)
+        return (str(c[0]), str(c[1]) if c[1] is not None else None, c[2] is not None)
+
+    def run_every(self, c):
+        return True
+
+    @v_args(meta=True)
+    def scen_next(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="chance", chance=c[0])
+
+    @v_args(meta=True)
+    def scen_stop_every(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="stop_every")
+
+    @v_args(meta=True)
+    def scen_repeat(self, meta, c):
+        return N.ScenarioItem(span=self._span(meta), kind="repeat", number=int(c[0]), items=[i for i in c[1:] if i])
+
+    @v_args(meta=True)
+    def chance_roll(self, meta, c):
+        return N.ChanceItem(span=self._span(meta), what="roll", numbers=[int(x) for x in c])
+
+    @v_args(meta=True)
+    def chance_random(self, meta, c):
+        return N.ChanceItem(span=self._span(meta), what="random", values=list(c))
+
+    @v_args(meta=True)
+    def chance_shuffle(self, meta, c):
+        (zone, player), cards = c[0], [x for x in c[1:] if x is not None]
+        return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, cards=cards)
 
     @v_args(meta=True)
     def scen_choose(self, meta, c):
@@ -799,6 +827,18 @@ class _ToAst(Transformer):
         return N.PosItem(span=self._span(meta), kind="phase", phase=str(c[0]))
 
     @v_args(meta=True)
+    def pos_step(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="step", phase=str(c[0]))
+
+    @v_args(meta=True)
+    def pos_next(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="chance", chance=c[0])
+
+    @v_args(meta=True)
+    def pos_loop(self, meta, c):
+        return N.PosItem(span=self._span(meta), kind="loop", var=str(c[0]), value=c[1], items=[i for i in c[2:] if i])
+
+    @v_args(meta=True)
     def pos_set(self, meta, c):
         return N.PosItem(span=self._span(meta), kind="set", target=c[0], value=c[1])
 
@@ -818,9 +858,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def pos_card(self, meta, c):
         x = c[0]
+        copies = int(c[1]) if len(c) > 1 and c[1] is not None else 1
         if isinstance(x, N.CardCtor):
-            return N.PosCard(span=self._span(meta), ctor=x)
-        return N.PosCard(span=self._span(meta), name=_unquote(x))
+            return N.PosCard(span=self._span(meta), ctor=x, copies=copies)
+        return N.PosCard(span=self._span(meta), name=_unquote(x), copies=copies)
 
     # ---- statements
     def block(self, c):

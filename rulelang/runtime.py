@@ -36,6 +36,7 @@ class VM:
         self.stop_at_step: str | None = None
         self.stopped = False
         self.stop_when_depth: int | None = None
+        self.ask_single = False  # ask even a choice of one option (scenarios), instead of taking it
         budgets = program.budgets or as_budgets(None)
         self.meter = Meter(budgets, program.memory_base)
 
@@ -406,6 +407,9 @@ class VM:
                     pc = frame.pc
                     if pc >= end:
                         stack.pop()
+                        if self.stop_when_depth is not None and len(stack) <= self.stop_when_depth:
+                            self.stop_when_depth = None  # (the end-of-X triggers of a requested stop have run)
+                            self.stopped = True
                         break
                     op = ops[pc]
                     op.run(self, frame)

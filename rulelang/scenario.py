@@ -59,6 +59,11 @@ from .loader import load
 from .runtime import Frame, Game, Match, _new_state
 from .sourcefile import NotAJsonObject, check_file_size, read_json_object
 from .tables import confinement_problem
+from dataclasses import field
+from rulelang.compile_expr import ExpressionCompiler
+from rulelang.fixed_chance import FixedChance, Queued
+from rulelang.visibility import visible
+from rulelang.ops import StepOp
 
 
 @dataclass
@@ -69,6 +74,7 @@ class ScenarioResult:
     message: str = ""
     failed_at: Span | None = None
     checks: int = 0
+    failures: list[tuple[Span, str]] = field(default_factory=list)  # every failure: where, and its report
 
 
 class ScenarioFailure(Exception):
@@ -91,6 +97,25 @@ class ScenarioFailure(Exception):
         if rest:
             lines.append(rest)
         return "\n".join(lines + [q.strip() for q in quoted])
+
+
+class StopsTheBlock(ScenarioFailure):
+    """A failure that ends the scenario's block: a `run` that failed or could not do what it says."""
+
+
+class Formatted(ScenarioFailure):
+    """A failure whose message is a whole diagnostic already (the rules' own error)."""
+
+    def report(self) -> str:
+        return self.message
+
+
+_UNUSED = {"roll": "the runs rolled no more dice", "random": "the runs picked nothing more at random",
+           "shuffle": "the runs did not shuffle that zone again"}
+
+
+def _at(span: Span) -> str:
+    return f"{span.file}:{span.line}:{span.column}"
 
 
 class AnswerNotOffered(ScenarioFailure):
@@ -170,6 +195,12 @@ class ScenarioRunner:
         self.answers: list[N.ScenarioItem] = []
         self.last_error: RulesError | None = None
         self.checks = 0
+        self.failures: list[ScenarioFailure] = []
+        self.chance = FixedChance()  # results of chance the scenario queued (`next roll 6`)
+        self.every_choice = False  # `stop at every choice`: runs stop at a choice of one option too
+        self.started = False
+        self.pending_error = None
+        self.lines: dict[str, list[str]] = {}  # the scenario file's lines, to quote a part of an expectation
 
     # ---- setting up
     def _items(self, kind):
@@ -288,14 +319,40 @@ class ScenarioRunner:
         box = Zone("box", "__box", None, "hidden")
         state.zones["__box"] = box
         used: set[int] = set()
-        phase = None
+        phase = step = None
         for pos in positions:
             for item in pos.position:
+                if item.kind == "step":
+                    step = item
+                    continue
                 phase = self.apply_position(match, item, used) or phase
+        if step is not None:
+            phase = self.step_phase(match, step, phase)
         self.start_at(match, phase)
+        if step is not None and not self.jump_to_step(match, step.phase):
+            raise ScenarioFailure(step.span, f'the match cannot start at step "{step.phase}": phase {phase.phase} '
+                                  "has lines before it that are not steps",
+                                  expected=f"`run step {step.phase}` after the position (it runs the phase up to the step)")
         return match
 
-    def apply_position(self, match: Match, item: N.PosItem, used: set[int]):
+    def step_phase(self, match: Match, step: N.PosItem, phase):
+        """The phase of a position's `step NAME`: the one its `phase` line names, else the one phase holding it."""
+        program = match.game.program
+        holding = [name for name, info in program.phases.items() if step.phase in info.code.step_names]
+        if phase is not None and phase.phase in holding:
+            return phase
+        if phase is not None:
+            raise _unknown(step.span, f"step in phase {phase.phase} named", step.phase,
+                           program.phases[phase.phase].code.step_names)
+        if not holding:
+            raise _unknown(step.span, "step", step.phase,
+                           {n for info in program.phases.values() for n in info.code.step_names})
+        if len(holding) > 1:
+            raise ScenarioFailure(step.span, f'phases {", ".join(holding)} each have a step "{step.phase}"',
+                                  expected="`phase NAME` in the position, to say which")
+        return N.PosItem(span=step.span, kind="phase", phase=holding[0])
+
+    def apply_position(self, match: Match, item: N.PosItem, used: set[int], names: dict | None = None):
         s = match.s
         if item.kind == "round":
             s.round = item.round
@@ -304,13 +361,27 @@ class ScenarioRunner:
             if item.phase not in match.game.program.phases:
                 raise _unknown(item.span, "phase", item.phase, match.game.program.phases)
             return item
+        if item.kind == "chance":
+            self.queue_chance(match, item.chance, names)
+            return None
+        if item.kind == "loop":
+            values = self.eval(match, item.value, names)
+            if not isinstance(values, (list, range)):
+                raise ScenarioFailure(item.value.span, f"`for {item.var} in ...` needs a list, not {describe(values)}")
+            phase = None
+            for v in values:
+                for sub in item.items:
+                    if sub.kind in ("step", "round", "phase"):
+                        raise ScenarioFailure(sub.span, f"`{sub.kind}` is said once, outside the loop")
+                    phase = self.apply_position(match, sub, used, {**(names or {}), item.var: v}) or phase
+            return phase
         if item.kind == "set":
-            self.check_set(match, item)
+            self.check_set(match, item, names)
             stmt = N.Assign(span=item.span, target=item.target, op="=", value=item.value)
-            self.run_statement(match, stmt)
+            self.run_statement(match, stmt, names)
             return None
         zone = self.zone(match, item)
-        cell = self.eval(match, item.at) if item.at is not None else None
+        cell = self.eval(match, item.at, names) if item.at is not None else None
         if zone.is_board and cell is None:
             raise ScenarioFailure(item.span, f"cards on the board {zone.name} need a cell: write `{zone.name} at (x, y): ...`")
         if item.kind == "empty":
@@ -319,14 +390,15 @@ class ScenarioRunner:
             return None
         # listed from the top down: the first card ends on top
         for pc in reversed(item.cards):
-            e = self.find_card(match, pc, used)
-            used.add(e.id)
-            move_entity(s, e, zone, cell)
-            if zone.owner is not None:
-                set_owner(s, e, zone.owner)
+            for _ in range(pc.copies):
+                e = self.find_card(match, pc, used, names)
+                used.add(e.id)
+                move_entity(s, e, zone, cell)
+                if zone.owner is not None:
+                    set_owner(s, e, zone.owner)
         return None
 
-    def check_set(self, match: Match, item: N.PosItem):
+    def check_set(self, match: Match, item: N.PosItem, names: dict | None = None):
         """`set TARGET = EXPR` in a position sets a var, a player's field or a card's field that the game
         declares, to a value of its kind: a misspelt name would otherwise make a new value no rule reads."""
         table = match.game.program.table
@@ -347,7 +419,7 @@ class ScenarioRunner:
                 raise _unknown(target.span, "var", name, [n for n, s in table.symbols.items() if s.kind == "var"])
             tref, what = table.symbols[name].decl.type, f'var "{name}"'
         elif isinstance(target, N.Attr):
-            owner = self.eval(match, target.obj)
+            owner = self.eval(match, target.obj, names)
             if type(owner) is Player:
                 fields, what = table.player_fields, "a player"
             elif type(owner) is Entity:
@@ -366,7 +438,7 @@ class ScenarioRunner:
             tref, what = fields[target.name].type, f'field "{target.name}"'
         else:
             return
-        value = self.eval(match, item.value)
+        value = self.eval(match, item.value, names)
         if not _fits(value, tref, table):
             raise ScenarioFailure(item.value.span, f"{what} holds {_type_words(tref, table)}, not {_value_words(value)}")
 
@@ -391,7 +463,7 @@ class ScenarioRunner:
                                   expected=f"player 1 to player {n} (or say `players {item.player}` in the scenario)")
         return match.s.zones[key]
 
-    def find_card(self, match: Match, pc: N.PosCard, used: set[int]) -> Entity:
+    def find_card(self, match: Match, pc: N.PosCard, used: set[int], names: dict | None = None) -> Entity:
         s = match.s
         program = match.game.program
         if pc.name is not None:
@@ -408,13 +480,15 @@ class ScenarioRunner:
                     raise ScenarioFailure(a.span, f'{ctor.component} has no field "{a.name}"',
                                           expected=f"a field of {ctor.component}: " + ", ".join(fields),
                                           hint=did_you_mean(a.name, fields))
-            ctor_values = {a.name: self.eval(match, a.value) for a in ctor.args}
+            ctor_values = {a.name: self.eval(match, a.value, names) for a in ctor.args}
             matches = [e for e in s.entities if e.card.component == ctor.component and e.id not in used
                        and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
             wanted = f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in ctor_values.items()) + ")"
         if matches:
             return matches[0]
-        # a card of a set that is only created during setup: take it from the game's card lists
+        # a card of a set that is only created during setup: take it from the game's card lists (with
+        # `* N`, as many copies as N: setup may create such a set more than once)
+        declared = {name for name, _ in program.auto_sets}
         for set_name, defs in program.card_sets.items():
             for card in defs:
                 if pc.name is not None and card.name != pc.name:
@@ -422,7 +496,7 @@ class ScenarioRunner:
                 if ctor_values is not None and (card.component != pc.ctor.component or
                                                 not all(card.values.get(k) == v for k, v in ctor_values.items())):
                     continue
-                if any(e.card is card for e in s.entities):
+                if any(e.card is card for e in s.entities) and (pc.copies == 1 or set_name in declared):
                     continue
                 e = Entity(len(s.entities), card, {k: (list(v) if isinstance(v, list) else v) for k, v in card.values.items()})
                 if not card.plain:  # as VM.create_cards: a copy of the match copies its values (State.holding)
@@ -480,18 +554,23 @@ class ScenarioRunner:
 
     # ---- evaluating the game's own expressions
     def compiler(self, match: Match) -> Compiler:
-        comp = Compiler(match.game.program.table, match.game.settings)
+        comp = ScenarioCompiler(match.game.program.table, match.game.settings)
         comp.program = match.game.program
         return comp
 
-    def eval(self, match: Match, expr):
+    def eval(self, match: Match, expr, extra: dict | None = None):
+        names = {}
         try:
             comp = self.compiler(match)
             names = {"chooser": match.s.players[match.to_move] if match.s.pending else None,
                      "offered": [o.label for o in match.legal_options()],
+                     "prompt": (match.prompt or "choose") if match.s.pending else None,
                      "game_over": match.s.over,
-                     "winners": [match.s.players[w] for w in match.s.winners]}
+                     "winners": [match.s.players[w] for w in match.s.winners],
+                     "turn_number": _turn_number(match),
+                     "current_step": match.s.globals.get("__step")}
             names = {k: v for k, v in names.items() if k not in comp.t.symbols}
+            names.update(extra or {})
             comp.scope = frozenset(comp.scope) | frozenset(names)
             fn = comp.expr(expr)
             return fn(Ctx(names, match.s, match.vm))
@@ -510,63 +589,136 @@ class ScenarioRunner:
             return did_you_mean(m.group(2), fields)
         return None
 
-    def run_statement(self, match: Match, stmt):
+    def run_statement(self, match: Match, stmt, names: dict | None = None):
         comp = self.compiler(match)
+        comp.scope = frozenset(comp.scope) | frozenset(names or {})
         code = Code(-1, "scenario", "always", stmt.span)
         try:
             comp.block(code, [stmt], loops=[])
-            match.vm.run_sync(code, {})
+            match.vm.run_sync(code, dict(names or {}))
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message) from None
 
     # ---- running
     def run(self) -> ScenarioResult:
+        """Run the scenario's lines to the end, or to the first `run` that fails; every failed
+        expectation is reported, each at its line."""
+        failures: list[ScenarioFailure] = []
+        self.failures = failures
         try:
             match = self.build()
-            steps = [i for i in self.sc.items if i.kind in ("run", "choose", "expect", "expect_error")]
-            started = any(i.kind in ("position", "position_file") for i in self.sc.items)
-            pending_error: tuple[RulesError, Span] | None = None
-            for item in steps:
-                if pending_error is not None and item.kind != "expect_error":
-                    self.unexpected(pending_error)
-                if item.kind == "choose":
-                    self.answers.append(item)
-                elif item.kind == "run":
-                    try:
-                        self.run_unit(match, item, started)
-                        started = True
-                    except (RulesError, AnswerNotOffered) as exc:
-                        pending_error = (exc, item.span)
-                elif item.kind == "expect":
-                    self.expect(match, item)
-                elif item.kind == "expect_error":
-                    self.checks += 1
-                    if pending_error is None:
-                        raise ScenarioFailure(item.span, f'expected the rules to fail with "{item.text}", but they did not')
-                    if item.text.lower() not in pending_error[0].format().lower():
-                        raise ScenarioFailure(item.span, f'expected an error containing "{item.text}", but got:\n'
-                                              + pending_error[0].format())
-                    pending_error = None
-            if pending_error is not None:
-                self.unexpected(pending_error)
-            if self.answers:
-                unused = self.answers[0]
-                what = unused.text if unused.unit is None else f"{unused.unit} {unused.number or '...'}"
-                raise ScenarioFailure(unused.span, f'this answer was never used: no choice came up for "{what}"')
-            if self.checks == 0:
-                raise ScenarioFailure(self.sc.span, "the scenario checks nothing: add at least one `expect`")
-            return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
+            self.started = any(i.kind in ("position", "position_file") for i in self.sc.items)
+            self.pending_error: tuple[RulesError, Span] | None = None
+            try:
+                self.run_items(match, self.sc.items)
+                if self.pending_error is not None:
+                    self.unexpected(self.pending_error)
+            except ScenarioFailure as exc:  # a failed `run` ends the block
+                failures.append(exc)
+            except RulesError as exc:
+                failures.append(Formatted(exc.diagnostics[0].span, exc.format()))
+            if not failures or not isinstance(failures[-1], StopsTheBlock):
+                for unused in self.answers:
+                    what = unused.text if unused.unit is None else f"{unused.unit} {unused.number or '...'}"
+                    failures.append(ScenarioFailure(unused.span, f'this answer was never used: no choice came up for "{what}"'))
+                    break
+                for q in self.chance.unused():
+                    failures.append(ScenarioFailure(q.span, f"this queued {q.words} was never used: "
+                                                    + _UNUSED[q.words.split()[0]]))
+            if self.checks == 0 and not failures:
+                failures.append(ScenarioFailure(self.sc.span, "the scenario checks nothing: add at least one `expect`"))
         except ScenarioFailure as exc:
-            return ScenarioResult(self.sc.name, self.sc.span, False, exc.report(), exc.span, self.checks)
+            failures.append(exc)
         except RulesError as exc:
-            return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks)
+            return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks,
+                                  [(exc.diagnostics[0].span, exc.format())])
+        if not failures:
+            return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
+        reports = [(f.span, f.report()) for f in failures]
+        message = reports[0][1] + "".join(f"\nalso failed at {_at(span)}:\n{report}" for span, report in reports[1:])
+        return ScenarioResult(self.sc.name, self.sc.span, False, message, failures[0].span, self.checks, reports)
+
+    def run_items(self, match: Match, items: list[N.ScenarioItem]):
+        for item in items:
+            if item.kind not in ("run", "choose", "expect", "expect_error", "chance", "stop_every", "repeat"):
+                continue
+            if self.pending_error is not None and item.kind != "expect_error":
+                self.unexpected(self.pending_error)
+            if item.kind == "choose":
+                self.answers.append(item)
+            elif item.kind == "chance":
+                self.queue_chance(match, item.chance)
+            elif item.kind == "stop_every":
+                self.every_choice = True
+            elif item.kind == "repeat":
+                for _ in range(item.number):
+                    self.run_items(match, item.items)
+            elif item.kind == "run":
+                try:
+                    self.run_unit(match, item, self.started)
+                    self.started = True
+                except (RulesError, AnswerNotOffered) as exc:
+                    self.pending_error = (exc, item.span)
+            elif item.kind == "expect":
+                try:
+                    self.expect(match, item)
+                except ScenarioFailure as exc:
+                    self.failures.append(exc)
+            elif item.kind == "expect_error":
+                self.checks += 1
+                pending, self.pending_error = self.pending_error, None
+                if pending is None:
+                    self.failures.append(ScenarioFailure(item.span, f'expected the rules to fail with "{item.text}", '
+                                                         "but they did not"))
+                elif item.text.lower() not in pending[0].format().lower():
+                    self.failures.append(ScenarioFailure(item.span, f'expected an error containing "{item.text}", but got:\n'
+                                                         + pending[0].format()))
 
     def unexpected(self, pending_error):
         exc, span = pending_error
         if isinstance(exc, AnswerNotOffered):
-            raise exc
-        raise ScenarioFailure(span, "the rules failed here:\n" + exc.format())
+            raise StopsTheBlock(exc.span, exc.message)
+        raise StopsTheBlock(span, "the rules failed here:\n" + exc.format())
 
+    # ---- fixed chance
+    def queue_chance(self, match: Match, item: N.ChanceItem, names: dict | None = None):
+        """`next roll 6, 4`, `next random EXPR`, `next shuffle ZONE: cards`: results for the rules' next
+        draws of chance, taken before the match's seeded generator."""
+        fixed = self.chance
+        match.s.fixed_chance = fixed
+        if item.what == "roll":
+            for n in item.numbers:
+                if n < 1:
+                    raise ScenarioFailure(item.span, f"a die shows 1 or more, not {n}")
+                fixed.rolls.append(Queued(n, item.span, f"roll {n}"))
+        elif item.what == "random":
+            for expr in item.values:
+                value = self.eval(match, expr, names)
+                fixed.picks.append(Queued(value, expr.span, f"random pick {describe(value)}"))
+        else:
+            zone = self.zone(match, item)
+            tests = []
+            for pc in item.cards:
+                for _ in range(pc.copies):
+                    tests.append((self.card_test(match, pc, names), self.card_words(match, pc, names)))
+            fixed.shuffles.append(Queued(tests, item.span, f"shuffle of {zone.name}", zone=zone.key))
+
+    def card_test(self, match: Match, pc: N.PosCard, names=None):
+        if pc.name is not None:
+            return lambda e, name=pc.name: e.card.name == name
+        if pc.ctor.component not in match.game.program.components:
+            raise _unknown(pc.span, "component", pc.ctor.component, match.game.program.components)
+        values = {a.name: self.eval(match, a.value, names) for a in pc.ctor.args}
+        component = pc.ctor.component
+        return lambda e: e.card.component == component and all(e.attrs.get(k) == v for k, v in values.items())
+
+    def card_words(self, match: Match, pc: N.PosCard, names=None) -> str:
+        if pc.name is not None:
+            return f'"{pc.name}"'
+        return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
+                                                 for a in pc.ctor.args) + ")"
+
+    # ---- run units
     def run_unit(self, match: Match, item: N.ScenarioItem, started: bool):
         unit, target = item.unit, item.target
         vm = match.vm
@@ -586,6 +738,8 @@ class ScenarioRunner:
                                   "or `run setup` in a scenario without one")
         was_over = match.s.over
         began = []  # whether the phase or step to run began: the game may end before it comes
+        if unit == "step" and match.s.pending is None and not match.s.over and self.jump_to_step(match, target):
+            began.append(target)
         if unit in ("phase", "step") and not match.s.over:
             if unit == "phase":
                 fire_at = vm.fire_at
@@ -599,22 +753,31 @@ class ScenarioRunner:
         stop = {"step": target, "phase": f"phase:{target or '*'}", "round": "round", "turn": "turn",
                 "setup": "setup", "game": None, "choice": None}[unit]
         vm.stop_at_step = stop
+        vm.ask_single = self.every_choice or item.every_choice
         answered = 0
         try:
             if match.s.pending is None and not match.s.over:
                 vm.run()
-            while not match.s.over and not vm.stopped and match.s.pending is not None:
-                if unit == "choice" and (answered == 1 or not self.answers):
-                    break  # one answer given, or none queued: stop at the choice so `expect` can look at it
-                index = self.answer(match, item)
-                answered += 1
-                vm.answer(index)
+            while True:
+                while not match.s.over and not vm.stopped and match.s.pending is not None:
+                    if (unit == "choice" and answered == 1) or not self.answers:
+                        break  # one answer given, or none queued: stop at the choice so `expect` can look at it
+                    index = self.answer(match, item)
+                    answered += 1
+                    vm.answer(index)
+                    vm.run()
+                if not (match.s.ending and not match.s.over and match.s.pending is None):
+                    break
+                vm.stop_at_step = None  # the game is ending: its ending is resolved completely
                 vm.run()
         finally:
             vm.stop_at_step = None
+            vm.ask_single = False
             vm.__dict__.pop("fire_at", None)
+        if match.s.pending is not None and not vm.stopped:
+            return  # stopped at a choice no answer is queued for: the scenario can look at it
         if unit in ("step", "phase", "turn", "round", "setup") and not vm.stopped and not match.s.over:
-            raise ScenarioFailure(item.span, f"the {unit} did not finish")
+            raise StopsTheBlock(item.span, f"the {unit} did not finish")
         if unit == "step" and match.s.globals.get("__step") == target:
             began.append(target)  # (the game ended inside the step)
         if unit in ("phase", "step") and match.s.over and not vm.stopped and not began:
@@ -622,11 +785,45 @@ class ScenarioRunner:
             name = f'{unit} "{target}"' if target is not None else "any phase"
             max_rounds = program.game.max_rounds
             if was_over:
-                raise ScenarioFailure(item.span, f"the game is already over (in round {s.round}): {name} cannot run")
+                raise StopsTheBlock(item.span, f"the game is already over (in round {s.round}): {name} cannot run")
             why = (f"the game has max rounds {max_rounds} and this is round {s.round}"
                    if max_rounds is not None and s.round >= max_rounds else
                    "the position already meets a condition of the rules that ends the game (an `end game`)")
-            raise ScenarioFailure(item.span, f"the game ended before {name} ran, in round {s.round}", hint=why)
+            raise StopsTheBlock(item.span, f"the game ended before {name} ran, in round {s.round}", hint=why)
+
+    def jump_to_step(self, match: Match, name: str) -> bool:
+        """When the match stands at the start of a phase whose lines before step NAME are all other
+        steps, start at NAME: those steps are skipped and the phase's start-of-phase triggers do not
+        fire. True when it did; otherwise the run goes on from where the match stands."""
+        s = match.s
+        program = match.game.program
+        if len(s.stack) != 1 or s.stack[0].code is not program.flow:
+            return False
+        frame = s.stack[0]
+        op = program.flow.ops[frame.pc]
+        if op.what != "phase" or name not in program.phases[op.arg].code.step_names:
+            return False
+        phase = op.arg
+        decl = next((d for d in match.game.rules.decls if isinstance(d, N.PhaseDecl) and d.name == phase), None)
+        if decl is None:
+            return False
+        for stmt in decl.body:
+            if not isinstance(stmt, N.StepBlock):
+                return False
+            if stmt.name == name:
+                break
+        else:
+            return False
+        info = program.phases[phase]
+        begin = next((i for i, o in enumerate(info.code.ops) if isinstance(o, StepOp) and o.begin and o.name == name), None)
+        if begin is None:
+            return False
+        s.phase = phase
+        frame.handlers.append(("phase", frame.pc + 1))
+        frame.pc += 1
+        match.vm.push(info.code, {}, "phase")
+        s.stack[-1].pc = begin
+        return True
 
     def answer(self, match: Match, item: N.ScenarioItem):
         options = match.legal_options()
@@ -694,8 +891,111 @@ class ScenarioRunner:
                           "values of two kinds are never equal)")
         elif isinstance(expr, N.Member):
             detail = f" ({describe(self.eval(match, expr.elem))} in {describe(self.eval(match, expr.coll))})"
+        parts = [] if detail else self.parts(match, expr)
         quote = " ".join(item.doc) if item.doc else ""
-        raise ScenarioFailure(item.span, "expectation failed" + detail + (f'\n  rule: {quote}' if quote else ""))
+        raise ScenarioFailure(item.span, "expectation failed" + detail
+                              + "".join(f"\n  {words} is {value}" for words, value in parts)
+                              + f"\n  the match: {self.standing(match)}"
+                              + (f'\n  rule: {quote}' if quote else ""))
+
+    def parts(self, match: Match, expr) -> list[tuple[str, str]]:
+        """The values of the parts of a failed expectation that is not a comparison: a call's values,
+        each side of `and`/`or`, what `not` negates, the value itself for a name or a field."""
+        if isinstance(expr, N.Not):
+            return self.parts(match, expr.operand) or [(self.source(expr.operand), self.shown(match, expr.operand))]
+        if isinstance(expr, N.BoolOp):
+            subs = expr.items
+        elif isinstance(expr, N.Call):
+            subs = [a for a in expr.args if not isinstance(a, (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit, N.FilterList))]
+        elif isinstance(expr, (N.Name, N.Attr, N.Index)):
+            subs = [expr.obj] if isinstance(expr, N.Attr) and not isinstance(expr.obj, N.Call) else []
+            subs = subs + [expr]
+        else:
+            subs = []
+        return [(self.source(x), self.shown(match, x)) for x in subs]
+
+    def shown(self, match: Match, expr) -> str:
+        try:
+            return _value_words(self.eval(match, expr))
+        except ScenarioFailure as exc:
+            return f"not known ({exc.message})"
+
+    def source(self, expr) -> str:
+        """The text of an expression as the scenario writes it (on one line), or its kind of node."""
+        span = expr.span
+        try:
+            if span.line == span.end_line and span.end_column > span.column:
+                lines = self.lines.get(span.file)
+                if lines is None:
+                    lines = self.lines[span.file] = Path(span.file).read_text(encoding="utf-8").split("\n")
+                return lines[span.line - 1][span.column - 1:span.end_column - 1]
+        except (OSError, IndexError, UnicodeDecodeError):
+            pass
+        return type(expr).__name__.lower()
+
+    def standing(self, match: Match) -> str:
+        """Where the match stands: round, phase, step, turn, who is to choose and the prompt."""
+        s = match.s
+        if s.over:
+            winners = ", ".join(f"Player {w + 1}" for w in s.winners) or "nobody"
+            return f"the game is over after round {s.round}; winners: {winners}"
+        words = [f"round {s.round}", f"phase {s.phase or '(none)'}"]
+        if s.globals.get("__step"):
+            words.append(f"step {s.globals['__step']}")
+        if s.current is not None:
+            words.append(f"Player {s.current + 1}'s turn")
+        if s.pending is not None:
+            labels = [o.label for o in match.legal_options()]
+            shown = ", ".join(labels[:8]) + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
+            words.append(f'Player {match.to_move + 1} is to choose "{match.prompt or "choose"}" among: {shown}')
+        else:
+            words.append("no choice is pending")
+        return ", ".join(words)
+
+
+class ScenarioCompiler(Compiler):
+    """The game's expressions, with the functions only a scenario has: `contains(text or list, part)`
+    and `visible_to(player, card)`."""
+
+    def x_Call(self, x):
+        name = x.func
+        if name in SCENARIO_FUNCTIONS and name not in self.scope and name not in self.t.symbols:
+            if len(x.args) != 2 or x.kwargs:
+                raise RuleError(x.span, f"{name}() takes 2 values: {SCENARIO_FUNCTIONS[name]}")
+            first, second = self.expr(x.args[0]), self.expr(x.args[1])
+            if name == "contains":
+                return lambda c: _contains(first(c), second(c), x.span)
+            return lambda c: _visible_to(first(c), second(c), x.span)
+        return super().x_Call(x)
+
+
+SCENARIO_FUNCTIONS = {"contains": "contains(TEXT, PART) or contains(LIST, ITEM)",
+                      "visible_to": "visible_to(PLAYER, CARD)"}
+
+
+def _contains(whole, part, span) -> bool:
+    if type(whole) is str:
+        if type(part) is not str:
+            raise RuleError(span, f"contains() looks for a text in a text, not for {describe(part)}")
+        return part in whole
+    if type(whole) is list:
+        return any(x is part or (type(x) is type(part) and x == part) for x in whole)
+    raise RuleError(span, f"contains() looks in a text or a list, not in {describe(whole)}")
+
+
+def _visible_to(player, card, span) -> bool:
+    if type(player) is not Player or type(card) is not Entity:
+        raise RuleError(span, f"visible_to() takes a player and a card, not {describe(player)} and {describe(card)}")
+    return visible(card, player.seat)
+
+
+def _turn_number(match: Match):
+    """The number of the turn being taken in the innermost `take turns` running (1 for the first), or none."""
+    for frame in reversed(match.s.stack):
+        for v in frame.vars.values():
+            if type(v) is dict and "taken" in v and "first" in v:
+                return v["taken"]
+    return None
 
 
 def _round_start_pc(program) -> int:
