@@ -11,6 +11,8 @@ import random
 from typing import Protocol
 
 from .runtime import Match, Option
+from rulelang.program import Ctx
+from rulelang.visibility import option_keys
 
 
 class Agent(Protocol):
@@ -56,12 +58,128 @@ class RandomAgent:
 
 
 class GreedyAgent:
-    """Greedy lookahead: tries each option on imagined copies of the match, plays the rest of
-    the round out at random, and keeps the option after which the game, were it to end then,
-    looks best for its player (its `result`, plus the rules' optional `def heuristic(p)`).
-    Ties are broken at random."""
+    """One ply: tries each option once on one imagined copy of the match (``AgentHandle.imagine``:
+    what its seat cannot see re-dealt at random) and keeps the option whose position it values
+    most (``position_value``). Ties are broken at random with its own seeded generator, so the same
+    seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
+    with more distinct options than that, a random subset is tried."""
 
     name = "greedy"
+
+    def __init__(self, seed: int = 0, max_options: int = 0):
+        self.rng = random.Random(seed)
+        self.max_options = max_options
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        if len(options) == 1:
+            return 0
+        seat = handle.seat
+        world = handle.imagine(self.rng)
+        # options its chooser cannot tell apart (two copies of a card) are tried once
+        indexes = list(option_keys(world.s).values())
+        if self.max_options and len(indexes) > self.max_options:
+            indexes = self.rng.sample(indexes, self.max_options)
+        best: list[int] = []
+        best_value = None
+        last = len(indexes) - 1
+        for n, index in enumerate(indexes):
+            trial = world if n == last else world.clone()  # (the last option uses the imagined copy itself)
+            try:
+                trial.apply(index)
+                value = position_value(trial, seat)
+            except Exception:  # an option the imagined deal cannot play: tried last
+                value = (-1, float("-inf"), float("-inf"))
+            if best_value is None or value > best_value:
+                best, best_value = [index], value
+            elif value == best_value:
+                best.append(index)
+        return self.rng.choice(best)
+
+
+def player_values(world: Match) -> list[float] | None:
+    """Every seat's value by what the rules say about who is ahead, or None if they say nothing:
+    the rules' ``def heuristic(p)``; without one, a number field of the players named ``score``;
+    without either, the rules' ``result`` run now (1 for a seat that would win, 0 otherwise).
+    Runs the result on the world: call it on a throw-away copy."""
+    s = world.s
+    program = world.game.program
+    if program.heuristic is not None:
+        ctx = Ctx({}, s, world.vm)
+        return [float(program.heuristic(ctx, (p,)) or 0) for p in s.players]
+    if any(name == SCORE_FIELD for name, _ in program.player_fields):
+        values = [p.attrs.get(SCORE_FIELD) for p in s.players]
+        if all(type(v) in (int, float) for v in values):
+            return [float(v) for v in values]
+    if program.result is not None:
+        s.winners = []
+        world.vm.run_sync(program.result, {})
+        winners = s.winners
+        return [1.0 if i in winners else 0.0 for i in range(len(s.players))]
+    return None
+
+
+def position_value(world: Match, seat: int) -> tuple:
+    """How good a position is for a seat, as a tuple compared in order (bigger is better).
+
+    * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an
+      unfinished game and an even lead of 0), a loss (0): a win dominates anything unfinished,
+      and a loss is taken last.
+    * An unfinished game: 1, then the seat's lead, its value minus the best value of the other
+      seats (``player_values``: the heuristic, a ``score`` field, or the result run now), then its
+      own value, which tells apart moves that raise every seat alike. With one player, the lead is
+      its own value. Leads by a difference, so no seat is favoured by where it sits.
+
+    Uses the world up (the result may be run on it): call it on a throw-away copy."""
+    s = world.s
+    if s.over:
+        winners = s.winners
+        if seat in winners:
+            return (3 if len(winners) == 1 else 2, 0.0, 0.0)
+        return (0 if winners else 1, 0.0, 0.0)
+    try:
+        values = player_values(world)
+    except Exception:  # rules that cannot say mid-game who is ahead say nothing
+        values = None
+    if values is None:
+        return (1, 0.0, 0.0)
+    mine = values[seat]
+    others = [v for i, v in enumerate(values) if i != seat]
+    return (1, mine - max(others) if others else mine, mine)
+
+
+#: The player field a game without ``def heuristic(p)`` may name for who is ahead.
+SCORE_FIELD = "score"
+
+
+def bot_hint(rules) -> str | None:
+    """What ``rulelang check`` says about a parsed rules file (``nodes.RulesFile``) that tells the
+    bots nothing about who is ahead mid-game: neither ``def heuristic(p)`` nor a player field named
+    ``score`` (in the file or any of its variants). None when it has either."""
+    from rulelang import nodes as N
+
+    def decls(items):
+        for d in items:
+            yield d
+            if isinstance(d, N.VariantDecl):
+                yield from decls(d.items)
+
+    for d in decls(rules.decls):
+        if isinstance(d, N.DefDecl) and d.name == "heuristic" and len(d.params) == 1:
+            return None
+        if isinstance(d, N.PlayerDecl) and any(f.name == SCORE_FIELD for f in d.fields):
+            return None
+    return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
+            f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")
+
+
+class RolloutAgent:
+    """Round roll-outs: tries each option on imagined copies of the match, plays the rest of
+    the round out at random, and keeps the option after which the game, were it to end then,
+    looks best for its player (its `result`, plus the rules' optional `def heuristic(p)`).
+    Ties are broken at random. Hundreds of decisions per option tried: see ``GreedyAgent``
+    for the fast one-ply bot."""
+
+    name = "rollout"
 
     def __init__(self, seed: int = 0, max_options: int = 24, samples: int = 2):
         self.rng = random.Random(seed)
@@ -127,11 +245,11 @@ class MonteCarloAgent:
 
 from .mcts import MCTSAgent  # noqa: E402  (tree search bots live in their own module)
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
 
 
 def make_agent(spec: str, seed: int):
-    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" (options tried),
+    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" and "rollout:12" (options tried),
     "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
     more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5"."""
     name, _, rest = spec.partition(":")
@@ -148,6 +266,8 @@ def make_agent(spec: str, seed: int):
         return MonteCarloAgent(seed=seed, playouts=int(budget))
     if name == "greedy":
         return GreedyAgent(seed=seed, max_options=int(budget))
+    if name == "rollout":
+        return RolloutAgent(seed=seed, max_options=int(budget))
     if name in ("mcts", "ismcts"):
         options = {}
         for extra in extras:

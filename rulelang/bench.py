@@ -12,6 +12,9 @@ Four measurements, each printed with the figures it is made of:
 - **check**: the wall time of a whole ``rulelang check FILE`` process, per game in ``games/``.
 - **clone**: copies of a match in mid-game per second (what a planning bot pays per imagined copy).
 - **simulate**: games per second of ``simulate`` with ``--jobs 1`` and ``--jobs 2``.
+- **search**: options tried per second by the greedy bot's one-ply search (copy the position, apply
+  the option, score the position after it), per seed game; beside it the same without the copy
+  (the copies made outside the timer), the most an undo log could gain, in alternating time slices.
 
 Timings are for comparing, not for asserting: the ratios are what a busy machine does not spoil.
 """
@@ -27,7 +30,7 @@ from types import ModuleType
 from .cliargs import seconds, whole_number
 from .resources import bench_dir, find_game, games_dir
 
-SECTIONS = ("playouts", "check", "clone", "simulate")
+SECTIONS = ("playouts", "check", "clone", "simulate", "search")
 
 
 def add_arguments(p) -> None:
@@ -220,6 +223,51 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
     return count / elapsed, match.s.decisions
 
 
+def search_rates(game, players: int, seconds: float, positions: int = 24, slices: int = 6) -> dict:
+    """Options tried per second by the greedy bot's search, at up to ``positions`` decisions spread
+    over a seeded random game: "copy" times copy + apply + score (``agents.position_value``) for
+    every distinct option, "no copy" times apply + score on copies made beforehand (what an undo log
+    could at best reach: its undoing costs something too). Alternating slices, as in ``race``."""
+    import random
+
+    from rulelang.agents import position_value
+    from rulelang.visibility import option_keys
+
+    rng = random.Random(5)
+    match = game.new_match(players=players, seed=5)
+    kept = []
+    while not match.s.over:
+        kept.append(match.clone())
+        match.apply(rng.randrange(match.option_count()))
+    step = max(1, len(kept) // positions)
+    trials = [(w, w.to_move, list(option_keys(w.s).values())) for w in kept[::step][:positions]]
+    sides = {"copy": [0, 0.0], "no copy": [0, 0.0]}
+    per_slice = seconds / slices
+    for _ in range(slices):
+        for side in ("copy", "no copy"):
+            count, spent = 0, 0.0
+            while spent < per_slice:
+                for world, seat, indexes in trials:
+                    if side == "copy":
+                        start = time.perf_counter()
+                        for i in indexes:
+                            trial = world.clone()
+                            trial.apply(i)
+                            position_value(trial, seat)
+                    else:
+                        copies = [world.clone() for _ in indexes]
+                        start = time.perf_counter()
+                        for i, trial in zip(indexes, copies):
+                            trial.apply(i)
+                            position_value(trial, seat)
+                    spent += time.perf_counter() - start
+                    count += len(indexes)
+            sides[side][0] += count
+            sides[side][1] += spent
+    options = sum(len(t[2]) for t in trials) / max(len(trials), 1)
+    return {"options per decision": options, **{side: n / t for side, (n, t) in sides.items()}}
+
+
 # ------------------------------------------------------------------ the command
 
 
@@ -319,4 +367,21 @@ def run_bench(args, out=None) -> int:
         one, two = max(rates[1]), max(rates[2])
         rows = [["jobs", "games/s (best)", "speed-up"], ["1", f"{one:,.1f}", "1.00"], ["2", f"{two:,.1f}", f"{two / one:.2f}"]]
         write(_table(rows, right={1, 2}) + "\n")
+
+    if "search" in only:
+        files = [find_game("tictactoe")] if quick else seed_games
+        write("\nsearch: options tried per second by the greedy bot (copy the position, apply an option, score it), "
+              "at decisions spread over a seeded random game; \"no copy\": the same on copies made beforehand, "
+              "the most an undo log could reach; alternating slices\n")
+        rows = [["file", "players", "options/decision", "tried/s (copy)", "µs per option", "tried/s (no copy)",
+                 "µs per option", "copy share"]]
+        for path in files:
+            game = load(path)
+            players = min(2, game.program.game.players_max) if not quick else 2
+            players = max(players, game.program.game.players_min)
+            r = search_rates(game, players, seconds, positions=4 if quick else 24, slices=1 if quick else 4)
+            rows.append([_shown(path), str(players), f"{r['options per decision']:.1f}", f"{r['copy']:,.0f}",
+                         f"{1e6 / r['copy']:,.0f}", f"{r['no copy']:,.0f}", f"{1e6 / r['no copy']:,.0f}",
+                         f"{1 - r['copy'] / r['no copy']:.0%}"])
+        write(_table(rows, right={1, 2, 3, 4, 5, 6, 7}) + "\n")
     return 0

@@ -63,6 +63,7 @@ def cmd_check(args) -> int:
     failed = 0
     for name in args.files:
         path = find_game(name)
+        hint = None  # (given when the file is checked, not when a kept verdict answers)
         variants = passed_before(path)  # unchanged since it passed, with the same rulelang
         if variants is None:
             from .astcache import read_and_parse  # an unchanged file is not parsed again
@@ -73,6 +74,8 @@ def cmd_check(args) -> int:
                 text, rules = read_and_parse(path)
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
+                from rulelang.agents import bot_hint
+                hint = bot_hint(rules)
                 variants = rules.variants()
                 remember_pass(path, text, variants, data_files.paths)
             except RulesError as exc:
@@ -83,6 +86,8 @@ def cmd_check(args) -> int:
                 sys.stderr.flush()
                 continue
         print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
+        if hint:
+            print(f"{path}: hint: {hint}")
     return 1 if failed else 0
 
 

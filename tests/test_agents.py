@@ -2,7 +2,7 @@
 import random
 
 import rulelang
-from rulelang.agents import AgentHandle, GreedyAgent, MonteCarloAgent, RandomAgent, make_agent, play_match
+from rulelang.agents import AgentHandle, GreedyAgent, MonteCarloAgent, RandomAgent, RolloutAgent, make_agent, play_match
 from rulelang.runtime import visible
 
 TICTACTOE = "examples/tictactoe.rules"
@@ -40,7 +40,17 @@ def test_greedy_agent_finishes_and_beats_random_at_tictactoe():
     game = rulelang.load(TICTACTOE)
     greedy_wins = random_wins = 0
     for seed in range(12):
-        winners = _winners(game, [GreedyAgent(seed, samples=3), RandomAgent(seed)], seed)
+        winners = _winners(game, [GreedyAgent(seed), RandomAgent(seed)], seed)
+        greedy_wins += 1 in winners
+        random_wins += 2 in winners
+    assert greedy_wins > random_wins
+
+
+def test_rollout_agent_finishes_and_beats_random_at_tictactoe():
+    game = rulelang.load(TICTACTOE)
+    greedy_wins = random_wins = 0
+    for seed in range(12):
+        winners = _winners(game, [RolloutAgent(seed, samples=3), RandomAgent(seed)], seed)
         greedy_wins += 1 in winners
         random_wins += 2 in winners
     assert greedy_wins > random_wins
@@ -49,6 +59,7 @@ def test_greedy_agent_finishes_and_beats_random_at_tictactoe():
 def test_agent_budgets_from_the_command_line():
     assert make_agent("mc:7", 0).playouts == 7
     assert make_agent("greedy:5", 0).max_options == 5
+    assert make_agent("rollout:5", 0).max_options == 5
     for bad in ("nobody", "mc:x", "random:3"):
         try:
             make_agent(bad, 0)

@@ -23,6 +23,8 @@ def test_bench_quick_prints_every_section(capsys, repo_cwd):
     assert "games/" in out.split("check:")[1].split("clone:")[0]
     assert "clone: copies of a match" in out
     assert "simulate:" in out and "speed-up" in out
+    assert "search: options tried per second by the greedy bot" in out
+    assert any(l.startswith("examples/tictactoe.rules") for l in out.split("search:")[1].splitlines())
 
 
 def test_bench_races_a_reference_of_ones_own(tmp_path, capsys, repo_cwd):

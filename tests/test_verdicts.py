@@ -35,13 +35,21 @@ def check(path, capsys) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def bot_hint_text() -> str:
+    from rulelang.agents import SCORE_FIELD
+
+    return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
+            f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")
+
+
 def kept(folder) -> list:
     return sorted((folder / "cache" / "verdicts").glob("*.json"))
 
 
 def test_a_passed_check_is_kept_and_answers_the_next(folder, capsys, monkeypatch):
     game = folder / "tiles.rules"
-    assert check(game, capsys) == (0, f"{game}: ok (variants: none)\n", "")
+    # (checked afresh, a game that says nothing about who is ahead gets a hint for the bots)
+    assert check(game, capsys) == (0, f"{game}: ok (variants: none)\n{game}: hint: {bot_hint_text()}\n", "")
     assert len(kept(folder)) == 1
     assert verdicts.passed_before(game) == []
 
