@@ -11,7 +11,6 @@ import random
 from typing import Protocol
 
 from .runtime import Match, Option
-from rulelang.program import Ctx
 from rulelang.visibility import option_keys
 
 
@@ -86,9 +85,10 @@ class GreedyAgent:
             trial = world if n == last else world.clone()  # (the last option uses the imagined copy itself)
             try:
                 trial.apply(index)
-                value = position_value(trial, seat)
             except Exception:  # an option the imagined deal cannot play: tried last
                 value = (-1, float("-inf"), float("-inf"))
+            else:  # (a heuristic that fails is the rules' error, said at its line)
+                value = position_value(trial, seat)
             if best_value is None or value > best_value:
                 best, best_value = [index], value
             elif value == best_value:
@@ -104,15 +104,17 @@ def player_values(world: Match) -> list[float] | None:
     s = world.s
     program = world.game.program
     if program.heuristic is not None:
-        ctx = Ctx({}, s, world.vm)
-        return [float(program.heuristic(ctx, (p,)) or 0) for p in s.players]
+        return [world.heuristic(seat) for seat in range(len(s.players))]
     if any(name == SCORE_FIELD for name, _ in program.player_fields):
         values = [p.attrs.get(SCORE_FIELD) for p in s.players]
         if all(type(v) in (int, float) for v in values):
             return [float(v) for v in values]
     if program.result is not None:
         s.winners = []
-        world.vm.run_sync(program.result, {})
+        try:
+            world.vm.run_sync(program.result, {})
+        except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
+            return None
         winners = s.winners
         return [1.0 if i in winners else 0.0 for i in range(len(s.players))]
     return None
@@ -136,10 +138,7 @@ def position_value(world: Match, seat: int) -> tuple:
         if seat in winners:
             return (3 if len(winners) == 1 else 2, 0.0, 0.0)
         return (0 if winners else 1, 0.0, 0.0)
-    try:
-        values = player_values(world)
-    except Exception:  # rules that cannot say mid-game who is ahead say nothing
-        values = None
+    values = player_values(world)
     if values is None:
         return (1, 0.0, 0.0)
     mine = values[seat]

@@ -694,6 +694,23 @@ class Match:
         determinize(copy.s, seat, rng)
         return copy
 
+    def heuristic(self, seat: int) -> float | None:
+        """The rules' `def heuristic(p)` of a seat now, or None when the rules have none. A failure in
+        it, or a value that is no number, is a rules error at the def's line."""
+        program = self.game.program
+        if program.heuristic is None:
+            return None
+        sym = program.table.symbols.get("heuristic") if program.table is not None else None
+        at = _At(sym.decl.span if sym is not None else Span())
+        try:
+            h = program.heuristic(Ctx({}, self.s, self.vm), (self.s.players[seat],))
+        except Exception as exc:
+            raise as_rules_error(exc, at) from None
+        if h is not None and type(h) not in (int, float, bool):
+            raise RulesError(Diagnostic(at.span, f"`def heuristic(p)` tells the bots how well a player stands, "
+                                        f"as a number, but it gave {describe(h)}"))
+        return float(h or 0)
+
     def evaluate(self, seat: int, in_place: bool = False) -> float:
         """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic.
         With in_place the match itself is used up (for throw-away copies)."""
@@ -710,17 +727,9 @@ class Match:
             value = 1.0 if seat in s.winners else 0.0
         elif s.over:
             value = 1.0 if seat in self.s.winners else 0.0
-        if program.heuristic is not None:
-            sym = program.table.symbols.get("heuristic") if program.table is not None else None
-            at = _At(sym.decl.span if sym is not None else Span())
-            try:
-                h = program.heuristic(Ctx({}, s, copy.vm), (s.players[seat],))
-            except Exception as exc:
-                raise as_rules_error(exc, at) from None
-            if h is not None and type(h) not in (int, float, bool):
-                raise RulesError(Diagnostic(at.span, f"`def heuristic(p)` tells the bots how well a player stands, "
-                                            f"as a number, but it gave {describe(h)}"))
-            value += 0.01 * float(h or 0)
+        h = copy.heuristic(seat)
+        if h is not None:
+            value += 0.01 * h
         return value
 
 

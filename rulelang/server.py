@@ -353,7 +353,9 @@ def listening_socket(host: str, port: int):
 def serve(table: Table, host: str = "127.0.0.1", port: int = 8000, announce=print) -> None:
     import uvicorn
 
-    config = uvicorn.Config(create_app(table), host=host, port=port, log_level="warning")
+    # log_config=None: uvicorn leaves the process's logging as it is (its own set-up closes every
+    # handler other libraries made, such as one writing to a stream a test or an editor holds)
+    config = uvicorn.Config(create_app(table), host=host, port=port, log_level="warning", log_config=None)
     server = uvicorn.Server(config)
     sock = listening_socket(host, port)  # bound before the links are shown: they then work
     port = sock.getsockname()[1]

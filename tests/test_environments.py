@@ -25,9 +25,7 @@ import warnings
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-pytest.importorskip("pettingzoo")
-
+import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import mcts  # noqa: E402
 from open_spiel.python.bots import uniform_random  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
