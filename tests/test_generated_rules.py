@@ -1414,7 +1414,7 @@ def imagine(match, rng: random.Random) -> None:
         copy.apply(rng.randrange(copy.option_count()))
     match.evaluate(seat)
     if rng.random() < 0.3:
-        GreedyAgent(seed=rng.randrange(100), max_options=3, samples=1).choose(AgentHandle(match, seat),
+        GreedyAgent(seed=rng.randrange(100), max_options=3).choose(AgentHandle(match, seat),
                                                                               match.legal_options())
 
 
