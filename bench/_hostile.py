@@ -58,7 +58,7 @@ def main() -> int:
     os.environ["PYTHONPATH"] = str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import rulelang.cli"], check=True)
+        subprocess.run([sys.executable, "-c", "import rulelang.cli.main"], check=True)
         print(f"(python + rulelang import alone: {time.perf_counter() - start:.2f} s)")
         print(f"{'case':36} {'seconds':>8} {'peak MiB':>9}  diagnostic")
         for name, (head, body) in CASES.items():

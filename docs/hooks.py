@@ -1,7 +1,7 @@
 """MkDocs hooks for the rulelang site (registered in ``mkdocs.yml`` under ``hooks:``).
 
 * One page per game, rendered from ``games/*.rules`` when the site is built
-  (``rulelang.docgen``), and one per example in ``examples/*.rules``; nothing is copied
+  (``rulelang.tools.docgen``), and one per example in ``examples/*.rules``; nothing is copied
   by hand, so editing a ``.rules`` file and rebuilding updates its page. ``mkdocs serve``
   watches both folders.
 * The "Games" and "Examples" sections of the navigation list those pages.
@@ -9,12 +9,12 @@
   from ``grammar/rulelang.lark``; ``<!-- cli: check -->`` the usage and options of a command,
   read from its argument parser. The reference cannot drift from them.
 * The table of built-in functions and values is text in ``docs/reference.md`` (so the page reads
-  without a build), written by ``python3 -m rulelang.docgen builtins``; a page whose table is not
+  without a build), written by ``python3 -m rulelang.tools.docgen builtins``; a page whose table is not
   the interpreter's is a warning, which fails ``mkdocs build --strict``.
 * Each game's page gets a short "Balance" section from a seeded simulation
-  (``rulelang.balance_docs``): win rate per seat, length, a small SVG plot.
+  (``rulelang.balance.balance_docs``): win rate per seat, length, a small SVG plot.
 * ``css/pygments.css``: the colours of the ``codehilite`` highlighting (the ``rules``
-  lexer is ``rulelang.pygments_lexer``).
+  lexer is ``rulelang.tools.pygments_lexer``).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 from mkdocs.structure.files import File
 
-from rulelang.cli import build_parser
-from rulelang.docgen import (REGENERATE_BUILTINS, build_page, builtins_section, builtins_table, cli_usage,
+from rulelang.cli.main import build_parser
+from rulelang.tools.docgen import (REGENERATE_BUILTINS, build_page, builtins_section, builtins_table, cli_usage,
                              grammar_rules)
 
 log = logging.getLogger("mkdocs.hooks.rulelang")
@@ -41,7 +41,7 @@ def _rules_files(folder: Path) -> list[Path]:
 
 def _render(section: str, path: Path) -> tuple[str, str]:
     """(title, markdown) of one rules file; a file that does not parse gets a page saying so."""
-    from rulelang.errors import RulesError
+    from rulelang.core.errors import RulesError
 
     shown = path.relative_to(ROOT).as_posix()
     try:
@@ -61,10 +61,10 @@ _balance_cache: dict = {}  # (path, modification time) -> (markdown, svg): `mkdo
 
 
 def _with_balance(md: str, path: Path, folder_uri: str, config, files) -> str:
-    """The page with its "Balance" section (a seeded simulation, rulelang.balance_docs) before the
+    """The page with its "Balance" section (a seeded simulation, rulelang.balance.balance_docs) before the
     assumptions and the source, and the section's plot as a generated SVG beside it."""
-    from rulelang.balance_docs import balance_section
-    from rulelang.errors import RulesError
+    from rulelang.balance.balance_docs import balance_section
+    from rulelang.core.errors import RulesError
 
     key = (str(path), path.stat().st_mtime_ns)
     if key not in _balance_cache:
@@ -153,9 +153,9 @@ _LAYOUT_CSS = """
 
 def _games_index() -> str:
     """The overview of the games: one row per games/*.rules file."""
-    from rulelang.errors import RulesError
-    from rulelang.parser import parse_file
-    from rulelang.docgen import first_sentence
+    from rulelang.core.errors import RulesError
+    from rulelang.language.parser import parse_file
+    from rulelang.tools.docgen import first_sentence
 
     out = ["# Games", "",
            "Every game in `games/` has a page made from its `.rules` file when the site is built: "

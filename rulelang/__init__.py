@@ -11,15 +11,17 @@ __version__ = "0.1.0"
 
 # Imported on first use, so that `rulelang check` does not pay for the compiler, the runtime and
 # networkx, nor (a file that passed before: `verdicts`) for the AST's models and pydantic.
-_LAZY = {"load": "loader", "Game": "runtime", "Match": "runtime", "Option": "runtime",
-         "Diagnostic": "errors", "RulesError": "errors", "RulesRuntimeError": "errors", "Span": "errors"}
+_LAZY = {"load": "rulelang.compile.loader", "Game": "rulelang.engine.runtime",
+         "Match": "rulelang.engine.runtime", "Option": "rulelang.engine.runtime",
+         "Diagnostic": "rulelang.core.errors", "RulesError": "rulelang.core.errors",
+         "RulesRuntimeError": "rulelang.core.errors", "Span": "rulelang.core.errors"}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """`python -m rulelang ...` is the same as the `rulelang` command."""
 import sys
 
-from .cli import command
+from rulelang.cli.main import command
 
 sys.exit(command())

@@ -41,10 +41,10 @@ from pathlib import PurePath
 import numpy as np
 import pyspiel
 
-from rulelang.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, NO_DECISION,
+from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, NO_DECISION,
                                    Encoding, GameFacts, decision, load_rules_game, returns, view_of)
-from rulelang.runtime import Game
-from rulelang.visibility import move_label
+from rulelang.engine.runtime import Game
+from rulelang.engine.visibility import move_label
 
 #: the lines of the log that a seat's view shows, and a copy of a match keeps
 VIEWED_LOG = 20

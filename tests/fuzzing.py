@@ -37,11 +37,11 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 import rulelang  # noqa: E402
-from rulelang import astcache  # noqa: E402
-from rulelang.checker import check_rules  # noqa: E402
-from rulelang.errors import RulesError  # noqa: E402
-from rulelang import parser as parser_module  # noqa: E402
-from rulelang.parser import parse_text  # noqa: E402
+from rulelang.language import astcache  # noqa: E402
+from rulelang.check.checker import check_rules  # noqa: E402
+from rulelang.core.errors import RulesError  # noqa: E402
+from rulelang.language import parser as parser_module  # noqa: E402
+from rulelang.language.parser import parse_text  # noqa: E402
 from lark.exceptions import UnexpectedInput  # noqa: E402
 
 GAMES = sorted((REPO / "games").glob("*.rules"))

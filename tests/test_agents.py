@@ -2,8 +2,8 @@
 import random
 
 import rulelang
-from rulelang.agents import AgentHandle, GreedyAgent, MonteCarloAgent, RandomAgent, RolloutAgent, make_agent, play_match
-from rulelang.runtime import visible
+from rulelang.bots.agents import AgentHandle, GreedyAgent, MonteCarloAgent, RandomAgent, RolloutAgent, make_agent, play_match
+from rulelang.engine.visibility import visible
 
 TICTACTOE = "examples/tictactoe.rules"
 

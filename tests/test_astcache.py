@@ -6,9 +6,9 @@ import pytest
 from conftest import REPO
 
 import rulelang
-from rulelang import astcache, parser
-from rulelang.chunks import split_top_level
-from rulelang.errors import RulesError
+from rulelang.language import astcache, parser
+from rulelang.language.chunks import split_top_level
+from rulelang.core.errors import RulesError
 
 CORPUS = sorted(p for p in REPO.rglob("*.rules") if p.is_file() and ".git" not in p.parts)
 
@@ -178,7 +178,7 @@ def test_a_damaged_declaration_index_is_parsed_again(cache):
 
 
 def test_the_language_server_reuses_declarations_without_keeping_every_version(cache, monkeypatch):
-    from rulelang.lsp import Analysis
+    from rulelang.tools.lsp import Analysis
 
     text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
     file = str(cache.parent / "zemico.rules")
@@ -220,7 +220,7 @@ def _long_deck() -> str:
 
 
 def test_a_long_deck_read_aside_is_kept_moved_and_renamed_with_its_file(cache, tmp_path):
-    from rulelang.fastcards import split_card_blocks
+    from rulelang.language.fastcards import split_card_blocks
 
     text = _long_deck()
     assert split_card_blocks(text, "x")[1]  # the fast reader of long decks takes this one
@@ -260,9 +260,9 @@ def test_spans_moved_or_renamed_on_a_load_are_kept_so_for_the_next(cache, monkey
 def test_cache_dir_off_keeps_nothing_anywhere(tmp_path, monkeypatch):
     """RULELANG_CACHE_DIR=off keeps no parse cache, as it keeps no compiled modules: nothing is
     written, not even into a folder named "off"."""
-    from rulelang import codegen
-    from rulelang.cachefiles import parse_cache_dir
-    from rulelang.parser import parse_file
+    from rulelang.compile import codegen
+    from rulelang.core.cachefiles import parse_cache_dir
+    from rulelang.language.parser import parse_file
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
@@ -279,7 +279,7 @@ def test_a_cache_folder_keeps_about_its_newest_entries(tmp_path):
     it holds a tenth more (a full folder is not sorted at every write); other files stay."""
     import os
 
-    from rulelang.cachefiles import prune
+    from rulelang.core.cachefiles import prune
 
     def write(name: str, age: int):
         path = tmp_path / name

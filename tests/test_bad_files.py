@@ -25,8 +25,8 @@ from unittest import mock
 import pytest
 
 from conftest import REPO, assert_plain_words
-from rulelang.cli import main
-from rulelang.sourcefile import printable_line
+from rulelang.cli.main import main
+from rulelang.core.sourcefile import printable_line
 
 BAD = REPO / "tests" / "bad"
 FILES = sorted(BAD.glob("*.rules"))
@@ -135,7 +135,7 @@ def test_command_line_prints_the_same(repo_cwd):
     """The in-process run above prints what the real `rulelang check` command prints."""
     for name in ("syntax_unclosed_brace", "check_undefined_name"):
         rel = f"tests/bad/{name}.rules"
-        proc = subprocess.run([sys.executable, "-m", "rulelang.cli", "check", rel], cwd=REPO,
+        proc = subprocess.run([sys.executable, "-m", "rulelang.cli.main", "check", rel], cwd=REPO,
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 1
         assert proc.stdout == ""

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from rulelang.cli import main
-from rulelang.compare import Arm, compare, compare_summaries
-from rulelang.metrics import lead_metrics
-from rulelang.simulate import GameRecord, Summary, simulate
+from rulelang.cli.main import main
+from rulelang.balance.compare import Arm, compare, compare_summaries
+from rulelang.balance.metrics import lead_metrics
+from rulelang.balance.simulate import GameRecord, Summary, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 DUEL = str(ROOT / "tests" / "balance" / "handicap.rules")
@@ -45,7 +45,7 @@ def test_intervals_are_the_ones_scipy_stats_computes():
     """metrics computes them with scipy.special (a quicker import): the same numbers as scipy.stats."""
     from scipy import stats
 
-    from rulelang.metrics import mean_ci, wilson
+    from rulelang.balance.metrics import mean_ci, wilson
 
     for n in (1, 2, 3, 7, 40, 200, 1001):
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
@@ -178,8 +178,8 @@ def test_simulate_and_compare_plots(tmp_path, capsys):
 
 
 def test_mcts_takes_a_win_and_blocks_a_loss():
-    from rulelang.agents import AgentHandle, make_agent
-    from rulelang.runtime import load
+    from rulelang.bots.agents import AgentHandle, make_agent
+    from rulelang.compile.loader import load
 
     game = load(TICTACTOE)
     # crosses on (0,0), (1,0); noughts on (0,1), (1,1): crosses to move must take (2,0)
@@ -199,8 +199,8 @@ def test_mcts_takes_a_win_and_blocks_a_loss():
 
 def test_ismcts_plans_only_on_what_its_seat_sees():
     """Two deals that differ only in the opponent's hidden hand: the bot, seeded alike, chooses alike."""
-    from rulelang.agents import AgentHandle, make_agent
-    from rulelang.runtime import load
+    from rulelang.bots.agents import AgentHandle, make_agent
+    from rulelang.compile.loader import load
 
     game = load(DUEL)
     a = game.new_match(seed=3)
@@ -251,8 +251,8 @@ def test_a_pool_gives_this_process_work_while_it_waits():
     there changes nothing (it fails again, and is reported, where it is needed)."""
     import threading
 
-    from rulelang.metrics import import_statistics
-    from rulelang.parallel import run_tasks
+    from rulelang.balance.metrics import import_statistics
+    from rulelang.balance.parallel import run_tasks
 
     done = threading.Event()
     assert run_tasks(abs, [-3, -1, -2, 5], jobs=2, meanwhile=done.set) == [3, 1, 2, 5]
@@ -268,7 +268,7 @@ def test_a_pool_gives_this_process_work_while_it_waits():
 
 
 def test_a_games_page_gets_a_balance_section():
-    from rulelang.balance_docs import balance_section
+    from rulelang.balance.balance_docs import balance_section
 
     md, svg = balance_section(DUEL, games=6, plot_name="duel-balance.svg")
     assert md.startswith("## Balance") and "| 1 |" in md and "| 2 |" in md
@@ -287,7 +287,7 @@ def test_a_bot_spec_in_a_table_is_printed_as_written(capsys):
 
 def test_duplicate_games_play_every_seed_from_both_sides(monkeypatch):
     # duplicate bridge's idea: the same deal, the seats swapped, so the luck of the deal cancels
-    import rulelang.tournament as tournament_module
+    import rulelang.balance.tournament as tournament_module
 
     played = []
     real_run_tasks = tournament_module.run_tasks

@@ -8,8 +8,8 @@ import statistics
 import pytest
 
 import rulelang
-from rulelang.bench import find_references, rules_playout
-from rulelang.cli import main
+from rulelang.tools.bench import find_references, rules_playout
+from rulelang.cli.main import main
 
 
 def test_bench_quick_prints_every_section(capsys, repo_cwd):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_rules
-from rulelang import nodes as N
-from rulelang.errors import RulesError, RulesRuntimeError
-from rulelang.board import cell_sort_key, sort_cells
-from rulelang.geometry import _cells_around
-from rulelang.parser import parse_text
+from rulelang.language import nodes as N
+from rulelang.core.errors import RulesError, RulesRuntimeError
+from rulelang.model.board import cell_sort_key, sort_cells
+from rulelang.model.builtins import _cells_around
+from rulelang.language.parser import parse_text
 
 HEAD = """
 game "Probe" { players 2  round: play }
@@ -193,7 +193,7 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners(nam
     nothing."""
     import random
 
-    from rulelang.model import move, set_owner
+    from rulelang.model.things import move, set_owner
 
     game = load_rules(HEAD + "phase play { choose x from [1, 2] by player(1) as \"Wait\" }")
     match = game.new_match(seed=1)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang.agents import AgentHandle, MonteCarloAgent, make_agent
-from rulelang.cli import main
-from rulelang.mcts import MCTSAgent, cutoff_values
+from rulelang.bots.agents import AgentHandle, MonteCarloAgent, make_agent
+from rulelang.cli.main import main
+from rulelang.bots.mcts import MCTSAgent, cutoff_values
 
 ROOT = Path(__file__).resolve().parent.parent
 ZEMICO = str(ROOT / "games" / "zemico.rules")
@@ -90,7 +90,7 @@ def test_cutoff_values_score_an_unfinished_game_between_zero_and_one():
 
 
 def test_prior_orders_widening_by_the_heuristic_one_move_ahead_and_bias_favours_it():
-    from rulelang.mcts import root_prior
+    from rulelang.bots.mcts import root_prior
 
     bot = make_agent("ismcts:12:prior=1:bias=0.5", 3)
     assert (bot.prior, bot.bias) == (True, 0.5) and make_agent("ismcts:12", 3).prior is False
@@ -182,7 +182,7 @@ def test_perfect_information_search_is_plain_uct_without_a_heuristic():
 def test_the_value_of_a_game_nobody_wins():
     """By default a game nobody wins is worth a share of one (a draw); `draw=0` counts it as a loss,
     as flat Monte Carlo does, and `draw` is used by the heuristic cut-off too."""
-    from rulelang.mcts import cutoff_values, reward
+    from rulelang.bots.mcts import cutoff_values, reward
 
     game = rulelang.load(TICTACTOE)
     match = game.new_match(players=2, seed=1)
@@ -208,7 +208,7 @@ def test_option_keys_are_every_option_s_name_and_label(path):
     """`option_keys` reads the options' segments instead of making each option: the same keys, in
     the same order, with the same first index, as each option's name and label as its chooser sees
     them, also for a match resumed from a save (whose options are plain dicts)."""
-    from rulelang.runtime import option_keys
+    from rulelang.engine.visibility import option_keys
 
     game = rulelang.load(path)
     match = game.new_match(seed=3)
@@ -226,8 +226,8 @@ def test_option_keys_are_every_option_s_name_and_label(path):
 
 def test_option_keys_show_one_and_true_apart():
     """A cell of whole numbers is shown once per decision, but (1, 2) is not (true, 2)."""
-    from rulelang.options import Options
-    from rulelang.runtime import option_keys
+    from rulelang.model.options import Options
+    from rulelang.engine.visibility import option_keys
 
     match = rulelang.load(TICTACTOE).new_match(seed=1)
     options = Options()

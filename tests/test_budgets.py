@@ -14,9 +14,9 @@ import pytest
 from conftest import REPO
 
 import rulelang
-from rulelang.budgets import Budgets
-from rulelang.cli import main
-from rulelang.errors import RulesError
+from rulelang.core.budgets import Budgets
+from rulelang.cli.main import main
+from rulelang.core.errors import RulesError
 
 
 def game(body: str, head: str = "") -> str:
@@ -174,9 +174,9 @@ def test_every_budget_is_documented():
 
 
 def test_long_card_lists_read_fast_give_the_same_rules():
-    """The fast reader of long decks (rulelang/fastcards.py) builds exactly the AST the parser builds."""
-    from rulelang import fastcards
-    from rulelang.parser import parse_text
+    """The fast reader of long decks (rulelang/language/fastcards.py) builds exactly the AST the parser builds."""
+    from rulelang.language import fastcards
+    from rulelang.language.parser import parse_text
 
     lines = ['game "Deck" { players 2 }', "enum Suit { red, blue }",
              'component Card { name: str; suit: Suit; point: int = 0; tags: list of str; wild: bool = false }',
@@ -203,13 +203,13 @@ def test_long_card_lists_read_fast_give_the_same_rules():
 
 
 def fast_text_was_used(text: str) -> bool:
-    from rulelang.fastcards import split_card_blocks
+    from rulelang.language.fastcards import split_card_blocks
 
     return bool(split_card_blocks(text, "deck.rules")[1])
 
 
 def test_a_long_deck_with_an_error_reports_it_as_before():
-    from rulelang.parser import parse_text
+    from rulelang.language.parser import parse_text
 
     lines = ['game "Deck" { players 2 }', "component Card { n: int }", "zone deck", "cards pack in deck {"]
     lines += [f"  Card(n: {i})" for i in range(200)] + ["  Card(n: )"] + ["}"]
@@ -242,8 +242,8 @@ def test_checking_declared_cards_takes_work_linear_in_their_number():
     import gc
     import sys
 
-    from rulelang.checker import check_rules
-    from rulelang.parser import parse_text
+    from rulelang.check.checker import check_rules
+    from rulelang.language.parser import parse_text
 
     def work(n: int) -> tuple[int, int]:
         text = _deck_file(n)

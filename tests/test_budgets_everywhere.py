@@ -21,9 +21,9 @@ import sys
 import pytest
 
 import rulelang
-from rulelang.budgets import Budgets, using
-from rulelang.cli import main
-from rulelang.errors import RulesError
+from rulelang.core.budgets import Budgets, using
+from rulelang.cli.main import main
+from rulelang.core.errors import RulesError
 
 from conftest import assert_plain_words
 
@@ -179,7 +179,7 @@ def test_load_refuses_a_file_or_a_text_over_source_bytes(tmp_path):
 
 def test_the_language_server_refuses_a_text_over_source_bytes(tmp_path):
     import pygls  # noqa: F401  (the lsp extra is part of dev)
-    from rulelang.lsp import Analysis
+    from rulelang.tools.lsp import Analysis
 
     text = small_over(tmp_path).read_text(encoding="utf-8")
     with using(Budgets(source_bytes=1000)):

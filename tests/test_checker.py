@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import assert_plain_words, load_rules
-from rulelang.checker import check_rules
-from rulelang.errors import RulesError
-from rulelang.parser import parse_text
+from rulelang.check.checker import check_rules
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_text
 
 HEAD = """game "T" {
   players 2..3

@@ -11,13 +11,13 @@ import random
 import pytest
 
 from conftest import EXAMPLES, GAMES
-from rulelang import nodes as N
-from rulelang.astcache import parse_file_cached
-from rulelang.checker import DataFiles, build_symbols, check_rules
-from rulelang.dependencies import nodes_in
-from rulelang.errors import DiagnosticBag, RulesError
-from rulelang.parser import parse_declarations
-from rulelang.variants import apply_variants
+from rulelang.language import nodes as N
+from rulelang.language.astcache import parse_file_cached
+from rulelang.check.checker import DataFiles, build_symbols, check_rules
+from rulelang.check.dependencies import nodes_in
+from rulelang.core.errors import DiagnosticBag, RulesError
+from rulelang.language.parser import parse_declarations
+from rulelang.language.variants import apply_variants
 
 MUTATIONS_PER_FILE = 45  # a sample (fixed seed) of each file's mutations: each is two checks of the file
 
@@ -127,7 +127,7 @@ phase play {
     ("remove Suit\ncomponent Suit { x: int }", "red"),
 ])
 def test_a_variant_check_of_small_changes(body, said):
-    from rulelang.parser import parse_text
+    from rulelang.language.parser import parse_text
 
     rules = parse_text(SMALL + f"variant probe {{\n{body}\n}}\n", "small.rules")
     with_reuse, without = problems(rules, reuse=True), problems(rules, reuse=False)

@@ -2,7 +2,7 @@
 
 Starting Python is slow on a busy machine, so each command runs once as a real process
 (exit code, stdout, stderr) and its other cases run in-process through
-``rulelang.cli.main`` (same code, same output).
+``rulelang.cli.main.main`` (same code, same output).
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ import sys
 import pytest
 
 from conftest import REPO, assert_plain_words
-from rulelang.cli import main
+from rulelang.cli.main import main
 
 
 def rulelang(*args, input: str | None = None, cwd=REPO, timeout: float = 300):
     """`rulelang ARGS` as a real process."""
-    return subprocess.run([sys.executable, "-m", "rulelang.cli", *map(str, args)], cwd=cwd, input=input,
+    return subprocess.run([sys.executable, "-m", "rulelang.cli.main", *map(str, args)], cwd=cwd, input=input,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -325,7 +325,7 @@ def test_the_program_leaves_its_objects_to_the_system_at_exit(monkeypatch, capsy
     80 ms of a `check` of the largest game). Here in a test process, the freeze is undone after."""
     import gc
 
-    from rulelang import cli
+    from rulelang.cli import main as cli
 
     monkeypatch.setattr(sys, "argv", ["rulelang", "check", str(REPO / "examples" / "tictactoe.rules")])
     before = gc.get_freeze_count()

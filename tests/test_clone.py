@@ -22,7 +22,7 @@ DECISIONS = 120
 
 
 def cases() -> list[tuple[Path, str | None]]:
-    from rulelang.astcache import parse_file_cached as parse_file  # (collecting: each file parsed once)
+    from rulelang.language.astcache import parse_file_cached as parse_file  # (collecting: each file parsed once)
 
     out = []
     for path in sorted([*REPO.glob("games/*.rules"), *REPO.glob("examples/*.rules")]):
@@ -98,7 +98,7 @@ def test_a_clone_shares_only_what_never_changes():
     """A clone shares with its match a pending choice's lists of plain values (cells, numbers:
     an Options never changes its lists) and nothing that holds a card; playing the clone to its
     end leaves the match's options and cards as they were."""
-    from rulelang.runtime import holds_no_object
+    from rulelang.engine.saves import holds_no_object
 
     assert holds_no_object([1, "a", None, (0, 1), ((0, 1),)[0], True, 2.5])
     assert not holds_no_object([(0, (1, 2))])  # nested tuples are not looked into: remapped

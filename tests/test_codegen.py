@@ -1,4 +1,4 @@
-"""The code generator (rulelang/codegen.py) plays exactly like the closure engine.
+"""The code generator (rulelang/compile/codegen.py) plays exactly like the closure engine.
 
 Every game and example, in every mode, is loaded twice: with the generated Python module (the
 default) and with `RULELANG_ENGINE=closures` (the closure engine alone). The same seed and the same
@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang import codegen
-from rulelang.errors import RulesError
+from rulelang.compile import codegen
+from rulelang.core.errors import RulesError
 
 REPO = Path(__file__).resolve().parent.parent
 DECISIONS = 60
 
 
 def cases() -> list[tuple[Path, str | None]]:
-    from rulelang.astcache import parse_file_cached as parse_file  # (collecting: each file parsed once)
+    from rulelang.language.astcache import parse_file_cached as parse_file  # (collecting: each file parsed once)
 
     out = []
     for path in sorted([*REPO.glob("games/*.rules"), *REPO.glob("examples/*.rules")]):
@@ -415,8 +415,8 @@ def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path,
     """A def without parameters that names only literals, enum members, its own bound names and
     other such defs (a table of lines, a list of directions) is worked out once per match; one that
     reads a global variable, a zone or a parameter is not."""
-    from rulelang.dependencies import constant_defs
-    from rulelang.parser import parse_text
+    from rulelang.check.dependencies import constant_defs
+    from rulelang.language.parser import parse_text
 
     decls = parse_text(CONSTANT_DEFS, "c.rules").decls
     assert constant_defs(decls) == {"corners", "steps", "suits", "far"}
@@ -425,7 +425,7 @@ def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path,
     game = load_with("codegen", monkeypatch, path)
     match = game.new_match(seed=1)
     program = game.program
-    from rulelang.program import Ctx
+    from rulelang.engine.program import Ctx
 
     ctx = Ctx({}, match.s, match.vm)
     first = program.defs["far"](ctx, ())
@@ -469,7 +469,7 @@ def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatc
     # and the values follow the turn: the same state, another player to move
     match = game.new_match(seed=1)
     match.apply(1)  # player 1 scores 2
-    ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+    ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
     defs = game.program.defs
     assert (defs["total"](ctx, ()), defs["mine"](ctx, ()), defs["said"](ctx, ())) == (2, 0, "Player 2 has 2")
     match.s.current = 0  # the turn changes, the state does not
@@ -502,7 +502,7 @@ def test_a_remembered_def_whose_values_never_come_back_is_evaluated_instead(tmp_
     assert ns["D_weight"] is ns["T_weight"] and ns["D_above"] is ns["T_above"]  # on trial at first
     match = game.new_match(seed=1)
     match.apply(1)
-    ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+    ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
     defs = game.program.defs
     p1, p2 = match.s.players
     for n in range(codegen.TRIAL_CALLS + 10):
@@ -550,7 +550,7 @@ def _game_from(tmp_path, monkeypatch, text, name="g.rules", engine="codegen"):
 
 def _counting_runs(monkeypatch) -> list:
     """The state's version each time a continuous rule runs, from now on."""
-    from rulelang import runtime
+    from rulelang.engine import runtime
 
     runs = []
     real = runtime.VM.run_sync
@@ -603,7 +603,7 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
 def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp_path, monkeypatch):
     """`c.zone` changes when the card moves, between whichever zones: a rule that reads it is run
     again after any card moved (and skipped when none did and nothing else it reads changed)."""
-    from rulelang.dependencies import CARD_ZONES
+    from rulelang.check.dependencies import CARD_ZONES
 
     text = _settling_with("always { best = count(c in table where c.zone == table) + sum(c.value for c in table) }")
     game = _game_from(tmp_path, monkeypatch, text)
@@ -637,13 +637,13 @@ def test_a_field_change_keeps_the_remembered_values_of_defs_that_do_not_read_it(
     match = game.new_match(seed=1)
     match.apply(1)  # a chip on the table
     s = match.s
-    ctx = rulelang.runtime.Ctx({}, s, match.vm)
+    ctx = rulelang.engine.runtime.Ctx({}, s, match.vm)
     total, holders = game.program.defs["table_total"], game.program.defs["holders"]
     first = (total(ctx, ()), holders(ctx, ()))
     assert {"table_total", "holders"} <= set(s.state_cache)
-    from rulelang.dependencies import def_reads, readers_of
-    from rulelang.parser import parse_file
-    from rulelang.values import keep_remembered
+    from rulelang.check.dependencies import def_reads, readers_of
+    from rulelang.language.parser import parse_file
+    from rulelang.engine.values import keep_remembered
 
     readers = readers_of(def_reads(parse_file(tmp_path / "g.rules").decls), "tokens")
     assert readers == ("holders",)
@@ -659,8 +659,8 @@ NEIGHBOURHOOD = REPO / "tests" / "codegen" / "neighbourhood.rules"
 
 
 def test_defs_of_a_card_and_its_neighbours_are_found():
-    from rulelang.dependencies import neighbourhood_defs
-    from rulelang.parser import parse_file, parse_text
+    from rulelang.check.dependencies import neighbourhood_defs
+    from rulelang.language.parser import parse_file, parse_text
 
     assert neighbourhood_defs(parse_file(str(NEIGHBOURHOOD)).decls) == {"strength", "crowded", "hemmed"}
     assert {"needs_met", "providers", "surrounded"} <= neighbourhood_defs(parse_file(str(REPO / "games" / "ecogon.rules")).decls)
@@ -699,8 +699,8 @@ def test_defs_that_may_call_themselves_are_found():
     """Only defs on a cycle of calls count their recursion depth. A def calls those it names (also as a
     value or in a text), every def through `usable`, and those that cards' expressions name (a
     condition field is worked out when read)."""
-    from rulelang.dependencies import recursive_defs
-    from rulelang.parser import parse_file, parse_text
+    from rulelang.check.dependencies import recursive_defs
+    from rulelang.language.parser import parse_file, parse_text
 
     found = recursive_defs(parse_text(RECURSION, "loops.rules").decls)
     assert found == {"down", "ping", "pong", "pays", "asks", "deep", "named", "said"}
@@ -817,7 +817,7 @@ def _values_in_both_engines(tmp_path, monkeypatch, expr: str, pairs: list) -> di
             warnings.simplefilter("error", SyntaxWarning)
             game = load_with(engine, monkeypatch, path)
         match = game.new_match(seed=1)
-        ctx = rulelang.runtime.Ctx({}, match.s, match.vm)
+        ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
         got = []
         for a, b in pairs:
             try:
@@ -1029,7 +1029,7 @@ def failure_in_both_engines(tmp_path, monkeypatch, text) -> tuple[int, str]:
 
 def _bearers_by_every_field(match) -> dict:
     """The keyword table as keywords_of finds it, reading every field of every face-up public card."""
-    from rulelang.builtins import keywords_of
+    from rulelang.model.builtins import keywords_of
 
     table: dict = {}
     for e in match.s.entities:

@@ -18,11 +18,11 @@ import pytest
 
 import rulelang
 from conftest import GAMES, REPO
-from rulelang import nodes as N
-from rulelang.agents import make_agent, play_match
-from rulelang.cli import main
-from rulelang.astcache import parse_file_cached
-from rulelang.parser import parse_file
+from rulelang.language import nodes as N
+from rulelang.bots.agents import make_agent, play_match
+from rulelang.cli.main import main
+from rulelang.language.astcache import parse_file_cached
+from rulelang.language.parser import parse_file
 
 SEEDS = 20
 MIN_GAMES = 2

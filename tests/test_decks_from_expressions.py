@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 import rulelang
-from rulelang.checker import check_rules
-from rulelang.cli import main
-from rulelang.errors import RulesError
-from rulelang.parser import parse_text
+from rulelang.check.checker import check_rules
+from rulelang.cli.main import main
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_text
 
 from conftest import play_random
 

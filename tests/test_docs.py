@@ -13,7 +13,7 @@ written down in docs/reference.md, "Examples in these pages"):
 
 ```python blocks in docs/api.md run in order, in one namespace, from the repository root.
 
-Then the game pages: ``rulelang.docgen`` must render every ``games/*.rules`` (and every example)
+Then the game pages: ``rulelang.tools.docgen`` must render every ``games/*.rules`` (and every example)
 with its tables, flow diagram and assumptions, and a changed doc comment must change the page.
 ``mkdocs build --strict`` itself runs in CI (``.ci/run``); here the hook's parts are tested.
 """
@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang import nodes as N
-from rulelang.checker import check_rules
-from rulelang.parser import parse_text
+from rulelang.language import nodes as N
+from rulelang.check.checker import check_rules
+from rulelang.language.parser import parse_text
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
@@ -107,7 +107,7 @@ def test_rules_example(page, line, body, tmp_path):
         return
     rules = parse_text(body, where)
     if rules.decls and all(isinstance(d, N.ScenarioDecl) for d in rules.decls):
-        from rulelang.scenario import run_file
+        from rulelang.tools.scenario import run_file
 
         path = tmp_path / "scenario.rules"
         path.write_text(body, encoding="utf-8")
@@ -161,7 +161,7 @@ def test_grammar_quotes_resolve():
 
 def test_every_declaration_and_statement_is_in_the_reference():
     """Each alternative of `decl` and `bare_stmt` in the grammar is quoted somewhere in docs/."""
-    from rulelang.docgen import grammar_rules_by_name
+    from rulelang.tools.docgen import grammar_rules_by_name
 
     rules = grammar_rules_by_name()
     wanted = set()
@@ -179,9 +179,9 @@ def test_the_reference_lists_the_interpreters_builtins():
     """docs/reference.md holds the table of built-ins as text, so that it reads without building
     the site: the table must be the one the interpreter's own list gives (BUILTINS, the board
     geometry's among them, and the special functions and values)."""
-    import rulelang.geometry  # noqa: F401 - registers the board geometry's built-ins in BUILTINS
-    from rulelang.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-    from rulelang.docgen import REGENERATE_BUILTINS, builtins_section, builtins_table
+    import rulelang.model.builtins  # noqa: F401 - registers the board geometry's built-ins in BUILTINS
+    from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+    from rulelang.tools.docgen import REGENERATE_BUILTINS, builtins_section, builtins_table
 
     regenerate = (f"run `{REGENERATE_BUILTINS}` (it writes the table into docs/reference.md) "
                   "and commit docs/reference.md")
@@ -197,14 +197,14 @@ def test_the_reference_lists_the_interpreters_builtins():
 
 
 def test_the_builtins_command_writes_only_the_table(tmp_path, capsys):
-    from rulelang.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table, main
+    from rulelang.tools.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table, main
 
     page = tmp_path / "reference.md"
     stale = f"# Reference\n\nbefore\n\n{BUILTINS_BEGIN}\n\n| `gone(…)` | 1 | stale |\n\n{BUILTINS_END}\n\nafter\n"
     page.write_text(stale, encoding="utf-8")
     assert main(["builtins", "--check", str(page)]) == 1
     assert page.read_text(encoding="utf-8") == stale  # --check changes nothing
-    assert "python3 -m rulelang.docgen builtins" in capsys.readouterr().err
+    assert "python3 -m rulelang.tools.docgen builtins" in capsys.readouterr().err
     assert main(["builtins", str(page)]) == 0
     assert page.read_text(encoding="utf-8") == (
         f"# Reference\n\nbefore\n\n{BUILTINS_BEGIN}\n\n{builtins_table()}\n\n{BUILTINS_END}\n\nafter\n")
@@ -216,7 +216,7 @@ def test_the_builtins_command_writes_only_the_table(tmp_path, capsys):
 
 def test_the_site_build_warns_of_a_stale_builtins_table(caplog):
     """A warning fails `mkdocs build --strict`: a page whose table is not the interpreter's is not published."""
-    from rulelang.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table
+    from rulelang.tools.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table
 
     hooks = _load_hooks()
     page = type("P", (), {"file": type("F", (), {"src_uri": "reference.md"})})()
@@ -225,14 +225,14 @@ def test_the_site_build_warns_of_a_stale_builtins_table(caplog):
         assert hooks.on_page_markdown(fresh, page, None, None) == fresh
         assert not caplog.records
         hooks.on_page_markdown(fresh.replace("| 1 |", "| 2 |", 1), page, None, None)
-    assert "python3 -m rulelang.docgen builtins" in caplog.text
+    assert "python3 -m rulelang.tools.docgen builtins" in caplog.text
 
 
 def test_the_builtins_command_runs_as_documented():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "rulelang.docgen", "builtins", "--check", str(DOCS / "reference.md")],
+    done = subprocess.run([sys.executable, "-m", "rulelang.tools.docgen", "builtins", "--check", str(DOCS / "reference.md")],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -242,7 +242,7 @@ def test_the_builtins_command_runs_as_documented():
 
 @pytest.mark.parametrize("path", GAMES + EXAMPLES, ids=[p.name for p in GAMES + EXAMPLES])
 def test_docgen_renders_a_page(path):
-    from rulelang.docgen import build_page, collect_assumptions
+    from rulelang.tools.docgen import build_page, collect_assumptions
 
     page = build_page(path, site=True, source_path=path.relative_to(REPO).as_posix())
     md = page.markdown
@@ -286,7 +286,7 @@ def test_docgen_renders_a_page(path):
 
 
 def _walk(stmts):
-    from rulelang.docgen import walk_stmts
+    from rulelang.tools.docgen import walk_stmts
 
     return list(walk_stmts(stmts))
 
@@ -334,7 +334,7 @@ setting speed = 1
 
 
 def test_docgen_follows_the_doc_comments(tmp_path):
-    from rulelang.docgen import build_page
+    from rulelang.tools.docgen import build_page
 
     path = tmp_path / "tiny.rules"
     path.write_text(GAME, encoding="utf-8")
@@ -359,7 +359,7 @@ def test_docgen_follows_the_doc_comments(tmp_path):
 
 
 def test_cli_docs_writes_the_page(tmp_path, capsys):
-    from rulelang.cli import main
+    from rulelang.cli.main import main
 
     out = tmp_path / "page.md"
     assert main(["docs", str(EXAMPLES[0]), "-o", str(out)]) == 0
@@ -383,7 +383,7 @@ def test_pygments_lexer_is_registered():
 
 
 def test_lexer_keywords_come_from_the_grammar():
-    from rulelang.pygments_lexer import grammar_keywords
+    from rulelang.tools.pygments_lexer import grammar_keywords
 
     keywords, declarations = grammar_keywords()
     assert {"phase", "zone", "cards", "variant", "keyword"} <= declarations

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import assert_resumes_identically
 
 import rulelang
-from rulelang.errors import RulesError
-from rulelang.scenario import run_file
+from rulelang.core.errors import RulesError
+from rulelang.tools.scenario import run_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "games" / "ecogon.rules"

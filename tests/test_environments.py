@@ -31,8 +31,8 @@ from open_spiel.python.bots import uniform_random  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
 from conftest import EXAMPLES, GAMES  # noqa: E402
-from rulelang.astcache import parse_file_cached  # noqa: E402
-from rulelang.environments import Encoding, GameFacts, decision, load_rules_game  # noqa: E402
+from rulelang.language.astcache import parse_file_cached  # noqa: E402
+from rulelang.tools.environments import Encoding, GameFacts, decision, load_rules_game  # noqa: E402
 from rulelang.openspiel import load_game  # noqa: E402
 from rulelang.pettingzoo import env as make_env  # noqa: E402
 

@@ -109,7 +109,7 @@ def test_save_and_resume_mid_game():
 def test_render_draws_the_new_world_and_the_progress_track_mid_game(tmp_path):
     """`rulelang render --zone new_map` and `--zone track` on a match in progress: the track's places
     (outer ring, two inner spaces) and the pieces on the plots are drawn."""
-    from rulelang.render import render_board
+    from rulelang.tools.render import render_board
 
     match = game().new_match(players=3, seed=4)
     rng = random.Random(4)

@@ -8,11 +8,11 @@ import pytest
 
 import rulelang
 from conftest import EXAMPLES, REPO
-from rulelang import nodes as N
-from rulelang.agents import AgentHandle, make_agent, play_match
-from rulelang.checker import check_rules
-from rulelang.astcache import parse_file_cached
-from rulelang.parser import parse_file
+from rulelang.language import nodes as N
+from rulelang.bots.agents import AgentHandle, make_agent, play_match
+from rulelang.check.checker import check_rules
+from rulelang.language.astcache import parse_file_cached
+from rulelang.language.parser import parse_file
 
 SEEDS = range(5)
 
@@ -122,8 +122,8 @@ def _strings(x, out):
 def test_views_never_show_a_card_the_player_cannot_see(path):
     """At every step of a whole game, a player's view names no card hidden from them (the log,
     which is public history, aside)."""
-    from rulelang.builtins import describe
-    from rulelang.runtime import visible
+    from rulelang.model.builtins import describe
+    from rulelang.engine.visibility import visible
 
     game = loaded(path, None)
     for seed in range(2):

@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from conftest import EXAMPLES, GAMES
 
 import rulelang
-from rulelang.checker import check_rules
-from rulelang.errors import RulesError
-from rulelang.parser import parse_text
+from rulelang.check.checker import check_rules
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_text
 
 LONG = int(os.environ.get("RULELANG_FUZZ", "0") or 0)
 CI_EXAMPLES = 20  # hypothesis spends ~45 ms drawing an input; the fast runner does the volume

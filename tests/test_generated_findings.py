@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 import rulelang
-from rulelang.checker import check_rules
-from rulelang.errors import RulesError
-from rulelang.parser import parse_text
+from rulelang.check.checker import check_rules
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_text
 
 from conftest import play_random
 
@@ -191,7 +191,7 @@ def test_a_heuristic_of_two_players_is_refused_by_the_checker():
 
 
 def test_a_heuristic_that_fails_or_gives_no_number_is_a_rules_error_for_the_greedy_bot(engine, tmp_path):
-    from rulelang.simulate import simulate
+    from rulelang.balance.simulate import simulate
 
     for body, says in [("if p.score > 100 then 1 else p.score / (p.score - p.score)", "division by zero"),
                        ('if round > 0 then "x" else 0', "as a number, but it gave x")]:

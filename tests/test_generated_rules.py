@@ -39,12 +39,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import rulelang
-from rulelang import nodes as N
-from rulelang.agents import AgentHandle, GreedyAgent
-from rulelang.checker import check_rules
-from rulelang.errors import RulesError
-from rulelang.parser import parse_text
-from rulelang.tableview import table_view
+from rulelang.language import nodes as N
+from rulelang.bots.agents import AgentHandle, GreedyAgent
+from rulelang.check.checker import check_rules
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_text
+from rulelang.table.tableview import table_view
 
 LONG = int(os.environ.get("RULELANG_GENERATED", "0") or 0)
 EXAMPLES = LONG or 100

@@ -1,6 +1,6 @@
 """The greedy bot: one ply, the position after each option valued by the rules (not timed)."""
 import rulelang
-from rulelang.agents import AgentHandle, GreedyAgent, RandomAgent, make_agent
+from rulelang.bots.agents import AgentHandle, GreedyAgent, RandomAgent, make_agent
 
 #: A symmetric race: gain 1 or 2 points, or knock every other player back 3; 10 points win.
 RACE = '''
@@ -103,7 +103,7 @@ def test_its_choice_does_not_depend_on_its_seat():
 
 
 def test_it_ends_ahead_of_random_from_either_seat():
-    from rulelang.agents import play_match
+    from rulelang.bots.agents import play_match
 
     game = load(RACE + HEURISTIC)
     ahead = [0, 0]
@@ -119,8 +119,8 @@ def test_it_ends_ahead_of_random_from_either_seat():
 
 
 def test_a_game_saying_nothing_of_who_is_ahead_gets_a_hint():
-    from rulelang.agents import bot_hint
-    from rulelang.parser import parse_text as parse
+    from rulelang.bots.agents import bot_hint
+    from rulelang.language.parser import parse_text as parse
 
     assert bot_hint(parse(RACE.replace("score", "points"), "race.rules")) is not None
     assert bot_hint(parse(RACE, "race.rules")) is None

@@ -23,12 +23,12 @@ import sys
 
 import pytest
 
-from rulelang.agents import AgentHandle
-from rulelang.cli import main
-from rulelang.loader import load
-from rulelang.replay import record, write
-from rulelang.runtime import Match
-from rulelang.server import Table
+from rulelang.bots.agents import AgentHandle
+from rulelang.cli.main import main
+from rulelang.compile.loader import load
+from rulelang.tools.replay import record, write
+from rulelang.engine.runtime import Match
+from rulelang.table.server import Table
 
 GAME = '''\
 //! A two-player duel of hidden hands, for the tests of what each seat may see.

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from rulelang.board import BoardCells, Topology, cell_sort_key
-from rulelang.options import Options
+from rulelang.model.board import BoardCells, Topology, cell_sort_key
+from rulelang.model.options import Options
 
 
 def recomputed_frontier(cells: BoardCells) -> list:
@@ -104,8 +104,8 @@ def test_an_unchanged_file_is_read_from_the_ast_cache(tmp_path, monkeypatch):
     import sys
 
     from conftest import REPO
-    from rulelang import astcache
-    from rulelang.parser import parse_text
+    from rulelang.language import astcache
+    from rulelang.language.parser import parse_text
 
     monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
     game = tmp_path / "tiny.rules"
@@ -120,7 +120,7 @@ def test_an_unchanged_file_is_read_from_the_ast_cache(tmp_path, monkeypatch):
     # a whole `rulelang check` process reads it without importing the parser (nor Lark)
     code = ("import sys, runpy; sys.argv = ['rulelang', 'check', sys.argv[1]]\n"
             "try:\n    runpy.run_module('rulelang', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-            "print('lark' in sys.modules, 'rulelang.parser' in sys.modules, code)")
+            "print('lark' in sys.modules, 'rulelang.language.parser' in sys.modules, code)")
     env = {**__import__("os").environ, "PYTHONPATH": str(REPO)}
     out = subprocess.run([sys.executable, "-c", code, str(game)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert out.stdout.splitlines()[-1] == "False False 0", out.stdout + out.stderr
@@ -145,7 +145,7 @@ def test_matched_agrees_with_a_maximum_matching():
     """`matched(...)` uses augmenting paths over lazily asked pairs: same answer as Hopcroft-Karp."""
     import random
 
-    from rulelang.builtins import bipartite_matching, saturating_matching_exists
+    from rulelang.model.builtins import bipartite_matching, saturating_matching_exists
 
     rng = random.Random(7)
     for _ in range(2000):
@@ -164,7 +164,7 @@ def test_matched_agrees_with_a_maximum_matching():
 
 def test_rays_kept_per_board_shape_are_the_walked_ones():
     import rulelang
-    from rulelang.geometry import _ray
+    from rulelang.model.builtins import _ray
 
     game = rulelang.load("examples/connect4.rules")
     match = game.new_match(seed=2)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import load_rules, play_random
-from rulelang.errors import RulesRuntimeError
+from rulelang.core.errors import RulesRuntimeError
 
 
 def game(body: str, players: str = "2..4", order: str = "clockwise", round_: str = "play",
@@ -521,7 +521,7 @@ def test_save_and_resume_keeps_the_random_generator():
 
 
 def test_a_save_from_other_rules_is_refused():
-    from rulelang.errors import RulesError
+    from rulelang.core.errors import RulesError
 
     a = game(CHOICE_GAME).new_match(players=2, seed=1)
     other = game(CHOICE_GAME + "\n// changed\n")
@@ -531,7 +531,7 @@ def test_a_save_from_other_rules_is_refused():
 
 def test_a_damaged_save_is_refused_in_plain_words():
     """A save cut short or edited by hand is a rules error naming what is wrong, not a traceback."""
-    from rulelang.errors import RulesError
+    from rulelang.core.errors import RulesError
 
     g = game(CHOICE_GAME)
     good = g.new_match(players=2, seed=1).to_json()
@@ -637,7 +637,7 @@ def test_face_down_card_in_a_public_zone_is_seen_by_its_owner_only():
 def test_an_opponents_option_labels_hide_secret_cards():
     match = game(SECRET).new_match(players=2, seed=3)
     # seat 0 is choosing among its own hand; an outsider's view of the same labels hides them
-    from rulelang.runtime import option_label
+    from rulelang.engine.runtime import option_label
 
     option = match.s.pending["options"][0]
     assert option_label(match.s, option, 1).startswith("a hidden card")

@@ -3,12 +3,12 @@
 - `rulelang simulate` summarises the games' global variables at the end: the rate of `true` for
   true/false variables (e.g. a cooperative game's `stable`), and mean, spread and quartiles for
   numbers (e.g. a team score).
-- `rulelang render` / `rulelang.render` (tested in tests/test_render.py).
+- `rulelang render` / `rulelang.tools.render` (tested in tests/test_render.py).
 """
 from __future__ import annotations
 
-from rulelang.cli import main
-from rulelang.simulate import simulate
+from rulelang.cli.main import main
+from rulelang.balance.simulate import simulate
 
 GAME = """
 game "Coins" { players 2 round: flip  max rounds 3 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_rules, play_random
-from rulelang.errors import RulesError
+from rulelang.core.errors import RulesError
 
 ORDER = """
 game "Order" { players 4; round: play, reorder; max rounds 2 }

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_rules, play_random
-from rulelang.errors import RulesError
+from rulelang.core.errors import RulesError
 
 GAME = """
 game "Additions" {

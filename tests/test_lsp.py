@@ -9,7 +9,7 @@ from pathlib import Path
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
 
-from rulelang.lsp import Analysis, after_dot
+from rulelang.tools.lsp import Analysis, after_dot
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = (ROOT / "examples/tictactoe.rules").read_text(encoding="utf-8")
@@ -147,7 +147,7 @@ def test_check_does_not_load_the_server_libraries():
     """`rulelang check` starts fast: the web table's and language server's libraries stay unloaded."""
     import subprocess
 
-    code = ("import sys; from rulelang.cli import main; main(['check', %r]); "
+    code = ("import sys; from rulelang.cli.main import main; main(['check', %r]); "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'starlette', 'uvicorn', 'pygls', 'lsprotocol', 'playwright'}))"
             % str(ROOT / "examples/tictactoe.rules"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from conftest import REPO
-from rulelang import nodes as N
-from rulelang.errors import Span
-from rulelang.parser import parse_file
+from rulelang.language import nodes as N
+from rulelang.core.errors import Span
+from rulelang.language.parser import parse_file
 
 FILES = sorted([*REPO.glob("games/*.rules"), *REPO.glob("examples/*.rules"), *REPO.glob("tests/scenarios/examples/*.rules")])
 
@@ -67,9 +67,9 @@ def test_a_span_is_made_without_pydantic_validation_and_refuses_wrong_values():
 
     # Parsing (and a `check` just after an edit) builds no validation schema: building Span's and
     # loading pydantic's plugins took about 20 ms of every such process.
-    code = ("import sys; from rulelang.parser import parse_file; "
+    code = ("import sys; from rulelang.language.parser import parse_file; "
             f"parse_file({str(REPO / 'examples' / 'tictactoe.rules')!r}); "
-            "from rulelang.errors import Span; "
+            "from rulelang.core.errors import Span; "
             "print(Span.__pydantic_complete__, 'pydantic.plugin._loader' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**__import__("os").environ, "RULELANG_CACHE": "0"}).stdout.split()

@@ -22,8 +22,8 @@ def test_wheel_bundles_grammar_games_and_examples(tmp_path):
     for example in (ROOT / "examples").glob("*.rules"):
         assert f"rulelang/_bundled/examples/{example.name}" in names
     for asset in ("table.html", "table.js", "table.css", "favicon.svg"):  # the browser table's page
-        assert f"rulelang/static/{asset}" in names
+        assert f"rulelang/table/static/{asset}" in names
     for reference in (ROOT / "bench").glob("*.py"):
         assert f"rulelang/_bundled/bench/{reference.name}" in names  # `rulelang bench` races them
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "rulelang = rulelang.cli:command" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "rulelang = rulelang.cli.main:command" in zipfile.ZipFile(wheel).read(entry_points).decode()

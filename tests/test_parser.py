@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import EXAMPLES, GAMES, REPO, assert_plain_words
-from rulelang import nodes as N
-from rulelang.errors import RulesError
-from rulelang.parser import parse_file, parse_text
+from rulelang.language import nodes as N
+from rulelang.core.errors import RulesError
+from rulelang.language.parser import parse_file, parse_text
 
 GAME = 'game "T" {\n  players 2\n  round: play\n}\n'
 
@@ -450,7 +450,7 @@ def test_single_children_passed_through_give_the_ast_plain_lark_gives():
     every .rules file of the repository parses to the same AST, spans included, as with plain Lark."""
     from lark import Lark
 
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
                  propagate_positions=True, maybe_placeholders=True,
@@ -461,8 +461,8 @@ def test_single_children_passed_through_give_the_ast_plain_lark_gives():
 def _parse_alike(lark, other) -> int:
     """Every .rules file of the repository (its long decks read aside, as parse_text does) gives the
     same AST, spans included, or the same error, with both Lark parsers; how many files."""
-    from rulelang import parser as P
-    from rulelang.fastcards import split_card_blocks
+    from rulelang.language import parser as P
+    from rulelang.language.fastcards import split_card_blocks
 
     compared = 0
     for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
@@ -489,7 +489,7 @@ def test_the_grammar_needs_no_regex_package():
     import importlib.util
     import sys
 
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     assert "\\p{" not in P.grammar_path().read_text(encoding="utf-8")
     assert sys.modules.get("regex", "absent") is not None  # not left blocked for others
@@ -501,9 +501,9 @@ def test_the_shipped_parser_is_made_from_this_grammar():
     """grammar/rulelang.lalr, the parser pickled, saves each first parse on a machine from building
     the LALR tables (about half a second). After a grammar change (or a change to how the parser is
     built or loaded: its header says), write it again:
-    python3 -c "from rulelang.parser import write_tables; write_tables()" """
-    from rulelang import parser as P
-    from rulelang.resources import grammar_path, tables_path
+    python3 -c "from rulelang.language.parser import write_tables; write_tables()" """
+    from rulelang.language import parser as P
+    from rulelang.core.resources import grammar_path, tables_path
 
     grammar = grammar_path().read_text(encoding="utf-8")
     with open(tables_path(), "rb") as f:
@@ -517,13 +517,13 @@ def test_the_shipped_parser_is_made_from_this_grammar():
 
 
 def _without_the_shipped_parser(monkeypatch, tmp_path):
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     monkeypatch.setattr(P, "tables_path", lambda: tmp_path / "absent.lalr")
 
 
 def test_a_shipped_parser_that_does_not_fit_is_built_again(tmp_path, monkeypatch):
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     damaged = tmp_path / "rulelang.lalr"
     grammar = P.grammar_path().read_text(encoding="utf-8")
@@ -544,7 +544,7 @@ def test_the_parser_kept_in_the_cache_parses_as_the_shipped_one(tmp_path, monkey
     or Python), the first load on a machine builds the parser and pickles it into the parse cache;
     later processes load that. It gives every file the same AST, spans included, and the same
     errors; a damaged one is built again."""
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     shipped = P._lark()
     monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
@@ -578,8 +578,8 @@ def test_the_lexers_expressions_are_kept_between_processes(tmp_path, monkeypatch
     `re`; a damaged file is ignored."""
     from lark import Lark
 
-    from rulelang import parser as P
-    from rulelang import regexcache
+    from rulelang.language import parser as P
+    from rulelang.language import regexcache
 
     assert regexcache._usable  # this Python's internals are those the module was written for
     monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path))
@@ -631,8 +631,8 @@ def test_the_quick_parse_loop_gives_lark_s_tree():
     too (parse_text then asks Lark, which says why)."""
     from lark import Token
 
-    from rulelang import parser as P
-    from rulelang.chunks import declaration_chunks
+    from rulelang.language import parser as P
+    from rulelang.language.chunks import declaration_chunks
 
     same = refused = 0
     for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
@@ -666,7 +666,7 @@ def test_the_quick_parse_loop_gives_lark_s_tree():
 def test_a_statement_may_start_with_player_after_a_value():
     """After a value (`let n = 2`), the lexer may read "player" as the keyword (`per player`): a
     statement starting with `player(1).score = ...` parses all the same, as the call it is."""
-    from rulelang.parser import parse_text
+    from rulelang.language.parser import parse_text
 
     text = ('game "K" {\n  players 2\n  round: play\n}\nplayer { score: int = 0 }\nzone hand per player\n'
             'phase play {\n  let n = 2\n  player(1).score = 10 / n\n  end game\n}\n')
@@ -683,7 +683,7 @@ def test_a_text_is_lexed_at_once_as_the_contextual_lexer_reads_it():
     contextual lexer reads them; a keyword the state does not accept after all is a syntax error."""
     from lark import Token
 
-    from rulelang import parser as P
+    from rulelang.language import parser as P
 
     assert P._root_lexing() is not None  # this grammar's keywords all come after the patterns they are in
     text = ('def free(board, cell) = empty(at(board, cell)) and -1 < 2 - 1\n'

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import rulelang
 from conftest import REPO
-from rulelang.astcache import parse_file_cached
+from rulelang.language.astcache import parse_file_cached
 
 ZEMICO = REPO / "games" / "zemico.rules"
 MODES = [None] + list(parse_file_cached(ZEMICO).variants())
@@ -95,9 +95,9 @@ def test_the_conservation_check_catches_a_duplicate():
 # ------------------------------------------------------------------ broken files never crash the checker
 
 from conftest import EXAMPLES, GAMES, assert_plain_words  # noqa: E402
-from rulelang.checker import check_rules  # noqa: E402
-from rulelang.errors import RulesError  # noqa: E402
-from rulelang.parser import parse_text  # noqa: E402
+from rulelang.check.checker import check_rules  # noqa: E402
+from rulelang.core.errors import RulesError  # noqa: E402
+from rulelang.language.parser import parse_text  # noqa: E402
 
 SOURCES = [p.read_text(encoding="utf-8") for p in GAMES + EXAMPLES]
 

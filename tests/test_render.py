@@ -1,4 +1,4 @@
-"""rulelang.render: pictures of every kind of board, and the `rulelang render` command."""
+"""rulelang.tools.render: pictures of every kind of board, and the `rulelang render` command."""
 from __future__ import annotations
 
 import pytest
@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import rulelang
-from rulelang.cli import main
-from rulelang.render import board_zones, pick_zone, render_board
+from rulelang.cli.main import main
+from rulelang.tools.render import board_zones, pick_zone, render_board
 
 from conftest import REPO, load_rules
 
@@ -92,7 +92,7 @@ def test_cli_render_to_the_end_of_a_square_grid_game(tmp_path):
 
 def test_enum_members_can_name_their_colour_for_pictures(tmp_path):
     """`enum Colour { red "#ff0000" }`: cards holding that member are drawn in that colour."""
-    from rulelang.render import colour_table
+    from rulelang.tools.render import colour_table
 
     text = '''
 game "Dots" { players 2; round: play }

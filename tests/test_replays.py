@@ -22,7 +22,7 @@ import json
 import pytest
 
 from conftest import REPO
-from rulelang import replay
+from rulelang.tools import replay
 
 REPLAYS = REPO / "tests" / "replays"
 DIGEST_EVERY = 10
@@ -89,7 +89,7 @@ def test_a_change_between_compared_digests_is_named_at_its_own_step(repo_cwd):
 
 def test_a_mode_chosen_by_a_setting_is_recorded_and_replayed(tmp_path, repo_cwd):
     """`rulelang replay --record FILE --set NAME=VALUE` stores a mode of its own, which the test finds."""
-    from rulelang.cli import main
+    from rulelang.cli.main import main
 
     assert main(["replay", "--record", "examples/highcard.rules", "--set", "hand_size=3", "--dir", str(tmp_path)]) == 0
     file = tmp_path / "highcard--hand_size=3.json"

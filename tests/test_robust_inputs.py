@@ -17,8 +17,8 @@ import pytest
 from conftest import REPO
 
 import rulelang
-from rulelang.cli import main
-from rulelang.errors import RulesError
+from rulelang.cli.main import main
+from rulelang.core.errors import RulesError
 
 
 def rulelang_cmd(*args, cwd):
@@ -43,15 +43,15 @@ def run_main(*args, cwd) -> tuple[int, str, str]:
 # As root (CI) permission bits do not stop a read: the child drops to `nobody` once Python is running.
 _AS_NOBODY = """
 import os, sys
-import io, rulelang.checker, rulelang.errors, rulelang.parser, rulelang.sourcefile, rulelang.cli
+import io, rulelang.check.checker, rulelang.core.errors, rulelang.language.parser, rulelang.core.sourcefile, rulelang.cli.main
 from rich.console import Console
 Console(file=io.StringIO()).print("warm up", markup=False)  # rich imports some tables lazily
-rulelang.errors.Span(line=1)  # pydantic builds a span's schema (and imports its parts) on first use
-rulelang.cli.build_parser()  # argparse's messages import gettext and locale on first use
+rulelang.core.errors.Span(line=1)  # pydantic builds a span's schema (and imports its parts) on first use
+rulelang.cli.main.build_parser()  # argparse's messages import gettext and locale on first use
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)
-sys.exit(rulelang.cli.main(sys.argv[1:]))
+sys.exit(rulelang.cli.main.main(sys.argv[1:]))
 """
 
 
@@ -160,9 +160,9 @@ def test_a_rules_error_in_a_worker_process_reaches_the_designer_whole(tmp_path):
     braces, which broke the parent when it was made again from its text)."""
     import pickle
 
-    from rulelang.budgets import exceeded
-    from rulelang.errors import Diagnostic, RulesRuntimeError, Span
-    from rulelang.program import RuleError
+    from rulelang.core.budgets import exceeded
+    from rulelang.core.errors import Diagnostic, RulesRuntimeError, Span
+    from rulelang.engine.program import RuleError
 
     span = Span(file="x.rules", line=3, column=5)
     for error in (RulesRuntimeError(Diagnostic(span, "a {brace} here", hint="try {this}")),
@@ -193,7 +193,7 @@ NESTED = {  # a construct nested n times, in a game that works its value out and
 
 def _deepest_accepted(make) -> int:
     """The largest n whose text the parser accepts (parser.MAX_NESTING levels of its rules)."""
-    from rulelang import parser
+    from rulelang.language import parser
 
     lo, hi = 1, 2 * parser.MAX_NESTING
     while lo < hi:
@@ -211,7 +211,7 @@ def test_rules_nested_as_deeply_as_the_parser_allows_play_and_one_level_more_is_
     (too deep to pickle: parsed each time instead), the checker, both engines (the code generator
     hands a game nested deeper than Python compiles to the closure engine) and the games are the
     same in both. One level deeper is a diagnostic at the construct, never a crash."""
-    from rulelang import codegen
+    from rulelang.compile import codegen
 
     make = NESTED[kind]
     n = _deepest_accepted(make)
@@ -260,7 +260,7 @@ def test_a_pipe_or_a_device_is_refused_without_being_read(tmp_path):
     """A named pipe waits for a writer and /dev/zero never ends: given as a rules file (check, docs,
     simulate), a data file, a replay or a save, each is refused with its name before anything reads
     it, instead of hanging."""
-    from rulelang.server import Table
+    from rulelang.table.server import Table
 
     fifo = str(tmp_path / "pipe.rules")
     os.mkfifo(fifo)
@@ -338,6 +338,6 @@ def test_a_cell_is_not_repeated_or_joined_by_arithmetic(engine, expr, message, t
 def test_a_built_in_failing_inside_says_so_in_the_rules_words(python_error, plain):
     """A built-in that fails on values it cannot use ("at() could not use these values: ...") says
     why in the rules' terms, never with Python's names of its types."""
-    from rulelang.values import _plain
+    from rulelang.engine.values import _plain
 
     assert _plain(python_error) == plain

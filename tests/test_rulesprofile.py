@@ -1,4 +1,4 @@
-"""`rulelang simulate --profile`: where a game's time goes, by rules line (rulelang/rulesprofile.py)."""
+"""`rulelang simulate --profile`: where a game's time goes, by rules line (rulelang/balance/rulesprofile.py)."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import json
 from conftest import REPO
 from test_cli import run_main
 
-from rulelang.simulate import simulate
+from rulelang.balance.simulate import simulate
 
 TICTACTOE = REPO / "examples" / "tictactoe.rules"
 

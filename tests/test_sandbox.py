@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import rulelang
-from rulelang.builtins import BUILTINS
-from rulelang.errors import RulesError
+from rulelang.model.builtins import BUILTINS
+from rulelang.core.errors import RulesError
 
 HEAD = ('game "Box" { players 2; round: a; max rounds 1 }\ncomponent C { n: int; label "{n}" }\nzone pile\n'
         "cards cs in pile { C(n: 1) }\nvar note: str\n")
@@ -176,7 +176,7 @@ def test_a_data_file_is_read_within_the_source_bytes_budget(tmp_path):
 
 
 def test_a_scenario_reads_positions_only_inside_its_folder(tmp_path):
-    from rulelang.scenario import run_file
+    from rulelang.tools.scenario import run_file
 
     folder = tmp_path / "scenarios"
     folder.mkdir()

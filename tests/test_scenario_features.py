@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rulelang.scenario import run_file
+from rulelang.tools.scenario import run_file
 
 GAME = '''
 game "Probe" {

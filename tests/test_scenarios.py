@@ -1,7 +1,7 @@
 """Every designer scenario under tests/scenarios/ (all games) must pass.
 
 One test per scenario file (``*.rules`` or ``*.json``), run through
-``rulelang.scenario.run_file``; a failure lists each failing scenario as
+``rulelang.tools.scenario.run_file``; a failure lists each failing scenario as
 ``file:line: name`` with the runner's message.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rulelang.scenario import run_file
+from rulelang.tools.scenario import run_file
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 FILES = sorted(p for p in SCENARIOS.rglob("*") if p.is_file() and p.suffix in (".rules", ".json"))

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang import nodes as N
-from rulelang.parser import parse_file, parse_text
-from rulelang.runtime import visible
-from rulelang.scenario import ScenarioRunner, run_file
+from rulelang.language import nodes as N
+from rulelang.language.parser import parse_file, parse_text
+from rulelang.engine.visibility import visible
+from rulelang.tools.scenario import ScenarioRunner, run_file
 
 REPO = Path(__file__).resolve().parent.parent
 GAME = REPO / "games" / "splicers.rules"
@@ -41,7 +41,7 @@ RELATIONS = {"close", "distant", "enemy", "friendly", "devolve", "dominating"}
 _GAMES: dict = {}
 
 
-def game(variant: str | None = None, **settings) -> rulelang.runtime.Game:
+def game(variant: str | None = None, **settings) -> rulelang.engine.runtime.Game:
     key = (variant, tuple(sorted(settings.items())))
     if key not in _GAMES:
         _GAMES[key] = rulelang.load(str(GAME), variant=variant, settings=settings or None)
@@ -264,7 +264,7 @@ def test_exactly_the_value_dominates_only_under_at_least():
 
 
 def test_the_settings_can_be_set_from_the_command_line(tmp_path):
-    from rulelang.cli import main
+    from rulelang.cli.main import main
 
     out = tmp_path / "sim.json"
     assert main(["simulate", str(GAME), "-n", "3", "--quiet", "--set", "domination=more_than",
@@ -311,7 +311,7 @@ def test_every_rulebook_keyword_is_declared_with_its_definition():
 
 def printed_keywords(match) -> dict[str, set[str]]:
     """Keyword name -> the cards that carry it."""
-    from rulelang.builtins import keywords_of
+    from rulelang.model.builtins import keywords_of
 
     out: dict[str, set[str]] = {}
 
@@ -502,7 +502,7 @@ def test_save_and_resume_mid_game_plays_on_identically():
 
 @pytest.mark.parametrize("variant", [None, "advanced"])
 def test_bots_finish_games(variant):
-    from rulelang.simulate import simulate
+    from rulelang.balance.simulate import simulate
 
     summary = simulate(str(GAME), 20, variant=[variant] if variant else None, seed=100)
     assert summary.count == 20
@@ -510,7 +510,7 @@ def test_bots_finish_games(variant):
 
 
 def test_a_greedy_bot_plays_on_imagined_copies():
-    from rulelang.agents import make_agent, play_match
+    from rulelang.bots.agents import make_agent, play_match
 
     match = game().new_match(seed=2)
     play_match(match, [make_agent("greedy", 1), make_agent("random", 2)])

@@ -80,7 +80,7 @@ def test_save_and_resume_mid_game():
 
 def test_render_draws_the_pieces_on_the_map(tmp_path):
     """`rulelang render --zone map,sites`: the tiles, and on them the bases, parties, buildings."""
-    from rulelang.render import render_board
+    from rulelang.tools.render import render_board
 
     match = game("all_modules").new_match(players=3, seed=5)
     rng = random.Random(5)

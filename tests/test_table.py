@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from rulelang.loader import load
-from rulelang.server import Table, create_app
-from rulelang.tableview import table_view
+from rulelang.compile.loader import load
+from rulelang.table.server import Table, create_app
+from rulelang.table.tableview import table_view
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,8 +18,8 @@ import pytest
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from rulelang.loader import load
-from rulelang.server import Table, create_app
+from rulelang.compile.loader import load
+from rulelang.table.server import Table, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from rulelang.loader import load
-from rulelang.tableview import table_view
-from rulelang.terminal import QUIT, ask, draw_view
+from rulelang.compile.loader import load
+from rulelang.table.tableview import table_view
+from rulelang.table.terminal import QUIT, ask, draw_view
 
 ROOT = Path(__file__).resolve().parent.parent
 

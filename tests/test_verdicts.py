@@ -1,4 +1,4 @@
-"""`rulelang check` of a file that passed before answers from its kept verdict (rulelang/verdicts.py),
+"""`rulelang check` of a file that passed before answers from its kept verdict (rulelang/check/verdicts.py),
 and anything the answer depends on (the text, a data file, the budgets) makes it check again."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import pytest
 from conftest import REPO
 
-from rulelang import verdicts
-from rulelang.cli import main
+from rulelang.check import verdicts
+from rulelang.cli.main import main
 
 GAME = '''game "Tiles" { players 2; round: place; max rounds 2 }
 table tiles from "tiles.csv"
@@ -36,7 +36,7 @@ def check(path, capsys) -> tuple[int, str, str]:
 
 
 def bot_hint_text() -> str:
-    from rulelang.agents import SCORE_FIELD
+    from rulelang.bots.agents import SCORE_FIELD
 
     return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
             f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")
@@ -54,7 +54,7 @@ def test_a_passed_check_is_kept_and_answers_the_next(folder, capsys, monkeypatch
     assert verdicts.passed_before(game) == []
 
     # the next check answers from the verdict: the checker is not run
-    import rulelang.checker as checker
+    import rulelang.check.checker as checker
 
     def not_again(*args, **kwargs):
         raise AssertionError("checked again")
@@ -118,11 +118,11 @@ def test_a_check_process_answering_from_its_verdict_imports_no_pydantic(folder):
     game = folder / "tiles.rules"
     code = ("import sys, runpy; sys.argv = ['rulelang', 'check', sys.argv[1]]\n"
             "try:\n    runpy.run_module('rulelang', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-            "print(sorted(m for m in ('pydantic', 'lark', 'rulelang.nodes', 'rulelang.checker') if m in sys.modules),"
+            "print(sorted(m for m in ('pydantic', 'lark', 'rulelang.language.nodes', 'rulelang.check.checker') if m in sys.modules),"
             " code)")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     runs = [subprocess.run([sys.executable, "-c", code, str(game)], capture_output=True, text=True, env=env,
                            cwd=folder) for _ in range(2)]
     assert runs[0].stdout.splitlines()[0] == runs[1].stdout.splitlines()[0] == f"{game}: ok (variants: none)"
-    assert "'rulelang.checker'" in runs[0].stdout.splitlines()[-1]
+    assert "'rulelang.check.checker'" in runs[0].stdout.splitlines()[-1]
     assert runs[1].stdout.splitlines()[-1] == "[] 0", runs[1].stdout + runs[1].stderr

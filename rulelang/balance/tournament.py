@@ -1,0 +1,200 @@
+"""Bots against bots: every pair of bots plays the same seeded games, seats alternating.
+
+In game g of a pair (A, B), seat i is taken by A when i + g is even and by B otherwise, so over
+an even number of games each bot sits in every seat equally often (in a two-player game each
+bot moves first in half of the games). The win matrix gives, for the row bot against the
+column bot, the share of the row bot's seats that won, with a Wilson interval; a binomial test
+on the games one of them won alone says whether one is better.
+
+Duplicate games (as in duplicate bridge): every seed is played twice, the second time with the
+seats swapped, so both bots get the same deal from both sides. In a game where the deal decides
+much of the outcome, the luck of the deal then cancels out within each seed, and the test asks
+only about the seeds where the two bots did differently: for each seed, the games A won alone
+minus the games B won alone (-2 to 2); a sign test on the seeds where that is not 0. Under the
+hypothesis that the bots are equally strong, each such seed is as likely to favour A as B, so the
+test is exact whatever the correlation between a seed's two games.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import combinations
+
+from rulelang.bots.agents import make_agent
+from rulelang.balance.metrics import import_statistics
+from rulelang.balance.parallel import run_tasks
+from rulelang.core.resources import find_game
+from rulelang.core.sourcefile import read_source
+from rulelang.compile.loader import load
+from rulelang.balance.simulate import _play_one
+
+
+@dataclass
+class PairResult:
+    a: str
+    b: str
+    games: int = 0
+    seats_a: int = 0
+    seats_b: int = 0
+    wins_a: int = 0  # seats of A that won
+    wins_b: int = 0
+    only_a: int = 0  # games won by A's seats and none of B's
+    only_b: int = 0
+    neither: int = 0
+    both: int = 0
+    duplicate: bool = False
+    seeds_a: int = 0  # duplicate games: seeds where A won alone more often than B
+    seeds_b: int = 0
+    seeds_even: int = 0
+
+    def count_seed(self, net: int) -> None:
+        """One seed of duplicate games: A's games won alone minus B's."""
+        if net > 0:
+            self.seeds_a += 1
+        elif net < 0:
+            self.seeds_b += 1
+        else:
+            self.seeds_even += 1
+
+    def to_json(self) -> dict:
+        from rulelang.balance.metrics import wilson
+
+        return {"a": self.a, "b": self.b, "games": self.games,
+                "a_win_rate": wilson(self.wins_a, self.seats_a), "b_win_rate": wilson(self.wins_b, self.seats_b),
+                "games_won_by_a_only": self.only_a, "games_won_by_b_only": self.only_b,
+                "games_won_by_neither": self.neither, "games_won_by_both": self.both, "p_value": self.p_value()} | (
+                {"duplicate": True, "seeds_better_for_a": self.seeds_a, "seeds_better_for_b": self.seeds_b,
+                 "seeds_even": self.seeds_even} if self.duplicate else {})
+
+    def p_value(self) -> float | None:
+        """Two-sided binomial test: among the games one bot won alone, is the split 50/50? With
+        duplicate games, among the seeds where one bot did better than the other (a sign test)."""
+        a, b = (self.seeds_a, self.seeds_b) if self.duplicate else (self.only_a, self.only_b)
+        if a + b == 0:
+            return None
+        from scipy.stats import binomtest
+
+        return float(binomtest(a, a + b, 0.5).pvalue)
+
+
+@dataclass
+class Tournament:
+    title: str
+    bots: list[str]
+    players: int
+    pairs: list[PairResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def pair(self, a: str, b: str) -> tuple[PairResult, bool]:
+        for p in self.pairs:
+            if (p.a, p.b) == (a, b):
+                return p, False
+            if (p.a, p.b) == (b, a):
+                return p, True
+        raise KeyError((a, b))
+
+    def to_json(self) -> dict:
+        return {"game": self.title, "bots": self.bots, "players": self.players, "seconds": round(self.seconds, 2),
+                "pairs": [p.to_json() for p in self.pairs]}
+
+
+def seating(a: str, b: str, players: int, g: int) -> list[str]:
+    return [a if (i + g) % 2 == 0 else b for i in range(players)]
+
+
+def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = None, settings: dict | None = None,
+               players: int | None = None, seed: int = 0, jobs: int | None = 1, cluster: str | None = None,
+               progress=None, duplicate: bool = False) -> Tournament:
+    """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair).
+    With ``duplicate``, 2n: every seed with the seats as in game 0 and again swapped."""
+    resolved = find_game(str(path))
+    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
+    text = read_source(resolved) if resolved.is_file() else None
+    game = load(resolved, variant=variant, settings=settings, text=text)
+    players = players or game.program.game.players_default
+    if players < 2:
+        raise ValueError("a tournament needs at least two players")
+    if len(set(bots)) < 2:
+        raise ValueError("a tournament needs at least two different bots")
+    for name in bots:
+        make_agent(name, 0)
+    result = Tournament(game.title, list(bots), players)
+    pairs = list(combinations(dict.fromkeys(bots), 2))
+    tasks, owners = [], []
+    for a, b in pairs:
+        for g in range(n):
+            for turn in ((0, 1) if duplicate else (g,)):
+                tasks.append((str(resolved), text, game.variants, settings, players, seating(a, b, players, turn),
+                              seed + g))
+                owners.append((a, b))
+    start = time.perf_counter()
+    # (the win rates' intervals and the sign tests: scipy.special and scipy.stats, imported meanwhile)
+    records = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
+                        meanwhile=partial(import_statistics, ("scipy.special", "scipy.stats")))
+    result.seconds = time.perf_counter() - start
+    by_pair = {pair: PairResult(*pair, duplicate=duplicate) for pair in pairs}
+    net = 0  # duplicate games: A's games won alone minus B's, in the seed being counted
+    for number, ((a, b), task, record) in enumerate(zip(owners, tasks, records)):
+        p = by_pair[(a, b)]
+        seats = task[5]
+        p.games += 1
+        won_a = won_b = False
+        for i, name in enumerate(seats):
+            won = (i + 1) in record.winners
+            if name == a:
+                p.seats_a += 1
+                p.wins_a += won
+                won_a |= won
+            else:
+                p.seats_b += 1
+                p.wins_b += won
+                won_b |= won
+        if won_a and not won_b:
+            p.only_a += 1
+            net += 1
+        elif won_b and not won_a:
+            p.only_b += 1
+            net -= 1
+        elif won_a and won_b:
+            p.both += 1
+        else:
+            p.neither += 1
+        if duplicate and number % 2 == 1:  # the seed's second game: its seats swapped
+            p.count_seed(net)
+            net = 0
+    result.pairs = list(by_pair.values())
+    return result
+
+
+def print_tournament(console, t: Tournament) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{t.title}, {t.players} players: win rate of the row bot's seats against the column bot "
+                        "(95% interval)")
+    table.add_column("")
+    for b in t.bots:
+        table.add_column(b, justify="right")
+    for a in t.bots:
+        row = [a]
+        for b in t.bots:
+            if a == b:
+                row.append("-")
+                continue
+            p, swapped = t.pair(a, b)
+            r = (p.to_json()["b_win_rate"] if swapped else p.to_json()["a_win_rate"])
+            row.append(f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else "-")
+        table.add_row(*row)
+    console.print(table)
+    for p in t.pairs:
+        pv = p.p_value()
+        ahead = p.seeds_a > p.seeds_b if p.duplicate else p.only_a > p.only_b  # what the test was on
+        better = p.a if ahead else p.b
+        verdict = ("no difference can be told" if pv is None or pv >= 0.05 else
+                   f"{better} is stronger (p {'< 0.001' if pv < 0.001 else f'= {pv:.3f}'})")
+        console.print(f"{p.a} vs {p.b}: {p.games} games; won alone by {p.a} {p.only_a}, by {p.b} {p.only_b}, "
+                      f"by neither {p.neither}" + (f", by both {p.both}" if p.both else "")
+                      + (f"; duplicate: {p.games // 2} seeds, better for {p.a} {p.seeds_a}, for {p.b} {p.seeds_b}, "
+                         f"even {p.seeds_even}" if p.duplicate else "") + f": {verdict}",
+                      markup=False, emoji=False)
+    console.print(f"{sum(p.games for p in t.pairs)} games in {t.seconds:.1f} s", markup=False)

@@ -1,0 +1,3 @@
+"""Players that are programs: random, greedy and Monte Carlo bots (`agents`) and tree search
+(`mcts`).
+"""

@@ -1,0 +1,299 @@
+"""Agents: who answers a match's choices.
+
+An agent sees only its own player's view (``Match.view``) and the labelled legal
+options. Simulating agents never touch the real match: they plan on copies in
+which every card their player cannot see has been re-dealt at random
+(``Match.sample_for``).
+"""
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from rulelang.engine.runtime import Match, Option
+from rulelang.engine.visibility import option_keys
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, match: "AgentHandle", options: list[Option]) -> int: ...
+
+
+class AgentHandle:
+    """What an agent may use: its player's view, the options, and imagined copies of the match."""
+
+    def __init__(self, match: Match, seat: int):
+        self._match = match
+        self.seat = seat
+
+    def view(self) -> dict:
+        return self._match.view(self.seat)
+
+    @property
+    def prompt(self) -> str | None:
+        return self._match.prompt
+
+    @property
+    def game_program(self):
+        """The compiled rules (public: the same for every seat)."""
+        return self._match.game.program
+
+    def imagine(self, rng: random.Random) -> Match:
+        """A copy of the match consistent with what this player knows."""
+        return self._match.sample_for(self.seat, rng)
+
+
+class RandomAgent:
+    """Picks uniformly among the legal options, from its own seeded generator."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        return self.rng.randrange(len(options))
+
+
+class GreedyAgent:
+    """One ply: tries each option once on one imagined copy of the match (``AgentHandle.imagine``:
+    what its seat cannot see re-dealt at random) and keeps the option whose position it values
+    most (``position_value``). Ties are broken at random with its own seeded generator, so the same
+    seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
+    with more distinct options than that, a random subset is tried."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, max_options: int = 0):
+        self.rng = random.Random(seed)
+        self.max_options = max_options
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        if len(options) == 1:
+            return 0
+        seat = handle.seat
+        world = handle.imagine(self.rng)
+        # options its chooser cannot tell apart (two copies of a card) are tried once
+        indexes = list(option_keys(world.s).values())
+        if self.max_options and len(indexes) > self.max_options:
+            indexes = self.rng.sample(indexes, self.max_options)
+        best: list[int] = []
+        best_value = None
+        last = len(indexes) - 1
+        for n, index in enumerate(indexes):
+            trial = world if n == last else world.clone()  # (the last option uses the imagined copy itself)
+            try:
+                trial.apply(index)
+            except Exception:  # an option the imagined deal cannot play: tried last
+                value = (-1, float("-inf"), float("-inf"))
+            else:  # (a heuristic that fails is the rules' error, said at its line)
+                value = position_value(trial, seat)
+            if best_value is None or value > best_value:
+                best, best_value = [index], value
+            elif value == best_value:
+                best.append(index)
+        return self.rng.choice(best)
+
+
+def player_values(world: Match) -> list[float] | None:
+    """Every seat's value by what the rules say about who is ahead, or None if they say nothing:
+    the rules' ``def heuristic(p)``; without one, a number field of the players named ``score``;
+    without either, the rules' ``result`` run now (1 for a seat that would win, 0 otherwise).
+    Runs the result on the world: call it on a throw-away copy."""
+    s = world.s
+    program = world.game.program
+    if program.heuristic is not None:
+        return [world.heuristic(seat) for seat in range(len(s.players))]
+    if any(name == SCORE_FIELD for name, _ in program.player_fields):
+        values = [p.attrs.get(SCORE_FIELD) for p in s.players]
+        if all(type(v) in (int, float) for v in values):
+            return [float(v) for v in values]
+    if program.result is not None:
+        s.winners = []
+        try:
+            world.vm.run_sync(program.result, {})
+        except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
+            return None
+        winners = s.winners
+        return [1.0 if i in winners else 0.0 for i in range(len(s.players))]
+    return None
+
+
+def position_value(world: Match, seat: int) -> tuple:
+    """How good a position is for a seat, as a tuple compared in order (bigger is better).
+
+    * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an
+      unfinished game and an even lead of 0), a loss (0): a win dominates anything unfinished,
+      and a loss is taken last.
+    * An unfinished game: 1, then the seat's lead, its value minus the best value of the other
+      seats (``player_values``: the heuristic, a ``score`` field, or the result run now), then its
+      own value, which tells apart moves that raise every seat alike. With one player, the lead is
+      its own value. Leads by a difference, so no seat is favoured by where it sits.
+
+    Uses the world up (the result may be run on it): call it on a throw-away copy."""
+    s = world.s
+    if s.over:
+        winners = s.winners
+        if seat in winners:
+            return (3 if len(winners) == 1 else 2, 0.0, 0.0)
+        return (0 if winners else 1, 0.0, 0.0)
+    values = player_values(world)
+    if values is None:
+        return (1, 0.0, 0.0)
+    mine = values[seat]
+    others = [v for i, v in enumerate(values) if i != seat]
+    return (1, mine - max(others) if others else mine, mine)
+
+
+#: The player field a game without ``def heuristic(p)`` may name for who is ahead.
+SCORE_FIELD = "score"
+
+
+def bot_hint(rules) -> str | None:
+    """What ``rulelang check`` says about a parsed rules file (``nodes.RulesFile``) that tells the
+    bots nothing about who is ahead mid-game: neither ``def heuristic(p)`` nor a player field named
+    ``score`` (in the file or any of its variants). None when it has either."""
+    from rulelang.language import nodes as N
+
+    def decls(items):
+        for d in items:
+            yield d
+            if isinstance(d, N.VariantDecl):
+                yield from decls(d.items)
+
+    for d in decls(rules.decls):
+        if isinstance(d, N.DefDecl) and d.name == "heuristic" and len(d.params) == 1:
+            return None
+        if isinstance(d, N.PlayerDecl) and any(f.name == SCORE_FIELD for f in d.fields):
+            return None
+    return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
+            f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")
+
+
+class RolloutAgent:
+    """Round roll-outs: tries each option on imagined copies of the match, plays the rest of
+    the round out at random, and keeps the option after which the game, were it to end then,
+    looks best for its player (its `result`, plus the rules' optional `def heuristic(p)`).
+    Ties are broken at random. Hundreds of decisions per option tried: see ``GreedyAgent``
+    for the fast one-ply bot."""
+
+    name = "rollout"
+
+    def __init__(self, seed: int = 0, max_options: int = 24, samples: int = 2):
+        self.rng = random.Random(seed)
+        self.max_options = max_options
+        self.samples = samples
+
+    def rollout_value(self, world: Match, index: int, seat: int) -> float:
+        trial = world.clone()
+        trial.apply(index)
+        start_round = trial.s.round
+        while not trial.is_over and trial.s.round == start_round:
+            trial.apply(self.rng.randrange(trial.option_count()))
+        return trial.evaluate(seat, in_place=True)
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        indexes = list(range(len(options)))
+        if len(indexes) > self.max_options:
+            indexes = self.rng.sample(indexes, self.max_options)
+        worlds = [handle.imagine(self.rng) for _ in range(self.samples)]
+        best, best_value = [], None
+        for i in indexes:
+            value = sum(self.rollout_value(w, i, handle.seat) for w in worlds)
+            if best_value is None or value > best_value + 1e-9:
+                best, best_value = [i], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(i)
+        return self.rng.choice(best)
+
+
+class MonteCarloAgent:
+    """Flat Monte Carlo: plays each option out to the end several times with random moves on
+    imagined copies, and keeps the option that won most often. ``playouts`` is its budget per
+    move: with more options than play-outs (or than ``max_options``), a random subset of the
+    options is tried, once each at least."""
+
+    name = "mc"
+
+    def __init__(self, seed: int = 0, playouts: int = 40, max_options: int = 12):
+        self.rng = random.Random(seed)
+        self.playouts = playouts
+        self.max_options = max_options
+
+    def choose(self, handle: AgentHandle, options: list[Option]) -> int:
+        indexes = list(range(len(options)))
+        # never more options than play-outs, so that the budget is the number of play-outs
+        most = max(1, min(self.max_options, self.playouts))
+        if len(indexes) > most:
+            indexes = self.rng.sample(indexes, most)
+        per_option = max(1, self.playouts // len(indexes))
+        scores = {}
+        for i in indexes:
+            total = 0.0
+            for _ in range(per_option):
+                world = handle.imagine(self.rng)
+                world.apply(i)
+                while not world.is_over:
+                    world.apply(self.rng.randrange(world.option_count()))
+                total += 1.0 if handle.seat in world.s.winners else 0.0
+            scores[i] = total
+        top = max(scores.values())
+        return self.rng.choice([i for i, v in scores.items() if v == top])
+
+
+from rulelang.bots.mcts import MCTSAgent  # noqa: E402  (tree search bots live in their own module)
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
+
+
+def make_agent(spec: str, seed: int):
+    """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" and "rollout:12" (options tried),
+    "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
+    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5"."""
+    name, _, rest = spec.partition(":")
+    if name not in AGENTS:
+        raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
+    budget, *extras = rest.split(":") if rest else [""]
+    if not budget and not extras:
+        return AGENTS[name](seed=seed)
+    if not budget.isdigit():
+        raise ValueError(f'the budget in "{spec}" must be a whole number')
+    if extras and name not in ("mcts", "ismcts"):
+        raise ValueError(f'agent "{name}" takes only a budget, as in "{name}:{budget}"')
+    if name == "mc":
+        return MonteCarloAgent(seed=seed, playouts=int(budget))
+    if name == "greedy":
+        return GreedyAgent(seed=seed, max_options=int(budget))
+    if name == "rollout":
+        return RolloutAgent(seed=seed, max_options=int(budget))
+    if name in ("mcts", "ismcts"):
+        options = {}
+        for extra in extras:
+            key, _, value = extra.partition("=")
+            kind = MCTS_SETTINGS.get(key)
+            if kind is None:
+                raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+            try:
+                options[key] = kind(value)
+            except ValueError:
+                raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
+                                 f'number, not "{value}"') from None
+            if options[key] < 0:
+                raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+        return MCTSAgent(seed=seed, iterations=int(budget), **options)
+    raise ValueError(f'agent "{name}" takes no budget')
+
+
+#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float}
+
+
+def play_match(match: Match, agents: list) -> Match:
+    """Let agents answer every choice until the match is over."""
+    while not match.is_over:
+        seat = match.to_move
+        options = match.legal_options()
+        index = agents[seat].choose(AgentHandle(match, seat), options)
+        match.apply(index)
+    return match

@@ -1,0 +1,268 @@
+"""Monte Carlo tree search bots: UCT, and information-set MCTS for hidden information.
+
+One algorithm serves both (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012):
+every iteration starts from a fresh copy of the match *as the bot's seat may imagine it*
+(``AgentHandle.imagine``: every card it cannot see re-dealt at random, chance reseeded), walks
+down a tree of decisions keyed by what each chooser sees (option name and label), grows it by
+one node, plays the rest of the game out at random and backs the result up.
+
+* In a game of perfect information with no chance, every imagined copy is the match itself,
+  so this is plain UCT (UCB1 applied to trees).
+* With hidden cards, the tree's nodes are information sets: a decision is the same node
+  whatever the hidden cards happen to be, and an option that exists only in some imagined
+  deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS).
+* With chance (shuffles, rolls), every iteration reseeds it, so the tree averages over it.
+
+Two enhancements make small budgets count in big games:
+
+* **Progressive widening.** A decision with many options would otherwise spend every
+  iteration of a small budget on trying a new option once. A node visited ``n`` times has at
+  most ``max(width, ceil(2 * sqrt(n + 1)))`` children (``width`` = 10 by default), so a decision
+  with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
+  visits over a few options first and widens as it is visited more.
+* **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
+  the random play-out stops after ``depth`` decisions (4 by default; with ``round_end=1`` it
+  goes on to the end of that round, where many rules score or discard), and the position is
+  scored as the game would be if it ended there: the rules' ``result`` says who would win, the
+  heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
+
+The bot never reads the real match: only its view and imagined copies, through the handle.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+from rulelang.engine.runtime import Ctx, Match
+from rulelang.engine.visibility import option_keys
+
+#: A decision with at most this many options is never narrowed by progressive widening.
+DEFAULT_WIDTH = 10
+#: Random decisions played after the tree before a heuristic cut-off (rules with a heuristic).
+DEFAULT_DEPTH = 4
+#: Share of a cut-off position's value that comes from "who would win if the game ended now";
+#: the rest comes from the seat's lead by the heuristic.
+RESULT_WEIGHT = 0.6
+
+
+class _Node:
+    __slots__ = ("children", "visits", "wins", "available", "seat")
+
+    def __init__(self, seat: int | None):
+        self.children: dict[tuple, _Node] = {}
+        self.visits = 0
+        self.wins = 0.0  # summed reward of the seat that chose the move into this node
+        self.available = 0  # iterations in which this move was legal (ISMCTS availability)
+        self.seat = seat  # who chose the move into this node
+
+
+def _keys(world: Match) -> dict[tuple, int]:
+    """The legal options by what their chooser sees: (name, label) -> the first index with it."""
+    return option_keys(world.s)
+
+
+def reward(world: Match, seat: int, draw: float | None = None) -> float:
+    """1 for a win (shared wins count fully), 0 for a loss; a game nobody wins counts as `draw`,
+    by default a share of one for everyone (a draw in a two-player game is worth half a win)."""
+    winners = world.s.winners
+    if not winners:
+        return 1.0 / max(len(world.s.players), 1) if draw is None else draw
+    return 1.0 if seat in winners else 0.0
+
+
+def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
+    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
+
+    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
+    share of one each when nobody would), the rest the seat's lead by the rules' heuristic over
+    the best other seat, ``0.5 + 0.5 * (mine - best) / (|mine| + |best| + 1)``: above one half
+    when ahead, growing with the lead, whatever the heuristic's scale. Uses the world up: call it
+    on a throw-away copy only."""
+    s = world.s
+    program = world.game.program
+    players = len(s.players)
+    share = 1.0 / max(players, 1) if draw is None else draw
+    won = [share] * players
+    if program.result is not None:
+        s.winners = []
+        try:
+            world.vm.run_sync(program.result, {})
+            if s.winners:
+                won = [1.0 if i in s.winners else 0.0 for i in range(players)]
+        except Exception:  # a result that cannot be computed mid-game says nothing
+            pass
+    leads = [0.5] * players
+    if program.heuristic is not None and players > 1:
+        try:
+            h = [float(program.heuristic(Ctx({}, s, world.vm), (p,)) or 0) for p in s.players]
+        except Exception:  # a heuristic that cannot be computed mid-game says nothing
+            h = None
+        if h is not None:
+            leads = []
+            for i, mine in enumerate(h):
+                best_other = max(v for j, v in enumerate(h) if j != i)
+                leads.append(0.5 + 0.5 * (mine - best_other) / (abs(mine) + abs(best_other) + 1.0))
+    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
+
+
+def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
+               draw: float | None) -> dict[tuple, tuple[float, float]]:
+    """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
+    match per option, the option is played and the position scored by ``cutoff_values`` (the
+    rules' result and heuristic), then by the seat's own heuristic, which breaks ties (in a game
+    where every player builds on the same cards, as in a shared tableau, the heuristic's lead over
+    the others does not change with a move that helps them all, but the seat's own value does:
+    the greedy bot's reading of the heuristic). Cheap next to the play-outs (one move per option,
+    no play-out); used only to order progressive widening, so a poor heuristic costs order, not
+    correctness."""
+    seat = handle.seat
+    heuristic = handle.game_program.heuristic
+    values: dict[tuple, tuple[float, float]] = {}
+    base = handle.imagine(rng)
+    for key, index in root_keys.items():
+        world = base.clone()
+        try:
+            world.apply(index)
+            if world.is_over:
+                values[key] = (reward(world, seat, draw), 0.0)
+                continue
+            s = world.s
+            own = float(heuristic(Ctx({}, s, world.vm), (s.players[seat],)) or 0)
+            values[key] = (cutoff_values(world, draw)[seat], own)
+        except Exception:  # an option the imagined deal cannot play says nothing
+            values[key] = (0.0, 0.0)
+    return values
+
+
+class MCTSAgent:
+    """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
+
+    Names: ``mcts`` and ``ismcts`` are the same bot (it is UCT when nothing is hidden);
+    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the options too.
+
+    * ``exploration``: the UCB1 constant (0.7);
+    * ``depth``: random decisions after the tree before the heuristic cut-off (4; 0 plays every
+      play-out to the end; rules without ``def heuristic(p)`` always play to the end);
+    * ``round_end``: 1 plays a cut-off play-out on to the end of the round it is in (the state a
+      new round starts from, after the rules' end-of-round steps); 0 (the default) stops right there;
+    * ``width``: decisions with at most this many options are never narrowed (10);
+    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished;
+    * ``draw``: what a game nobody wins is worth, from 0 to 1 (default: a share of one each, 1/2 with
+      two players). In a game that often ends with no winner, ``draw=0`` makes the bot play to win
+      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does;
+    * ``prior``: 1 orders a big decision's options by the rules' heuristic one move ahead before
+      searching it (``root_prior``), so progressive widening tries the promising options first
+      instead of random ones; 0 (the default) widens in random order;
+    * ``bias``: with ``prior``, how much the one-move-ahead value counts in choosing which option to
+      try next (progressive bias: ``bias * prior / (visits + 1)`` added to an option's UCB value, the
+      prior scaled to 0..1 among the options, so it guides the first visits and fades); 0 by default.
+    """
+
+    name = "mcts"
+
+    def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
+                 max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
+                 round_end: int = 0, draw: float | None = None, prior: int = 0, bias: float = 0.0):
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.exploration = exploration
+        self.max_playout = max_playout
+        self.depth = depth
+        self.width = width
+        self.round_end = bool(round_end)
+        self.draw = None if draw is None else min(1.0, float(draw))
+        self.prior = bool(prior)
+        self.bias = float(bias)
+        self._order: dict[tuple, tuple[float, float]] = {}  # the root's options by their prior (prior=1)
+        self._bias: dict[tuple, float] = {}  # the root's progressive bias (when bias is on)
+        self.root: _Node | None = None  # the tree of the last move (kept for inspection)
+
+    def choose(self, handle, options) -> int:
+        if len(options) == 1:
+            return 0
+        root = _Node(None)
+        root_keys = {(o.name, o.label): o.index for o in reversed(options)}
+        self._order = {}
+        self._bias = {}
+        if self.prior and len(root_keys) > self.width and handle.game_program.heuristic is not None:
+            self._order = root_prior(handle, root_keys, self.rng, self.draw)
+            if self.bias:  # the prior scaled to 0..1 among the options, times the bias
+                low, high = min(v for v, _ in self._order.values()), max(v for v, _ in self._order.values())
+                if high > low:
+                    self._bias = {k: self.bias * (v - low) / (high - low) for k, (v, _) in self._order.items()}
+        for _ in range(self.iterations):
+            world = handle.imagine(self.rng)
+            self._iterate(world, root)
+        self.root = root
+        best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].wins, self.rng.random()))
+        return root_keys.get(best[0], 0)
+
+    def _room(self, node: _Node) -> int:
+        """How many children a node may have after its visits (progressive widening)."""
+        return max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
+
+    def _iterate(self, world: Match, root: _Node) -> None:
+        path = [root]
+        node = root
+        # selection: descend while every legal option of this node has been tried
+        while not world.is_over:
+            keys = _keys(world)
+            seat = world.to_move
+            tried = 0
+            for k in keys:
+                child = node.children.get(k)
+                if child is not None:
+                    child.available += 1
+                    tried += 1
+            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < self._room(node)):
+                # expansion: add one node and stop descending
+                untried = [k for k in keys if k not in node.children]
+                if node is root and self._order:  # the most promising first (ties: at random)
+                    order = self._order
+                    top = max(order.get(k, (0.0, 0.0)) for k in untried)
+                    untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
+                k = self.rng.choice(untried)
+                child = node.children[k] = _Node(seat)
+                child.available = 1
+                world.apply(keys[k])
+                path.append(child)
+                break
+            c = self.exploration
+            best_key, best_value = None, -1.0
+            bias = self._bias if node is root else None
+            for k in keys:
+                ch = node.children.get(k)
+                if ch is None:
+                    continue
+                value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
+                if bias:
+                    value += bias.get(k, 0.0) / (ch.visits + 1)
+                if value > best_value:
+                    best_key, best_value = k, value
+            node = node.children[best_key]
+            world.apply(keys[best_key])
+            path.append(node)
+        # simulation: random play to the end, or to the heuristic cut-off
+        limit = self.max_playout
+        if self.depth and world.game.program.heuristic is not None:
+            limit = min(limit, self.depth)
+        steps = 0
+        cut = limit < self.max_playout
+        while not world.is_over and steps < limit:
+            world.apply(self.rng.randrange(world.option_count()))
+            steps += 1
+        if cut and self.round_end:  # on to the end of this round: rules often score there
+            this_round = world.s.round
+            while not world.is_over and world.s.round == this_round and steps < self.max_playout:
+                world.apply(self.rng.randrange(world.option_count()))
+                steps += 1
+        if world.is_over:
+            values = [reward(world, seat, self.draw) for seat in range(len(world.s.players))]
+        elif cut and steps < self.max_playout:
+            values = cutoff_values(world, self.draw)
+        else:  # stopped by max_playout: unfinished, nobody is favoured
+            values = [1.0 / len(world.s.players)] * len(world.s.players)
+        root.visits += 1  # the root's visits only pace its widening
+        for n in path[1:]:
+            n.visits += 1
+            n.wins += values[n.seat]

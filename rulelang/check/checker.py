@@ -1,0 +1,594 @@
+"""The static checker: every name, call and statement of a game, checked before play.
+
+It builds the ``SymbolTable`` (what each top-level name means) that the compiler
+uses too, then walks every declaration and reports every problem at once:
+undefined names (with "did you mean"), wrong arity, attributes no component has,
+values of the wrong kind, unreachable phases, and keywords or variants that refer
+to nothing.
+
+The checks of expressions and statements are parts of ``Checker`` in ``check/expressions.py`` and
+``check/statements.py``; ``check/types.py`` holds the words for types they share.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rulelang.language import nodes as N
+from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
+from rulelang.language.variants import apply_variants
+from rulelang.check.types import _TYPE_WORDS, ENTITY_BUILTIN_ATTRS, describe_type, type_name
+from rulelang.language.nodes import BASE_TYPES
+from rulelang.check.expressions import ExpressionChecks
+from rulelang.check.statements import StatementChecks
+from rulelang.check.decks import check_decks, note_deck, note_entry
+
+
+@dataclass
+class Symbol:
+    kind: str  # var, setting, enum, member, zone, component, cards, def, proc, keyword, phase
+    decl: object
+    type: str = "any"
+
+
+@dataclass
+class SymbolTable:
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    components: dict[str, N.ComponentDecl] = field(default_factory=dict)
+    player_fields: dict[str, N.FieldDecl] = field(default_factory=dict)
+    settings: dict[str, object] = field(default_factory=dict)
+    game: N.GameDecl | None = None
+    decls: list = field(default_factory=list)
+    table_columns: set = field(default_factory=set)  # the column names of the data files of `table`s
+    # a table's file whose header could not be read: any field name may be one of its columns, so
+    # `row.q` is not refused (the file is reported once, at its table)
+    table_columns_unread: bool = False
+    refused: set = field(default_factory=set)  # names declared again over a built-in's (said once, there)
+
+    def kind(self, name: str) -> str | None:
+        sym = self.symbols.get(name)
+        return sym.kind if sym else None
+
+    def all_fields(self) -> set[str]:
+        out = set(self.table_columns)
+        for comp in self.components.values():
+            out.update(f.name for f in comp.fields)
+        return out
+
+    def enum_of_member(self, name: str) -> str | None:
+        sym = self.symbols.get(name)
+        return sym.type if sym and sym.kind == "member" else None
+
+
+class DataFiles:
+    """The column names of the data files of `table`s, each file read once per check: the base game and
+    every variant ask for the same files, twice each (for the field names and to report unreadable files)."""
+
+    def __init__(self):
+        self._columns: dict[tuple, list[str] | Exception] = {}
+        self.paths: list = []  # every data file read (`verdicts` keeps a check's answer by them)
+
+    def columns(self, name: str, rules_file: str) -> list[str]:
+        """The column names of data file `name` (beside rules_file); raises TableError as read_table does."""
+        from rulelang.language.tables import TableError, read_table, table_path
+
+        key = (name, rules_file)
+        if key not in self._columns:
+            self.paths.append(table_path(name, rules_file))
+            try:
+                self._columns[key] = read_table(name, rules_file)[0]
+            except TableError as exc:
+                self._columns[key] = exc
+        columns = self._columns[key]
+        if isinstance(columns, Exception):
+            raise columns
+        return columns
+
+
+def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
+    table = SymbolTable(decls=decls)
+    data_files = data_files or DataFiles()
+
+    def define(name: str, sym: Symbol, span: Span):
+        if name in BUILTINS or name in SPECIAL_FUNCS or name in BUILTIN_VALUES:
+            bag.error(span, f'"{name}" is a built-in name of the language and cannot be declared again',
+                      hint="choose another name")
+            table.refused.add(name)
+            return
+        if name in table.symbols:
+            other = table.symbols[name]
+            where = getattr(other.decl, "span", None)
+            bag.error(span, f'"{name}" is declared twice' + (f" (first at line {where.line})" if where else ""))
+            return
+        table.symbols[name] = sym
+
+    tables = []
+    for d in decls:
+        if isinstance(d, N.GameDecl):
+            if table.game is not None:
+                bag.error(d.span, "a file declares the game only once")
+            table.game = d
+        elif isinstance(d, N.EnumDecl):
+            define(d.name, Symbol("enum", d, d.name), d.span)
+            for m in d.members:
+                define(m, Symbol("member", d, d.name), d.span)
+        elif isinstance(d, N.ComponentDecl):
+            define(d.name, Symbol("component", d, f"entity:{d.name}"), d.span)
+            table.components[d.name] = d
+        elif isinstance(d, N.PlayerDecl):
+            for f in d.fields:
+                table.player_fields[f.name] = f
+        elif isinstance(d, N.CardsDecl):
+            define(d.name, Symbol("cards", d), d.span)
+        elif isinstance(d, N.ZoneDecl):
+            define(d.name, Symbol("zone", d, "zone"), d.span)
+        elif isinstance(d, N.VarDecl):
+            define(d.name, Symbol("var", d, type_name(d.type)), d.span)
+        elif isinstance(d, N.SettingDecl):
+            define(d.name, Symbol("setting", d, _constant_kind(d.default) if not d.choices else "any"), d.span)
+            for choice in d.choices:
+                define(choice, Symbol("member", d, f"setting:{d.name}"), d.span)
+        elif isinstance(d, N.DefDecl):
+            define(d.name, Symbol("def", d), d.span)
+        elif isinstance(d, N.ProcDecl):
+            define(d.name, Symbol("proc", d), d.span)
+        elif isinstance(d, N.KeywordDecl):
+            define(d.name, Symbol("keyword", d, "keyword"), d.span)
+        elif isinstance(d, N.PhaseDecl):
+            define(d.name, Symbol("phase", d, "str"), d.span)
+        elif isinstance(d, N.TableDecl):
+            define(d.name, Symbol("table", d, "list:any"), d.span)
+            tables.append(d)
+    for d in tables:  # the columns of data files are field names (`row.q`); unreadable files are reported later
+        from rulelang.language.tables import TableError
+
+        src = d.source
+        name = src.value if isinstance(src, N.StrLit) else None
+        if isinstance(src, N.Name) and table.kind(src.id) == "setting":
+            default = table.symbols[src.id].decl.default
+            name = default.value if isinstance(default, N.StrLit) else None
+        if not name:  # (reported later: the table names no file)
+            table.table_columns_unread = True
+        else:
+            try:
+                table.table_columns.update(data_files.columns(name, d.span.file))
+            except TableError as exc:  # (its header may have been read: a later line is wrong)
+                if exc.columns is None:
+                    table.table_columns_unread = True
+                table.table_columns.update(exc.columns or ())
+    if table.game is None:
+        bag.error(Span(file=decls[0].span.file if decls else "<rules>", line=1, column=1),
+                  'the file has no `game "Name" { ... }` declaration')
+    return table
+
+
+def _constant_kind(x) -> str:
+    """The kind of a setting's constant value: "int", "str" or "bool" (a member, a list or none: "any")."""
+    if isinstance(x, N.IntLit) or (isinstance(x, N.Neg) and isinstance(x.operand, N.IntLit)):
+        return "int"
+    if isinstance(x, N.BinOp) and _constant_kind(x.left) == _constant_kind(x.right) == "int":
+        return "int"
+    if isinstance(x, N.StrLit):
+        return "str"
+    if isinstance(x, N.BoolLit):
+        return "bool"
+    return "any"
+
+
+class Checker(StatementChecks, ExpressionChecks):
+    def __init__(self, table: SymbolTable, bag: DiagnosticBag, data_files: DataFiles | None = None):
+        self.t = table
+        self.local_types: dict[str, str] = {}  # a local name's type where it is sure (stmt_for), else "any"
+        self.error_lines: set = set()  # (file, line) of each problem reported (said_on_this_line)
+        self.bag = bag
+        self.data_files = data_files or DataFiles()
+        self._ctor_plans: dict[str, tuple] = {}
+        self._attr_types: dict[tuple[str, str], str] = {}
+        self.phase_refs: set[str] = set()
+        self.signals_sent: set[str] = set()
+        self.signals_heard: dict[str, Span] = {}
+        self.deck_fields: dict[str, set] = {}  # a component -> its fields but conditions (check_decks)
+
+    # ---- helpers
+    def err(self, span, msg, expected=None, hint=None, fold=None):
+        self.bag.error(span, msg, expected, hint, fold)
+        self.error_lines.add((span.file, span.line))
+
+    def said_on_this_line(self, span) -> bool:
+        """A problem was already reported on this line: a bare value after it on the line (`perform on
+        boost c` reads as `perform on`, then `boost` and `c`) follows from that one, and is not said again."""
+        return (span.file, span.line) in self.error_lines
+
+    def check_type_ref(self, t: N.TypeRef):
+        if t.list_of is not None:
+            self.check_type_ref(t.list_of)
+            return
+        if t.name in BASE_TYPES or t.name in self.t.components:
+            return
+        sym = self.t.symbols.get(t.name)
+        if sym and sym.kind == "enum":
+            return
+        known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
+        named = _TYPE_WORDS.get(t.name.lower())
+        hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
+        self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
+                 "a component name, an enum name or `list of T`", hint=hint)
+
+    # ---- whole program
+    def run(self, notes: dict | None = None, unchanged: dict | None = None):
+        """Check every declaration, then the whole program. With notes, what each declaration's
+        check leaves for the whole-program checks is noted by declaration (`DeclarationNote`); with
+        unchanged, those declarations are not checked again: what their notes say is taken as is."""
+        t = self.t
+        for d in t.decls:
+            kept = unchanged.get(id(d)) if unchanged else None
+            if kept is not None:
+                self._take_notes(kept)
+            elif notes is not None:
+                outer = self.phase_refs, self.signals_sent, self.signals_heard
+                self.phase_refs, self.signals_sent, self.signals_heard = set(), set(), {}
+                self.check_decl(d)
+                noted = DeclarationNote(d, self.phase_refs, self.signals_sent, self.signals_heard)
+                notes[id(d)] = noted
+                self.phase_refs, self.signals_sent, self.signals_heard = outer
+                self._take_notes(noted)
+            else:
+                self.check_decl(d)
+        check_decks(self)  # (of the whole program: a deck reads what the defs it names read, and theirs)
+        game = t.game
+        if game is not None:
+            phases = {n for n, s in t.symbols.items() if s.kind == "phase"}
+            seen = set()
+            for name, span in zip(game.round_phases, game.round_spans):
+                if name not in phases:
+                    self.err(span, f'the round lists "{name}", but no phase has that name',
+                             hint=did_you_mean(name, phases))
+                if name in seen:
+                    self.err(span, f'the round lists phase "{name}" twice')
+                seen.add(name)
+            for name in sorted(phases - seen - self.phase_refs):
+                decl = t.symbols[name].decl
+                self.err(decl.span, f'phase "{name}" can never be reached: it is not in the game\'s `round:` list',
+                         hint="add it to `round: ...` in the game declaration, or remove it")
+            if game.players_min < 1 or game.players_max < game.players_min:
+                self.err(game.span, f"the player count {game.players_min}..{game.players_max} is empty")
+            if game.players_default is not None and not game.players_min <= game.players_default <= game.players_max:
+                self.err(game.span, f"the default player count {game.players_default} is outside {game.players_min}..{game.players_max}")
+        for name, span in self.signals_heard.items():
+            if name not in self.signals_sent:
+                self.err(span, f'nothing ever signals "{name}", so this trigger never runs',
+                         hint=f"send it with `signal {name}(...)` or remove the trigger")
+
+    def _take_notes(self, note: "DeclarationNote"):
+        self.phase_refs |= note.phase_refs
+        self.signals_sent |= note.signals_sent
+        for name, span in note.signals_heard.items():
+            self.signals_heard.setdefault(name, span)
+
+    def check_decl(self, d):
+        if isinstance(d, N.ComponentDecl):
+            names = set()
+            for f in d.fields:
+                if f.name in names:
+                    self.err(f.span, f'component {d.name} declares field "{f.name}" twice')
+                names.add(f.name)
+                if f.name in ENTITY_BUILTIN_ATTRS:
+                    self.err(f.span, f'"{f.name}" is a built-in property of every card; choose another field name')
+                self.check_type_ref(f.type)
+                if f.default is not None:
+                    self.expr(f.default, set())
+            if d.discards_to is not None:
+                self.expect_zone(d.discards_to, {"self"})
+            if d.label:
+                self.check_label(d.label, d, d.span)
+        elif isinstance(d, N.PlayerDecl):
+            for f in d.fields:
+                self.check_type_ref(f.type)
+                if f.default is not None:
+                    self.expr(f.default, set())
+        elif isinstance(d, N.CardsDecl):
+            if d.zone is not None:
+                zsym = self.zone_decl_of(d.zone)
+                if zsym is None:
+                    # cards are placed before play starts, so where they start is a zone by name
+                    errors = self.bag.reported
+                    self.expect_zone(d.zone, set())
+                    if self.bag.reported == errors:
+                        self.err(d.zone.span, f'cards "{d.name}" must start in a zone named here',
+                                 expected="a zone such as `deck`, or `hand(player(1))`",
+                                 hint="leave out `in ...` to create the cards later with `create` in setup")
+                elif not zsym.per_player or isinstance(d.zone, N.Call):
+                    # a per-player zone with its player named, `in deck(player(1))`, is one zone
+                    self.expect_zone(d.zone, set())
+                elif zsym is not None and zsym.per_player:
+                    self.err(d.zone.span, f'cards cannot start in "{zsym.name}", which each player has',
+                             hint=f"leave out `in ...` and use `create {d.name} in {zsym.name}(p)` in setup")
+            suspects: list = []  # (what may read a match: check_decks, with the whole program)
+            for e in d.entries:
+                scope = set()
+                for g in e.gens:
+                    self.expr(g.coll, scope)
+                    scope = scope | {g.var}
+                self.card_ctor(e.ctor, scope)
+                note_entry(self, e, scope, suspects)
+            note_deck(d, suspects)
+        elif isinstance(d, N.ZoneDecl):
+            if d.board is not None and d.board.places is not None:
+                self.check_places(d)
+        elif isinstance(d, N.VarDecl):
+            self.check_type_ref(d.type)
+            if d.default is not None:
+                self.expr(d.default, set())
+        elif isinstance(d, N.SettingDecl):
+            if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
+                self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',
+                         expected=" | ".join(d.choices), hint=did_you_mean(getattr(d.default, "id", ""), d.choices))
+            elif self.constant_value(d.default, f'the default of setting "{d.name}"'):
+                self.expr(d.default, set())
+        elif isinstance(d, N.TableDecl):
+            self.table_source(d)
+        elif isinstance(d, N.DefDecl):
+            kind = self.expr(d.body, {p.name for p in d.params})
+            if d.name == "heuristic" and (len(d.params) != 1 or kind not in ("int", "bool", "any")):
+                # the bots ask it of one player at a time, and add up what it gives
+                self.err(d.span, "`def heuristic(p)` tells the bots how well a player stands: it takes one player "
+                         + ("and gives a number" if len(d.params) == 1 else f"(not {len(d.params)} values)")
+                         + (f", but this gives {describe_type(kind)}" if kind not in ("int", "bool", "any") else ""))
+        elif isinstance(d, N.ProcDecl):
+            self.block(d.body, {p.name for p in d.params}, ctx={"proc"})
+        elif isinstance(d, N.KeywordDecl):
+            scope = {"self"} | {p.name for p in d.params}
+            if d.usable is not None:
+                self.expr(d.usable, scope)
+            if d.effect is not None:
+                self.block(d.effect, scope, ctx={"proc"})
+            for trig in d.triggers:
+                self.trigger(trig, scope)
+            for a in d.always:
+                self.block(a.body, scope, ctx={"always"})
+            if d.effect is None and not d.triggers and not d.always and d.usable is None:
+                pass  # a marker keyword: other rules test it with has(card, name)
+        elif isinstance(d, N.PhaseDecl):
+            if d.unless is not None:
+                self.expr(d.unless, set())
+            self.block(d.body, set(), ctx={"phase"})
+        elif isinstance(d, N.SetupDecl):
+            self.block(d.body, set(), ctx={"setup"})
+        elif isinstance(d, N.ResultDecl):
+            self.block(d.body, set(), ctx={"result"})
+        elif isinstance(d, N.TriggerDecl):
+            self.trigger(d, set())
+        elif isinstance(d, N.AlwaysDecl):
+            self.block(d.body, set(), ctx={"always"})
+        elif isinstance(d, N.SetSetting):
+            sym = self.t.symbols.get(d.name)
+            if sym is None or sym.kind != "setting":
+                settings = [n for n, s in self.t.symbols.items() if s.kind == "setting"]
+                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, settings))
+            else:
+                choices = sym.decl.choices
+                if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
+                    self.err(d.value.span, f'"{getattr(d.value, "id", "this")}" is not one of the options of setting "{d.name}"',
+                             expected=" | ".join(choices), hint=did_you_mean(getattr(d.value, "id", ""), choices))
+                elif self.constant_value(d.value, f'the value of setting "{d.name}"'):
+                    self.expr(d.value, set())
+                    kind = _constant_kind(d.value)
+                    if "any" not in (kind, sym.type) and kind != sym.type:
+                        self.err(d.value.span, f'setting "{d.name}" holds {describe_type(sym.type)}, as its default '
+                                               f'does, not {describe_type(kind)}', expected=describe_type(sym.type))
+
+    def constant_value(self, e, what: str) -> bool:
+        """Settings are chosen before the match exists, so their values are plain constants."""
+        def constant(x) -> bool:
+            if isinstance(x, (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit)):
+                return True
+            if isinstance(x, N.Name):  # an enum member or a setting's choice
+                sym = self.t.symbols.get(x.id)
+                return sym is not None and sym.kind == "member"
+            if isinstance(x, N.Neg):
+                return constant(x.operand)
+            if isinstance(x, N.BinOp):
+                return constant(x.left) and constant(x.right)
+            if isinstance(x, N.ListLit):
+                return all(constant(i) for i in x.items)
+            return False
+        if constant(e):
+            return True
+        errors = self.bag.reported
+        self.expr(e, set())
+        if self.bag.reported > errors:  # an unknown name or a wrong call says more than "not a constant"
+            return False
+        self.err(e.span, f"{what} must be a constant: settings are chosen before the match starts",
+                 expected="a number, a text, true or false")
+        return False
+
+    def trigger(self, d: N.TriggerDecl, scope: set):
+        scope = set(scope)
+        if d.kind in ("enter", "leave"):
+            zsym = self.t.symbols.get(d.zone)
+            if zsym is None or zsym.kind != "zone":
+                zones = [n for n, s in self.t.symbols.items() if s.kind == "zone"]
+                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, zones))
+            scope.add(d.var)
+        elif d.kind == "signal":
+            scope.update(d.params)
+            self.signals_heard.setdefault(d.signal, d.span)
+        elif d.kind == "at" and d.phase is not None:
+            if d.timing != "phase":
+                self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")
+            elif self.t.kind(d.phase) != "phase":
+                phases = [n for n, s in self.t.symbols.items() if s.kind == "phase"]
+                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
+        if d.cond is not None:
+            self.expr(d.cond, scope)
+        # at the start of the game no round runs yet; at its end nothing runs but the ending (stmt_end)
+        when = {"start": "game_start", "end": "game_end"}[d.when] if d.kind == "at" and d.timing == "game" else None
+        self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})
+
+
+def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None,
+                notes: dict | None = None) -> SymbolTable:
+    table = build_symbols(decls, bag, data_files)
+    checker = Checker(table, bag, data_files)
+    checker.run(notes)
+    return table
+
+
+@dataclass
+class DeclarationNote:
+    """What checking one declaration left for the whole-program checks (the phases it names, the
+    signals it sends and hears), kept with the declaration."""
+    decl: object
+    phase_refs: set
+    signals_sent: set
+    signals_heard: dict
+    names: frozenset | None = None  # every name the declaration may look up (`_names_in`), once asked
+
+
+def unchanged_declarations(base: SymbolTable, variant: SymbolTable, notes: dict) -> dict:
+    """The declarations a variant's check need not check again, with their notes from the base game's
+    check, which found no problem: those the variant keeps as they are and that name nothing the
+    variant changes. Checking a declaration looks up the names written in it, what the declarations
+    of those names say (how many parameters a def or a procedure takes, a component's fields and
+    their types), and the fields of components by their names (a field of a value of unknown kind is
+    any component's field of that name). So a name is changed when the
+    variant declares it otherwise or adds it (a component's fields too), and what a declaration the
+    variant keeps declares is changed when the declaration names a changed type (an enum or a
+    component: its types may read otherwise), to a fixed point; a variant that replaces or removes a
+    component or a player field, or changes a table's columns, checks everything again. A
+    declaration kept that names nothing changed is checked as it was, without a problem, and leaves
+    the same notes (`tests/test_checker_variants.py` compares this with checking everything, on every
+    game and example with its own variants and with variants made to change what others read)."""
+    added_fields = _added(base.components, variant.components)
+    added_player_fields = _added(base.player_fields, variant.player_fields)
+    if (added_fields is None or added_player_fields is None or variant.table_columns != base.table_columns
+            or variant.table_columns_unread != base.table_columns_unread or variant.refused != base.refused):
+        return {}
+    changed = set(added_player_fields)
+    for name in added_fields:
+        changed.update(f.name for f in variant.components[name].fields)
+    types = set()  # changed names of types
+    for name in base.symbols.keys() | variant.symbols.keys():
+        a, b = base.symbols.get(name), variant.symbols.get(name)
+        if a is None or b is None or a.decl is not b.decl or a.kind != b.kind or a.type != b.type:
+            changed.add(name)
+            if (a is not None and a.kind in _TYPE_KINDS) or (b is not None and b.kind in _TYPE_KINDS):
+                types.add(name)
+    kept = [(d, notes[id(d)]) for d in variant.decls if id(d) in notes and notes[id(d)].decl is d]
+    if not changed:
+        return {id(d): note for d, note in kept}
+    for d, note in kept:
+        if note.names is None:
+            note.names = _names_in(d)
+    if types:
+        declares: dict[int, set] = {}  # a declaration of the variant: the names it declares
+        for name, sym in variant.symbols.items():
+            declares.setdefault(id(sym.decl), set()).add(name)
+        for comp in variant.components.values():
+            declares.setdefault(id(comp), set()).update(f.name for f in comp.fields)
+        todo = kept
+        while todo:  # what a kept declaration that names a changed type declares is changed too
+            later = []
+            for d, note in todo:
+                names = declares.get(id(d))
+                if names and not note.names.isdisjoint(types):
+                    changed |= names
+                    types.update(n for n in names if n in variant.symbols and variant.symbols[n].kind in _TYPE_KINDS)
+                else:
+                    later.append((d, note))
+            if len(later) == len(todo):
+                break
+            todo = later
+    return {id(d): note for d, note in kept if note.names.isdisjoint(changed)}
+
+
+_TYPE_KINDS = ("enum", "component")
+
+
+def _added(base: dict, variant: dict) -> list | None:
+    """The names a variant's table adds to the base game's (components, player fields); None when it
+    removes or replaces one."""
+    if any(variant.get(k) is not v for k, v in base.items()):
+        return None
+    return [k for k in variant if k not in base]
+
+
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _names_in(decl) -> frozenset:
+    """Every text in a declaration, and each word of a text that shows values in braces: more than
+    the names it uses, never fewer."""
+    node_classes = N.NODE_CLASSES
+    found = set()
+    stack = [decl]
+    pop, push_all = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        kind = type(x)
+        if kind is str:
+            found.add(x)
+            if "{" in x:
+                found.update(_WORDS.findall(x))
+        elif kind in node_classes:
+            push_all(x.__dict__.values())
+        elif kind is list or kind is tuple:
+            push_all(x)
+        elif kind is dict:
+            push_all(x.keys())
+            push_all(x.values())
+    return frozenset(found)
+
+
+def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False,
+                data_files: DataFiles | None = None, reuse: bool = True) -> SymbolTable:
+    """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError.
+    `data_files` (given) tells afterwards which data files the check read. A variant's check leaves
+    out the declarations it keeps unchanged from a base game without problems
+    (`unchanged_declarations`); reuse False checks them all (tests compare)."""
+    bag = DiagnosticBag()
+    data_files = data_files if data_files is not None else DataFiles()
+    decls, settings = apply_variants(rules, variants or [], bag)
+    notes: dict | None = {} if reuse and all_variants and rules.variants() else None
+    table = check_decls(decls, bag, data_files, notes)
+    checker = Checker(table, bag, data_files)
+    for s in settings:
+        checker.check_decl(s)
+    if bag.items:  # a base game with problems: each variant is checked whole, its problems said as before
+        notes = None
+    if all_variants:
+        # a problem of the base game is said once, not again for each variant; "(first at line N)" may
+        # differ there (a variant's `replace` stands where the base declaration stood)
+        def key(d):
+            return d.span.line, d.span.column, re.sub(r" \(first at line \d+\)", "", d.message)
+
+        seen = {key(d) for d in bag.items}
+        # a message that names its thing ('phase "play" can never be reached') is the same problem wherever
+        # a variant moves the declaration (`replace phase play` reports it again at the replacement)
+        named = {key(d)[2] for d in bag.items if '"' in d.message}
+        for name in rules.variants():
+            vbag = DiagnosticBag()
+            vdecls, vsettings = apply_variants(rules, [name], vbag)
+            vtable = build_symbols(vdecls, vbag, data_files)
+            vchecker = Checker(vtable, vbag, data_files)
+            vchecker.run(unchanged=unchanged_declarations(table, vtable, notes) if notes and not vbag.items else None)
+            for s in vsettings:
+                vchecker.check_decl(s)
+            for d in vbag.items:
+                k = key(d)
+                if k not in seen and k[2] not in named:
+                    seen.add(k)
+                    if '"' in d.message:
+                        named.add(k[2])
+                    d.message = f"{d.message} (in variant {name})"
+                    bag.items.append(d)
+    for d in rules.decls:
+        if isinstance(d, N.SetSetting):
+            bag.error(d.span, "`set NAME = value` belongs inside a variant")
+    for d in bag.items:  # a problem of the whole file (no declarations at all) still names the file
+        if d.span.file == "<rules>" and rules.path:
+            d.span = d.span.model_copy(update={"file": rules.path})
+    bag.raise_if_any()
+    table.settings_overrides = settings  # type: ignore[attr-defined]
+    return table

@@ -1,0 +1,723 @@
+"""What an expression or a def depends on, read from the AST before compiling: the names it
+mentions (`free_names`), whether it uses chance (`impure_defs`: never remembered) and whether it reads
+the turn (`turn_defs`: remembered only within a turn).
+"""
+from __future__ import annotations
+
+import re
+
+from rulelang.language import nodes as N
+
+# built-ins whose value changes from one call to the next (chance), so a def using them is not cached
+IMPURE_CALLS = {"roll", "random"}
+
+
+def impure_defs(decls) -> set[str]:
+    """The defs that use chance, directly or through other defs: their values are never cached."""
+    bodies = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}  # ("{name}" too)
+    impure: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, names in bodies.items():
+            if name not in impure and (names & IMPURE_CALLS or names & impure):
+                impure.add(name)
+                changed = True
+    return impure
+
+
+#: what a def may read that changes without `State.version` changing (the turn, not the state)
+TURN_NAMES = {"current", "round", "phase"}
+
+
+def reads_turn(node) -> bool:
+    """Whether an expression mentions the turn (`current`, `round`, `phase`), also inside a text's
+    `{...}` placeholders (a safe over-approximation)."""
+    return bool(mentioned(node) & TURN_NAMES)
+
+
+def mentioned(node) -> frozenset[str]:
+    """Every name an expression mentions, itself (free_names) or as the start of a text's
+    `{name.field}` placeholders."""
+    names, shown = _mentions(node)
+    return names | shown
+
+
+#: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
+TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+
+
+def turn_defs(decls) -> set[str] | None:
+    """The defs whose value may depend on whose turn, which round or which phase it is, directly or
+    through other defs: they are remembered only for one turn; the others for as long as the state
+    does not change. None when the cards' own rules (a condition field, computed when read) mention
+    the turn: then every def may, through a card's field."""
+    for d in decls:
+        if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
+            return None
+    defs = [d for d in decls if isinstance(d, N.DefDecl)]
+    names = {d.name: mentioned(d.body) for d in defs}  # (a def shown in a text, "{name}", is called too)
+    out = {d.name for d in defs if reads_turn(d.body)}
+    changed = True
+    while changed:
+        changed = False
+        for name, used in names.items():
+            if name not in out and used & out:
+                out.add(name)
+                changed = True
+    return out
+
+
+def rebuilt(x: N.Node, change) -> N.Node:
+    """x with `change` applied to each node it holds (directly or in a list): a new node where one of
+    them changed, x itself otherwise (a tree is never changed in place: the parsed AST is shared)."""
+    changes = {}
+    for name, value in x.__dict__.items():
+        if isinstance(value, N.Node):
+            new = change(value)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, list) and any(isinstance(v, N.Node) for v in value):
+            new_list = [change(v) if isinstance(v, N.Node) else v for v in value]
+            if any(a is not b for a, b in zip(new_list, value)):
+                changes[name] = new_list
+    return x.model_copy(update=changes) if changes else x
+
+
+def nodes_in(tree):
+    """Every AST node in a tree (a node, or lists of them), parents before children."""
+    todo = [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, N.Node):
+            yield x
+            todo.extend(reversed(list(x.__dict__.values())))
+        elif isinstance(x, (list, tuple)):
+            todo.extend(reversed(x))
+
+
+def free_names(node) -> set[str]:
+    """Every name an expression mentions (a safe over-approximation of what it depends on)."""
+    return set(_mentions(node)[0])
+
+
+# A game's analyses ask free_names and mentioned of the same declarations several times (a big
+# deck's cards, for every analysis): one walk answers both, remembered for the node (kept with its
+# answer, so its id is not reused while the answer is).
+_MENTIONS: dict[int, tuple] = {}
+
+
+def _mentions(node) -> tuple[frozenset, frozenset]:
+    found = _MENTIONS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1], found[2]
+    names: set[str] = set()
+    shown: set[str] = set()
+    for x in nodes_in(node):
+        kind = type(x)
+        if kind is N.Name:
+            names.add(x.id)
+        elif kind is N.Call:
+            names.add(x.func)
+        elif kind is N.StrLit and "{" in x.value:
+            shown.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
+    if len(_MENTIONS) > 20_000:
+        _MENTIONS.clear()
+    answer = (node, frozenset(names), frozenset(shown))
+    _MENTIONS[id(node)] = answer
+    return answer[1], answer[2]
+
+
+#: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
+VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "last", "max",
+                            "min", "sum"})
+#: expression nodes that read nothing of the state by themselves
+_VALUE_NODES = (N.IntLit, N.BoolLit, N.NoneLit, N.Index, N.ListLit, N.FilterList, N.ForClause, N.MapList,
+                N.CondExpr, N.BinOp, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range, N.CellLit)
+
+
+def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
+    """The names whose needs are all among the names kept (or `outside`), dropping those that are
+    not until none is left to drop: a def that uses one that is not of a kind is not of it either."""
+    kept = dict(needs)
+    changed = True
+    while changed:
+        changed = False
+        for name, used in list(kept.items()):
+            if not used <= kept.keys() | outside:
+                del kept[name]
+                changed = True
+    return set(kept)
+
+
+def recursive_defs(decls) -> set[str]:
+    """The defs that may call themselves, directly or through other defs: only they need the
+    recursion-depth count (a def outside every cycle cannot nest deeper than the number of defs).
+
+    A def may call the defs it names (also as a value, `matched(xs, ys, fits)`, and in a text's
+    `{name}`), every def if it asks `usable(...)` (a keyword's conditions), and the defs that cards'
+    and components' own expressions name (a condition field is worked out when read)."""
+    defs = [d for d in decls if isinstance(d, N.DefDecl)]
+    names = {d.name for d in defs}
+
+    by_fields: set[str] = set()
+    for d in decls:
+        if isinstance(d, (N.CardsDecl, N.ComponentDecl)):
+            by_fields |= mentioned(d) & names
+    calls = {}
+    for d in defs:
+        said = mentioned(d.body)
+        calls[d.name] = names if "usable" in said else (said & names) | by_fields
+    out: set[str] = set()
+    for start in calls:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                out.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                todo.extend(calls[name])
+    return out
+
+
+def constant_defs(decls) -> set[str]:
+    """The defs without parameters whose value is the same all game (a table of lines, a list of
+    directions): they name only literals, enum members, names they bind themselves and other such
+    defs, and call only built-ins that compute from their values. They are worked out once per match.
+    (A def with parameters is left out: a zone or a card given to it would change under it.)"""
+    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+    defs = {d.name for d in decls if isinstance(d, N.DefDecl) and not d.params}
+    uses: dict[str, set[str]] = {}
+    for d in decls:
+        if not isinstance(d, N.DefDecl) or d.params:
+            continue
+        nodes = list(nodes_in(d.body))
+        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        used: set[str] | None = set()
+        for x in nodes:
+            if isinstance(x, N.Name):
+                if x.id in defs:
+                    used.add(x.id)
+                elif x.id not in bound and x.id not in members:
+                    used = None
+            elif isinstance(x, N.Call):
+                if x.kwargs or x.func not in VALUE_BUILTINS:
+                    used = None
+            elif isinstance(x, N.StrLit):
+                if "{" in x.value:
+                    used = None
+            elif not isinstance(x, _VALUE_NODES):
+                used = None
+            if used is None:
+                break
+        if used is not None:
+            uses[d.name] = used
+    return closed(uses)
+
+
+#: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
+#: so a def calling them reads only the fields it names itself
+FIELD_FREE_BUILTINS = frozenset({
+    "abs", "all", "any", "at", "bottom", "cards_on", "cell_of", "cells", "cells_around", "concat", "connected_groups",
+    "count", "diagonal_directions", "directions", "distance", "distinct", "edge", "empty", "empty_cells",
+    "empty_cells_around", "face_down", "first", "frontier", "has_room", "last", "max", "min", "neighbor_cells",
+    "neighbors", "next_player", "occupied_cells", "opponents", "origin", "owned_cells", "owner", "player",
+    "previous_player", "ray", "region", "regions", "seat", "straight_directions", "sum", "top", "top_at", "towards",
+    "turn_order", "zone_of", "matched", "matching",
+})
+
+class _NotFixed(Exception):
+    """An expression whose value the settings alone do not fix."""
+
+
+_FIXED_TYPES = (int, str, bool, type(None))
+
+
+def setting_defs(fixer: "Fixer") -> dict:
+    """The defs without parameters whose value the game's settings fix, with that value: they name
+    only literals, enum members, settings and other such defs, through comparisons, `and`, `or`,
+    `not`, `if ... then ... else` and `+`/`-` of numbers (`def complex = version == complex_version`).
+    A game is compiled for one set of settings, so the generated code writes their values in place."""
+    out = {}
+    for name in fixer.defs:
+        try:
+            out[name] = fixer.def_value(name)
+        except _NotFixed:
+            pass
+    return out
+
+
+def _literal(value, span):
+    if type(value) is bool:
+        return N.BoolLit(span=span, value=value)
+    if type(value) is int:
+        return N.IntLit(span=span, value=value)
+    if type(value) is str:
+        return N.StrLit(span=span, value=value)
+    return N.NoneLit(span=span)
+
+
+class Fixer:
+    """Works out the value of an expression that the settings alone fix (`value`), or raises _NotFixed."""
+
+    def __init__(self, decls, settings: dict):
+        # a name that a rule, a def or a comprehension binds anywhere in the game may stand for that
+        # local value where it is bound: such a name is never taken for the setting or def it hides
+        bound: set[str] = set()
+        for x in nodes_in(decls):
+            fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
+            var = fields.get("var")
+            if isinstance(var, str):
+                bound.add(var)
+            if isinstance(x, (N.Let, N.Param)):
+                bound.add(x.name)
+            for attr in ("params", "names"):
+                names = fields.get(attr)
+                if isinstance(names, list):
+                    bound.update(n for n in names if isinstance(n, str))
+        self.settings = {k: v for k, v in settings.items() if type(v) in _FIXED_TYPES and k not in bound}
+        self.members = ({m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+                        | {m for d in decls if isinstance(d, N.SettingDecl) for m in d.choices}) - bound
+        self.defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params and d.name not in bound}
+        self.known: dict[str, object] = {}
+        self.working: set[str] = set()
+
+    def simplify(self, x):
+        """x with what the settings fix written as its value: a fixed name becomes a literal, `not`
+        of a fixed value its opposite, `if` with a fixed test its branch, and `and`/`or` lose the
+        fixed items they never reach or that change nothing (`not complex or any(...)`, with complex
+        fixed false, is `true`). A new tree where something changed; x itself never changes."""
+        if isinstance(x, N.Name):
+            known, value = self.fixed(x)
+            if not known or (type(value) is str and "{" in value):  # (a text with braces is a template)
+                return x
+            return _literal(value, x.span)
+        if isinstance(x, N.Not):
+            operand = self.simplify(x.operand)
+            if isinstance(operand, N.BoolLit):
+                return N.BoolLit(span=x.span, value=not operand.value)
+            return x if operand is x.operand else x.model_copy(update={"operand": operand})
+        if isinstance(x, N.CondExpr):
+            test = self.simplify(x.test)
+            if isinstance(test, N.BoolLit):
+                return self.simplify(x.then if test.value else x.other)
+            then, other = self.simplify(x.then), self.simplify(x.other)
+            if test is x.test and then is x.then and other is x.other:
+                return x
+            return x.model_copy(update={"test": test, "then": then, "other": other})
+        if isinstance(x, N.BoolOp):
+            decisive = x.op == "or"  # the value that ends an `or` (true) or an `and` (false)
+            items = []
+            for item in x.items:
+                item = self.simplify(item)
+                if isinstance(item, N.BoolLit) and item.value is not decisive:
+                    continue  # changes nothing
+                items.append(item)
+                if isinstance(item, N.BoolLit):  # decisive: the items after it are never reached
+                    break
+            if not items:
+                return N.BoolLit(span=x.span, value=not decisive)
+            if len(items) == 1 and isinstance(items[0], N.BoolLit):
+                return items[0]
+            if len(items) == len(x.items) and all(a is b for a, b in zip(items, x.items)):
+                return x
+            return x.model_copy(update={"items": items})
+        if isinstance(x, N.Node):
+            return rebuilt(x, self.simplify)
+        return x
+
+    def fixed(self, x):
+        """(True, value) when the settings fix x's value, else (False, None)."""
+        try:
+            return True, self.value(x)
+        except _NotFixed:
+            return False, None
+
+    def def_value(self, name: str):
+        """The value of a def without parameters (one of `defs`), worked out once."""
+        if name in self.known:
+            return self.known[name]
+        if name in self.working:  # a def that names itself
+            raise _NotFixed
+        self.working.add(name)
+        try:
+            value = self.known[name] = self.value(self.defs[name].body)
+        finally:
+            self.working.discard(name)
+        return value
+
+    def value(self, x):
+        if isinstance(x, (N.IntLit, N.BoolLit)):
+            return x.value
+        if isinstance(x, N.NoneLit):
+            return None
+        if isinstance(x, N.StrLit) and "{" not in x.value:
+            return x.value
+        if isinstance(x, N.Name):
+            if x.id in self.settings:
+                return self.settings[x.id]
+            if x.id in self.members:
+                return x.id
+            if x.id in self.defs:
+                return self.def_value(x.id)
+        elif isinstance(x, N.Not):
+            v = self.value(x.operand)
+            if type(v) is bool:
+                return not v
+        elif isinstance(x, N.BoolOp):
+            values = [self.value(i) for i in x.items]
+            if all(type(v) is bool for v in values):
+                return all(values) if x.op == "and" else any(values)
+        elif isinstance(x, N.CondExpr):
+            test = self.value(x.test)
+            if type(test) is bool:
+                return self.value(x.then if test else x.other)
+        elif isinstance(x, N.Compare):
+            a, b = self.value(x.left), self.value(x.right)
+            if x.op in ("==", "!=") and (type(a) is type(b) or a is None or b is None):
+                return (a == b) == (x.op == "==")
+            if x.op in ("<", "<=", ">", ">=") and type(a) is int and type(b) is int:
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[x.op]
+        elif isinstance(x, N.BinOp) and x.op in ("+", "-"):
+            a, b = self.value(x.left), self.value(x.right)
+            if type(a) is int and type(b) is int and abs(a) < 10**9 and abs(b) < 10**9:
+                return a + b if x.op == "+" else a - b
+        raise _NotFixed
+
+
+def def_reads(decls) -> dict[str, frozenset | None]:
+    """For each def, the fields (by name) and global variables (as "$name") it reads, directly or
+    through the defs it calls or is given; None when it may read anything. A change of one field or
+    global then keeps the remembered values of the defs that do not read it (see
+    ``values.keep_remembered``); any other change of the state forgets them all."""
+    globals_ = {d.name for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    code_fields = {f.name for d in decls if isinstance(d, N.ComponentDecl) for f in d.fields
+                   if f.type.name == "condition"}
+    direct: dict[str, set | None] = {}
+    calls: dict[str, set[str]] = {}
+    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
+
+    def reads_of(body, called: set[str]) -> set | None:
+        reads: set = set()
+        for x in nodes_in(body):
+            if isinstance(x, N.Attr):
+                if x.name in code_fields:
+                    return None
+                reads.add(x.name)
+            elif isinstance(x, N.Name):
+                if x.id in globals_:
+                    reads.add("$" + x.id)
+                elif x.id in defs:
+                    called.add(x.id)  # a def given to another (matched(a, b, fits))
+            elif isinstance(x, N.StrLit) and "{" in x.value:
+                return None  # a text's placeholders read what they name, through labels too
+            elif isinstance(x, N.Call):
+                if x.func in defs:
+                    called.add(x.func)
+                elif x.func not in FIELD_FREE_BUILTINS and x.func not in globals_ and x.func not in zones:
+                    return None  # a built-in that reads fields itself (label, keywords, has, usable...)
+        return reads
+
+    for name, d in defs.items():
+        calls[name] = set()
+        direct[name] = reads_of(d.body, calls[name])
+    out: dict[str, set | None] = dict(direct)
+    changed = True
+    while changed:  # through the defs each one calls, to a fixed point
+        changed = False
+        for name, called in calls.items():
+            mine = out[name]
+            if mine is None:
+                continue
+            for other in called:
+                theirs = out[other]
+                if theirs is None:
+                    out[name] = mine = None
+                    changed = True
+                    break
+                if not theirs <= mine:
+                    mine |= theirs
+                    changed = True
+    return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
+
+
+def field_types(decls) -> dict[str, list[N.TypeRef]]:
+    """Each field name of the components and of `player`, with the types it is declared with."""
+    fields: dict[str, list[N.TypeRef]] = {}
+    for d in decls:
+        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
+            for f in d.fields:
+                fields.setdefault(f.name, []).append(f.type)
+    return fields
+
+
+def plain_type_test(plain: set[str]):
+    """A test of whether a type is one of `plain`, or a list (of lists...) of them."""
+    def is_plain(t: N.TypeRef) -> bool:
+        return is_plain(t.list_of) if t.list_of is not None else t.name in plain
+    return is_plain
+
+
+#: built-ins that read the cells next to a card, `neighbors(card)` and `empty_cells_around(card)`: a
+#: neighbourhood def may call them on its card
+_AROUND_BUILTINS = frozenset({"neighbors", "empty_cells_around"})
+#: built-ins a neighbourhood def may call besides those: they compute from their values only
+_NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
+
+
+def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
+                       impure: set[str] | None = None) -> set[str]:
+    """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
+    (`neighbors(p)`, `empty_cells_around(p)`), their fields, global variables of plain types,
+    settings and literals, and on defs that read no place at all (`needs_met(a)`: are an animal's
+    needs met by the cards around it). Such a value stays right while nothing changes on the card's cell or the cells next to
+    it and no field or global it reads changes, so it is remembered across moves elsewhere on the
+    board (codegen), not forgotten at every move as other defs' values are.
+
+    Left out: a def that names a zone, the turn, a player list, a text with placeholders, chance, a
+    field that may hold a card or a zone (which would lead to cards elsewhere), a card's zone, any
+    other built-in, or another def but such defs and defs that read no place (given the same card).
+    A def that reads the turn names it (or reads a card's condition field, and so reads anything:
+    `reads` None), so it is left out. `reads` and `impure`: ``def_reads`` and ``impure_defs``, when
+    the caller has them already."""
+    reads = def_reads(decls) if reads is None else reads
+    impure = impure_defs(decls) if impure is None else impure
+    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
+    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+    plain = _PLAIN_TYPES | enums | {"keyword"}
+
+    is_plain = plain_type_test(plain)
+
+    settings: set[str] = set()
+    for d in decls:
+        if isinstance(d, N.SettingDecl):
+            settings.add(d.name)
+            settings.update(d.choices)
+    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    fields = field_types(decls)
+
+    def looks(d: N.DefDecl, anchor: str | None):
+        """(defs it calls that must read no place, defs it calls with its own card, whether it reads
+        the cells next to its card) when its body is of the allowed kind with `anchor` as its card
+        (None: it may read no place at all); None otherwise."""
+        if d.name in impure or reads.get(d.name) is None:
+            return None
+        params = {p.name for p in d.params}
+        nodes = list(nodes_in(d.body))
+        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        if bound & params:
+            return None  # a name that means two things: keep it simple
+        free, same, near = set(), set(), False
+        for x in nodes:
+            if isinstance(x, N.Attr):
+                types = fields.get(x.name)
+                if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
+                    return None
+            elif isinstance(x, N.Name):
+                if x.id in params or x.id in bound or x.id in members or x.id in settings:
+                    continue
+                if x.id in globals_ and is_plain(globals_[x.id].type):
+                    continue
+                if x.id in defs:
+                    free.add(x.id)  # a def given to another (matched(needs, cards, fits)) reads no place
+                    continue
+                return None
+            elif isinstance(x, N.Call):
+                if x.kwargs:
+                    return None
+                if x.func in _AROUND_BUILTINS:
+                    if anchor is None or len(x.args) != 1 or not isinstance(x.args[0], N.Name) \
+                            or x.args[0].id != anchor:
+                        return None
+                    near = True
+                elif x.func in defs:
+                    if anchor is not None and len(x.args) == 1 and isinstance(x.args[0], N.Name) \
+                            and x.args[0].id == anchor and len(defs[x.func].params) == 1:
+                        same.add(x.func)  # the same card: its neighbourhood is this one
+                    else:
+                        free.add(x.func)
+                elif x.func not in _NEIGHBOURHOOD_BUILTINS:
+                    return None
+            elif isinstance(x, N.StrLit):
+                if "{" in x.value:
+                    return None
+            elif not isinstance(x, _VALUE_NODES + (N.KwArg,)):
+                return None
+        return free, same, near
+
+    place_free: dict[str, set[str]] = {}
+    for name, d in defs.items():
+        found = looks(d, None)
+        if found is not None:
+            place_free[name] = found[0]
+    no_place = closed(place_free)
+    same_card: dict[str, set[str]] = {}  # each candidate: the defs it calls with its own card
+    for name, d in defs.items():
+        if len(d.params) != 1 or name in no_place:
+            continue
+        found = looks(d, d.params[0].name)
+        if found is not None and (found[2] or found[1]) and found[0] <= no_place:
+            same_card[name] = found[1]
+    return closed(same_card, outside=no_place)
+
+
+LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts with two underscores
+
+
+def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
+    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards
+    next to their card (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`,
+    whose body is `cond`: keyed by (line, column, x) of the condition, named in the order they
+    appear (so lines added above rename none). The code generator remembers such a condition's value
+    for each card as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of
+    them qualify), instead of working it out for every card at each pass: a continuous rule that
+    discards the cards next to no habitat looks again only around the cells that changed.
+
+    Only continuous rules, which run again after every change: a list made once a round gains
+    nothing, and asking a board for its counts of changes makes every later move on it keep them
+    (BoardCells.near_version), which costs more than it saves there (7% of one seed game's time)."""
+    found: dict[tuple, N.DefDecl] = {}
+    rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
+    rules += [a for d in decls if isinstance(d, N.KeywordDecl) for a in d.always]
+    for d in rules:
+        for x in nodes_in(d):
+            if not isinstance(x, N.FilterList) or x.keep != "where":
+                continue
+            key = (x.cond.span.line, x.cond.span.column, x.var)
+            if key in found:
+                continue
+            if any(isinstance(n, N.Call) and n.func in _AROUND_BUILTINS and len(n.args) == 1
+                   and isinstance(n.args[0], N.Name) and n.args[0].id == x.var for n in nodes_in(x.cond)):
+                found[key] = N.DefDecl(name=f"{LIFTED_PREFIX}{len(found) + 1}", span=x.cond.span,
+                                       params=[N.Param(name=x.var, span=x.cond.span)], body=x.cond)
+    return found
+
+
+def readers_of(reads: dict[str, frozenset | None], key: str) -> tuple[str, ...]:
+    """The defs whose remembered values a change of `key` (a field name, or "$global") makes stale."""
+    return tuple(sorted(name for name, r in reads.items() if r is None or key in r))
+
+
+#: value types that cannot lead to a card or a zone: reading a global or field of one of these types
+#: reads only that global or field
+_PLAIN_TYPES = {"int", "bool", "str", "player", "cell"}
+#: statements a continuous rule may hold and still be skipped when nothing it reads has changed: each
+#: acts only through the state (no log line, signal, chance or choice that a skipped pass would lose)
+_SKIPPABLE_STATEMENTS = (N.Let, N.Assign, N.If, N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Break, N.Continue,
+                         N.Return, N.Move, N.Discard, N.Draw)
+
+
+def live_nodes_in(tree, fixer: "Fixer | None" = None):
+    """nodes_in(tree), without the branches of `if`s (statements and expressions) that the settings
+    rule out (`fixer`: a game compiled for one set of settings never runs them)."""
+    if fixer is None:
+        yield from nodes_in(tree)
+        return
+    todo = [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, N.CondExpr):
+            known, test = fixer.fixed(x.test)
+            if known and type(test) is bool:
+                todo.append(x.then if test else x.other)
+                continue
+        elif isinstance(x, N.If):
+            yield x
+            live: list = []
+            for cond, body in x.branches:
+                known, test = fixer.fixed(cond)
+                if known and test is False:
+                    continue
+                live.append(cond)
+                live.append(body)
+                if known and test is True:
+                    break
+            else:
+                live.append(x.other)
+            todo.extend(reversed(live))
+            continue
+        if isinstance(x, N.Node):
+            yield x
+            todo.extend(reversed(list(x.__dict__.values())))
+        elif isinstance(x, (list, tuple)):
+            todo.extend(reversed(x))
+
+
+#: in what the continuous rules read (always_reads): a card's zone, which any card moved may change
+#: (VM.settle then counts every zone touched, "#name", as read)
+CARD_ZONES = "zone"
+
+
+def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
+    """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
+    globals ("$actor"), "@turn" (current, round or phase) and CARD_ZONES (a card's zone: any move);
+    None when that cannot be told (a card
+    reached other than through a zone the rules name, a text with placeholders, a card's condition,
+    chance, a built-in that reads fields itself, or a statement whose effect is not only on the state).
+
+    The runtime then skips settling when every change since the last fixed point touched none of
+    these (``VM.settle``): a rule that reads the same state does the same nothing again."""
+    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
+    plain = _PLAIN_TYPES | enums
+
+    is_plain = plain_type_test(plain)
+
+    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
+    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
+    fields = field_types(decls)
+    rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
+    if not rules:
+        return frozenset()
+    reads: set[str] = set()
+    seen: set[str] = set()
+    todo = [rule.body for rule in rules]  # bodies to read: the rules, then the defs and procedures they use
+
+    def known(x) -> bool:
+        """Record what one node reads; False when what it reads cannot be told."""
+        if isinstance(x, N.Stmt) and not isinstance(x, _SKIPPABLE_STATEMENTS):
+            return False
+        if isinstance(x, N.Attr):
+            if x.name == "zone":  # a card's zone: it changes when the card moves, whichever zones those are
+                reads.add(CARD_ZONES)
+                return True
+            types = fields.get(x.name)
+            if types is not None and not all(is_plain(t) for t in types):
+                return False  # a field holding a card, a zone or a condition
+            reads.add(x.name)
+        elif isinstance(x, N.Name):
+            if x.id in TURN_NAMES:
+                reads.add("@turn")
+            elif x.id in zones:
+                reads.add("#" + x.id)
+            elif x.id in globals_:
+                if not is_plain(globals_[x.id].type):
+                    return False  # a global holding a card or a zone leads anywhere
+                reads.add("$" + x.id)
+            elif x.id in defs and x.id not in seen:
+                seen.add(x.id)
+                todo.append(defs[x.id].body)
+        elif isinstance(x, N.StrLit) and "{" in x.value:
+            return False
+        elif isinstance(x, N.Call):
+            if x.func in defs or x.func in procs:
+                if x.func not in seen:
+                    seen.add(x.func)
+                    todo.append((defs.get(x.func) or procs.get(x.func)).body)
+            elif x.func in zones:
+                reads.add("#" + x.func)
+            elif x.func not in FIELD_FREE_BUILTINS or x.func == "zone_of":
+                return False  # a built-in that reads fields itself, or leads to a zone not named
+        return True
+
+    unknown = False
+    while todo and not unknown:
+        unknown = not all(known(x) for x in live_nodes_in(todo.pop(), fixer))
+    if unknown or seen & impure_defs(decls):
+        return None
+    return frozenset(reads)

@@ -1,0 +1,542 @@
+"""The checker's expressions (`ExpressionChecks`, a part of `checker.Checker`): one `expr_*` method
+per expression node, found by the node's class in `EXPR_CHECKS`; each gives the value's checked
+type (a word of `check_types`) and reports undefined names, wrong arity, fields no component has,
+and values of the wrong kind.
+"""
+from __future__ import annotations
+
+import re
+
+from rulelang.language import nodes as N
+from rulelang.model.builtins import BOARD_FUNCTIONS, BUILTINS, BUILTIN_VALUES, EDGE_NAMES, SPECIAL_FUNCS
+from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.core.errors import Span, did_you_mean, source_line
+from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
+                                  PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
+                                  inherited_check, known_type, type_name, value_type)
+
+
+# "{p} draws {c.point}": a text shows names and fields in braces
+SHOWN_ANYTHING = re.compile(r"\{([^{}]*)\}")
+SHOWN_NAME_ONLY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class _PlacesInText:
+    """Where each `{...}` of a text stands in its source line, in order, so a diagnostic about one
+    points at it rather than at the whole text; the text's own span when it cannot be found there
+    (a text over several lines, or an escape before it)."""
+
+    def __init__(self, span: Span):
+        self.span = span
+        line = source_line(span.file, span.line) if span.line > 0 and span.column > 0 else None
+        self.raw = line[span.column - 1:] if line is not None and line[span.column - 1:span.column] == '"' else None
+        self.at = 1
+
+    def span_of(self, shown: str) -> Span:
+        """The span of the name in braces `shown` (the next one found), without its braces."""
+        if self.raw is None:
+            return self.span
+        index = self.raw.find(shown, self.at)
+        if index < 0:
+            return self.span
+        self.at = index + len(shown)
+        column = self.span.column + index + 1
+        return Span(file=self.span.file, line=self.span.line, column=column, end_line=self.span.line,
+                    end_column=column + len(shown) - 2)
+
+
+def _label_name_span(span: Span, name: str) -> Span | None:
+    """Where `{name}` stands in the `label "..."` line of the component declared at `span` (None when the
+    label cannot be found in the source: the diagnostic then points at the component)."""
+    if span.line <= 0:
+        return None
+    for line in range(span.line, max(span.end_line, span.line) + 1):
+        text = source_line(span.file, line)
+        if text is None:
+            return None
+        label = re.search(r'\blabel\s*"', text if line > span.line else text[max(span.column - 1, 0):])
+        if label is None:
+            continue
+        start = (0 if line > span.line else max(span.column - 1, 0)) + label.end()
+        at = text.find("{" + name + "}", start)
+        if at >= 0:
+            return Span(file=span.file, line=line, column=at + 2, end_line=line, end_column=at + 2 + len(name))
+    return None
+
+
+class ExpressionChecks:
+    """Checks expressions; `expr` finds the check of a node by its class."""
+
+    def undefined(self, name: str, span: Span, scope: set):
+        if name in self.t.refused:
+            return  # its declaration was refused, which is said there: its uses would only repeat it
+        if name in BUILTINS or name in SPECIAL_FUNCS:
+            # a built-in function written without its values (`directions` for `directions(board)`)
+            b = BUILTINS.get(name)
+            doc = b.doc if b is not None else SPECIAL_FUNCS[name][2]
+            self.err(span, f'"{name}" is a built-in function, not a value: call it with its values',
+                     hint=f"{name}(...): {doc}")
+            return
+        candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
+            | {"true", "false", "none"}
+        # a name never declared (or declared under another spelling) is said once, at its first use
+        self.err(span, f'"{name}" is not defined', hint=did_you_mean(name, candidates),
+                 fold=(("undefined", name), f'"{name}" is used again'))
+
+    def zone_decl_of(self, x) -> N.ZoneDecl | None:
+        if isinstance(x, N.Name):
+            sym = self.t.symbols.get(x.id)
+            if sym and sym.kind == "zone":
+                return sym.decl
+        if isinstance(x, N.Call):
+            sym = self.t.symbols.get(x.func)
+            if sym and sym.kind == "zone":
+                return sym.decl
+        return None
+
+    def expect_zone(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty not in ("zone", "any"):
+            self.err(x.span, f"this should be a zone, but it is {describe_type(ty)}",
+                     expected="a zone such as `discard` or `hand(p)`")
+
+    def expect_cards(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
+            hint = None
+            if ty == "keyword":
+                hint = "a keyword is an ability printed on cards; to use one write `perform KEYWORD on card`"
+            self.err(x.span, f"this should be a card (or a list of cards, or a zone), but it is {describe_type(ty)}",
+                     hint=hint)
+
+    def expect_player(self, x, scope):
+        ty = self.expr(x, scope)
+        if ty not in ("player", "any"):
+            self.err(x.span, f"this should be a player, but it is {describe_type(ty)}")
+
+    def expect_type(self, x, scope, want: str, words: str):
+        ty = self.expr(x, scope)
+        if ty not in (want, "any"):
+            self.err(x.span, f"this should be {words}, but it is {describe_type(ty)}")
+
+    def check_label(self, template: str, comp: N.ComponentDecl, span: Span):
+        fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS
+        for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template):
+            if m.group(1) not in fields:
+                span = _label_name_span(comp.span, m.group(1)) or span
+                # (its cards giving that field too are the same mistake: a field renamed in the component)
+                self.err(span, f'the label of {comp.name} uses "{m.group(1)}", which is not one of its fields',
+                         hint=did_you_mean(m.group(1), fields),
+                         fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}" is used again'))
+
+    def card_ctor(self, ctor: N.CardCtor, scope: set):
+        comp = self.t.components.get(ctor.component)
+        if comp is None:
+            self.err(ctor.span, f'"{ctor.component}" is not a component', hint=did_you_mean(ctor.component, self.t.components),
+                     fold=(("component", ctor.component), f'"{ctor.component}" is used again'))
+            for a in ctor.args:
+                self.expr(a.value, scope)
+            return
+        # a deck of 50,000 cards names the same component again and again: its fields are read once
+        plan = self._ctor_plans.get(ctor.component)
+        if plan is None or plan[0] is not comp:
+            fields = {f.name: f for f in comp.fields}
+            wants = {name: type_name(f.type) for name, f in fields.items()}
+            needed = [name for name, f in fields.items() if f.default is None and wants[name] != "condition"
+                      and not wants[name].startswith("list:")]
+            plan = self._ctor_plans[ctor.component] = (comp, fields, wants, needed)
+        _, fields, wants, needed = plan
+        given = {a.name for a in ctor.args}
+        missing = [name for name in needed if name not in given]
+        unknown = [a for a in ctor.args if a.name not in wants]
+        for a in ctor.args:
+            want = wants.get(a.name)
+            if want is None:
+                # a field renamed or misspelt in the component: its cards give the old name and miss the new
+                # one, which is one mistake (said once, with the field that has no value)
+                hint = did_you_mean(a.name, fields)
+                if hint is None and missing:
+                    hint = f"{comp.name}'s fields without a value here: " + ", ".join(f'"{m}"' for m in missing)
+                self.err(a.span, f'component {comp.name} has no field "{a.name}"', hint=hint,
+                         fold=(("ctor field", comp.name, a.name), f'"{a.name}" is used again'))
+            if want == "condition":
+                self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
+                continue
+            ty = self.expr(a.value, scope)
+            if want is not None and not compatible(want, ty, self.t):
+                # (each card given the same kind of value: one mistake, in the field's type or in every card)
+                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
+                         fold=(("ctor type", comp.name, a.name, ty), f'{describe_type(ty)} for "{a.name}" is given again'))
+        for name in missing if not unknown else ():
+            self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
+                     fold=(("ctor missing", comp.name, name), f"{comp.name} without a \"{name}\" is made again"))
+
+    def board_call(self, c: N.Call):
+        """Board built-ins (ray, edge, regions, ...): the first value must be a board, a side of a board
+        one the board has."""
+        board = c.args[0] if c.args else None
+        if isinstance(board, N.Name) and self.t.kind(board.id) == "zone":
+            decl = self.t.symbols[board.id].decl
+            if decl.board is None:
+                self.err(board.span, f'{c.func}() works on a board, and the zone "{board.id}" is not one',
+                         expected='a zone declared as a board, as in "zone grid: board grid 8 size 8 by 8"')
+            elif c.func == "edge" and decl.board.width is None:
+                self.err(c.span, f'edge() needs a board with sides: "{board.id}" has no fixed width and height',
+                         expected="a square grid with a size (grid 4 size 8 by 8) or a hex rhombus or rectangle")
+        if c.func == "edge" and len(c.args) == 2 and isinstance(c.args[1], N.StrLit) \
+                and c.args[1].value not in EDGE_NAMES:
+            self.err(c.args[1].span, f'a board has no side called "{c.args[1].value}"',
+                     expected=", ".join(f'"{n}"' for n in EDGE_NAMES),
+                     hint=did_you_mean(c.args[1].value, list(EDGE_NAMES)))
+
+    def arity(self, c: N.Call, lo: int, hi: int | None, what: str):
+        n = len(c.args)
+        if n < lo or (hi is not None and n > hi):
+            if lo == hi:
+                want = f"{lo} argument{'s' if lo != 1 else ''}"
+            elif hi is None:
+                want = f"at least {lo} arguments"
+            else:
+                want = f"{lo} to {hi} arguments"
+            self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
+
+    def call(self, c: N.Call, scope: set, statement=False) -> str:
+        name = c.func
+        sym = self.t.symbols.get(name)
+        args = c.args
+        if c.kwargs and not (sym and sym.kind == "component"):
+            self.err(c.kwargs[0].span, f'"{c.kwargs[0].name}:" names an argument, which only cards take (Component(field: value))')
+        if name in ("has", "usable", "matched", "matching"):
+            lo, hi, _ = SPECIAL_FUNCS[name]
+            self.arity(c, lo, hi, f"{name}()")
+            if name == "has":
+                if args:
+                    self.expr(args[0], scope)
+                if len(args) > 1:
+                    if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                        fold = None
+                        if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
+                                and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
+                            # a keyword misspelt or removed: one mistake with its other uses (on cards...)
+                            fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
+                        self.err(args[1].span, "the second argument of has() is the name of a keyword",
+                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]),
+                                 fold=fold)
+                return "bool"
+            if name in ("matched", "matching"):
+                for a in args[:2]:
+                    self.expr(a, scope)
+                if len(args) == 3:
+                    f = args[2]
+                    if not (isinstance(f, N.Name) and self.t.kind(f.id) == "def" and len(self.t.symbols[f.id].decl.params) == 2):
+                        self.err(f.span, f"the third argument of {name}() is the name of a def with two parameters")
+                return "bool" if name == "matched" else "list:any"
+            for a in args:
+                self.expr(a, scope)
+            return "bool"
+        if name in BUILTINS and name not in scope:
+            b = BUILTINS[name]
+            self.arity(c, b.min_args, b.max_args, f"{name}()")
+            types = [self.expr(a, scope) for a in args]
+            if (name in BOARD_FUNCTIONS or name in ON_A_BOARD) and types and _not_a_board(types[0]):
+                self.err(args[0].span, f"{name}() works on a board, but this is {describe_type(types[0])}",
+                         expected=f'a zone declared as a board, as in "{name}(grid, ...)"')
+            elif name in BOARD_FUNCTIONS or name in ON_A_BOARD:
+                self.board_call(c)
+            return BUILTIN_RESULT.get(name, "any")
+        if sym is None:
+            if name in scope:
+                self.err(c.span, f'"{name}" is a local value, not something that can be called')
+            else:
+                self.undefined(name, c.span, scope)
+            for a in args:
+                self.expr(a, scope)
+            return "any"
+        arg_types = [self.expr(a, scope) for a in args]
+        if sym.kind == "def":
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
+            return "any"
+        if sym.kind == "proc":
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
+            if not statement:
+                self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
+            return "any"
+        if sym.kind == "keyword":
+            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
+            if statement:
+                self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
+            return "keyword"
+        if sym.kind == "zone":
+            if not sym.decl.per_player:
+                self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
+            self.arity(c, 1, 1, f'zone "{name}"')
+            if args:
+                ty = arg_types[0]
+                if ty not in ("player", "any"):
+                    self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(ty)}')
+            return "zone"
+        if sym.kind == "component":
+            self.card_ctor(N.CardCtor(span=c.span, component=name, args=c.kwargs), scope)
+            self.err(c.span, "cards are declared in a `cards` block, not made inside rules")
+            return "any"
+        self.err(c.span, f'"{name}" is a {sym.kind}, not something that can be called')
+        return "any"
+
+    def prompt(self, text, span: Span, scope: set):
+        """A choice's `as "..."` prompt may show values like any text: "{p} picks a card"."""
+        if text is not None and "{" in text:
+            self.expr(N.StrLit(span=span, value=text), scope)
+
+    # a check meets about 20,000 expressions per pass, so one dict look-up replaces a chain of isinstance tests
+    def expr(self, x, scope: set) -> str:
+        """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...)."""
+        check = EXPR_CHECKS.get(type(x)) or inherited_check(EXPR_CHECKS, type(x))
+        return check(self, x, scope) if check is not None else "any"
+
+    def expr_int(self, x: N.IntLit, scope: set) -> str:
+        return "int"
+
+    def expr_str(self, x: N.StrLit, scope: set) -> str:
+        if "{" not in x.value:
+            return "str"
+        # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
+        inside = _PlacesInText(x.span)
+        for m in TEMPLATE_NAMES.finditer(x.value):
+            names = m.group(1).split(".")
+            span = inside.span_of(m.group(0))
+            node = N.Name(span=span, id=names[0])
+            for attr in names[1:]:
+                node = N.Attr(span=span, obj=node, name=attr)
+            self.expr(node, scope)
+        inside = _PlacesInText(x.span)
+        for m in SHOWN_ANYTHING.finditer(x.value):
+            if not SHOWN_NAME_ONLY.fullmatch(m.group(1)):
+                self.err(inside.span_of(m.group(0)), f'a text shows names and fields only, so "{{{m.group(1)}}}" would be printed as it is',
+                         expected='a name or a field in braces, as in "{p.score}"',
+                         hint="compute the value first: `let n = ...`, then write \"{n}\"")
+        return "str"
+
+    def expr_bool(self, x: N.BoolLit, scope: set) -> str:
+        return "bool"
+
+    def expr_none(self, x: N.NoneLit, scope: set) -> str:
+        return "any"
+
+    def expr_name(self, x: N.Name, scope: set) -> str:
+        if x.id in scope:
+            return self.local_types.get(x.id, "any")
+        if x.id in BUILTIN_VALUES:
+            return BUILTIN_VALUE_TYPES[x.id]
+        sym = self.t.symbols.get(x.id)
+        if sym is None:
+            if x.id == "self":
+                self.err(x.span, '"self" only exists inside a keyword or a card field that is a condition or effect')
+            else:
+                self.undefined(x.id, x.span, scope)
+            return "any"
+        if sym.kind == "zone":
+            if sym.decl.per_player:
+                self.err(x.span, f'each player has their own "{x.id}"; say whose: {x.id}(p)')
+            return "zone"
+        if sym.kind == "member":
+            return "sym:" + sym.type
+        if sym.kind == "enum":
+            return "list:sym:" + x.id
+        if sym.kind == "var":
+            return sym.type if sym.type in ("int", "bool", "str", "player") else "any"
+        if sym.kind == "setting":  # a number, a text or true/false, as its default is (--set keeps the kind)
+            return sym.type
+        if sym.kind == "def":
+            if sym.decl.params:
+                n = len(sym.decl.params)
+                self.err(x.span, f'def "{x.id}" takes {n} argument{"s" if n != 1 else ""}: write {x.id}(...)')
+            return "any"
+        if sym.kind == "proc":
+            self.err(x.span, f'procedure "{x.id}" must be called as a statement: {x.id}(...)')
+            return "any"
+        if sym.kind == "keyword":
+            return "keyword"
+        if sym.kind == "component":
+            return f"list:entity:{x.id}"
+        if sym.kind == "cards":
+            return "list:any"
+        if sym.kind == "phase":
+            self.phase_refs.add(x.id)
+            return "str"
+        return "any"
+
+    def expr_call(self, x: N.Call, scope: set) -> str:
+        return self.call(x, scope)
+
+    def expr_attr(self, x: N.Attr, scope: set) -> str:
+        ty = self.expr(x.obj, scope)
+        return self.attr_type(ty, x)
+
+    def expr_index(self, x: N.Index, scope: set) -> str:
+        ty = self.expr(x.obj, scope)
+        self.expect_type(x.index, scope, "int", "a whole number")
+        return ty[5:] if ty.startswith("list:") else "any"
+
+    def expr_list(self, x: N.ListLit, scope: set) -> str:
+        tys = [self.expr(i, scope) for i in x.items]
+        return "list:" + (tys[0] if tys and all(t == tys[0] for t in tys) else "any")
+
+    def expr_filter(self, x: N.FilterList, scope: set) -> str:
+        ty = self.expr(x.coll, scope)
+        self.expr(x.cond, scope | {x.var})
+        return ty if ty.startswith("list:") else "list:any"
+
+    def expr_map(self, x: N.MapList, scope: set) -> str:
+        self.expr(x.coll, scope)
+        inner = scope | {x.var}
+        for clause in x.more:
+            self.expr(clause.coll, inner)
+            inner = inner | {clause.var}
+        if x.cond is not None:
+            self.expr(x.cond, inner)
+        return "list:" + self.expr(x.expr, inner)
+
+    def expr_cond(self, x: N.CondExpr, scope: set) -> str:
+        self.expr(x.test, scope)
+        a = self.expr(x.then, scope)
+        b = self.expr(x.other, scope)
+        return a if a == b else "any"
+
+    def expr_binop(self, x: N.BinOp, scope: set) -> str:
+        a = self.expr(x.left, scope)
+        b = self.expr(x.right, scope)
+        if x.op == "+" and (a.startswith("list:") or b.startswith("list:")):
+            return a if a.startswith("list:") else b
+        if x.op == "+" and (a == "str" or b == "str"):
+            return "str"
+        for ty, side in ((a, x.left), (b, x.right)):
+            if ty not in ("int", "any"):
+                self.err(side.span, f'"{x.op}" works on numbers, but this is {describe_type(ty)}')
+        return "int"
+
+    def expr_compare(self, x: N.Compare, scope: set) -> str:
+        a = self.expr(x.left, scope)
+        b = self.expr(x.right, scope)
+        if x.op in ("<", ">", "<=", ">="):
+            for ty, side in ((a, x.left), (b, x.right)):
+                if ty not in ("int", "any"):
+                    self.err(side.span, f'"{x.op}" compares numbers, but this is {describe_type(ty)}')
+        elif a.startswith("sym:") and b.startswith("sym:") and a != b:
+            self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
+        return "bool"
+
+    def expr_member(self, x: N.Member, scope: set) -> str:
+        self.expr(x.elem, scope)
+        self.expr(x.coll, scope)
+        return "bool"
+
+    def expr_boolop(self, x: N.BoolOp, scope: set) -> str:
+        for i in x.items:
+            self.expr(i, scope)
+        return "bool"
+
+    def expr_not(self, x: N.Not, scope: set) -> str:
+        self.expr(x.operand, scope)
+        return "bool"
+
+    def expr_neg(self, x: N.Neg, scope: set) -> str:
+        self.expect_type(x.operand, scope, "int", "a number")
+        return "int"
+
+    def expr_range(self, x: N.Range, scope: set) -> str:
+        self.expect_type(x.low, scope, "int", "a number")
+        self.expect_type(x.high, scope, "int", "a number")
+        return "list:int"
+
+    def expr_cell(self, x: N.CellLit, scope: set) -> str:
+        self.expr(x.a, scope)
+        self.expr(x.b, scope)
+        return "cell"
+
+    def field_value(self, field_type: str) -> str:
+        """The type of a field's value: members of an enum compare only with that enum's members."""
+        if self.t.kind(field_type) == "enum":
+            return "sym:" + field_type
+        if not known_type(field_type, self.t):  # (reported where the field is declared)
+            return "any"
+        return value_type(field_type)
+
+    def attr_type(self, ty: str, x: N.Attr) -> str:
+        # the type of a field depends only on the owner's type and the field's name (the table does not change
+        # during a check), so it is worked out once; a field that is reported is worked out again at each use
+        key = (ty, x.name)
+        known = self._attr_types.get(key)
+        if known is None:
+            errors = self.bag.reported
+            known = self.find_attr_type(ty, x)
+            if self.bag.reported == errors:
+                self._attr_types[key] = known
+        return known
+
+    def find_attr_type(self, ty: str, x: N.Attr) -> str:
+        name = x.name
+        if ty == "player":
+            if name in self.t.player_fields:
+                return self.field_value(type_name(self.t.player_fields[name].type))
+            if name not in PLAYER_BUILTIN_ATTRS:
+                self.err(x.span, f'players have no field "{name}"', expected="a field declared in `player { ... }`",
+                         hint=did_you_mean(name, set(self.t.player_fields) | PLAYER_BUILTIN_ATTRS))
+            return "int"
+        if ty.startswith("entity:"):
+            fields = self.component_fields(ty[7:])
+            if name in fields:
+                return self.field_value(type_name(fields[name].type))
+            if name not in ENTITY_BUILTIN_ATTRS:
+                self.err(x.span, f'{ty[7:]} cards have no field "{name}"', hint=did_you_mean(name, set(fields) | ENTITY_BUILTIN_ATTRS))
+            return "any"
+        if ty == "zone":
+            if name not in ZONE_BUILTIN_ATTRS:
+                self.err(x.span, f'zones have no field "{name}"', expected="size or owner")
+            return "int" if name == "size" else "player"
+        if ty in ("int", "bool", "str") or ty.startswith("list:") or ty.startswith("sym:"):
+            self.err(x.span, f'{describe_type(ty)} has no field "{name}"')
+            return "any"
+        # unknown owner: the field must exist on some component or on players
+        known = self._field_types_by_name()
+        if name not in known:
+            everything = (set(known) | set(self.t.table_columns) | ENTITY_BUILTIN_ATTRS | PLAYER_BUILTIN_ATTRS
+                          | ZONE_BUILTIN_ATTRS)
+            if name not in everything and not self.t.table_columns_unread:
+                self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
+                         fold=(("field", name), f'the field "{name}" is used again'))
+                return "any"
+            return "any"
+        types = known[name]
+        return next(iter(types)) if len(types) == 1 else "any"
+
+    def component_fields(self, name: str) -> dict:
+        """A component's fields by name (read once per checker: attribute checks ask for them often)."""
+        cache = self.__dict__.setdefault("_component_fields", {})
+        fields = cache.get(name)
+        if fields is None:
+            comp = self.t.components.get(name)
+            fields = cache[name] = {f.name: f for f in comp.fields} if comp else {}
+        return fields
+
+    def _field_types_by_name(self) -> dict[str, set]:
+        """Every declared field name (components and players) with the value types it has anywhere."""
+        known = self.__dict__.get("_field_types")
+        if known is None:
+            known = {}
+            for comp in self.t.components.values():
+                for f in comp.fields:
+                    known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
+            for fname, f in self.t.player_fields.items():
+                known.setdefault(fname, set()).add(self.field_value(type_name(f.type)))
+            self.__dict__["_field_types"] = known
+        return known
+
+
+EXPR_CHECKS = {
+    N.IntLit: ExpressionChecks.expr_int, N.StrLit: ExpressionChecks.expr_str, N.BoolLit: ExpressionChecks.expr_bool, N.NoneLit: ExpressionChecks.expr_none,
+    N.Name: ExpressionChecks.expr_name, N.Call: ExpressionChecks.expr_call, N.Attr: ExpressionChecks.expr_attr, N.Index: ExpressionChecks.expr_index,
+    N.ListLit: ExpressionChecks.expr_list, N.FilterList: ExpressionChecks.expr_filter, N.MapList: ExpressionChecks.expr_map,
+    N.CondExpr: ExpressionChecks.expr_cond, N.BinOp: ExpressionChecks.expr_binop, N.Compare: ExpressionChecks.expr_compare,
+    N.Member: ExpressionChecks.expr_member, N.BoolOp: ExpressionChecks.expr_boolop, N.Not: ExpressionChecks.expr_not, N.Neg: ExpressionChecks.expr_neg,
+    N.Range: ExpressionChecks.expr_range, N.CellLit: ExpressionChecks.expr_cell,
+}

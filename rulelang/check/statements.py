@@ -1,0 +1,416 @@
+"""The checker's statements (`StatementChecks`, a part of `checker.Checker`): one `stmt_*` method
+per statement node, found by the node's class in `STMT_CHECKS`; each gives back the names it binds
+and reports what cannot run where it is written (a choice in a continuous rule, `end` where
+nothing it ends runs, `create` outside setup).
+"""
+from __future__ import annotations
+
+from rulelang.language import nodes as N
+from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from rulelang.check.dependencies import nodes_in
+from rulelang.core.errors import Span, did_you_mean
+from rulelang.language.nodes import BASE_TYPES
+from rulelang.check.types import describe_type, inherited_check
+
+
+STATEMENT_ONLY_IN_SETUP = {"create"}
+
+
+class StatementChecks:
+    """Checks statements and blocks; `stmt` finds the check of a node by its class."""
+
+    def block(self, stmts, scope: set, ctx: set):
+        scope = set(scope)
+        skip = None
+        for i, s in enumerate(stmts):
+            if s is skip:
+                continue
+            # (`shufle deck` parses as two bare names: the first one's error covers the line, and
+            # stmt_assign says nothing of the second: said_on_this_line)
+            bare = isinstance(s, N.Assign) and s.op is None and not isinstance(s.target, N.Call)
+            after = stmts[i + 1] if i + 1 < len(stmts) else None
+            if bare and self.unknown_word(s.target, scope) and isinstance(after, N.Assign) and after.op == "=" \
+                    and after.span.line == s.span.line and isinstance(after.target, N.Name):
+                # `var best = ...` / `def best = ...` in a block: a local named with another word than `let`
+                scope = self.named_without_let(s.target, after, scope)
+                skip = after
+                continue
+            scope = self.stmt(s, scope, ctx)
+
+    def unknown_word(self, x, scope: set) -> bool:
+        return isinstance(x, N.Name) and x.id not in scope and x.id not in self.t.symbols and x.id not in BUILTIN_VALUES
+
+    def named_without_let(self, word: N.Name, assign: N.Assign, scope: set) -> set:
+        name = assign.target.id
+        hint = None
+        if word.id in ("var", "def", "setting", "procedure"):
+            message = f"`{word.id}` declares a name at the top of the file, not inside a block"
+            if word.id == "var":
+                hint = f"for a value kept after this block, declare `var {name}: TYPE` at the top and assign it here"
+        elif word.id in BASE_TYPES or word.id in self.t.components or self.t.kind(word.id) == "enum":
+            message = f'"{word.id}" is a type; a local name is given its value with `let`, and no type is written'
+        else:
+            message = f'"{word.id}" is not a keyword of the language'
+        self.err(word.span, message, expected=f"let {name} = ...", hint=hint)
+        self.expr(assign.value, scope)
+        return scope | {name}
+
+    def stmt(self, s, scope: set, ctx: set) -> set:
+        """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
+        check = STMT_CHECKS.get(type(s)) or inherited_check(STMT_CHECKS, type(s))
+        return check(self, s, scope, ctx) if check is not None else scope
+
+    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set:
+        self.expr(s.value, scope)
+        return scope | {s.name}
+
+    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set:
+        if s.op is None and not isinstance(s.target, N.Call) and self.said_on_this_line(s.span):
+            return scope
+        if s.op is None:
+            if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
+                    and s.target.id not in BUILTIN_VALUES:
+                from rulelang.language.syntax_errors import _LEADING_WORDS
+                self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
+                         expected="a statement (move, let, if, choose, ...), a call or an assignment",
+                         hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
+            elif not isinstance(s.target, N.Call):
+                self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
+                         hint="to change a value write `x.field = value`")
+                self.expr(s.target, scope)
+            else:
+                self.call(s.target, scope, statement=True)
+            return scope
+        if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
+            self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
+                             f'until the end of the {s.until}',
+                     hint="declare it with `var NAME: TYPE`, or change a field (x.field) instead")
+        if not isinstance(s.target, (N.Name, N.Attr)):
+            self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
+        elif isinstance(s.target, N.Name):
+            kind = self.t.kind(s.target.id)
+            if s.target.id not in scope and kind != "var":
+                if kind is None and s.op == "=" and s.until is None and s.target.id not in self.t.refused \
+                        and s.target.id not in BUILTINS and s.target.id not in SPECIAL_FUNCS:
+                    # `best = ...` for `let best = ...`: said once, and the name is known after it
+                    candidates = set(scope) | {n for n, sym in self.t.symbols.items() if sym.kind == "var"}
+                    guess = did_you_mean(s.target.id, candidates)
+                    self.err(s.target.span, f'"{s.target.id}" is not defined, so it cannot be assigned',
+                             expected=None if guess else f"let {s.target.id} = ... (a new name)", hint=guess,
+                             fold=(("undefined", s.target.id), f'"{s.target.id}" is used again'))
+                    self.expr(s.value, scope)
+                    return scope | {s.target.id}
+                if kind is None:
+                    self.undefined(s.target.id, s.target.span, scope)
+                else:
+                    self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
+                             hint="declare a global with `var NAME: TYPE` or a local with `let`")
+        else:
+            self.expr(s.target, scope)
+        self.expr(s.value, scope)
+        if s.op in ("+=", "-="):
+            self.expect_type(s.value, scope, "int", "a number")
+        return scope
+
+    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set:
+        for cond, body in s.branches:
+            self.expr(cond, scope)
+            self.block(body, scope, ctx)
+        if s.other is not None:
+            self.block(s.other, scope, ctx)
+        return scope
+
+    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
+        walked = self.expr(s.coll, scope)
+        inner = scope | {s.var}
+        # `for each p in players`: p is a player wherever the loop does not give the name another
+        # value (a comprehension, a quantifier or a `let` of the same name inside), so its fields and
+        # uses are checked as a player's
+        typed = walked == "list:player" and not any(
+            getattr(n, "var", None) == s.var or (isinstance(n, N.Let) and n.name == s.var)
+            for n in nodes_in([s.cond, s.body]))
+        before = self.local_types.get(s.var)
+        if typed:
+            self.local_types[s.var] = "player"
+        else:
+            self.local_types.pop(s.var, None)
+        try:
+            if s.cond is not None:
+                self.expr(s.cond, inner)
+            if s.chosen_by is not None:
+                self.expect_player(s.chosen_by, scope)
+            self.block(s.body, inner, ctx | {"loop"})
+        finally:
+            if before is None:
+                self.local_types.pop(s.var, None)
+            else:
+                self.local_types[s.var] = before
+        return scope
+
+    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set:
+        self.expr(s.cond, scope)
+        self.block(s.body, scope, ctx | {"loop"})
+        return scope
+
+    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set:
+        self.expect_type(s.count, scope, "int", "a number")
+        self.block(s.body, scope, ctx | {"loop"})
+        return scope
+
+    def stmt_choose(self, s: N.Choose, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
+        self.expr(s.coll, scope)
+        if s.cond is not None:
+            self.expr(s.cond, scope | {s.var})
+        if s.opts.by is not None:
+            self.expect_player(s.opts.by, scope)
+        self.prompt(s.opts.prompt, s.span, scope)
+        return scope | {s.var}
+
+    def stmt_choose_block(self, s: N.ChooseBlock, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
+        if s.opts.by is not None:
+            self.expect_player(s.opts.by, scope)
+        self.prompt(s.opts.prompt, s.span, scope)
+        self.options(s.options, scope, ctx)
+        return scope
+
+    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        self.expect_zone(s.to, scope)
+        self.placement(s.place, scope, s.to)
+        return scope
+
+    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set:
+        if s.count is not None:
+            self.expect_type(s.count, scope, "int", "a number")
+        self.expect_zone(s.source, scope)
+        self.expect_zone(s.to, scope)
+        self.placement(s.place, scope, s.to)
+        return scope
+
+    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set:
+        self.expect_zone(s.zone, scope)
+        return scope
+
+    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set:
+        if "setup" not in ctx:
+            self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
+                     hint="put the cards in a zone at setup and move them later")
+        if self.t.kind(s.cards) != "cards":
+            sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
+            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
+        self.expect_zone(s.zone, scope)
+        return scope
+
+    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set:
+        self.expect_cards(s.what, scope)
+        if s.to is not None:
+            self.expect_player(s.to, scope)
+        return scope
+
+    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set:
+        """`discard`, `hide` and `turn ... face`: what they act on must be cards."""
+        self.expect_cards(s.what, scope)
+        return scope
+
+    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set:
+        self.signals_sent.add(s.name)
+        for a in s.args:
+            self.expr(a, scope)
+        return scope
+
+    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
+        if isinstance(s.what, N.Name) and s.what.id == "on" and "on" not in scope and self.t.kind("on") is None:
+            self.err(s.what.span, "`perform` names the keyword first, then the card it works on",
+                     expected="perform KEYWORD on CARD, as in `perform boost on c`")
+            return scope
+        ty = self.expr(s.what, scope)
+        if ty not in ("keyword", "any"):
+            self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
+                     expected="a keyword, as in `perform boost(2) on card`")
+        if s.on is not None:
+            self.expect_cards(s.on, scope)
+        return scope
+
+    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set:
+        self.expr(s.who, scope)
+        return scope
+
+    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set:
+        ty = self.expr(s.who, scope)
+        if ty not in ("player", "list:player", "any", "list:any"):
+            self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
+                     expected="a player or a list of players, as in `eliminate current`")
+        return scope
+
+    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, by=s.coll)
+        self.expr(s.coll, scope)
+        self.prompt(s.prompt, s.span, scope | {s.var})
+        self.options(s.options, scope | {s.var}, ctx)
+        return scope
+
+    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
+        self.expect_player(s.to, scope)
+        if s.by is not None:
+            self.expect_player(s.by, scope)
+        self.prompt(s.prompt, s.span, scope)
+        self.options(s.options, scope, ctx)
+        if s.refused is not None:
+            self.block(s.refused, scope, ctx)
+        return scope
+
+    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:
+        # what is sure to be running where it is written (a procedure or a trigger may run in a turn)
+        if "setup" in ctx or "result" in ctx:
+            when = "in setup the game has not started" if "setup" in ctx else "the result is worked out once the game is over"
+            self.err(s.span, f"`end {s.what}` cannot be used here: {when}",
+                     hint="end the game from a phase, a turn, a trigger or a procedure" if s.what == "game" else None)
+        elif "game_end" in ctx or ("game_start" in ctx and s.what != "game"):
+            self.err(s.span, f"`end {s.what}` cannot be used here: " + (
+                "at the end of the game it is already ending" if "game_end" in ctx
+                else f"at the start of the game no {s.what} has begun yet"))
+        elif s.what == "turn" and "phase" in ctx and "turns" not in ctx:
+            self.err(s.span, "`end turn` ends a player's turn, but this is not inside `take turns { ... }`",
+                     hint="use `end phase` to leave the phase, or put the statement inside `take turns`")
+        return scope
+
+    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
+        self.no_choice_in(ctx, s.span)
+        for x in (s.start,):
+            if x is not None:
+                self.expect_player(x, scope)
+        for x in (s.skipping, s.until):
+            if x is not None:
+                self.expr(x, scope)
+        if s.following is not None:
+            ty = self.expr(s.following, scope)
+            if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
+                self.err(s.following.span, f"`following` takes the turn order as a list of players, "
+                         f"but this is {describe_type(ty)}",
+                         expected="a list of players, as in `take turns following ranking`")
+            if s.direction is not None:
+                self.err(s.span, f"a computed turn order (`following`) already says who is next, "
+                         f"so it cannot also go {s.direction}",
+                         hint="reverse the list instead, or remove the direction")
+        self.block(s.body, scope, ctx | {"turns"})
+        return scope
+
+    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set:
+        self.block(s.body, scope, ctx)
+        return scope
+
+    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set:
+        self.expr(s.message, scope)
+        return scope
+
+    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set:
+        if "loop" not in ctx:
+            self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
+        return scope
+
+    def stmt_return(self, s: N.Return, scope: set, ctx: set) -> set:
+        return scope
+
+    def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
+        if is_choice and by is None and "setup" in ctx and "turns" not in ctx:
+            self.err(span, "nobody is taking a turn during setup, so this choice needs to say who makes it",
+                     hint="add `by PLAYER`, e.g. `by p` inside `for each p in players`")
+        if "always" in ctx:
+            self.err(span, "a continuous rule (`always`) cannot ask a player to choose: it must settle by itself")
+        if "result" in ctx:
+            self.err(span, "the `result` block cannot ask a player to choose")
+
+    def options(self, options: list, scope: set, ctx: set):
+        names = set()
+        for opt in options:
+            if opt.name in names:
+                self.err(opt.span, f'two options are named "{opt.name}"')
+            names.add(opt.name)
+            inner = set(scope)
+            for b in opt.bindings:
+                self.expr(b.coll, inner)
+                inner = inner | {b.var}
+                if b.cond is not None:
+                    self.expr(b.cond, inner)
+            if opt.cond is not None:
+                self.expr(opt.cond, inner)
+            self.block(opt.body, inner, ctx)
+
+    def table_source(self, d: N.TableDecl):
+        """A table's file: a text, or a setting holding one (read when the game is loaded)."""
+        from rulelang.language.tables import TableError
+
+        src = d.source
+        name = None
+        if isinstance(src, N.StrLit):
+            name = src.value
+        elif isinstance(src, N.Name) and self.t.kind(src.id) == "setting":
+            default = self.t.symbols[src.id].decl.default
+            name = default.value if isinstance(default, N.StrLit) else None
+        else:
+            self.err(src.span, "a table is read from a file named by a text or a setting",
+                     expected='a file name, as in `table rows from "maps/valley.csv"`, or the name of a setting')
+            return
+        if name is None:
+            self.err(src.span, f'the setting "{src.id}" should name a data file (a text)')
+            return
+        try:
+            self.data_files.columns(name, d.span.file)
+        except TableError as exc:
+            self.err(src.span, f'table "{d.name}": {exc}',
+                     hint="the file is looked for beside the rules file" if exc.missing else None)
+
+    def placement(self, p: N.Placement, scope, to=None):
+        if p.at is not None:
+            self.expr(p.at, scope)
+        if p.place is not None:
+            ty = self.expr(p.place, scope)
+            decl = self.zone_decl_of(to) if to is not None else None
+            if decl is None:
+                return
+            if decl.board is None:
+                self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
+            elif decl.board.places is None:
+                self.err(p.place.span, f"the board {decl.name} has no places",
+                         hint=f"declare them: `zone {decl.name}: board ... places ENUM`")
+            elif ty.startswith("sym:") and ty[4:] != decl.board.places:
+                self.err(p.place.span, f"the places of {decl.name} are the members of {decl.board.places}, "
+                         f"but this is {describe_type(ty)}")
+
+    def check_places(self, d: N.ZoneDecl):
+        b = d.board
+        span = b.places_span or d.span
+        enum = self.t.symbols.get(b.places)
+        if enum is None or enum.kind != "enum":
+            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
+            self.err(span, f'the places of a cell are the members of an enum, but "{b.places}" is not an enum',
+                     expected="places ENUM { member: capacity, ... }", hint=did_you_mean(b.places, enums))
+            return
+        seen = set()
+        for name, limit in b.capacities:
+            if name not in enum.decl.members:
+                self.err(span, f'"{name}" is not a member of {b.places}, so it is not a place of {d.name}',
+                         hint=did_you_mean(name, enum.decl.members))
+            if name in seen:
+                self.err(span, f'the capacity of place "{name}" is given twice')
+            seen.add(name)
+            if limit < 1:
+                self.err(span, f'place "{name}" must hold at least 1 card (leave it out of the list for no limit)')
+
+
+STMT_CHECKS = {
+    N.Let: StatementChecks.stmt_let, N.Assign: StatementChecks.stmt_assign, N.If: StatementChecks.stmt_if, N.For: StatementChecks.stmt_for,
+    N.While: StatementChecks.stmt_while_or_until, N.RepeatUntil: StatementChecks.stmt_while_or_until,
+    N.RepeatTimes: StatementChecks.stmt_repeat_times, N.Choose: StatementChecks.stmt_choose,
+    N.ChooseBlock: StatementChecks.stmt_choose_block, N.Move: StatementChecks.stmt_move, N.Draw: StatementChecks.stmt_draw,
+    N.Discard: StatementChecks.stmt_on_cards, N.Shuffle: StatementChecks.stmt_shuffle, N.Create: StatementChecks.stmt_create,
+    N.Reveal: StatementChecks.stmt_reveal, N.Hide: StatementChecks.stmt_on_cards, N.Flip: StatementChecks.stmt_on_cards,
+    N.Signal: StatementChecks.stmt_signal, N.Perform: StatementChecks.stmt_perform, N.Win: StatementChecks.stmt_win,
+    N.Eliminate: StatementChecks.stmt_eliminate, N.Respond: StatementChecks.stmt_respond, N.Offer: StatementChecks.stmt_offer,
+    N.End: StatementChecks.stmt_end, N.TakeTurns: StatementChecks.stmt_take_turns, N.StepBlock: StatementChecks.stmt_step_block,
+    N.Log: StatementChecks.stmt_log_or_fail, N.Fail: StatementChecks.stmt_log_or_fail, N.Break: StatementChecks.stmt_break_or_continue,
+    N.Continue: StatementChecks.stmt_break_or_continue, N.Return: StatementChecks.stmt_return,
+}

@@ -1,0 +1,265 @@
+"""The designer's balance commands: `simulate`'s report, `compare`, `sweep` and `tournament`.
+
+`cli/main.py` registers them (``add_commands``); the work is done by ``simulate``, ``metrics``,
+``compare``, ``sweep``, ``tournament`` and ``plots``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rulelang.cli.args import output_file, output_folder, whole_number
+
+# rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
+# and `rulelang check` starts faster without it
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _num(x, digits=2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def rate_cell(r: dict) -> str:
+    if r.get("rate") is None:
+        return "-"
+    return f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+
+
+def mean_cell(m: dict, digits=2) -> str:
+    if m.get("mean") is None:
+        return "-"
+    return f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
+
+
+def progress_bar(err_console, quiet: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
+
+
+def print_metrics(console, summary) -> None:
+    """The balance metrics of a simulation, as tables (the simulate command prints these)."""
+    from rich.table import Table
+
+    m = summary.metrics()
+    conf = f"{m['confidence']:.0%}"
+    t = Table(title=f"balance ({conf} intervals; see docs/balance.md)")
+    t.add_column("metric")
+    t.add_column("value [interval]", justify="right")
+    t.add_column("how to read it")
+    fpa = m["first_player_advantage"]
+    t.add_row("first-player advantage", mean_cell(fpa, 3), "seat 1's win rate minus the average seat's; 0 is fair")
+    t.add_row("no winner", rate_cell(m["no_winner_rate"]), "games that end with nobody winning")
+    t.add_row("shared wins", rate_cell(m["shared_win_rate"]), "games won by more than one player (ties, team wins)")
+    r, d = m["rounds"], m["decisions"]
+    t.add_row("length (rounds)", mean_cell(r), f"median {_num(r.get('median'), 1)}, from {_num(r.get('min'), 0)} to {_num(r.get('max'), 0)}")
+    t.add_row("length (decisions)", mean_cell(d, 1), f"median {_num(d.get('median'), 1)}, from {_num(d.get('min'), 0)} to {_num(d.get('max'), 0)}")
+    b = m["branching_factor"]
+    t.add_row("branching factor", mean_cell(b, 1), "options per decision (mean per game)")
+    for key, name, how in (("lead_changes", "lead changes", "times a new player took the lead (per game)"),
+                           ("drama", "drama", "how far behind the winner was on average, 0 to 1"),
+                           ("decided_at", "decided at (decisiveness)", "share of the game before the winner led for good; 0 = led all along")):
+        v = m[key]
+        t.add_row(name, mean_cell(v), how + ("" if v.get("n") == summary.count else f" ({v.get('n', 0)} games)"))
+    console.print(t)
+    for key, title in (("keywords", "keyword"), ("option_kinds", "option kind"), ("cards", "card")):
+        table = m[key]
+        if not table:
+            continue
+        kt = Table(title=f"{title} use (and the win rate of the seats that used it)")
+        kt.add_column(title)
+        kt.add_column("uses", justify="right")
+        kt.add_column("per game", justify="right")
+        kt.add_column("in % of games", justify="right")
+        kt.add_column("users' win rate", justify="right")
+        for name, v in table.items():
+            kt.add_row(name, str(v["uses"]), f"{v['per_game']:.2f}", _pct(v["games_used"]), rate_cell(v["users_win_rate"]))
+        console.print(kt)
+
+
+# ------------------------------------------------------------------ commands
+
+
+def _variants(value: str | None) -> list[str]:
+    return [v for v in (value or "").split(",") if v]
+
+
+def cmd_tournament(args) -> int:
+    from rulelang.cli.args import _settings
+    from rulelang.cli.console import console, err_console
+    from rulelang.balance.tournament import print_tournament, tournament
+
+    bots = [b for b in args.bots.split(",") if b]
+    pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
+    with progress_bar(err_console, args.quiet) as progress:
+        task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
+        result = tournament(args.file, bots, args.n, variant=_variants(args.variant), settings=_settings(args.set),
+                            players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
+                            progress=lambda: progress.advance(task), duplicate=args.duplicate)
+    print_tournament(console, result)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
+        console.print(f"results written to {args.out}", markup=False)
+    return 0
+
+
+def _common(p, n_default: int = 100) -> None:
+    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("-n", type=whole_number(1), default=n_default, help=f"games (default {n_default})")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
+    p.add_argument("--out", type=output_file, help="write the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_commands(sub) -> None:
+    """Register compare, sweep and tournament on the `rulelang` argument parser."""
+    p = sub.add_parser("tournament", help="play bots against each other and print a win matrix")
+    _common(p, 20)
+    p.add_argument("--bots", required=True, help="bots to pit against each other, comma-separated: "
+                   "random, greedy, mc, mcts (with a budget: mc:40, mcts:100)")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--duplicate", action="store_true",
+                   help="play every seed twice, the seats swapped, and test on the seeds (luck of the deal cancels)")
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("compare", help="A/B: play two versions of a game on the same seeds and test every difference")
+    _common(p, 200)
+    p.add_argument("--a", default="base", metavar="VARIANTS_OR_SETTINGS",
+                   help='arm A: variants and NAME=VALUE settings, comma-separated ("base": the game as written)')
+    p.add_argument("--b", default="base", metavar="VARIANTS_OR_SETTINGS", help="arm B, written the same way")
+    p.add_argument("--agents", help="agents per seat (or one for all), the same in both arms")
+    p.add_argument("--alpha", type=float, default=0.05, help="the family-wise error rate (default 0.05)")
+    p.add_argument("--independent", action="store_true",
+                   help="arm B plays other seeds than arm A (default: the same seeds, paired tests)")
+    p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw A and B side by side (PNG and SVG) into this folder")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("sweep", help="simulate every combination of settings (and variants); a table and plots")
+    _common(p, 100)
+    p.set_defaults(out=None)
+    for action in p._actions:
+        if action.dest == "out":
+            action.help = "folder for sweep.csv and sweep.json (default: ./sweep)"
+            action.type = output_folder
+    p.add_argument("--set", action="append", metavar="NAME=V1,V2,...", default=[],
+                   help="a setting and the values to try; repeat for a grid")
+    p.add_argument("--variant", action="append", metavar="VARIANTS",
+                   help='variants to try, one cell each ("a,b" applies both; "base" is none); repeat to add')
+    p.add_argument("--agents", help="agents per seat (or one for all)")
+    p.add_argument("--plot", metavar="DIR", type=output_folder,
+                   help="draw each metric across the sweep (PNG and SVG) into this folder")
+    p.set_defaults(func=cmd_sweep)
+
+
+def _diff_cell(d) -> str:
+    if d.diff is None:
+        return "-"
+    if d.rate:
+        return f"{d.diff:+.1%} [{d.low:+.1%}, {d.high:+.1%}]"
+    return f"{d.diff:+.2f} [{d.low:+.2f}, {d.high:+.2f}]"
+
+
+def _value(d, v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.1%}" if d.rate else f"{v:.2f}"
+
+
+def _p(p) -> str:
+    if p is None:
+        return "-"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def print_comparison(console, c) -> None:
+    from rich.table import Table
+
+    sa = c.summary_a
+    how = "same seeds (paired)" if c.paired else "different seeds (independent)"
+    table = Table(title=f"{sa.title}: A = {c.a.spec}, B = {c.b.spec}; {sa.count} games each, {how}")
+    table.add_column("metric")
+    table.add_column("A", justify="right")
+    table.add_column("B", justify="right")
+    table.add_column("B - A [95% interval]", justify="right")
+    table.add_column("p", justify="right")
+    table.add_column("p (Holm)", justify="right")
+    table.add_column("significant")
+    for d in c.diffs:
+        table.add_row(d.metric, _value(d, d.a), _value(d, d.b), _diff_cell(d), _p(d.p), _p(d.p_adjusted),
+                      "yes" if d.significant else "no")
+    console.print(table)
+    sentences = c.sentences()
+    console.print(f"p-values are adjusted for testing {sum(d.p is not None for d in c.diffs)} metrics at once "
+                  f"(Holm); significant means adjusted p < {c.alpha}.", markup=False)
+    if sentences:
+        for s in sentences:
+            console.print(f"- {s[0].upper()}{s[1:]}.", markup=False, emoji=False)
+    else:
+        console.print(f"No significant difference between A and B in {sa.count} games each.", markup=False)
+
+
+def cmd_compare(args) -> int:
+    from rulelang.cli.console import console, err_console
+    from rulelang.balance.compare import compare
+
+    agents = args.agents.split(",") if args.agents else None
+    with progress_bar(err_console, args.quiet) as progress:
+        task = progress.add_task("simulating A and B", total=2 * args.n)
+        c = compare(args.file, args.a, args.b, args.n, players=args.players, agents=agents, seed=args.seed,
+                    jobs=args.jobs, cluster=args.cluster, alpha=args.alpha, independent=args.independent,
+                    progress=lambda: progress.advance(task))
+    print_comparison(console, c)
+    if args.out:
+        Path(args.out).write_text(json.dumps(c.to_json(), indent=1, default=str), encoding="utf-8")
+        console.print(f"results written to {args.out}", markup=False)
+    if args.plot:
+        from rulelang.balance.plots import compare_plots
+
+        for path in compare_plots(c, args.plot):
+            console.print(f"plot written to {path}", markup=False)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from rich.table import Table
+
+    from rulelang.cli.console import console, err_console
+    from rulelang.balance.sweep import grid, sweep, write_tables
+
+    agents = args.agents.split(",") if args.agents else None
+    cells = len(grid(args.set, args.variant))
+    with progress_bar(err_console, args.quiet) as progress:
+        task = progress.add_task(f"{cells} cells", total=cells * args.n)
+        title, rows = sweep(args.file, args.set, args.variant, args.n, players=args.players, agents=agents,
+                            seed=args.seed, jobs=args.jobs, cluster=args.cluster,
+                            progress=lambda: progress.advance(task))
+    seats = list(dict.fromkeys(k for r in rows for k in r["win_rate"]))
+    table = Table(title=f"{title}: {len(rows)} cells, {args.n} games each (the same seeds in every cell)")
+    table.add_column("cell")
+    for s in seats:
+        table.add_column(f"{s} win rate", justify="right")
+    table.add_column("no winner", justify="right")
+    table.add_column("rounds", justify="right")
+    table.add_column("decisions", justify="right")
+    for r in rows:
+        table.add_row(r["cell"], *[f"{r['win_rate'][s]['rate']:.1%}" for s in seats],
+                      f"{r['no_winner_rate']['value']:.1%}", f"{r['rounds']['value']:.2f}",
+                      f"{r['decisions']['value']:.1f}")
+    console.print(table)
+    out = args.out or "sweep"
+    for path in write_tables(rows, out):
+        console.print(f"table written to {path}", markup=False)
+    if args.plot:
+        from rulelang.balance.plots import sweep_plots
+
+        for path in sweep_plots(rows, args.plot, title):
+            console.print(f"plot written to {path}", markup=False)
+    return 0

@@ -1,0 +1,30 @@
+"""The consoles the `rulelang` command prints on (rich, made on first use)."""
+
+
+class _LazyConsole:
+    """A rich Console made on first use: `rulelang check` prints plain lines and starts faster
+    without importing rich."""
+
+    def __init__(self, **options):
+        self._options = options
+        self._console = None
+
+    def __getattr__(self, name):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+    # `with console:` (rich's progress bars do it) looks these up on the class, not through __getattr__
+    def __enter__(self):
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, *exc):
+        return self.__getattr__("__exit__")(*exc)
+
+
+# markup off: what is printed holds the rules file's own texts (titles, names, labels), which may hold
+# brackets ("[red]" is a fine word in a title); the few styled lines ask for markup themselves
+console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False, markup=False)  # "mcts:100:depth=0" is no emoji code
+err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)

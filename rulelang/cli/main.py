@@ -1,0 +1,503 @@
+"""The `rulelang` command: check, play, simulate, test, docs."""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+from pathlib import Path
+
+from rulelang.cli.args import _settings, output_file, output_folder, port_number, whole_number
+from rulelang.cli.console import console, err_console
+
+# (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
+# answers from its kept verdict without them)
+
+
+# ------------------------------------------------------------------ check
+
+
+def cmd_check(args) -> int:
+    from rulelang.core.resources import find_game
+    from rulelang.check.verdicts import passed_before, remember_pass
+
+    failed = 0
+    for name in args.files:
+        path = find_game(name)
+        hint = None  # (given when the file is checked, not when a kept verdict answers)
+        variants = passed_before(path)  # unchanged since it passed, with the same rulelang
+        if variants is None:
+            from rulelang.language.astcache import read_and_parse  # an unchanged file is not parsed again
+            from rulelang.check.checker import DataFiles, check_rules
+            from rulelang.core.errors import RulesError
+
+            try:
+                text, rules = read_and_parse(path)
+                data_files = DataFiles()
+                check_rules(rules, all_variants=True, data_files=data_files)
+                from rulelang.bots.agents import bot_hint
+                hint = bot_hint(rules)
+                variants = rules.variants()
+                remember_pass(path, text, variants, data_files.paths)
+            except RulesError as exc:
+                failed += 1
+                sys.stdout.flush()
+                n = len(exc.diagnostics)
+                sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
+                sys.stderr.flush()
+                continue
+        print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
+        if hint:
+            print(f"{path}: hint: {hint}")
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def cmd_simulate(args) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.table import Table
+
+    from rulelang.cli.balance import print_metrics, rate_cell
+    from rulelang.balance.simulate import simulate
+
+    agents = args.agents.split(",") if args.agents else ["random"]
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err_console, transient=False, disable=args.quiet) as progress:
+        task = progress.add_task("simulating", total=args.n)
+        summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
+                           seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
+                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile)
+    title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
+    table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
+    table.add_column("seat")
+    table.add_column("agent")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate [95% interval]", justify="right")
+    fields = summary.numeric_player_fields()
+    for name in fields:
+        table.add_column(f"{name} (mean ± sd)", justify="right")
+    for i, w in enumerate(summary.wins()):
+        row = [str(i + 1), summary.agents[i], str(w), rate_cell(summary.metrics()["win_rate"][i])]
+        row += [f"{fields[name][i][0]:.2f} ± {fields[name][i][1]:.2f}" for name in fields]
+        table.add_row(*row)
+    console.print(table)
+    rounds_mean, rounds_sd = summary.length("rounds")
+    decisions_mean, decisions_sd = summary.length("decisions")
+    console.print(f"no winner: {summary.no_winner_rate():.1%}")
+    console.print(f"game length: {rounds_mean:.2f} ± {rounds_sd:.2f} rounds, {decisions_mean:.1f} ± {decisions_sd:.1f} decisions")
+    values = summary.global_values()
+    if values:
+        gt = Table(title="game values at the end (global variables)")
+        gt.add_column("variable")
+        gt.add_column("rate / mean ± sd", justify="right")
+        gt.add_column("min  q1  median  q3  max", justify="right")
+        for k, v in values.items():
+            if "rate" in v:
+                gt.add_row(k, f"{v['rate']:.1%} true", "")
+            else:
+                gt.add_row(k, f"{v['mean']:.2f} ± {v['stdev']:.2f}",
+                           "  ".join(f"{v[q]:g}" for q in ("min", "q1", "median", "q3", "max")))
+        console.print(gt)
+    print_metrics(console, summary)
+    console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second"
+                  + (" (one process, under the profiler)" if summary.profile is not None else ""))
+    if summary.profile is not None:
+        from rich.text import Text
+
+        from rulelang.balance.rulesprofile import format_profile
+
+        rows = format_profile(summary.profile)
+        pt = Table(title=f"where the time goes: {summary.profile.rules_share:.0%} in the rules' own code",
+                   caption="share: of the time, in the line and in what it calls (the lines it uses too); "
+                           "own: in the line alone")
+        for i, head in enumerate(rows[0]):
+            if i == 1:
+                pt.add_column(head, no_wrap=True, overflow="ellipsis", max_width=60)
+            else:
+                pt.add_column(head, justify="right" if i else "left", no_wrap=True, min_width=max(len(head), 6))
+        for row in rows[1:]:
+            pt.add_row(*(Text(cell) for cell in row))  # rules text, not markup: `[origin(desk)]`
+        console.print(pt)
+    if args.out:
+        Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
+        console.print(f"results written to {args.out}")
+    if args.plot:
+        from rulelang.balance.plots import simulate_plots
+
+        for path in simulate_plots(summary, args.plot):
+            console.print(f"plot written to {path}", markup=False)
+    return 0
+
+
+def _variants(value: str | None) -> list[str]:
+    return [v for v in (value or "").split(",") if v]
+
+
+# ------------------------------------------------------------------ play
+
+
+def cmd_play(args) -> int:
+    from rulelang.bots.agents import AgentHandle, make_agent
+    from rulelang.compile.loader import load
+    from rulelang.engine.visibility import move_label
+    from rulelang.table.terminal import QUIT, ask
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    players = args.players or game.program.game.players_default
+    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    if len(seats) == 1:
+        seats = seats * players
+    if len(seats) != players:
+        raise SystemExit(f"--seats lists {len(seats)} seats for {players} players")
+    agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    humans = [i for i, a in enumerate(agents) if a is None]
+    # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
+    viewer = humans[0] if len(humans) == 1 else -1
+    match = game.new_match(players=players, seed=args.seed)
+    from rich.markup import escape  # (a title, like any text of the rules file, is shown as it is written)
+
+    console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
+                  f"Seats: {escape(', '.join(seats))}", markup=True)
+    shown_log = 0
+    while not match.is_over:
+        for line in match.s.log[shown_log:]:
+            console.print(f"  {line}", style="dim", markup=False)
+        shown_log = len(match.s.log)
+        seat = match.to_move
+        options = match.legal_options()
+        if agents[seat] is not None:
+            index = agents[seat].choose(AgentHandle(match, seat), options)
+            if humans:
+                # what the bot does, as the human sees it as it is done: said before the move is
+                # applied, so a card hidden from them then is "a hidden card", neither named nor
+                # placed where the move (or a new round) puts it
+                label = move_label(match.s, match.s.pending["options"][index], viewer)
+                console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
+            match.apply(index)
+            continue
+        index = ask(console, match, seat, seats=seats)
+        if index is None:
+            return 1
+        if index == QUIT:
+            return 0
+        match.apply(index)
+    for line in match.s.log[shown_log:]:
+        console.print(f"  {line}", style="dim", markup=False)
+    result = match.result
+    winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
+    console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
+    return 0
+
+
+# ------------------------------------------------------------------ serve
+
+
+def cmd_serve(args) -> int:
+    try:
+        from rulelang.table.server import Table, serve
+    except ImportError as exc:
+        raise SystemExit(f"rulelang serve needs the web extra: pip install 'rulelang[web]' ({exc})")
+    from rulelang.compile.loader import load
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    players = args.players or game.program.game.players_default
+    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    table = Table(game, seats, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
+    if args.load:
+        data = table.load_file(Path(args.load))
+        table.restart(data["base"], data["choices"])
+    serve(table, host=args.host, port=args.port, announce=lambda line: console.print(line, markup=False))
+    return 0
+
+
+# ------------------------------------------------------------------ lsp
+
+
+def cmd_lsp(args) -> int:
+    try:
+        from rulelang.tools.lsp import main as lsp_main
+    except ImportError as exc:
+        raise SystemExit(f"rulelang lsp needs the lsp extra: pip install 'rulelang[lsp]' ({exc})")
+    return lsp_main()
+
+
+# ------------------------------------------------------------------ test
+
+
+def cmd_test(args) -> int:
+    from rulelang.core.errors import RulesError
+    from rulelang.tools.scenario import run_file
+
+    files: list[Path] = []
+    for name in args.files:
+        p = Path(name)
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()))
+        else:
+            files.append(p)
+    passed = failed = 0
+    cache: dict = {}
+    for path in files:
+        try:
+            results = run_file(path, cache)
+        except RulesError as exc:
+            err_console.print(exc.format(), markup=False)
+            failed += 1
+            continue
+        for r in results:
+            if r.passed:
+                passed += 1
+                if args.verbose:
+                    console.print(f"PASS {r.span.file}:{r.span.line}: {r.name}", markup=False)
+            else:
+                failed += 1
+                for where, message in r.failures or [(r.failed_at or r.span, r.message)]:  # each failure at its line
+                    console.print(f"FAIL {where}: {r.name}", markup=False)
+                    for line in message.splitlines():
+                        console.print(f"     {line}", markup=False)
+    console.print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not (passed + failed) else 0
+
+
+# ------------------------------------------------------------------ docs
+
+
+def cmd_docs(args) -> int:
+    from rulelang.tools.docgen import build_page
+    from rulelang.core.resources import find_game
+
+    page = build_page(find_game(args.file))
+    for problem in page.problems:
+        err_console.print(f"rulelang docs: {problem}", markup=False)
+    if args.out:
+        Path(args.out).write_text(page.markdown, encoding="utf-8")
+        console.print(f"{page.title}: page written to {args.out}", markup=False)
+    else:
+        sys.stdout.write(page.markdown)
+    return 1 if page.problems else 0
+
+
+# ------------------------------------------------------------------ render
+
+
+def cmd_render(args) -> int:
+    from rulelang.bots.agents import make_agent, play_match, AgentHandle
+    from rulelang.tools.render import render_board
+    from rulelang.compile.loader import load
+
+    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    if args.mark:  # checked before the game is played: a dot for a field no card has marks nothing
+        from rulelang.core.errors import did_you_mean
+
+        fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
+        if args.mark not in fields:
+            hint = did_you_mean(args.mark, fields)
+            raise ValueError(f'--mark names a field of the cards, and no component of {game.title} has "{args.mark}"'
+                             + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
+    players = args.players or game.program.game.players_default
+    seats = (args.agents or "random").split(",")
+    if len(seats) == 1:
+        seats = seats * players
+    if len(seats) != players:
+        raise SystemExit(f"--agents lists {len(seats)} agents for {players} players")
+    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    match = game.new_match(players=players, seed=args.seed)
+    if args.after is None:
+        play_match(match, agents)
+    else:
+        for _ in range(args.after):
+            if match.is_over:
+                break
+            seat = match.to_move
+            match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
+    where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
+    variants = f" ({', '.join(game.variants)})" if game.variants else ""
+    title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
+    out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark)
+    console.print(f"board written to {out}", markup=False)
+    return 0
+
+
+# ------------------------------------------------------------------ bench
+
+
+def cmd_bench(args) -> int:
+    from rulelang.tools.bench import run_bench
+
+    return run_bench(args)
+
+
+# ------------------------------------------------------------------ main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulelang", description="Check, play and simulate board and card games written as .rules files.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="check .rules files and report every problem")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_check, short_lived=True)
+
+    p = sub.add_parser("play", help="play a game in the terminal")
+    p.add_argument("file")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc, mcts")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("serve", help="play a game at a table in the browser (people and bots)")
+    p.add_argument("file")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    p.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000; 0: any free one)")
+    p.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS", help="pause before each bot move")
+    p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
+    p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("lsp", help="a language server for .rules files (LSP over standard input and output)")
+    p.set_defaults(func=cmd_lsp)
+
+    p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
+    p.add_argument("file")
+    p.add_argument("-n", type=whole_number(1), default=100, help="number of games")
+    p.add_argument("--variant")
+    p.add_argument("--players", type=int)
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
+    p.add_argument("--out", type=output_file, help="write every result as JSON")
+    p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw the balance plots (PNG and SVG) into this folder")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--profile", action="store_true",
+                   help="play the games in one process under Python's profiler and show where the time goes, "
+                        "by rules line")
+    p.set_defaults(func=cmd_simulate)
+
+    from rulelang.cli.balance import add_commands
+
+    add_commands(sub)
+
+    p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
+    p.add_argument("files", nargs="+", help="scenario files or folders")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=cmd_test)
+
+    p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
+    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("-o", "--out", type=output_file, help="write the page to this file (default: print it)")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
+    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE")
+    p.add_argument("--zone", help="the board zone to draw (default: the first board); several, comma-separated, "
+                                  "draw the others' cards on the first (e.g. map,sites)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--after", type=whole_number(0), metavar="N", help="draw the board after N decisions")
+    when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")
+    p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
+    p.add_argument("-o", "--out", type=output_file, required=True, help="the image file to write (.png, .svg, .pdf)")
+    p.set_defaults(func=cmd_render)
+
+    from rulelang.cli.args import bench_arguments
+
+    p = sub.add_parser("bench", help="measure playouts per second against hand-written Python, check time, clone speed, "
+                                     "simulate --jobs scaling")
+    bench_arguments(p)
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("replay", help="show a stored golden replay step by step, or record and check them")
+    p.add_argument("files", nargs="*", help="a replay file to show; with --record, games (default: games/ and "
+                   "examples/); with --check, replay files (default: all in --dir)")
+    p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
+    p.add_argument("--check", action="store_true", help="replay stored files and check every step")
+    p.add_argument("--seed", type=int, help="which stored game to show (default: the first)")
+    p.add_argument("--seat", type=int, metavar="N", help="show the moves as Player N saw them (default: as a "
+                   "watcher, who sees only public cards)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="with --record: record the mode these settings choose (a file of its own)")
+    p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
+    p.set_defaults(func=lambda args: __import__("rulelang.tools.replay", fromlist=["cmd_replay"]).cmd_replay(args, console))
+
+    for p in sub.choices.values():
+        p.add_argument("--budget", action="append", metavar="NAME=N",
+                       help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
+                            "recursion_depth, memory_mb, source_bytes")
+    return parser
+
+
+def command() -> int:
+    """The `rulelang` program (`python -m rulelang` too): main(), then its objects left to the
+    operating system as the process ends, not scanned once more by Python's cycle collector while
+    the interpreter shuts down (20 to 45 ms of a `check` of the largest games just after an edit:
+    `rulelang bench --only check`)."""
+    code = main(program=True)
+    gc.freeze()
+    return code
+
+
+def main(argv: list[str] | None = None, program: bool = False) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if program and getattr(args, "short_lived", False):
+        # a command that ends in a moment (`check`) makes no garbage worth collecting, but the
+        # collector would scan its growing heap (the AST, the checker's tables) again and again:
+        # 50 to 70 ms of a check of the largest games just after an edit. Tests call main() and
+        # keep theirs.
+        gc.disable()
+    budgets_before = os.environ.get("RULELANG_BUDGETS")
+    try:
+        if getattr(args, "budget", None):
+            from rulelang.core.budgets import parse_budget_args, set_process_budgets
+
+            set_process_budgets(parse_budget_args(args.budget))
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from rulelang.core.errors import RulesError
+
+        if isinstance(exc, RulesError):
+            err_console.print(exc.format(), markup=False)
+            return 1
+        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+            # a file that cannot be read or written: its name and the reason, in plain words
+            from rulelang.core.errors import reason_of
+
+            err_console.print(f"rulelang: {exc.filename}: {reason_of(exc)}", markup=False)
+            return 2
+        if isinstance(exc, (ValueError, OSError)):
+            err_console.print(f"rulelang: {exc}", markup=False)
+            return 2
+        # a bug in rulelang itself: say so plainly
+        if os.environ.get("RULELANG_DEBUG"):
+            raise
+        err_console.print(f"rulelang: internal error: {type(exc).__name__}: {exc}\n"
+                          "  this is a bug in rulelang, not in your rules; set RULELANG_DEBUG=1 to see the details",
+                          markup=False)
+        return 3
+    finally:
+        if budgets_before is None:
+            os.environ.pop("RULELANG_BUDGETS", None)
+        else:
+            os.environ["RULELANG_BUDGETS"] = budgets_before
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,898 @@
+"""The code generator: checked expressions and defs -> Python source, one module per game.
+
+The compiler (``compiler.py``) asks this module for every expression it needs as a function
+``fn(ctx)``. Instead of a tree of closures, the expression is written out as Python source: names,
+fields, arithmetic, comparisons, boolean operators, built-in calls with positional arguments,
+quantifiers and list comprehensions as real Python comprehensions with real Python locals, and def
+calls as direct calls of generated functions with positional parameters. Every function of a game
+(and of one set of variants and settings) goes into ONE source, compiled once with ``compile()``
+and cached by the hash of that source (with rulelang's and Python's versions): in the process, and
+as marshalled code in the user's cache folder (`cache_dir()`), so a second load, even by another
+process, does not compile again (Jinja2 compiles and caches a template the same way).
+
+A node the generator does not write yet is compiled by the closure engine and called from the
+generated code as a constant of the module's namespace, so every game always works.
+
+Errors keep naming their rules line: the generator keeps a line map (generated line -> the rules
+construct and its span). A built-in that fails inside generated code is found on its line of the
+traceback and becomes the same ``RuleError`` (same message, same span) the closure engine raises;
+everything that can fail with a value-dependent message (fields, arithmetic, comparisons, indexes)
+goes through helpers that raise the closure engine's errors themselves.
+
+``RULELANG_ENGINE=closures`` in the environment switches the generator off (the closure engine
+alone), for comparison and as a fallback.
+
+This module holds the compiled-code cache and the ``Generator`` with its expressions; the generator's
+other parts are mixins of their own modules: ``codegen_facts`` (what an expression is for sure),
+``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
+functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
+``codegen_helpers`` is what the generated code calls at run time.
+"""
+from __future__ import annotations
+
+import hashlib
+import linecache
+import marshal
+import os
+import re
+import sys
+import types
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable
+
+from rulelang.language import nodes as N
+from rulelang.core.cachefiles import prune, write_whole
+from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
+from rulelang.model.things import KeywordValue
+
+from rulelang.compile.expressions import ExpressionCompiler
+from rulelang.check.dependencies import TEMPLATE_NAMES, mentioned
+from rulelang.engine.program import Ctx, RuleError
+from rulelang.engine.values import _arith, _plain
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
+from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
+from rulelang.compile.codegen_loops import LoopWriter
+from rulelang.compile.codegen_defs import DefWriter
+from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionRecords, StatementWriter, fuse_code,
+                                                 fuse_regions)
+
+# what other modules and the tests use (the statements' ops and fusing are codegen_statements')
+__all__ = ["CACHE_ENV", "ENGINE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
+           "RegionRecords", "TooDeepToGenerate", "cache_dir", "cache_info", "engine", "fuse_code", "fuse_regions"]
+
+ENGINE_ENV = "RULELANG_ENGINE"
+GENERATOR_VERSION = "43"  # bump when the generated code changes shape (part of the cache key)
+
+
+def engine() -> str:
+    """The engine new games are compiled with: "codegen" (default) or "closures" (RULELANG_ENGINE)."""
+    chosen = os.environ.get(ENGINE_ENV, "").strip().lower()
+    return "closures" if chosen in ("closures", "closure", "old") else "codegen"
+
+
+# ------------------------------------------------------------------ the compiled-code cache
+
+_CODE_CACHE: dict[str, list[types.CodeType]] = {}  # by the whole source: its units, placed
+_STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}
+CACHE_ENV = "RULELANG_CACHE_DIR"
+
+
+def cache_info() -> dict:
+    """How often a generated module was found compiled already in this process (hits), on disk
+    (disk_hits), or compiled anew (misses)."""
+    return {**_STATS, "size": len(_CODE_CACHE)}
+
+
+def cache_dir() -> Path | None:
+    """Where compiled modules are kept between processes: $RULELANG_CACHE_DIR, else the user's cache
+    folder ($XDG_CACHE_HOME or ~/.cache) /rulelang/codegen. `RULELANG_CACHE_DIR=off` keeps none."""
+    chosen = os.environ.get(CACHE_ENV, "").strip()
+    if chosen.lower() in ("off", "none", "0"):
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rulelang" / "codegen"
+
+
+CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
+
+
+def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str) -> list[types.CodeType]:
+    """The code of a generated module, one code object per top-level unit (a def and what goes with
+    it), each placed at its line of the module and named by its file: from this process's cache,
+    from the disk, or compiled. After an edit, only the units whose text changed are compiled again:
+    the others come from the units kept for the last version of the same game (`_unit_code`)."""
+    codes = _CODE_CACHE.get(key)
+    if codes is not None and codes and codes[0].co_filename == filename:
+        _STATS["hits"] += 1
+        return codes
+    folder = cache_dir()
+    path = folder / f"{key}.marshal" if folder is not None else None
+    codes = None
+    if path is not None:
+        try:
+            codes = marshal.loads(path.read_bytes())
+            if not (isinstance(codes, list) and len(codes) == len(units)
+                    and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
+                codes = None
+        except (OSError, ValueError, EOFError, TypeError):
+            codes = None  # not there, unreadable or from another Python: compile again
+    if codes is not None:
+        _STATS["disk_hits"] += 1
+    else:
+        _STATS["misses"] += 1
+        codes = _unit_code(units, filename, label, folder)
+        if path is not None:
+            _write_marshal(folder, path, codes)
+    if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
+        _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
+    _CODE_CACHE[key] = codes
+    return codes
+
+
+# units compiled at line 1 under a neutral name, by their text (comments giving rules lines left out)
+_UNIT_CACHE: dict[str, types.CodeType] = {}
+_UNIT_FILE = "<rulelang generated unit>"
+_RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
+
+
+class TooDeepToGenerate(Exception):
+    """Rules nested deeper than Python compiles them (parentheses in parentheses, loops in loops) or
+    than the generator writes them: the compiler plays that game with the closure engine instead."""
+
+
+# what Python's compiler says of code nested too deeply (its limits, not mistakes of the generator)
+_TOO_DEEP = ("too many nested parentheses", "too many statically nested blocks", "too many levels of indentation")
+
+
+def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
+    from rulelang import __version__
+
+    kept: dict = {}
+    keep_path = None
+    if folder is not None:
+        # the units of the last module made for a game of this title (another version of the file)
+        name = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}/{label}".encode()).hexdigest()
+        keep_path = folder / f"units-{name[:40]}.marshal"
+        try:
+            kept = marshal.loads(keep_path.read_bytes())
+            if not isinstance(kept, dict):
+                kept = {}
+        except (OSError, ValueError, EOFError, TypeError):
+            kept = {}
+    codes, now = [], {}
+    for first, text in units:
+        # the comments that give rules lines change when lines are added above: not the code
+        unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
+        code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
+        if not isinstance(code, types.CodeType):
+            try:
+                code = compile(text, _UNIT_FILE, "exec")
+            except SyntaxError as exc:
+                if any(words in str(exc.msg) for words in _TOO_DEEP):
+                    raise TooDeepToGenerate(exc.msg) from None
+                raise
+            except (RecursionError, MemoryError) as exc:  # (Python's parser, on deeply nested code)
+                raise TooDeepToGenerate(str(exc)) from None
+            _STATS["units_compiled"] += 1
+        _UNIT_CACHE[unit_key] = now[unit_key] = code
+        codes.append(_placed(code, first, filename))
+    if len(_UNIT_CACHE) > 50_000:
+        _UNIT_CACHE.clear()
+    if keep_path is not None:
+        _write_marshal(folder, keep_path, now)
+    return codes
+
+
+def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.CodeType:
+    """A unit's code (compiled as if it began at line 1) moved down to its line of the module, in its
+    file, nested code (comprehensions, lambdas) included: tracebacks then name the module's lines."""
+    consts = tuple(_placed(c, lines_above, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + lines_above, co_filename=filename, co_consts=consts)
+
+
+def _write_marshal(folder: Path, path: Path, value) -> None:
+    try:
+        data = marshal.dumps(value)
+    except ValueError:  # (only code objects and plain values are written: not expected)
+        return
+    if write_whole(path, data):  # best effort: a read-only home only costs the compile next time
+        prune(folder, "*.marshal", CACHE_KEEP)
+
+
+# operations nested deeper than this are written as calls of their helpers (one level of Python's
+# parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
+ARITH_IN_PLACE = 16
+
+# the generated code's helper for each operator but "+" (_add, values.add_values: it also joins lists and texts)
+_ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
+
+# what read_once finds in a function's body: the cells of a shared board, the current player, a loop
+_BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
+_CURRENT = "_current(c.s)"  # the current player, as g_Name writes it
+_LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehension
+
+
+# ------------------------------------------------------------------ the generator
+
+
+class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
+    """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
+    expressions are written here; what an expression is for sure (NodeFacts), quantifiers as loops
+    (LoopWriter), defs as functions (DefWriter) and statements as ops (StatementWriter) by its parts."""
+
+    def __init__(self, compiler, label: str):
+        self.cc = compiler
+        self.label = label
+        self.ns: dict[str, Any] = dict(_HELPERS)
+        self.ns.update({"_Ctx": Ctx, "_RuleError": RuleError, "_arith": _arith, "_translate": self._translate,
+                        "__name__": "rulelang_generated"})
+        self.sources: list[str] = []       # finished functions
+        self.expression_bodies: dict[int, str] = {}  # id(an expression's function) -> its body (function)
+        self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
+        self.stubs: list[tuple[types.FunctionType, str]] = []
+        self.part = "m"  # the declaration being compiled: names are numbered within it (fresh)
+        self.numbers: dict[str, int] = {}
+        self.pylocals: dict[str, str] = {}  # rules name -> Python local, inside the function being written
+        # the Python locals that hold a card for sure (a loop over a zone, the cards on a cell, the
+        # cards next to one): their fields are read without asking what they hold (g_Attr); and,
+        # as INT + name, those that hold a whole number for sure (a loop over `0..3`): arithmetic
+        # on them asks nothing of them (is_int). One set, so that every place that enters or leaves
+        # a function or a scope keeps both
+        self.card_locals: frozenset = frozenset()
+        self.in_def = False
+        self.no_walrus = False
+        # while a def is written: its parameters' Python names that nothing in its body binds again,
+        # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
+        self.fixed_params: set = set()
+        self.param_reads: dict = {}
+        # and the defs the same all game that it reads, each looked up once per call: name -> Python
+        # local (g_Name); None while no def is written
+        self.constant_reads: dict | None = None
+        self.arith_depth = 0  # operations written inside one another (g_BinOp)
+        self.active = True
+        self.linemap: list = []
+        self.filename = "<rulelang generated>"
+        self.source = ""
+        self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
+        self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
+        self.hoisted: dict[int, str] = {}  # calls already worked out into Python locals (body_lines), by id
+        self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
+        self.setting_defs: dict = {}  # defs whose value the settings fix, and that value (dependencies.setting_defs)
+        # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
+        self.neighbourhood_defs: set[str] = set()
+        # list conditions that look around their card, as such defs (dependencies.lifted_conditions):
+        # (line, column, variable) of the condition -> its def; and those written so far
+        self.lifted: dict = {}
+        self.lifted_written: set[str] = set()
+        self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
+        self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
+
+    # ---- bookkeeping
+    def fresh(self, prefix: str) -> str:
+        """A new name, numbered within the declaration being compiled (`enter`): an edit of one
+        declaration renames nothing in the others, so their generated code stays the same (and
+        compiled: _unit_code)."""
+        n = self.numbers[self.part] = self.numbers.get(self.part, 0) + 1
+        return f"{prefix}{self.part}_{n}"
+
+    def enter(self, kind: str, name: str | None = None) -> None:
+        """Names made from now on belong to this declaration (`kind`: a few letters, such as "De" for
+        a def; `name`: its name, or None for one of a kind without names, numbered in order)."""
+        if name is None:
+            name = str(self.numbers.get("#" + kind, 0))
+            self.numbers["#" + kind] = int(name) + 1
+        elif not (name.isascii() and name.replace("_", "a").isalnum()):
+            name = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        self.part = f"{kind}{name}"
+
+    def const(self, value, prefix: str = "K") -> str:
+        name = self.fresh(prefix)
+        self.ns[name] = value
+        return name
+
+    def mark(self, kind: str, span, detail=None) -> str:
+        """Start a new line for a construct whose failures are reported at `span`."""
+        self.entries.append((kind, span, detail))
+        return f"\n\x01{len(self.entries) - 1}\x02"
+
+    def stub(self, fname: str) -> Callable:
+        fn = types.FunctionType(_placeholder.__code__, self.ns, fname)
+        self.stubs.append((fn, fname))
+        return fn
+
+    # ---- entry points used by the compiler
+    def function(self, x) -> Callable:
+        """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
+        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
+        try:
+            with self.no_def_parameters():
+                body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
+        finally:
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
+        fname = self.fresh("e")
+        line = getattr(getattr(x, "span", None), "line", 0)
+        self.sources.append(f"def {fname}(c):  # rules line {line}\n"
+                            f"    try:\n"
+                            f"{body}\n"
+                            f"    except _CATCH as exc:\n"
+                            f"        raise _translate(exc) from None\n"
+                            f"    return value\n")
+        stub = self.stub(fname)
+        self.expression_bodies[id(stub)] = body
+        return stub
+
+    def read_once(self, body: str, indent: str) -> str:
+        """An expression's or a def's body with what stays the same while it is worked out read once,
+        at its top, not at each read in its loops: the cells of each board it reads (`c.s.zones['grid']
+        .cells.stacks`, the table of a shared board the rules name: the built-in `at`), and the current
+        player when a loop reads it. Such a board always exists, and nothing moves and no turn passes
+        while an expression is worked out, so each is the same object throughout. (Another zone given
+        to `at` fails where it is read, at the call's line.)"""
+        zones = self.cc.program.zones
+        boards = [z for z in dict.fromkeys(_BOARD_CELLS.findall(body))
+                  if (info := zones.get(z[1:-1])) is not None and info.topology is not None and not info.per_player]
+        top = ""
+        if boards:
+            names = {zone: f"_cells{i}" for i, zone in enumerate(boards)}
+            body = _BOARD_CELLS.sub(lambda m: names.get(m.group(1), m.group(0)), body)
+            top = "".join(f"{indent}{names[zone]} = c.s.zones[{zone}].cells.stacks\n" for zone in boards)
+        if _CURRENT in body and _LOOP.search(body):  # (read once even where only one branch needs it: a call)
+            body = body.replace(_CURRENT, "_current0")
+            top += f"{indent}_current0 = {_CURRENT}\n"
+        return top + body
+
+    @contextmanager
+    def no_def_parameters(self):
+        """While another function is written (an expression's, a continuous rule's, an option's
+        walker), possibly in the middle of a def's: no name is one of the def's parameters (g_Index
+        reads those once, at the def's top, which this function does not have)."""
+        saved = self.fixed_params, self.param_reads, self.constant_reads
+        self.fixed_params, self.param_reads, self.constant_reads = set(), {}, None
+        try:
+            yield
+        finally:
+            self.fixed_params, self.param_reads, self.constant_reads = saved
+
+
+    def finish(self) -> None:
+        """Assemble the module, compile it (or take it from the cache) and bind every stub."""
+        out: list[str] = []
+        linemap: list = []
+        units: list[tuple[int, str]] = []  # each source's first line (from 0) and text
+        for src in self.sources:
+            first = len(out)
+            for raw in src.split("\n"):
+                entry = None
+                if "\x01" in raw:
+                    head, _, rest = raw.partition("\x01")
+                    number, _, tail = rest.partition("\x02")
+                    entry = self.entries[int(number)]
+                    raw = "            " + head + tail
+                out.append(raw)
+                linemap.append(entry)
+            units.append((first, "\n".join(out[first:]) + "\n"))
+        source = "\n".join(out) + "\n"
+        from rulelang import __version__
+
+        key = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}\n{source}".encode()).hexdigest()
+        label = "".join(ch if ch.isprintable() else "?" for ch in self.label)  # a title may hold any character
+        self.filename = f"<rulelang generated {label} {key[:12]}>"
+        self.source = source
+        self.linemap = linemap
+        codes = _compiled(units, self.filename, key, label)
+        linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
+        for code in codes:  # the module's statements in order, as exec of the whole module would run them
+            exec(code, self.ns)
+        for fn, fname in self.stubs:
+            real = self.ns[fname]
+            fn.__code__ = real.__code__
+            fn.__defaults__ = real.__defaults__
+
+
+    # ---- errors
+    def span_at(self, line: int):
+        """The rules span of a generated line (the construct marked on it), or None."""
+        if 1 <= line <= len(self.linemap) and self.linemap[line - 1] is not None:
+            return self.linemap[line - 1][1]
+        return None
+
+    def _translate(self, exc: BaseException) -> BaseException:
+        """A Python exception out of generated code, as the closure engine would have reported it."""
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        entry = self.linemap[line - 1] if line is not None and 1 <= line <= len(self.linemap) else None
+        if entry is None:
+            return exc
+        kind, span, detail = entry
+        if kind == "builtin":
+            if isinstance(exc, RuleFailure):
+                return RuleError(span, str(exc))
+            if isinstance(exc, _FAILURES):
+                return RuleError(span, f"{detail}() could not use these values: {_plain(exc)}")
+        elif kind == "at" and isinstance(exc, _FAILURES):
+            return RuleError(span, f"at() could not use these values: {_plain(exc)}")
+        return exc
+
+    # ---- expressions
+    def x(self, node) -> str:
+        method = getattr(self, "g_" + type(node).__name__, None)
+        if method is None:
+            return self.fallback(node)
+        return method(node)
+
+    def fallback(self, node) -> str:
+        """The closure engine compiles this node; the generated code calls it (its sub-expressions
+        become generated functions of their own)."""
+        fn = getattr(ExpressionCompiler, "x_" + type(node).__name__)(self.cc, node)
+        k = self.const(fn, "F")
+        if not self.pylocals:
+            return f"{k}(c)"
+        used = mentioned(node)  # (a text's "{name}" reads a local too)
+        names = [n for n in self.pylocals if n in used]
+        if not names:
+            return f"{k}(c)"
+        pairs = ", ".join(f"{n!r}: {self.pylocals[n]}" for n in names)
+        base = "" if self.in_def else "**c.v, "
+        return f"{k}(_Ctx({{{base}{pairs}}}, c.s, c.vm))"
+
+    def span(self, node) -> str:
+        return self.const(node.span, "S")
+
+    def g_IntLit(self, x):
+        return repr(x.value)
+
+    def g_BoolLit(self, x):
+        return "True" if x.value else "False"
+
+    def g_NoneLit(self, x):
+        return "None"
+
+    def text(self, value: str) -> str:
+        """A text of the rules as Python: its literal, or a constant's name when it could be taken for
+        generated code that read_once rewrites (a text holding "c.s" or "_current")."""
+        if "c.s" in value or "_current" in value:
+            return self.const(value, "K")
+        return repr(value)
+
+    def g_StrLit(self, x):
+        if "{" not in x.value:
+            return self.text(x.value)
+        # a text showing values, "{p} draws {n} cards": the compiler's template, as a join
+        parts, pos = [], 0
+        for m in TEMPLATE_NAMES.finditer(x.value):
+            if m.start() > pos:
+                parts.append(self.text(x.value[pos:m.start()]))
+            names = m.group(1).split(".")
+            node: Any = N.Name(span=x.span, id=names[0])
+            for attr in names[1:]:
+                node = N.Attr(span=x.span, obj=node, name=attr)
+            parts.append(f"_describe({self.x(node)})")
+            pos = m.end()
+        if pos < len(x.value):
+            parts.append(self.text(x.value[pos:]))
+        return "''.join((" + ", ".join(parts) + ",))"
+
+    def g_Name(self, x):
+        name = x.id
+        if name in self.pylocals:
+            return self.pylocals[name]
+        if name in self.cc.scope:
+            return f"c.v[{name!r}]"
+        if name in BUILTIN_VALUES:
+            simple = {"players": "_players_in(c.s)", "all_players": "c.s.players", "round": "c.s.round",
+                      "current": "_current(c.s)", "phase": "c.s.phase", "player_count": "len(c.s.players)"}
+            if name in simple:
+                return simple[name]
+            return self.fallback(x)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None:
+            return self.fallback(x)
+        kind = sym.kind
+        if kind == "var":
+            return f"c.s.globals[{name!r}]"
+        if kind == "setting":
+            value = self.cc.settings[name]
+            if type(value) in (int, str, bool) or value is None:
+                return repr(value)
+            return self.const(value)
+        if kind == "table":
+            return self.const(self.cc.table_rows(sym.decl))
+        if kind == "member":
+            return repr(name)
+        if kind == "enum":
+            return f"list({self.const(tuple(sym.decl.members))})"
+        if kind == "zone":
+            return f"c.s.zones[{name!r}]"
+        if kind == "def" and name in self.setting_defs:  # fixed by the settings (dependencies.setting_defs)
+            return repr(self.setting_defs[name])
+        if kind == "def" and name in self.def_decls:
+            if name in self.constant_defs and self.constant_reads is not None and not self.no_walrus \
+                    and not self.def_decls[name].params:
+                # the same value all game (dependencies.constant_defs), read again in a def's loops
+                # (`d in directions` for every cell): looked up once per call of the def, where first read
+                var = self.constant_reads.get(name)
+                if var is None:
+                    var = self.constant_reads[name] = self.fresh("_k")
+                return f"({var} if {var} is not _MISS else ({var} := D_{name}(c)))"
+            return f"D_{name}(c)"
+        if kind == "keyword":
+            return self.const(KeywordValue(name))
+        if kind == "phase":
+            return repr(name)
+        return self.fallback(x)
+
+    def loop_scope(self, var: str, coll):
+        """local_scope for a loop's name over `coll`, with what the collection says its items are."""
+        return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
+
+    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
+        """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
+        for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
+        numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
+        generator = self
+
+        class _Scope:
+            def __enter__(self):
+                self.saved = dict(generator.pylocals), generator.card_locals
+                for n in names:
+                    generator.pylocals[n] = f"L_{n}"
+                py = {f"L_{n}" for n in names}
+                known = generator.card_locals - py - {INT + n for n in py} - {PAIR + n for n in py}
+                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set()) \
+                    | ({PAIR + n for n in py} if pairs else set())
+                self.scoped = generator.cc.scoped(set(names))
+                self.scoped.__enter__()
+
+            def __exit__(self, *exc):
+                self.scoped.__exit__(*exc)
+                generator.pylocals, generator.card_locals = self.saved
+
+        return _Scope()
+
+    def iterable(self, node, walrus: bool = False) -> str:
+        """The collection of a comprehension (Python forbids `:=` there, unless it is a `for` statement's).
+        The cards on a cell, `at(board, cell)`, are walked without copying the stack: the loop only reads it."""
+        saved = self.no_walrus
+        self.no_walrus = saved if walrus else True
+        try:
+            if self.is_builtin(node, "at", 2):
+                board, cell = self.x(node.args[0]), self.x(node.args[1])
+                return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
+            if self.is_builtin(node, "ray", 3):
+                # a fixed board's ray, as the board shape remembers it: the loop only reads it
+                args = ", ".join(self.x(a) for a in node.args)
+                return f"{self.mark('builtin', node.span, 'ray')}_ray_walk(c, {args})"
+            if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
+                # the board's own list of the cards next to a cell: the loop only reads it
+                args = [self.x(a) for a in node.args]
+                mark = self.mark('builtin', node.span, 'neighbors')
+                if len(args) == 2 and self.is_board_zone(node.args[0]) and isinstance(node.args[1], N.Name) \
+                        and node.args[1].id in self.pylocals:
+                    # a board the rules name, and a local cell: its remembered list read in place (an
+                    # empty one, or none yet, is the helper's)
+                    board, cell = args
+                    return f"{mark}({board}.cells._next_to.get({cell}) or _next_to(c, {board}, {cell}))"
+                return f"{mark}_next_to(c, {', '.join(args)})"
+            numbers = _literal_range(node)
+            if numbers is not None:  # `k in 1..3` walked: the numbers themselves, not a new list each time
+                return repr(numbers)
+            return self.x(node)
+        finally:
+            self.no_walrus = saved
+
+
+    def g_Call(self, x):
+        hoisted = self.hoisted.get(id(x))
+        if hoisted is not None:  # worked out just before, in place (body_lines)
+            return hoisted
+        name = x.func
+        scope = self.cc.scope
+        if name in scope or name in self.pylocals:
+            return self.fallback(x)
+        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
+                and x.args[0].keep == "where":
+            f = x.args[0]
+            coll = self.iterable(f.coll)
+            with self.loop_scope(f.var, f.coll):
+                cond = self.x(f.cond)
+            var = f"L_{f.var}"
+            if self.walks_cards(f.coll):  # already a list or tuple of cards
+                return f"{name}(({cond}) for {var} in {coll})"
+            if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
+                return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
+            return f"{name}(({cond}) for {var} in _as_list({coll}))"
+        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
+            found = self.empty_early(x.args[0])
+            if found is not None:
+                return found
+        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
+            found = self.first_early(x.args[0])
+            if found is not None:
+                return found
+        if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
+            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
+        if name in ("has", "usable", "matched", "matching"):
+            return self.fallback(x)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None and name in BUILTINS:
+            return self.builtin(x, name)
+        kind = sym.kind if sym else None
+        if kind == "def" and name in self.def_decls:
+            inline = self.inline_leaf(name, x.args)
+            if inline is not None:
+                return inline
+            args = "".join(f", {self.x(a)}" for a in x.args)
+            return f"D_{name}(c{args})"
+        if kind == "keyword":
+            return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
+        if kind == "zone" and len(x.args) == 1:
+            return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
+        return self.fallback(x)
+
+
+    def builtin(self, x, name: str) -> str:
+        if name == "owner" and len(x.args) == 1 and not self.no_walrus:
+            # the built-in's own code, inline; a failure is reported as the built-in's (its line is marked)
+            t = self.fresh("_t")
+            return (f"{self.mark('builtin', x.span, name)}(c.s.players[{t}.owner] if ({t} := {self.x(x.args[0])}).owner "
+                    f"is not None else None)")
+        inner = x.args[0] if len(x.args) == 1 else None
+        if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
+                and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):
+            board, cell = self.x(inner.args[0]), self.x(inner.args[1])
+            stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
+            return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
+        if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
+            # region(board, cell, owned_cells(board, p)): the group the board keeps (_region_owned);
+            # anything but a player is the built-ins' (and their failures, at their lines)
+            board, cell = self.x(x.args[0]), self.x(x.args[1])
+            t = self.fresh("_t")
+            p, owned = self.owned_cells_of(x.args[2], x.args[0].id, board, t)
+            return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
+        if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
+            # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
+            # but a player is the built-ins' (and their failures, at their lines)
+            board = self.x(x.args[0])
+            t = self.fresh("_t")
+            p, owned = self.owned_cells_of(x.args[1], x.args[0].id, board, t)
+            return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
+        if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
+            inline = self.board_distance(x)
+            if inline is not None:
+                return inline
+        impl = self.const(BUILTINS[name].impl, "B")
+        args = "".join(f", {self.x(a)}" for a in x.args)
+        return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
+
+
+    def owned_cells_of(self, node, board_id: str, board: str, t: str) -> tuple[str, str]:
+        """For an owned_cells_call: the player's expression, and the call of the cells with the player
+        in Python local t (the built-in, or the def: a failure is said at its own line)."""
+        if self.is_builtin(node, "owned_cells", 2):
+            impl = f"{self.mark('builtin', node.span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
+            return self.x(node.args[1]), f"{impl}(c, {board}, {t})"
+        return self.x(node.args[0]), f"D_{node.func}(c, {t})"
+
+    def board_distance(self, x) -> str | None:
+        """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula
+        (board.Topology.distance) written in place for two cells; anything else is the built-in's."""
+        topology = self.cc.program.zones[x.args[0].id].topology
+        board, a, b = (self.x(arg) for arg in x.args)
+        ta, tb = self.fresh("_t"), self.fresh("_t")
+        dx, dy = f"{ta}[0] - {tb}[0]", f"{ta}[1] - {tb}[1]"
+        if topology.kind == "hex":
+            formula = f"(abs({dx}) + abs({dy}) + abs({dx} + {dy})) // 2"
+        elif topology.kind == "grid":
+            formula = f"max(abs({dx}), abs({dy}))" if topology.neighbours == 8 else f"abs({dx}) + abs({dy})"
+        else:
+            return None
+        impl = self.const(BUILTINS["distance"].impl, "B")
+        # (`&`, not `and`: both cells are worked out, whichever is not a cell)
+        return (f"{self.mark('builtin', x.span, 'distance')}({formula} if (type({ta} := {a}) is tuple) "
+                f"& (type({tb} := {b}) is tuple) else {impl}(c, {board}, {ta}, {tb}))")
+
+    def g_Attr(self, x):
+        obj = self.x(x.obj)
+        name = x.name
+        span = self.span(x)
+        if obj in self.card_locals and isinstance(x.obj, N.Name):
+            # a local that holds a card (yields_cards): no need to ask what it is
+            if name in _ENTITY_SLOTS:
+                return f"{obj}.{name}"
+            if name == "component":
+                return f"{obj}.card.component"
+            if name != "owner":
+                return f"({obj}.attrs[{name!r}] if {name!r} in {obj}.attrs else _attr(c, {obj}, {name!r}, {span}))"
+        if self.no_walrus:
+            return f"_attr(c, {obj}, {name!r}, {span})"
+        t = self.fresh("_t")
+        if name in _ENTITY_SLOTS:  # a card's own property (no component may declare a field of that name)
+            return f"({t}.{name} if type({t} := {obj}) is _Entity else _attr(c, {t}, {name!r}, {span}))"
+        if name == "component":  # a card's component, as a text (values.entity_extra)
+            return f"({t}.card.component if type({t} := {obj}) is _Entity else _attr(c, {t}, 'component', {span}))"
+        if name == "owner":  # a card's owner, a player or none (values.entity_extra); a zone's is values.read_field's
+            seat = self.fresh("_t")
+            return (f"((c.s.players[{seat}] if ({seat} := {t}.owner) is not None else None) "
+                    f"if type({t} := {obj}) is _Entity else _attr(c, {t}, 'owner', {span}))")
+        return (f"({t}.attrs[{name!r}] if type({t} := {obj}) in _EP and {name!r} in {t}.attrs "
+                f"else _attr(c, {t}, {name!r}, {span}))")
+
+    def g_Index(self, x):
+        if self.is_pair_coordinate(x):  # `d[0]` of a local holding a tuple of two whole numbers
+            return f"{self.pylocals[x.obj.id]}[{x.index.value}]"
+        if isinstance(x.index, N.IntLit) and type(x.index.value) is int and x.index.value >= 0 \
+                and isinstance(x.obj, N.Name) and self.pylocals.get(x.obj.id) in self.fixed_params:
+            # `cell[0]` of a def's parameter, which keeps its value while the def is worked out: read
+            # once, at the def's top, when it is there (else _index says why not, here)
+            name, k = self.pylocals[x.obj.id], x.index.value
+            var = self.param_reads.get((name, k))
+            if var is None:
+                var = self.param_reads[(name, k)] = self.fresh("_p")
+            return f"({var} if {var} is not _MISS else _index({name}, {k}, {self.span(x)}))"
+        if isinstance(x.index, N.IntLit) and x.index.value >= 0 and not self.no_walrus:
+            # `d[0]`: a cell's or direction's coordinate, read inline; anything else is _index's
+            t, k = self.fresh("_t"), x.index.value
+            return (f"({t}[{k}] if type({t} := {self.x(x.obj)}) in _TL and len({t}) > {k} "
+                    f"else _index({t}, {k}, {self.span(x)}))")
+        return f"_index({self.x(x.obj)}, {self.x(x.index)}, {self.span(x)})"
+
+    def g_ListLit(self, x):
+        return "[" + ", ".join(self.x(i) for i in x.items) + "]"
+
+    def g_FilterList(self, x):
+        if self.is_empty_cells(x):
+            # `[c in cells(board) where empty(at(board, c))]`: the board's empty cells, which it keeps
+            # up to date as cards come and go (empty_cells), in the same order
+            return f"{self.mark('builtin', x.span, 'cells')}_empty_cells_of(c, {self.x(x.coll.args[0])}, {self.span(x)})"
+        coll = self.iterable(x.coll)
+        var = f"L_{x.var}"
+        lifted = self.lifted_condition(x)
+        if lifted is not None:
+            return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if D_{lifted}(c, {var})]"
+        saved = self.no_walrus
+        self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
+        try:
+            with self.loop_scope(x.var, x.coll):
+                cond = self.x(x.cond)
+        finally:
+            self.no_walrus = saved
+        if x.keep == "where":
+            return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
+        # `[x in coll while cond]`: the items from the start for as long as cond holds (`until`: until it does)
+        test = f"({cond})" if x.keep == "while" else f"not ({cond})"
+        return f"list(_takewhile(lambda {var}: {test}, _each(c, {coll}, {self.span(x)})))"
+
+
+    def g_MapList(self, x):
+        clauses = [(x.var, x.coll)] + [(f.var, f.coll) for f in x.more]
+        span = self.span(x)
+        parts = []
+        saved = dict(self.pylocals)
+        entered = []
+        try:
+            for var, coll in clauses:
+                parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
+                scope = self.loop_scope(var, coll)
+                scope.__enter__()
+                entered.append(scope)
+            expr = self.x(x.expr)
+            cond = f" if ({self.x(x.cond)})" if x.cond is not None else ""
+        finally:
+            for scope in reversed(entered):
+                scope.__exit__(None, None, None)
+            self.pylocals = saved
+        return f"[({expr}) {' '.join(parts)}{cond}]"
+
+    def g_CondExpr(self, x):
+        return f"(({self.x(x.then)}) if ({self.x(x.test)}) else ({self.x(x.other)}))"
+
+    def g_BinOp(self, x):
+        self.arith_depth += 1
+        try:
+            return self._binop(x)
+        finally:
+            self.arith_depth -= 1
+
+    def _binop(self, x):
+        a, b = self.x(x.left), self.x(x.right)
+        span = self.span(x)
+
+        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else as the closure engine does
+            if x.op == "+":
+                return f"_add(c, {left}, {right}, {span})"
+            name = _ARITHMETIC.get(x.op)
+            return f"{name}({left}, {right}, {span})" if name is not None else f"_arith({left}, {right}, {x.op!r}, {span})"
+
+        if self.no_walrus or self.arith_depth > ARITH_IN_PLACE:
+            return helper(a)
+        k = x.right.value if type(x.right) is N.IntLit else None
+        if x.op in ("+", "-") and type(k) is int and 0 <= k <= _BIG and not self.is_int(x.left):
+            # `n + 1`, `y - 1`: a whole number and a literal add up here, when the result stays within
+            # the bound; anything else (or a result beyond it) goes to the helper, as before
+            t = self.fresh("_t")
+            low, high = (-_BIG - k, _BIG - k) if x.op == "+" else (-_BIG + k, _BIG + k)
+            return f"({t} {x.op} {b} if type({t} := {a}) is int and {low} <= {t} <= {high} else {helper(t)})"
+        if x.op in ("+", "-", "*", "/", "%"):
+            # two whole numbers (`run_from(p, cell, d) + run_from(p, cell, back)`, `d[0] * i`) are
+            # worked out here: both sides first (`&`, not `and`), and what is not a whole number for
+            # sure is asked (is_int); anything else, a result beyond the bound or a division by zero,
+            # goes to the helper, which says so
+            known = self.is_int(x.left), self.is_int(x.right)
+            sides, names, tests = [], [], []
+            for node, text, sure in ((x.left, a, known[0]), (x.right, b, known[1])):
+                if sure and (type(node) is N.IntLit or text.isidentifier()):
+                    sides.append(text)  # a literal or a local: read again at no cost, and cannot fail
+                    names.append(text)
+                    continue
+                t = self.fresh("_t")
+                names.append(t)
+                if all(known):  # nothing to ask: each side is kept as the operation reads it, in order
+                    sides.append(f"({t} := {text})")
+                else:
+                    sides.append(t)
+                    tests.append(f"(type({t} := {text}) is int)")
+            ta, tb = sides
+            test = " & ".join(tests)
+            fallback = helper(*names)
+            if x.op in ("/", "%"):
+                pyop = "//" if x.op == "/" else "%"
+                if all(known):  # both sides read in order (a side kept in a local), then the divisor asked for zero
+                    read = f"({ta} is not None) & " if ta != names[0] else ""
+                    return f"({names[0]} {pyop} {names[1]} if {read}({tb} != 0) else {fallback})"
+                return f"({ta} {pyop} {tb} if {test + ' and ' if test else ''}{tb} else {fallback})"
+            total = self.fresh("_t")
+            result = f"{-_BIG} <= ({total} := {ta} {x.op} {tb}) <= {_BIG}"
+            return f"({total} if {test + ' and ' if test else ''}{result} else {fallback})"
+        return helper(a)
+
+    def g_Compare(self, x):
+        a, b = self.x(x.left), self.x(x.right)
+        if x.op in ("==", "!="):
+            return f"(({a}) {x.op} ({b}))"
+        helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[x.op]
+        if self.no_walrus:
+            return f"{helper}({a}, {b}, {self.span(x)})"
+        if type(x.right) is N.IntLit and type(x.right.value) is int:
+            # `count(...) >= 3`: a whole number is compared here; anything else by the helper
+            if self.is_int(x.left) and a.isidentifier():
+                return f"({a} {x.op} {b})"
+            t = self.fresh("_t")
+            return f"({t} {x.op} {b} if type({t} := {a}) is int else {helper}({t}, {b}, {self.span(x)}))"
+        # two values: whole numbers compared here (both sides first), anything else by the helper
+        ta, tb = self.fresh("_t"), self.fresh("_t")
+        return (f"({ta} {x.op} {tb} if (type({ta} := {a}) is int) & (type({tb} := {b}) is int) "
+                f"else {helper}({ta}, {tb}, {self.span(x)}))")
+
+    def g_Member(self, x):
+        op = "not in" if x.negated else "in"
+        if not self.no_walrus:  # a list is searched as it is; anything else as _as_list makes it one
+            t = self.fresh("_t")
+            return f"(({self.x(x.elem)}) {op} ({t} if type({t} := {self.x(x.coll)}) is list else _as_list({t})))"
+        return f"(({self.x(x.elem)}) {op} _as_list({self.x(x.coll)}))"
+
+    def g_BoolOp(self, x):
+        joiner = f" {x.op} "
+        return "bool(" + joiner.join(f"({self.x(i)})" for i in x.items) + ")"
+
+    def g_Not(self, x):
+        return f"(not ({self.x(x.operand)}))"
+
+    def g_Neg(self, x):
+        return f"(-({self.x(x.operand)}))"
+
+    def g_Range(self, x):
+        return f"_range(c, {self.x(x.low)}, {self.x(x.high)}, {self.span(x)})"
+
+    def g_CellLit(self, x):
+        return f"({self.x(x.a)}, {self.x(x.b)})"

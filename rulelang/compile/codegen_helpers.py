@@ -1,0 +1,219 @@
+"""What generated code calls at run time: the helpers of a generated module's namespace (`_HELPERS`).
+
+Each raises exactly the error the closure engine raises for the same construct; the code generator
+(`codegen.py`) writes calls of them by name.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+from rulelang.core.budgets import NUMBER_BOUND, check_size, exceeded
+from rulelang.model.builtins import BUILTINS, RuleFailure, as_list, describe, keywords_of
+from rulelang.model.things import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, out_seats, players_in
+from rulelang.engine.program import RuleError
+from rulelang.engine.values import (_arith, _update, add_values, move_cards, one_value_changed, outside_the_list,
+                                    read_field, set_field, the_zone)
+
+
+_FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+_CATCH = (RuleFailure,) + _FAILURES
+
+
+def _index(obj, i, span):
+    if (type(obj) is tuple or type(obj) is list) and type(i) is int and -len(obj) <= i < len(obj):
+        return obj[i]  # the common case: a cell's coordinate, an item of a list
+    items = as_list(obj)
+    if not -len(items) <= i < len(items):
+        raise RuleError(span, outside_the_list(i, len(items)))
+    return items[i]
+
+
+def _each(c, value, span):
+    """The items a comprehension walks; long lists count as work (the steps budget)."""
+    items = value if type(value) is list or type(value) is tuple else as_list(value)  # walked, never changed
+    if len(items) > 64 and c.vm is not None:
+        c.vm.meter.charge(len(items), span)
+    return items
+
+
+_BIG = NUMBER_BOUND
+
+
+def _sub(l, r, span):
+    if type(l) is int and type(r) is int:
+        result = l - r
+        if -_BIG <= result <= _BIG:
+            return result
+    return _arith(l, r, "-", span)
+
+
+def _mul(l, r, span):
+    if type(l) is int and type(r) is int:
+        result = l * r
+        if -_BIG <= result <= _BIG:
+            return result
+    return _arith(l, r, "*", span)
+
+
+def _div(l, r, span):
+    if type(l) is int and type(r) is int and r:
+        return l // r
+    return _arith(l, r, "/", span)
+
+
+def _mod(l, r, span):
+    if type(l) is int and type(r) is int and r:
+        return l % r
+    return _arith(l, r, "%", span)
+
+
+def _not_ordered(op, l, r, span):
+    return RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}')
+
+
+# one function per comparison, so that none tests which comparison it is each time
+def _lt(l, r, span):
+    try:
+        return l < r
+    except TypeError:
+        raise _not_ordered("<", l, r, span) from None
+
+
+def _le(l, r, span):
+    try:
+        return l <= r
+    except TypeError:
+        raise _not_ordered("<=", l, r, span) from None
+
+
+def _gt(l, r, span):
+    try:
+        return l > r
+    except TypeError:
+        raise _not_ordered(">", l, r, span) from None
+
+
+def _ge(l, r, span):
+    try:
+        return l >= r
+    except TypeError:
+        raise _not_ordered(">=", l, r, span) from None
+
+
+def _range(c, a, b, span):
+    if type(a) is int and type(b) is int and b - a >= 64:
+        check_size(b - a + 1, span, "a range", c.vm.meter if c.vm is not None else None)
+    return list(range(a, b + 1))
+
+
+def _player_zone(c, p, name, span):
+    if not isinstance(p, Player):
+        raise RuleError(span, f'{name}(...) needs a player, but got {describe(p)}')
+    return c.s.zones[f"{name}#{p.seat + 1}"]
+
+
+def _cellstack(board, cell):  # the generated code inlines it: board.cells.stacks.get(cell, _NOCARDS)
+    return board.cells.stack(cell)
+
+
+def _current(s):
+    return s.players[s.current] if s.current is not None else None
+
+
+def _next_to(c, x, cell=None):
+    """neighbors(x) or neighbors(board, cell) for a loop that only reads it: the board's remembered
+    list, not a copy. Anything else (not a card on a board, not a board) is the built-in's."""
+    if cell is None:
+        if type(x) is Entity:
+            zone = x.zone
+            if zone is not None and zone.is_board:
+                return zone.cells.cards_next_to_view(x.cell)
+    elif type(x) is BoardZone:
+        return x.cells.cards_next_to_view(cell)
+    return _NEIGHBORS(c, x, cell)
+
+
+_NEIGHBORS = BUILTINS["neighbors"].impl
+
+
+def _empty_cells_of(c, board, span):
+    """`[c in cells(board) where empty(at(board, c))]` of a board the rules name: the board's own
+    empty cells (BoardCells.empty_cells), the walk of its cells counted as work as _each counts it."""
+    cells = board.cells
+    if len(cells.stacks) > 64 and c.vm is not None:
+        c.vm.meter.charge(len(cells.stacks), span)
+    return cells.empty_cells()
+
+
+def _ray_walk(c, board, cell, d):
+    """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
+    once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
+    if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
+        cells = board.cells
+        if cells._shared:  # (the ray BoardCells.ray walked, kept with the shape)
+            try:
+                found = cells.topology.ray_cache.get((cell, d[0], d[1]))
+            except TypeError:  # a cell that cannot be a key: the built-in says why
+                found = None
+            if found is not None:
+                return found
+    return _RAY(c, board, cell, d)
+
+
+_RAY = BUILTINS["ray"].impl
+
+
+def _region_owned(board, cell, p):
+    """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the
+    group the board keeps of the player's cells that holds the cell (BoardCells.owned_group), not
+    a walk through a set made of their list (the same cells, in the same order)."""
+    if type(cell) is Entity:
+        cell = cell.cell
+    return board.cells.owned_group(p.seat, cell)  # (a value that cannot be a cell fails here, as in the built-in)
+
+
+def _regions_owned(board, p):
+    """regions(board, owned_cells(board, p)) for a board the rules name and a player: the groups the
+    board keeps of the player's cells (BoardCells.owned_groups)."""
+    return board.cells.owned_groups(p.seat)
+
+
+def _recursion(span, name, meter):
+    return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
+                    f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
+
+
+def _has(e, name):
+    return any(k.name == name for k in keywords_of(e))
+
+
+TRIAL_CALLS = 1000  # calls of a remembered def counted before it is decided whether remembering pays
+
+
+LOOKUP_SECONDS = 0.5e-6  # about what looking a value up costs (a stamp, a key, two dict reads)
+
+
+def _settle_trial(ns: dict, name: str) -> None:
+    """After a remembered def's trial: keep remembering it when what its hits saved (hits times the
+    mean cost of a miss) exceeds what its look-ups cost (calls times LOOKUP_SECONDS); otherwise
+    evaluate it every time. Only speed depends on this, never a value."""
+    calls, hits, seconds = ns[f"_T_{name}"]
+    misses = calls - hits
+    saved = hits * (seconds / misses) if misses else float("inf")
+    ns[f"D_{name}"] = ns[f"R_{name}" if saved > calls * LOOKUP_SECONDS else f"E_{name}"]
+
+
+def _placeholder(c):
+    raise RuntimeError("a generated function was called before its module was compiled")
+
+
+_HELPERS = {
+    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
+    "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
+    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+}

@@ -1,0 +1,290 @@
+"""Quantifiers, counts and filtered lists written as Python loops, and defs written in place of
+their calls (`LoopWriter`, a part of `codegen.Generator`).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from rulelang.language import nodes as N
+from rulelang.check.dependencies import mentioned, nodes_in, rebuilt
+
+
+def _arg_names(args: list) -> set:
+    """The names a call's arguments read (those that are names, and those inside the others)."""
+    return set().union(*(mentioned(a) for a in args)) if args else set()
+
+
+def _renamed(node, mapping: dict):
+    """A copy of an expression with the names a comprehension binds renamed (`mapping`), for a def
+    body written in place of a call (Generator.inlined_call); nodes without them are shared."""
+    if isinstance(node, N.Name):
+        return node.model_copy(update={"id": mapping[node.id]}) if node.id in mapping else node
+    node = rebuilt(node, lambda child: _renamed(child, mapping))
+    if isinstance(node, (N.FilterList, N.MapList, N.ForClause)) and node.var in mapping:
+        node = node.model_copy(update={"var": mapping[node.var]})
+    return node
+
+
+class LoopWriter:
+    """Writes `any`, `all`, `count`, `empty` and `first` of lists as loops, and small defs in place."""
+
+    def hoistable(self, node) -> list | None:
+        """The calls of defs written in place (inlined_call) in `run_from(p, cell, d) + run_from(p,
+        cell, back) >= 3`, in the order they are worked out, when nothing else in the expression but
+        arithmetic, comparisons, numbers and local names could fail or be worked out before them:
+        body_lines writes each into a Python local first, then the expression with those locals; else
+        None (also when there is no such call)."""
+        if not isinstance(node, (N.Compare, N.BinOp)):
+            return None
+        calls: list = []
+
+        def walk(x) -> bool:
+            kind = type(x)
+            if kind is N.Compare or (kind is N.BinOp and x.op in ("+", "-", "*")):
+                return walk(x.left) and walk(x.right)
+            if kind is N.Neg:
+                return walk(x.operand)
+            if kind in (N.IntLit, N.BoolLit):
+                return True
+            if kind is N.Name:
+                return x.id in self.pylocals or x.id in self.cc.scope
+            if kind is N.Call and self._quantified_leaf(x, bind=True) is not None:
+                calls.append(x)
+                return True
+            return False
+
+        return calls if walk(node) and calls else None
+
+    def _quantified_leaf(self, node, bind: bool = False):
+        """(def, its loop names that the caller uses too) of a call that body_lines writes in place
+        (inlined_call), else None. With `bind`, its arguments may be any expressions (body_lines
+        keeps their values in Python locals first)."""
+        if not isinstance(node, N.Call) or node.kwargs or node.func in self.cc.scope or node.func in self.pylocals:
+            return None
+        sym = self.cc.t.symbols.get(node.func)
+        d = self.def_decls.get(node.func)
+        if sym is None or sym.kind != "def" or d is None:
+            return None
+        if not (self._called_with_locals(d, node.args) or (bind and len(d.params) == len(node.args))):
+            return None
+        key = ("quantified", node.func)
+        bound = self._inlinable.get(key)
+        if bound is None:
+            params = {p.name for p in d.params}
+            found = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
+            small = node.func not in self.cc.impure_defs and self.recursive_defs is not None \
+                and node.func not in self.recursive_defs
+            bound = self._inlinable[key] = (found if self._is_leaf(d.body, params, small=small) and not found & params
+                                            and (self.holds_quantifier(d.body) or self._counts(d.body)) else False)
+        if bound is False:
+            return None
+        # (the closure engine's scope holds the names of every body written around this one too)
+        clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
+        if any(self.cc.t.symbols.get(v) is not None for v in clashes):
+            return None  # (a loop name that is also a global's, which renaming would change: left as it is)
+        return d, clashes
+
+    def inlined_call(self, node, bind: bool = False):
+        """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
+        walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
+        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`), or
+        with `bind` any arguments; else None. Its loop names that the caller uses too are renamed.
+        As with `inline_leaf`, only the call and its work count are saved."""
+        found = self._quantified_leaf(node, bind)
+        if found is None:
+            return None
+        d, clashes = found
+        if clashes:
+            used = set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args) | mentioned(d.body)
+            mapping = {}
+            for v in sorted(clashes):
+                k = 1
+                while f"{v}_{k}" in used:
+                    k += 1
+                mapping[v] = f"{v}_{k}"
+                used.add(mapping[v])
+            d = d.model_copy(update={"body": _renamed(d.body, mapping)})
+        return d, node.args
+
+    def logic_lines(self, node, target: str, indent: str) -> list[str]:
+        """body_lines of `a and any(...)`, `not any(...)`, `if t then x else all(...)`: Python's own
+        `if`s around the quantifiers' loops, evaluating what the expression would, in its order, with
+        the same short-circuits (g_BoolOp, g_Not, g_CondExpr)."""
+        if isinstance(node, N.BoolOp):
+            lines = self.body_lines(node.items[0], target, indent)
+            for item in node.items[1:]:  # once false (`and`) or true (`or`), every later test fails
+                lines.append(f"{indent}if {'' if node.op == 'and' else 'not '}{target}:")
+                lines += self.body_lines(item, target, indent + "    ")
+            return lines + [f"{indent}{target} = bool({target})"]
+        if isinstance(node, N.Not):
+            return self.body_lines(node.operand, target, indent) + [f"{indent}{target} = not {target}"]
+        lines = [f"{indent}if ({self.x(node.test)}", f"{indent}):"]
+        lines += self.body_lines(node.then, target, indent + "    ")
+        lines.append(f"{indent}else:")
+        return lines + self.body_lines(node.other, target, indent + "    ")
+
+    def body_lines(self, node, target: str, indent: str) -> list[str]:
+        """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
+        with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
+        if (self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
+                and node.args[0].var not in self.pylocals and node.args[0].var not in self.cc.scope
+                and (node.args[0].keep != "where" or self.lifted_condition(node.args[0]) is None)):
+            # `count([x in coll while cond])`, `count([x in coll where cond])`: a loop that counts,
+            # without building the list or a lambda
+            f = node.args[0]
+            coll = self.iterable(f.coll, walrus=True)
+            stop = "not " if f.keep == "while" else ""
+            walked = self.fresh("_w")  # a tuple too short to count as work (a ray) is walked as it is
+            lines = [f"{indent}{target} = 0",
+                     f"{indent}for L_{f.var} in ({walked} if type({walked} := ({coll}", f"{indent})) is tuple "
+                     f"and len({walked}) <= 64 else _each(c, {walked}, {self.span(f)})):"]
+            with self.loop_scope(f.var, f.coll):
+                if self.holds_quantifier(f.cond):
+                    inner = self.fresh("_q")
+                    lines += self.body_lines(f.cond, inner, indent + "    ") + [f"{indent}    if {stop}{inner}:"]
+                else:
+                    lines += [f"{indent}    if {stop}({self.x(f.cond)}", f"{indent}    ):"]
+            if f.keep == "where":
+                return lines + [f"{indent}        {target} += 1"]
+            return lines + [f"{indent}        break", f"{indent}    {target} += 1"]
+        if (isinstance(node, N.FilterList) and node.keep == "where" and node.var not in self.pylocals
+                and node.var not in self.cc.scope and self.lifted_condition(node) is None
+                and self.holds_quantifier(node.cond)):
+            # `[x in coll where ... any(...)]`: a loop that appends, with the condition's quantifiers as
+            # loops inside it (no generator for every item), as the comprehension would keep them
+            coll = self.iterable(node.coll)
+            inner = self.fresh("_q")
+            lines = [f"{indent}{target} = []", f"{indent}for L_{node.var} in _each(c, {coll}, {self.span(node)}):"]
+            with self.loop_scope(node.var, node.coll):
+                lines += self.body_lines(node.cond, inner, indent + "    ")
+            return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
+        found = self.inlined_call(node, bind=True)
+        if found is not None:
+            # the arguments that are not local names are worked out first, in order, into Python
+            # locals (as a call would, before its body): `owns(p, (x + dx, y + dy))`
+            d, args = found
+            lines, values = [], []
+            for arg in args:
+                if isinstance(arg, N.Name) and arg.id in self.pylocals:
+                    values.append(None)
+                    continue
+                # (a rule's variable too: read from the frame's variables once, not at each use)
+                kept = self.fresh("_a")
+                lines += [f"{indent}{kept} = ({self.x(arg)}", f"{indent})"]
+                values.append(kept)
+            with self._body_of(d, args, values):
+                return lines + self.body_lines(d.body, target, indent)
+        if not self.is_quantifier(node):
+            calls = self.hoistable(node)
+            if calls is not None:
+                # each call written in place into a local of its own, in order; then the expression
+                lines, kept = [], []
+                for call in calls:
+                    local = self.fresh("_h")
+                    lines += self.body_lines(call, local, indent)
+                    kept.append((id(call), local))
+                self.hoisted.update(kept)
+                try:
+                    return lines + [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
+                finally:
+                    for key, _local in kept:
+                        del self.hoisted[key]
+            if self.holds_quantifier(node):
+                return self.logic_lines(node, target, indent)
+            return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
+        want_all = node.func == "all"
+        f = node.args[0]
+        coll = self.iterable(f.coll, walrus=True)
+        walked = self.fresh("_w")  # a list is walked as it is (as_list would return it too, at the cost of a call)
+        walk = walked if self.walks_cards(f.coll) else f"({walked} if type({walked}) is list else _as_list({walked}))"
+        lines = [f"{indent}{target} = {want_all}", f"{indent}{walked} = ({coll}", f"{indent})",
+                 f"{indent}for L_{f.var} in {walk}:"]
+        with self.loop_scope(f.var, f.coll):
+            if self.holds_quantifier(f.cond):
+                inner = self.fresh("_q")
+                lines += self.body_lines(f.cond, inner, indent + "    ")
+                test = f"not {inner}" if want_all else inner
+                lines += [f"{indent}    if {test}:"]
+            else:
+                cond = self.x(f.cond)
+                lines += [f"{indent}    if {'not ' if want_all else ''}({cond}", f"{indent}    ):"]
+        lines += [f"{indent}        {target} = {not want_all}", f"{indent}        break"]
+        return lines
+
+    def empty_early(self, arg) -> str | None:
+        """`empty([x in xs where cond])`, or `empty(d(a))` of a def whose body is such a list (called
+        with local names, and without chance), as a loop that stops at the first item kept:
+        `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
+        def early(found: N.FilterList) -> str:
+            coll = self.iterable(found.coll)
+            with self.loop_scope(found.var, found.coll):
+                cond = self.x(found.cond)
+            var = f"L_{found.var}"
+            return f"(not any(({cond}) for {var} in _each(c, {coll}, {self.span(found)})))"
+
+        if isinstance(arg, N.FilterList) and arg.keep == "where":
+            return early(arg)
+        if isinstance(arg, N.Call) and arg.func in self.def_decls and not arg.kwargs \
+                and arg.func not in self.cc.scope and arg.func not in self.pylocals \
+                and arg.func not in self.cc.impure_defs:
+            d = self.def_decls[arg.func]
+            if isinstance(d.body, N.FilterList) and d.body.keep == "where" and self._called_with_locals(d, arg.args):
+                with self._body_of(d, arg.args):
+                    return early(d.body)
+        return None
+
+    def first_early(self, arg) -> str | None:
+        """`first([x in xs where cond])` and `first([e for x in xs where cond])`: the items walked until
+        the first one kept (none when none is), as empty_early stops at the first: the lowest empty
+        cell of a column is found without testing the cells above it."""
+        if isinstance(arg, N.FilterList) and arg.keep == "where":
+            expr, cond = None, arg.cond
+        elif isinstance(arg, N.MapList) and not arg.more:
+            expr, cond = arg.expr, arg.cond
+        else:
+            return None
+        coll = self.iterable(arg.coll)
+        var = f"L_{arg.var}"
+        with self.loop_scope(arg.var, arg.coll):
+            item = var if expr is None else f"({self.x(expr)})"
+            test = "" if cond is None else f" if ({self.x(cond)})"
+        return f"next(({item} for {var} in _each(c, {coll}, {self.span(arg)}){test}), None)"
+
+    def _called_with_locals(self, d: N.DefDecl, args: list) -> bool:
+        """Whether a call gives a def each of its parameters as a local name (a loop's card, a def's
+        parameter, a rule's variable): its body can then be written in place (`_body_of`)."""
+        return len(d.params) == len(args) and all(
+            isinstance(a, N.Name) and (a.id in self.pylocals or a.id in self.cc.scope) for a in args)
+
+    @contextmanager
+    def _body_of(self, d: N.DefDecl, args: list, kept: list | None = None):
+        """While writing a def's body in place of a call (`_called_with_locals`): its parameters are
+        the caller's names (or the Python locals `kept` holds for some), and nothing else of the
+        caller is in scope."""
+        params = [p.name for p in d.params]
+        # a Python local, or a rules variable read as c.v[name]
+        values = [self.x(a) if kept is None or kept[i] is None else kept[i] for i, a in enumerate(args)]
+        saved = self.pylocals, self.in_def
+        self.pylocals, self.in_def = dict(zip(params, values)), True
+        try:
+            with self.cc.scoped(set(params)):
+                yield
+        finally:
+            self.pylocals, self.in_def = saved
+
+    def inline_leaf(self, name: str, args: list) -> str | None:
+        """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are
+        local names (a loop's card, a def's parameter, a rule's variable): the body itself, written with those names for
+        its parameters, so no function is called (`is_habitat(n)` becomes `(L_n.kind == ...)`). A leaf
+        is evaluated each time anyway; only the call (and its work count) is saved."""
+        d = self.def_decls[name]
+        if not self._called_with_locals(d, args):
+            return None
+        inlinable = self._inlinable.get(name)
+        if inlinable is None:
+            inlinable = self._inlinable[name] = self._is_leaf(d.body, {p.name for p in d.params}) and not any(
+                isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body))
+        if not inlinable:
+            return None
+        with self._body_of(d, args):
+            return f"({self.x(d.body)})"

@@ -1,0 +1,587 @@
+"""Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
+of simple statements fused into one op (`FusedExec`), runs with `if`s and `for each` loops
+(`FusedRegion`, `fuse_regions`), continuous rules as one function (`sync_block`) and the
+bindings of a `choose { option ... }` as nested loops (`option_walker`).
+"""
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Callable
+
+from rulelang.language import nodes as N
+from rulelang.check.dependencies import mentioned, nodes_in
+from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
+                                 SignalOp)
+from rulelang.engine.program import Code
+from rulelang.engine.values import _CARD_PSEUDO_FIELDS
+from rulelang.compile.codegen_helpers import _BIG
+
+if TYPE_CHECKING:
+    from rulelang.compile.codegen import Generator
+
+
+class _NotSimple(Exception):
+    """A statement `Generator.sync_block` does not write: the block stays the VM's."""
+
+
+#: statements that steer the VM (loops with guards, choices, turns, returns; `for ... chosen by`, and
+#: `break`/`continue` outside a loop of the block): sync_block does not write them
+_SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
+                 N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
+
+
+def _rebinds(body: list, name: str) -> bool:
+    """Whether a statement of `body` gives `name` a new value (`let`, an assignment, a loop or a
+    choice of that name)."""
+    for x in nodes_in(body):
+        if isinstance(x, N.Let) and x.name == name:
+            return True
+        if isinstance(x, N.Assign) and isinstance(x.target, N.Name) and x.target.id == name:
+            return True
+        if isinstance(x, (N.For, N.Choose, N.Binding, N.Respond)) and x.var == name:
+            return True
+    return False
+
+
+class FusedExec(Op):
+    """A run of consecutive simple statements (the compiler's `Exec` ops: assignments, moves, draws...)
+    as ONE op whose generated `run` calls them one after the other, instead of one trip through the VM
+    per statement. It behaves exactly like the ops it stands for: the steps budget counts each
+    statement, pending events (a card entered a watched zone) stop the run right after the statement
+    that caused them so that triggers fire at the same point, and an error or the steps budget names
+    the statement's own line (`span`). The original ops stay in place after it, so a jump or a saved
+    position that lands inside the run still works."""
+
+    __slots__ = ("run", "spans", "start", "at")
+
+    def __init__(self, start: int, spans: list):
+        self.start, self.spans, self.at = start, spans, 0
+        self.run = None  # the generated function run(vm, frame), bound by Generator.fuse
+
+    @property
+    def span(self):
+        return self.spans[self.at]
+
+
+class FusedRegion(FusedExec):
+    """Consecutive simple statements, `if`s and `for each` loops made of them, as ONE op whose
+    generated `run` is Python's own `if` and `for` (Generator.fused_region). Like FusedExec it
+    behaves exactly like the ops it stands for: every op it stands for counts as a step of the
+    budget, at the same point, with its own span; when a statement leaves events pending (a card
+    entered a watched zone), the run stops right after it, with the frame as the ops themselves
+    would have left it (the position after the statement, and each loop's list and next index in its
+    slot), and the original ops, still in place, carry on once the triggers have run."""
+
+    __slots__ = ("unwinds",)  # whether it holds an `end ...` (so a procedure of it keeps its frame)
+
+
+class _RegionWriter:
+    """Writes the body of a FusedRegion: each op it stands for, in the order the VM would run it."""
+
+    MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
+
+    INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
+
+    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
+        self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
+        self.inlined = False  # an expression's body is written in the region
+
+    def value_of(self, fn, indent: str, loops: list) -> str:
+        """The Python value of an expression the compiler made into fn (a condition, a loop's list, a
+        `let`'s value): fn's generated body written in place, its value left in `value` (no call per
+        test: `for each line in lines { if all(...) }`), or a call of fn when it has no body, is
+        long, or would nest too deeply for Python."""
+        body = self.gen.expression_bodies.get(id(fn))
+        if body is not None:
+            rows = body.split("\n")
+            levels = max((len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.strip())
+            loops_in = max([(len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.lstrip().startswith("for ")],
+                           default=0)
+            # Python allows 20 nested blocks (the region's `try` and loops, and the body's loops) and
+            # 100 levels of indentation
+            if len(rows) <= self.INLINE_LINES and len(loops) + loops_in + 2 < 20 \
+                    and len(indent) // 4 + levels < self.MAX_DEPTH:
+                self.lines += [indent + r[8:] if r.startswith("        ") else r for r in rows]
+                self.inlined = True
+                return "value"
+        return f"{self.gen.const(fn, 'F')}(c)"
+
+    def step(self, k: int, indent: str) -> None:
+        """The VM's count of op k as one step of work."""
+        self.lines += [f"{indent}meter.work += 1",
+                       f"{indent}if meter.work >= meter.checkpoint:",
+                       f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
+
+    def block(self, stmts: list, indent: str, loops: list) -> None:
+        for st in stmts:
+            self.stmt(st, indent, loops)
+
+    def deeper(self, indent: str) -> str:
+        """The indentation one level in (a region too deeply nested is left to the VM's ops)."""
+        if len(indent) // 4 >= self.MAX_DEPTH:
+            raise _NotSimple()
+        return indent + "    "
+
+    def stmt(self, st, indent: str, loops: list) -> None:
+        _, a, b = self.ranges[id(st)]
+        ops, lines = self.ops, self.lines
+        if b == a:
+            return  # a statement with no op of its own
+        kind = type(st)
+        if kind is N.If:
+            self.branches(st, a, b, indent, loops)
+        elif kind is N.For:
+            init, head = ops[a], ops[a + 1]
+            n = len(loops)
+            items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
+            lines.append(f"{indent}op.at = {a - self.start}")
+            lines.append(f"{indent}{items} = _as_list({self.value_of(init.coll, indent, loops)})")
+            self.step(a, indent)
+            inner = self.deeper(indent)
+            lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
+                      f"{inner}v[{head.var!r}] = {item}"]
+            if head.cond is not None:
+                lines.append(f"{inner}op.at = {a + 1 - self.start}")
+                lines += [f"{inner}if not {self.value_of(head.cond, inner, loops + [(head.slot, items, index)])}:",
+                          f"{inner}    continue"]
+            self.step(a + 1, inner)  # the ForNext that gave this item
+            self.block(st.body, inner, loops + [(head.slot, items, index)])
+            self.step(b - 2, inner)  # the jump back to the ForNext
+            self.step(a + 1, indent)  # the ForNext that found no more items
+            self.step(b - 1, indent)  # the ClearSlot after the loop
+        elif type(ops[a]) is EndOp:
+            # `end turn`, `end game`...: the VM unwinds to what handles it and goes on from there; it
+            # counts this op as the step of the region (so no step here). Open loops keep their
+            # slots, as the VM's loop ops would leave them.
+            o = ops[a]
+            lines += [f"{indent}op.at = {a - self.start}"]
+            self.keep_slots(indent, loops)
+            lines += [f"{indent}frame.pc = {a + 1}",
+                      f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
+                      f"{indent}return"]
+        else:
+            o = ops[a]
+            lines.append(f"{indent}op.at = {a - self.start}")
+            self.gen.statement(o, lambda line: lines.append(f"{indent}{line}"), lambda fn: self.value_of(fn, indent, loops))
+            if a + 1 < self.stop or loops:
+                lines += [f"{indent}if s.events:"]
+                self.keep_slots(indent + "    ", loops)
+                lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
+            self.step(a, indent)
+
+    def keep_slots(self, indent: str, loops: list) -> None:
+        """Each open loop's list and next index in its slot, as its ops keep them (before the region
+        hands over to the VM)."""
+        self.lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+
+    def branches(self, st, a: int, b: int, indent: str, loops: list) -> None:
+        """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""
+        ops, lines = self.ops, self.lines
+        p = a
+        for cond, body in st.branches:
+            test = ops[p]
+            q = test.target - 1  # the branch's closing Jump
+            lines.append(f"{indent}op.at = {p - self.start}")
+            lines.append(f"{indent}if {self.value_of(test.cond, indent, loops)}:")
+            inner = self.deeper(indent)
+            self.step(p, inner)
+            self.block(body, inner, loops)
+            self.step(q, inner)
+            lines.append(f"{indent}else:")
+            self.step(p, inner)  # the test failed: on to the next one (or the `else`, or the end)
+            indent, p = inner, test.target
+        if st.other is not None:
+            self.block(st.other, indent, loops)
+
+
+class RegionRecords:
+    """What the statement compiler notes while compiling one block of ops (`Code`), for
+    `fuse_regions`: the op range of every statement, and every block of statements with the
+    statement it belongs to (None: the code's own body)."""
+
+    __slots__ = ("code", "ranges", "blocks", "parents")
+
+    def __init__(self, code):
+        self.code = code
+        self.ranges: dict = {}  # id(statement) -> (statement, first op, op after the last)
+        self.blocks: list = []  # (statements, the statement they belong to or None)
+        self.parents: list = []  # the statements being compiled, outermost first
+
+
+def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
+    """Replace the first op of every run of fusable statements (simple ones, and `if`s and `for each`
+    loops made only of them) by a FusedRegion; a run of simple statements alone is left to fuse_code."""
+    ops = list(code.ops)  # as compiled: regions are written from these
+    ranges = records.ranges
+    known: dict[int, bool] = {}
+
+    def fusable(st) -> bool:
+        found = known.get(id(st))
+        if found is None:
+            found = known[id(st)] = _fusable(st)
+        return found
+
+    def _fusable(st) -> bool:
+        entry = ranges.get(id(st))
+        if entry is None or entry[0] is not st:
+            return False
+        _, a, b = entry
+        kind = type(st)
+        if b == a:
+            return kind not in (N.If, N.For)
+        if kind is N.If:
+            if type(ops[a]) is not JumpIfNot:
+                return False
+            bodies = [body for _, body in st.branches] + ([st.other] if st.other is not None else [])
+            return all(fusable(x) for body in bodies for x in body) and _contiguous(st, a, b)
+        if kind is N.For:
+            return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
+                    and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
+                    and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
+                    and all(fusable(x) for x in st.body))
+        return b - a == 1 and type(ops[a]) in (Exec, EndOp)
+
+    def _contiguous(st, a: int, b: int) -> bool:
+        """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""
+        p = a
+        for _cond, body in st.branches:
+            test = ops[p] if p < b else None
+            if type(test) is not JumpIfNot or not p < test.target <= b:
+                return False
+            q = test.target - 1
+            if type(ops[q]) is not Jump or ops[q].target != b or _span_of(body, p + 1) != q:
+                return False
+            p = test.target
+        return _span_of(st.other or [], p) == b
+
+    def _span_of(body: list, first: int) -> int | None:
+        """Where the ops of a body end if its statements follow each other from `first`, else None."""
+        at = first
+        for x in body:
+            entry = ranges.get(id(x))
+            if entry is None or entry[1] != at:
+                return None
+            at = entry[2]
+        return at
+
+    for stmts, parent in records.blocks:
+        if parent is not None and fusable(parent):
+            continue  # written inside its parent's region
+        run: list = []
+        for st in list(stmts) + [None]:
+            if st is not None and fusable(st) and (not run or ranges[id(run[-1])][2] == ranges[id(st)][1]):
+                run.append(st)
+                continue
+            if any(type(x) in (N.If, N.For) for x in run):
+                start, stop = ranges[id(run[0])][1], ranges[id(run[-1])][2]
+                region = gen.fused_region(ops, run, ranges, start, stop)
+                if region is not None:
+                    code.ops[start] = region
+            run = [st] if st is not None and fusable(st) else []
+
+
+def fuse_code(gen: "Generator", code) -> None:
+    """Replace the first op of every run of two or more `Exec` ops of a block by a `FusedExec`."""
+    ops = code.ops
+    i = 0
+    while i < len(ops):
+        if type(ops[i]) is not Exec:
+            i += 1
+            continue
+        j = i
+        while j < len(ops) and type(ops[j]) is Exec:
+            j += 1
+        if j - i >= 2:
+            ops[i] = gen.fused(ops[i:j], i)
+        i = j
+
+
+class StatementWriter:
+    """Writes statements, and runs of them, as generated Python."""
+
+    def sync_block(self, body: list, span) -> Callable | None:
+        """A continuous rule's block as one generated function run(vm, frame), or None when it
+        holds a statement other than a simple one (an assignment, a move, a discard, a signal, a
+        procedure call, `perform`...), `if`, `for each ... [where ...]`, `break` and `continue`. A
+        continuous rule runs to its end at once (VM.run_sync: no choice, no trigger until it ends),
+        so Python's own `if` and `for` can stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
+        for it; conditions are generated expressions; the steps budget counts each statement, test
+        and turn of a loop."""
+        lines: list[str] = []
+        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope, self.card_locals
+        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
+        try:
+            with self.no_def_parameters():
+                self._sync_block(body, lines, "        ", False)
+        except _NotSimple:
+            return None
+        finally:
+            self.pylocals, self.in_def, self.no_walrus = saved[:3]
+            self.cc.scope, self.card_locals = saved[3:]
+        fname = self.fresh("A")
+        self.sources.append("\n".join(
+            [f"def {fname}(vm, frame):  # rules line {span.line}",
+             "    v = frame.vars",
+             "    c = _Ctx(v, vm.s, vm)",
+             "    meter = vm.meter",
+             "    stack = vm.s.stack",
+             "    level = len(stack)  # this rule's frame is stack[level - 1]",
+             "    try:"] + lines + [
+             "        pass",
+             "    except _CATCH as exc:",
+             "        raise _translate(exc) from None", ""]))
+        return self.stub(fname)
+
+    def _sync_block(self, stmts: list, lines: list, indent: str, in_loop: bool) -> None:
+        saved = self.cc.scope
+        for st in stmts:
+            self._sync_stmt(st, lines, indent, in_loop)
+        self.cc.scope = saved
+        if not stmts:
+            lines.append(f"{indent}pass")
+
+    def _sync_step(self, lines: list, indent: str, span) -> None:
+        lines += [f"{indent}meter.work += 1",
+                  f"{indent}if meter.work >= meter.checkpoint:",
+                  f"{indent}    meter.check({self.const(span, 'S')})"]
+
+    def _sync_stmt(self, st, lines: list, indent: str, in_loop: bool) -> None:
+        kind = type(st)
+        if kind is N.If:
+            self._sync_step(lines, indent, st.span)
+            for k, (cond, body) in enumerate(st.branches):
+                lines += [f"{indent}{'elif' if k else 'if'} ({self.x(cond)}", f"{indent}):"]
+                self._sync_block(body, lines, indent + "    ", in_loop)
+            if st.other is not None:
+                lines.append(f"{indent}else:")
+                self._sync_block(st.other, lines, indent + "    ", in_loop)
+        elif kind is N.For and st.chosen_by is None:
+            self._sync_step(lines, indent, st.span)
+            item = self.fresh("_i")
+            # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
+            # own list: the loop's body may move cards
+            lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
+            inner = indent + "    "
+            lines.append(f"{inner}v[{st.var!r}] = {item}")
+            saved = self.pylocals, self.card_locals
+            if not _rebinds(st.body, st.var):
+                # the loop's own Python name stands for its variable in the expressions written here
+                # (the statements' closures read it from v)
+                self.pylocals = {**self.pylocals, st.var: item}
+                if self.yields_cards(st.coll):  # (`item` is a fresh name: no other place holds it)
+                    self.card_locals = self.card_locals | {item}
+            try:
+                with self.cc.scoped({st.var}):
+                    if st.cond is not None:
+                        lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
+                    self._sync_step(lines, inner, st.span)
+                    self._sync_block(st.body, lines, inner, True)
+            finally:
+                self.pylocals, self.card_locals = saved
+        elif kind in (N.Break, N.Continue) and in_loop:
+            lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
+        elif kind in _SYNC_CONTROL:
+            raise _NotSimple()
+        elif kind is N.Let:
+            # `let x = e` written here, its value with the names this block knows (a loop's card)
+            self._sync_step(lines, indent, st.span)
+            value = self.fresh("_v")
+            lines += self.body_lines(st.value, value, indent)
+            lines.append(f"{indent}v[{st.name!r}] = {value}")
+            self.cc.scope = self.cc.scope | {st.name}
+        else:
+            scratch = Code(-1, "", "always", st.span)
+            self.cc.stmt(scratch, st, [])
+            if len(scratch.ops) != 1 or type(scratch.ops[0]) not in (Exec, SignalOp, CallProc, PerformOp):
+                raise _NotSimple()
+            op = scratch.ops[0]
+            self._sync_step(lines, indent, st.span)
+            if type(op) is Exec:
+                lines.append(f"{indent}{self.const(op.fn, 'F')}(c)")
+                return
+            lines.append(f"{indent}{self.const(op, 'O')}.run(vm, frame)")  # the op itself (its pc is not read)
+            if type(op) is not SignalOp:
+                # a procedure or a keyword's effect was pushed above this rule's frame: run it to its
+                # end now, as VM.run_sync does (False: the rule itself was unwound)
+                lines += [f"{indent}if len(stack) != level and not vm.finish_pushed(level):",
+                          f"{indent}    return"]
+
+    def option_walker(self, bindings: list, cond, span) -> Callable:
+        """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
+        Python loops: W(c, rows) appends the values of every binding that passes, in the order
+        ChooseAmong.enumerate's walk finds them. A collection that names no earlier binding is
+        worked out once, when first reached; each bound name is also set in c.v, for the parts the
+        code generator leaves to closures."""
+        fname = self.fresh("W")
+        head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
+        lines = []
+        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
+        self.in_def, self.no_walrus, self.card_locals = False, False, frozenset()
+        names: list[str] = []
+
+        def written(node, walrus=False) -> str:
+            self.pylocals = {n: f"L_{n}" for n in names}
+            with self.cc.scoped(set(names)), self.no_def_parameters():
+                return self.iterable(node, walrus=True) if walrus else self.x(node)
+
+        try:
+            indent = "        "
+            for k, b in enumerate(bindings):
+                items = written(b.coll, walrus=True)
+                if not self.walks_cards(b.coll):
+                    items = f"_as_list({items})"
+                if not (mentioned(b.coll) & set(names)):  # (a text's "{x}" too)
+                    head.append(f"    F{k} = None")
+                    lines += [f"{indent}if F{k} is None:", f"{indent}    F{k} = {items}"]
+                    items = f"F{k}"
+                names.append(b.var)
+                lines.append(f"{indent}for L_{b.var} in {items}:")
+                indent += "    "
+                lines.append(f"{indent}v[{b.var!r}] = L_{b.var}")
+                if b.cond is not None:
+                    lines += [f"{indent}if not ({written(b.cond)}", f"{indent}):", f"{indent}    continue"]
+            row = "(" + "".join(f"L_{n}, " for n in names) + ")"
+            if cond is not None:
+                lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
+            else:
+                lines.append(f"{indent}rows.append({row})")
+        finally:
+            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
+        self.sources.append("\n".join(head + ["    try:"] + lines + [
+            "    except _CATCH as exc:",
+            "        raise _translate(exc) from None", ""]))
+        return self.stub(fname)
+
+    def fused(self, execs: list, start: int):
+        """The generated `run` of a FusedExec standing for `execs` (ops start, start+1, ...)."""
+        op = FusedExec(start, [o.span for o in execs])
+        fname = self.fresh("X")
+        first, last = execs[0].span.line, execs[-1].span.line
+        lines = [f"def {fname}(op, vm, frame):  # rules lines {first}-{last}",
+                 "    s = vm.s",
+                 "    c = _Ctx(frame.vars, s, vm)",
+                 "    meter = vm.meter",
+                 "    op.at = 0",
+                 "    try:"]
+        for k, o in enumerate(execs):
+            if k:
+                lines.append(f"        op.at = {k}")
+            self.statement(o, lambda line: lines.append(f"        {line}"))
+            if k < len(execs) - 1:
+                lines += ["        if s.events:",
+                          f"            frame.pc = {start + k + 1}",
+                          "            return",
+                          "        meter.work += 1",
+                          "        if meter.work >= meter.checkpoint:",
+                          f"            meter.check({self.const(o.span, 'S')})"]
+        lines.append(f"        frame.pc = {start + len(execs)}")
+        return self._bound(op, fname, lines, start)
+
+    def _bound(self, op, fname: str, lines: list, start: int, translate: bool = False):
+        """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
+        failed), with the op bound to it. `translate`: expressions are written in it, their
+        failures reported as their own functions report them."""
+        lines += ["    except BaseException as exc:" if translate else "    except BaseException:",
+                  f"        frame.pc = {start} + op.at"]
+        if translate:
+            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
+        lines += ["        raise", ""]
+        self.sources.append("\n".join(lines))
+        op.run = types.MethodType(self.stub(fname), op)
+        return op
+
+    def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
+        """The generated `run` of a FusedRegion standing for the statements `run` (ops start to
+        stop - 1: simple statements, and `if`s and `for each` loops made of them), or None when it
+        would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
+        `ops` are the block's ops as the statement compiler made them."""
+        op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        op.unwinds = any(type(o) is EndOp for o in ops[start:stop])
+        fname = self.fresh("X")
+        lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
+                 "    s = vm.s",
+                 "    v = frame.vars",
+                 "    c = _Ctx(v, s, vm)",
+                 "    meter = vm.meter",
+                 "    try:"]
+        writer = _RegionWriter(self, ops, ranges, start, stop, lines)
+        try:
+            writer.block(run, "        ", [])
+        except _NotSimple:
+            return None
+        lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
+                  f"        frame.pc = {stop}"]
+        return self._bound(op, fname, lines, start, translate=writer.inlined)
+
+    def statement(self, o, emit: Callable, value_of: Callable | None = None) -> None:
+        """One statement of a fused run, its lines given to `emit` in order: `let x = e` and `x = e`
+        on a local as Python; `move` with its values worked out here, in the closure's order, and the
+        cards put by `values.move_cards`; `=`, `+=`, `-=` of a global, or of a card's or player's own
+        field, as the closure does them (`values.set_field` for anything else); the others by their
+        closure. `value_of(fn)`: how the value of an expression is written (a call of its function,
+        unless a region writes its body in place, before the line that reads it: each value is kept
+        in a local of its own first)."""
+        def value(fn) -> str:
+            return value_of(fn) if value_of is not None else f"{self.const(fn, 'F')}(c)"
+
+        parts = getattr(o.fn, "parts", None)
+        if parts is not None and parts[0] == "let":
+            _kind, name, fn = parts
+            emit(f"c.v[{name!r}] = {value(fn)}")
+        elif parts is not None and parts[0] == "move" and parts[6] is None:
+            _kind, what, to, at, bottom, face_down, _slot, span = parts
+            zone, cell = self.fresh("_z"), self.fresh("_m")
+            emit(f"{zone} = {value(to)}")
+            emit(f"if type({zone}) is not _BoardZone:")
+            emit(f"    {zone} = _the_zone({zone}, {self.const(span, 'S')})")
+            emit(f"{cell} = {value(at) if at is not None else 'None'}")
+            emit(f"_move_cards(c, {value(what)}, {zone}, {cell}, {bottom}, {face_down}, {self.const(span, 'S')})")
+        elif parts is not None and parts[0] == "global" and parts[3] in ("=", "+=", "-="):
+            _kind, name, fn, op, key, readers, span = parts
+            v, g, old = self.fresh("_v"), self.fresh("_g"), self.fresh("_o")
+            emit(f"{v} = {value(fn)}")
+            emit(f"{g} = c.s.globals")
+            emit(f"{old} = {g}.get({name!r})")
+            new = self._updated(old, v, op, span, emit)
+            emit(f"if {g}.get({name!r}, _MISS) != {new}:")
+            emit(f"    {g}[{name!r}] = {new}")
+            emit(f"    _value_changed(c.s, {key!r}, {self.const(readers, 'K')})")
+        elif parts is not None and parts[0] == "field" and parts[4] in ("=", "+=", "-="):
+            # a card's or a player's own field here; anything else (a card's built-in field, a value
+            # that is neither) as the closure does it (values.set_field), the value worked out there
+            _kind, obj, attr, fn, op, readers, span = parts
+            o, a, v, old = self.fresh("_f"), self.fresh("_a"), self.fresh("_v"), self.fresh("_o")
+            emit(f"{o} = {value(obj)}")
+            card = f"type({o}) is _Entity" + (f" and {attr!r} in {o}.attrs" if attr in _CARD_PSEUDO_FIELDS else "")
+            emit(f"if type({o}) is _Player or {card}:")
+
+            def emit_inner(line: str) -> None:
+                emit(f"    {line}")
+
+            emit_inner(f"{a} = {o}.attrs")
+            emit_inner(f"{v} = {self.const(fn, 'F')}(c)")
+            emit_inner(f"{old} = {a}.get({attr!r})")
+            new = self._updated(old, v, op, span, emit_inner)
+            emit_inner(f"if type({new}) not in _PLAIN and type({o}) is _Entity:")
+            emit_inner(f"    c.s.holding.add({o}.id)")
+            emit_inner(f"if {a}.get({attr!r}, _MISS) != {new}:")
+            emit_inner(f"    {a}[{attr!r}] = {new}")
+            emit_inner(f"    if type({o}) is _Entity and {attr!r} in c.vm.program.keyword_fields:")
+            emit_inner("        c.s.cards_version += 1")
+            emit_inner(f"    _value_changed(c.s, {attr!r}, {self.const(readers, 'K')})")
+            emit("else:")
+            emit(f"    _set_field(c, {o}, {attr!r}, {self.const(fn, 'F')}, {op!r}, {self.const(span, 'S')}, None, "
+                 f"{self.const(readers, 'K')})")
+        else:
+            emit(f"{self.const(o.fn, 'F')}(c)")
+
+    def _updated(self, old: str, v: str, op: str, span, emit: Callable) -> str:
+        """The Python local holding `old op v` (values._update): whole numbers added or taken away
+        here when the result stays within the bound, anything else by the helper."""
+        if op == "=":
+            return v
+        new = self.fresh("_n")
+        sign = "+" if op == "+=" else "-"
+        emit(f"{new} = ({new} if type({old}) is int and type({v}) is int and {-_BIG} <= ({new} := {old} {sign} {v}) "
+             f"<= {_BIG} else _update({old}, {v}, {op!r}, {self.const(span, 'S')}))")
+        return new

@@ -1,0 +1,464 @@
+"""The compiler: checked AST -> a ``Program`` of Python closures and flat op lists.
+
+Expressions become closures ``fn(ctx)``. Statement blocks become ``Code``: a flat
+list of ops with jumps, run by the VM in ``runtime``. A block's position (code id,
+op index, local variables) is plain data, so a match can be saved while a player
+is thinking and resumed exactly. Every op keeps the span of its statement, so a
+rule that fails at run time names its line in the .rules file.
+
+The work is split by concept: expressions in ``compile/expressions.py`` (or Python source from
+``codegen.py``), statements in ``compile/statements.py``, the ops they become in ``ops.py``, the program's
+containers in ``program.py``, run-time value helpers in ``values.py`` and the dependency analysis of
+defs in ``dependencies.py``. This module compiles the program itself: declarations, cards, defs,
+keywords, triggers and the game's skeleton of rounds and phases.
+
+The pydantic AST is only read here, once, before play.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rulelang.language import nodes as N
+from rulelang.model.board import Topology
+from rulelang.core.budgets import Meter, check_size, current_budgets, exceeded
+from rulelang.model.builtins import as_list, describe, holds_keyword
+from rulelang.check.types import type_name
+from rulelang.check.checker import SymbolTable
+from rulelang.core.errors import Span
+from rulelang.compile.expressions import ExpressionCompiler
+from rulelang.compile.statements import StatementCompiler
+from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, lifted_conditions,
+                                         neighbourhood_defs, recursive_defs, setting_defs, turn_defs)
+from rulelang.engine.ops import FlowOp
+from rulelang.engine.program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError,
+                                     TriggerInfo, ZoneInfo)
+from rulelang.model.things import CardDef
+
+# ------------------------------------------------------------------ the compiler
+
+
+class Compiler(ExpressionCompiler, StatementCompiler):
+    """Checked declarations -> a ``Program``: expressions by ``ExpressionCompiler`` (or the code
+    generator), statements by ``StatementCompiler``, and here the program itself: zones, cards, defs,
+    keywords, triggers, phases and the game's skeleton (``compile_flow``)."""
+
+    def __init__(self, table: SymbolTable, settings: dict[str, Any], engine: str | None = None):
+        self.t = table
+        self.settings = settings
+        self.engine = engine  # "codegen" or "closures"; None: as codegen.engine() says
+        self.slot_counter = 0
+        self.program: Program | None = None
+        self.cards_made = 0  # cards declared so far (the cards budget)
+        self.tables: dict[str, list] = {}
+        self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
+        self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
+        self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
+        self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
+        self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
+        self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)
+
+    def closures_only(self):
+        """Compile with the closure engine alone inside this block (values computed at load time)."""
+        return _ClosuresOnly(self)
+
+    def slot(self, what: str) -> str:
+        self.slot_counter += 1
+        return f"__{what}{self.slot_counter}"
+
+    def compile(self, decls: list) -> Program:
+        t = self.t
+        g = t.game
+        game = GameInfo(
+            title=g.title, players_min=g.players_min, players_max=g.players_max,
+            players_default=g.players_default or g.players_max, direction=g.direction,
+            step=1 if g.direction == "clockwise" else -1, round_phases=list(g.round_phases), max_rounds=g.max_rounds,
+        )
+        program = Program(game=game, table=t, settings=dict(self.settings), components=dict(t.components))
+        self.program = program
+        self.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}  # (as the variants leave them)
+        from rulelang.compile.codegen import Generator, engine
+
+        analysed = decls  # with the code generator, the lifted conditions too (below)
+        if (self.engine or engine()) == "codegen":
+            self.gen = Generator(self, g.title)
+            self.gen.turn_defs = turn_defs(decls)
+            self.gen.constant_defs = constant_defs(decls)
+            self.gen.recursive_defs = recursive_defs(decls)
+            self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place (codegen)
+            self.gen.setting_defs = setting_defs(self.fixer)
+            # each def as the generated code writes it: what the settings fix, simplified away
+            self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
+            # conditions that look around their card, as defs of their own (remembered by neighbourhood
+            # if they qualify, below): a change of what they read must forget them too
+            lifted = lifted_conditions(decls)
+            analysed = decls + list(lifted.values())
+            self.def_reads = def_reads(analysed)  # the generated defs' tables forget only what a change touches
+        for d in decls:
+            if isinstance(d, N.ZoneDecl):
+                topo = None
+                if d.board is not None:
+                    b = d.board
+                    cells = ((b.width or 0) * (b.height or 0) + (b.length or 0)
+                             + ((2 * b.radius + 1) ** 2 if b.radius is not None else 0))
+                    check_size(cells, d.span, "a board")
+                    places = ()
+                    if b.places is not None:
+                        enum = self.t.symbols.get(b.places)
+                        places = list(enum.decl.members) if enum is not None and enum.kind == "enum" else ()
+                    topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
+                                    shape=b.shape, places=places, capacities=dict(b.capacities))
+                program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
+        self.impure_defs = impure_defs(analysed)
+        if self.gen is not None:
+            self.gen.neighbourhood_defs = neighbourhood_defs(analysed, self.def_reads, self.impure_defs)
+            self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
+                               if d.name in self.gen.neighbourhood_defs}
+        for d in decls:
+            if isinstance(d, N.EnumDecl):
+                program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})
+        def enter(d) -> None:  # the code generator numbers its names within each declaration
+            if self.gen is not None:
+                name = getattr(d, "name", None)
+                self.gen.enter(type(d).__name__[:2], name if isinstance(name, str) else None)
+
+        for d in decls:
+            if isinstance(d, (N.ComponentDecl, N.PlayerDecl, N.VarDecl, N.DefDecl, N.ProcDecl)):
+                enter(d)
+            if isinstance(d, N.ComponentDecl):
+                if d.discards_to is not None:
+                    with self.scoped({"self"}):
+                        program.discard_zone[d.name] = self.expr(d.discards_to)
+            elif isinstance(d, N.PlayerDecl):
+                for f in d.fields:
+                    program.player_fields.append((f.name, self.opt(f.default) or _type_default(f.type)))
+            elif isinstance(d, N.VarDecl):
+                program.global_vars.append((d.name, self.opt(d.default) or _type_default(d.type)))
+            elif isinstance(d, N.DefDecl):
+                program.defs[d.name] = self.compile_def(d)
+            elif isinstance(d, N.ProcDecl):
+                params = [p.name for p in d.params]
+                program.procs[d.name] = (params, None)
+        for d in decls:
+            enter(d)
+            if isinstance(d, N.ProcDecl):
+                params = [p.name for p in d.params]
+                program.procs[d.name] = (params, self.code(d.name, "proc", d.span, d.body, params))
+            elif isinstance(d, N.KeywordDecl):
+                self.compile_keyword(d)
+            elif isinstance(d, N.PhaseDecl):
+                unless = self.opt(d.unless)
+                program.phases[d.name] = PhaseInfo(d.name, unless, self.code(d.name, "phase", d.span, d.body))
+            elif isinstance(d, N.SetupDecl):
+                program.setup = self.code("setup", "setup", d.span, d.body)
+            elif isinstance(d, N.ResultDecl):
+                program.result = self.code("result", "result", d.span, d.body)
+            elif isinstance(d, N.TriggerDecl):
+                self.compile_trigger(d, None)
+            elif isinstance(d, N.AlwaysDecl):
+                program.always.append(self.code(d.name or "always", "always", d.span, d.body))
+            elif isinstance(d, N.CardsDecl):
+                self.compile_cards(d)
+        if self.gen is not None:
+            self.gen.enter("flow", "")
+        if "heuristic" in program.defs:
+            program.heuristic = program.defs["heuristic"]
+        program.flow = self.compile_flow()
+        program.has_continuous = bool(program.always) or any(k.always for k in program.keywords.values())
+        if self.gen is not None and not any(k.always for k in program.keywords.values()):
+            # with the code generator only: the closure engine settles every time, and the tests that
+            # play every game in both engines check that skipping changes nothing
+            program.always_reads = always_reads(decls, self.fixer)
+        program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
+                              for k in table if k[0] == "at"}
+        if self.gen is not None:
+            self.gen.finish()
+            program.generated = self.gen
+            self.gen = None
+        return program
+
+    def compile_def(self, d: N.DefDecl, load_time: bool = False):
+        """A def as a function `(ctx, args)`; `load_time`: for a deck's cards, worked out before any
+        match (by the closure engine, never remembered: there is no state to stamp a value with)."""
+        if self.gen is not None and self.gen.active:
+            written = self.gen.def_decls.get(d.name, d)  # (simplified by the settings)
+            return self.gen.define(written, d.name not in self.impure_defs)  # a Python function (codegen.py)
+        params = [p.name for p in d.params]
+        with self.scoped(set(params)):
+            body = self.expr(d.body)
+        span = d.span
+        name = d.name
+        pure = name not in self.impure_defs
+
+        def evaluate(c, args):
+            vm = c.vm
+            meter = vm.meter if vm is not None else None
+            if meter is not None:
+                meter.depth += 1
+                if meter.depth > meter.budgets.recursion_depth:
+                    meter.depth = 0
+                    raise exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
+                                   f"{meter.budgets.recursion_depth} deep; it probably never stops",
+                                   meter.budgets.recursion_depth)
+                meter.charge(DEF_CALL_WORK, span)
+            try:
+                if len(params) == 1:
+                    return body(Ctx({params[0]: args[0]}, c.s, vm))
+                return body(Ctx(dict(zip(params, args)), c.s, vm))
+            except RecursionError:
+                raise RuleError(span, f'def "{name}" calls itself too deeply; it never stops') from None
+            finally:
+                if meter is not None and meter.depth > 0:
+                    meter.depth -= 1
+
+        if not pure or load_time:
+            return evaluate
+
+        def call(c, args):
+            # a def without chance is a pure function of the state: remember its values until the state changes
+            s = c.s
+            stamp = (s.version, s.current, s.round, s.phase)
+            cache = s.def_cache
+            if cache.get("__stamp") != stamp:
+                cache.clear()
+                cache["__stamp"] = stamp
+            key = (name, *args) if args else name
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            except TypeError:  # an argument that cannot be a key (a list): just compute
+                return evaluate(c, args)
+            value = cache[key] = evaluate(c, args)
+            return value
+
+        return call
+
+    def compile_keyword(self, d: N.KeywordDecl):
+        params = [p.name for p in d.params]
+        scope = set(params) | {"self"}
+        with self.scoped(scope):
+            usable = self.opt(d.usable)
+        effect = self.code(d.name, "keyword", d.effect_span or d.span, d.effect, list(scope)) if d.effect is not None else None
+        always = [self.code(f"{d.name}:always", "always", a.span, a.body, list(scope)) for a in d.always]
+        self.program.keywords[d.name] = KeywordInfo(d.name, params, usable, effect, always, d.span, d.doc)
+        for trig in d.triggers:
+            self.compile_trigger(trig, d.name, scope)
+
+    def compile_trigger(self, d: N.TriggerDecl, keyword: str | None, extra_scope=frozenset()):
+        names = set(extra_scope)
+        if d.kind in ("enter", "leave"):
+            names.add(d.var)
+            key = (d.kind, d.zone)
+            self.program.watched_zones.add(d.zone)
+        elif d.kind == "signal":
+            names.update(d.params)
+            key = ("signal", d.signal)
+        else:
+            key = ("at", d.when, d.timing, d.phase)
+        with self.scoped(names):
+            cond = self.opt(d.cond)
+        code = self.code(d.describe(), "trigger", d.span, d.body, names)
+        info = TriggerInfo(code, d.var, list(d.params), cond, keyword, d.span, d.describe())
+        table = self.program.keyword_triggers if keyword else self.program.triggers
+        table.setdefault(key, []).append(info)
+
+    def compile_cards(self, d: N.CardsDecl):
+        with self.closures_only():  # card values are computed now, at load time, once per card
+            self._compile_cards(d)
+        if d.zone is not None:
+            self.program.auto_sets.append((d.name, self.expr(d.zone)))
+
+    def _compile_cards(self, d: N.CardsDecl):
+        program = self.program
+        defs: list[CardDef] = []
+        limit = current_budgets().cards
+        total = self.cards_made
+        for entry in d.entries:
+            comp = self.t.components[entry.ctor.component]
+            label = self.compile_label(comp)
+            fields = {f.name: f for f in comp.fields}
+            combos = [dict()]
+            for gen in entry.gens:
+                new = []
+                for combo in combos:
+                    with self.scoped(set(combo)):
+                        coll = self.expr(gen.coll)
+                    for value in as_list(coll(self.load_time_ctx(combo, gen.coll.span))):
+                        new.append({**combo, gen.var: value})
+                    if total + len(new) * entry.copies > limit:
+                        raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
+                combos = new
+                if total + len(combos) * entry.copies > limit:
+                    raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                                   limit)
+            if total + len(combos) * entry.copies > limit:
+                raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                               limit)
+            total += len(combos) * entry.copies
+            for combo in combos:
+                values: dict[str, Any] = {}
+                code: dict[str, Any] = {}
+                with self.scoped(set(combo)):
+                    for arg in entry.ctor.args:
+                        f = fields[arg.name]
+                        if type_name(f.type) == "condition":
+                            with self.scoped({"self"}):
+                                code[arg.name] = (self.expr(arg.value), dict(combo))
+                        else:
+                            values[arg.name] = self.const(arg.value, combo, arg.value.span)
+                for f in comp.fields:
+                    if f.name in values or f.name in code:
+                        continue
+                    if f.default is not None:
+                        values[f.name] = self.const(f.default, {}, f.default.span)
+                    else:
+                        values[f.name] = _type_default(f.type)(None)
+                program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
+                name = values.get("name") if isinstance(values.get("name"), str) else None
+                for _ in range(entry.copies):
+                    defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label))
+        program.card_sets[d.name] = defs
+        self.cards_made = total
+
+    def const(self, x, combo: dict, span: Span | None = None):
+        with self.scoped(set(combo)), self.closures_only():
+            fn = self.expr(x)
+        return fn(self.load_time_ctx(combo, span or x.span))
+
+    def load_time_ctx(self, combo: dict, span: Span) -> Ctx:
+        """What a deck's expressions see while its cards are made, at load time: their own names,
+        no state (a rules error at `span` if they read one), and the defs, settings and tables."""
+        if self._load_time is None:
+            self._load_time = _LoadTime(self)
+        return Ctx(dict(combo), _NoState(span), self._load_time)
+
+    def compile_label(self, comp: N.ComponentDecl):
+        if not comp.label:
+            return None
+        # "{kind} {point}" split once into texts and field names: ["", "kind", " ", "point", ""]
+        parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", comp.label)
+        texts, keys = parts[0::2], parts[1::2]
+
+        def render(e):
+            attrs = e.attrs
+            out = [texts[0]]
+            for key, text in zip(keys, texts[1:]):
+                out.append(describe(attrs[key]) if key in attrs else key)  # not a field: the name as written
+                out.append(text)
+            return "".join(out)
+
+        return render
+
+    def compile_flow(self) -> Code:
+        """The game's skeleton: setup, then rounds of phases until the game ends, then the result."""
+        program = self.program
+        span = self.t.game.span
+        flow = program.new_code("game", "flow", span)
+        ops = flow.ops
+        ops.append(FlowOp("setup", None, span))          # 0
+        ops.append(FlowOp("handler_game", None, span))   # 1 registers `end game` target
+        round_top = len(ops)
+        ops.append(FlowOp("round_start", None, span))
+        for name, pspan in zip(self.t.game.round_phases, self.t.game.round_spans):
+            ops.append(FlowOp("phase", name, pspan))
+            ops.append(FlowOp("phase_end", name, pspan))
+        program.round_end_pc = len(ops)
+        ops.append(FlowOp("round_end", None, span))
+        ops.append(FlowOp("round_loop", round_top, span))
+        result_pc = len(ops)
+        ops.append(FlowOp("result", None, span))
+        ops.append(FlowOp("over", None, span))
+        ops[1].arg = result_pc
+        ops[round_top].arg = result_pc
+        program.result_pc = result_pc
+        return flow
+
+
+class _ClosuresOnly:
+    def __init__(self, compiler):
+        self.gen = compiler.gen
+
+    def __enter__(self):
+        if self.gen is not None:
+            self.saved, self.gen.active = self.gen.active, False
+
+    def __exit__(self, *exc):
+        if self.gen is not None:
+            self.gen.active = self.saved
+
+
+class _NoState:
+    """Stands in for the state while card values are computed at load time."""
+
+    def __init__(self, span: Span):
+        self.span = span
+
+    def __getattr__(self, name):
+        raise RuleError(self.span, "a card's printed values must not depend on the match (they are computed before "
+                        "play)")
+
+
+class _LoadTime:
+    """Stands in for the VM while a deck's cards are made at load time: the program, with its defs
+    compiled by the closure engine on first use (`Compiler.compile_def` with `load_time`), and a meter
+    of the budgets (a def that never stops is a rules error, not a hang)."""
+
+    def __init__(self, compiler):
+        self.compiler = compiler
+        self.meter = Meter(current_budgets())
+        self.defs: dict[str, Any] = _LoadTimeDefs(compiler)
+
+    @property
+    def program(self):
+        return self
+
+    def __getattr__(self, name):  # anything else a value may ask of the program: the program's own
+        return getattr(self.compiler.program, name)
+
+
+class _LoadTimeDefs(dict):
+    def __init__(self, compiler):
+        super().__init__()
+        self.compiler = compiler
+
+    def __missing__(self, name):
+        compiler = self.compiler
+        saved, compiler.scope = compiler.scope, frozenset()
+        try:
+            with compiler.closures_only():
+                fn = self[name] = compiler.compile_def(compiler.def_decls[name], load_time=True)
+        finally:
+            compiler.scope = saved
+        return fn
+
+
+def _type_default(t: N.TypeRef):
+    name = type_name(t)
+    if name == "int":
+        return lambda c: 0
+    if name == "bool":
+        return lambda c: False
+    if name == "str":
+        return lambda c: ""
+    if name.startswith("list:"):
+        return lambda c: []
+    return lambda c: None
+
+
+def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
+    body = fixer.simplify(d.body)
+    return d if body is d.body else d.model_copy(update={"body": body})
+
+
+def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any]) -> Program:
+    from rulelang.compile.codegen import TooDeepToGenerate, engine
+
+    try:
+        return Compiler(table, settings).compile(decls)
+    except (TooDeepToGenerate, RecursionError):
+        if engine() != "codegen":
+            raise
+        # rules nested deeper than generated Python can be (parser.MAX_NESTING allows more): the same
+        # game, played by the closure engine
+        return Compiler(table, settings, engine="closures").compile(decls)

@@ -1,0 +1,407 @@
+"""A file's parsed AST, kept on disk by the hash of its text, so checking or loading an unchanged
+file again skips the parser (and importing Lark); and, for each file path, the declarations of its
+last version, so that after an edit only the declarations whose text changed are parsed again.
+
+The key of a whole file is its text and a fingerprint of the code that builds the AST (the
+grammar, the parser, the AST nodes, the deck reader, the chunker); the same text at another path
+(another checkout, a copy) is found too, and its spans are given that path.
+Only files that parse without errors are kept; anything unexpected (an unwritable folder, a damaged
+entry) falls back to parsing. The folder is ``$RULELANG_CACHE_DIR``, else
+``$XDG_CACHE_HOME/rulelang/ast``, else ``~/.cache/rulelang/ast``; ``RULELANG_CACHE=0`` turns the
+cache off.
+
+An entry holds the file's declarations in pickled parts, one per top-level chunk of its text
+(`chunks.split_top_level`), each with the number of lines its spans must move (a chunk kept from an
+earlier version that now starts lower or higher), and the long card blocks read aside (fastcards).
+A file's chunks are parsed one by one only when the grammar makes that exact
+(`parser.chunks_are_exact`) and each chunk parses on its own; otherwise the file is parsed whole and
+kept as one part.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from rulelang.language import nodes as N
+from rulelang.core.cachefiles import collector_paused, parse_cache_dir, prune, write_whole
+from rulelang.core.errors import Span, remember_source
+from rulelang.core.resources import grammar_path
+
+_FORMAT = b"rulelang-ast-3"
+_fingerprint: bytes | None = None
+
+
+def _builder_fingerprint() -> bytes:
+    """What the AST of a text depends on besides the text: the code that builds it."""
+    global _fingerprint
+    if _fingerprint is None:
+        here = Path(__file__).resolve().parent
+        h = hashlib.sha256(_FORMAT)
+        for path in (grammar_path(), here / "parser.py", here / "nodes.py", here / "fastcards.py",
+                     here.parent / "core" / "errors.py",
+                     here / "chunks.py"):
+            h.update(path.read_bytes())
+        _fingerprint = h.digest()
+    return _fingerprint
+
+
+def _builder_key():
+    """A hash started with the builder's fingerprint and the budgets the parser holds a file to (list_size
+    for texts and lists written out, cards for long decks): a file parsed under larger ones is not
+    taken from the cache under smaller ones."""
+    from rulelang.core.budgets import current_budgets
+
+    budgets = current_budgets()
+    h = hashlib.sha256(_builder_fingerprint())
+    h.update(b"list_size %d cards %d\0" % (budgets.list_size, budgets.cards))
+    return h
+
+
+cache_dir = parse_cache_dir  # (the parse cache's folder: cachefiles)
+# A text longer than this is parsed whole, never declaration by declaration (a file of a million
+# declarations would be a million parses, and its memory is watched by the parser in one parse)
+HUGE = 1_000_000
+
+
+def _entry(folder: Path, text: str) -> Path:
+    """A whole text's entry: by the text alone, so the same file at another path (another checkout,
+    a copy) is found too, its spans then renamed (`_load`)."""
+    h = _builder_key()
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return folder / (h.hexdigest()[:40] + ".pickle")
+
+
+def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesFile:
+    """parser.parse_text(text, file), from the cache when this text, or some of its declarations,
+    were parsed before. Without keep_whole, the whole text is not kept, only its declarations: for
+    an editor, whose every keystroke makes a version that will not come back."""
+    folder = cache_dir()
+    if folder is None:
+        return _parse(text, file)
+    try:
+        entry = _entry(folder, text)
+    except ValueError:  # a text that cannot be encoded
+        return _parse(text, file)
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        data = None
+    if data is not None:
+        loaded = _load(data, file, settle=keep_whole)
+        if loaded is not None:
+            rules, settled = loaded
+            if settled is not None:
+                # its spans had to be moved or renamed: kept as they are now, so that the next load
+                # of this text at this path takes none of that walk
+                _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
+            remember_source(file, text)
+            return rules
+    if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
+        made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
+    else:
+        with collector_paused():
+            try:
+                made = _parse_reusing_declarations(folder, text, file)
+            except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
+                return _parse(text, file)
+    if made is not None:
+        rules, record = made
+    else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration), or a huge text
+        rules = _parse(text, file)
+        try:
+            record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
+                      "cards": None, "header": rules.header_doc, "file": file}
+        except Exception:  # an AST that cannot be pickled: no cache
+            return rules
+    if keep_whole:
+        _write(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+    return rules
+
+
+def _parse(text: str, file: str) -> N.RulesFile:
+    from rulelang.language.parser import parse_text  # imports Lark: only when the text must be parsed
+
+    with collector_paused():
+        return parse_text(text, file)
+
+
+def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dict | None] | None:
+    """The file an entry holds, and None or (with settle), when its spans had to be moved (chunks
+    kept from before lines were added above them) or renamed (the same text checked at another
+    path), the record of the file as it is now; None for a damaged or foreign entry (parse
+    instead)."""
+    try:
+        with collector_paused():
+            record = pickle.loads(data)
+            decls: list = []
+            renamed = record["file"] if record["file"] != file else None
+            for delta, part in record["parts"]:
+                part = _load_part(part)
+                if part is None:
+                    return None
+                if delta or renamed is not None:
+                    _move_spans(part, delta, renamed, file)
+                decls.extend(part)
+            settled = None
+            if settle and (renamed is not None or any(delta for delta, _ in record["parts"])):
+                # pickled before the long decks go back in: they are kept aside
+                settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
+                           "cards": record["cards"], "header": record["header"], "file": file}
+            if record["cards"] is not None:
+                from rulelang.language.fastcards import restore_card_blocks
+
+                cards = pickle.loads(record["cards"])
+                if renamed is not None:
+                    _move_spans([cards], 0, renamed, file)
+                    if settled is not None:
+                        settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
+                restore_card_blocks(decls, cards)
+            header = record["header"]
+    except Exception:
+        return None
+    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                        header_doc=header)
+    return rules, settled
+
+
+def _load_part(data) -> list | None:
+    try:
+        part = pickle.loads(data)
+    except Exception:
+        return None
+    return part if isinstance(part, list) and all(isinstance(d, N.Node) for d in part) else None
+
+
+# ------------------------------------------------------------------ declarations kept between edits
+
+
+def _index_entry(folder: Path, file: str) -> Path:
+    h = _builder_key()
+    h.update(b"declarations\0" + file.encode("utf-8", "surrogatepass"))
+    return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
+
+
+def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.RulesFile, dict] | None:
+    """The file parsed chunk by chunk, reusing the chunks kept from the last version of this path,
+    and the record to keep for it; None when a chunk does not parse on its own or the grammar does
+    not allow parsing by chunks (parse the whole file then)."""
+    from rulelang.language.chunks import declaration_chunks, header_doc
+    from rulelang.language.fastcards import restore_card_blocks
+
+    index = _index_entry(folder, file)
+    try:
+        known = pickle.loads(index.read_bytes())
+        if not isinstance(known, dict):
+            known = {}
+    except Exception:  # none yet, or damaged
+        known = {}
+    chunks, fast_cards = declaration_chunks(text, file)
+    loaded: list = []  # each chunk's kept (offset, pickled declarations) and declarations, or None
+    missing: list[tuple[int, str]] = []
+    for offset, chunk in chunks:
+        found = known.get(chunk)
+        part = _load_part(found[1]) if isinstance(found, tuple) and len(found) == 2 else None
+        loaded.append(None if part is None else (found, part))
+        if part is None:
+            missing.append((offset, chunk))
+    if missing:
+        from rulelang.language.parser import chunks_are_exact  # Lark: only to parse
+
+        parsed = _parse_chunks(missing, file) if chunks_are_exact() else None
+        if parsed is None:
+            return None
+        parsed = iter(parsed)  # (in the order of the chunks that were missing)
+    decls: list = []
+    kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
+    parts: list[tuple[int, bytes]] = []
+    for (offset, chunk), was in zip(chunks, loaded):
+        if was is None:
+            data, part = next(parsed)
+            found = (offset, data)
+        else:
+            found, part = was
+            if found[0] != offset:  # kept with its old lines: moved on each load until parsed again
+                _move_spans(part, offset - found[0])
+        kept[chunk] = found
+        parts.append((offset - found[0], found[1]))
+        decls.extend(part)
+    cards = pickle.dumps(fast_cards, protocol=pickle.HIGHEST_PROTOCOL) if fast_cards else None
+    restore_card_blocks(decls, fast_cards)
+    if kept != known:
+        _write(index, pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+    header = header_doc(text)
+    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                        header_doc=header)
+    return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
+
+
+# ------------------------------------------------------------------ parsing in two processes
+# A file parsed for the first time (a new file, a new rulelang) is parsed chunk by chunk: where
+# there is much to parse and a second core, a forked copy of this process parses the second half
+# of the chunks while this one parses the first, and sends back their pickled declarations (which
+# the cache keeps anyway). Only on Linux, from a process with one thread (a fork copies only the
+# calling thread); anything wrong with the helper, and its chunks are parsed here.
+
+TWO_PROCESSES_FROM = 40_000  # characters to parse: below, forking and unpickling cost more than they save
+
+
+def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+    """Each chunk's pickled declarations and declarations, in order; None if one does not parse
+    on its own (the whole file is parsed then)."""
+    helper = _start_helper(missing, file)
+    if helper is None:
+        return _parse_here(missing, file)
+    pid, reader, half = helper
+    try:
+        mine = _parse_here(missing[:half], file)
+    finally:
+        theirs = _helper_result(pid, reader)
+    if mine is None:
+        return None
+    if theirs is _HELPER_FAILED:
+        theirs = _parse_here(missing[half:], file)
+    return None if theirs is None else mine + theirs
+
+
+def _parse_here(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+    from rulelang.language.parser import parse_declarations
+
+    parsed = []
+    for offset, chunk in missing:
+        part = parse_declarations(chunk, file, offset)
+        if part is None:
+            return None
+        parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
+    return parsed
+
+
+_HELPER_FAILED = object()
+
+
+def _can_fork() -> bool:
+    threading = sys.modules.get("threading")  # (never imported: no other thread)
+    if threading is not None and threading.active_count() > 1:
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return False
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and cores > 1
+
+
+def _start_helper(missing: list[tuple[int, str]], file: str):
+    """(process id, pipe to read, index of the first chunk it parses) of a forked helper parsing
+    the second half of the chunks (by characters); None where there is none (too little to parse,
+    or no fork to be had)."""
+    total, half, size = sum(len(c) for _, c in missing), 0, 0
+    if total < TWO_PROCESSES_FROM or not _can_fork():
+        return None
+    while half < len(missing) and size + len(missing[half][1]) <= total // 2:
+        size += len(missing[half][1])
+        half += 1
+    if half in (0, len(missing)):
+        return None
+    from rulelang.language.parser import ready
+
+    ready()
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: all parsed here
+        os.close(reader)
+        os.close(writer)
+        return None
+    if pid == 0:  # the helper: parses, writes, and leaves at once (no exit handlers, no buffers flushed)
+        code = 1
+        try:
+            os.close(reader)
+            parsed = _parse_here(missing[half:], file)
+            data = pickle.dumps(None if parsed is None else [d for d, _ in parsed], protocol=pickle.HIGHEST_PROTOCOL)
+            with open(writer, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    return pid, reader, half
+
+
+def _helper_result(pid: int, reader: int):
+    """What the helper parsed (None: a chunk does not parse alone), or _HELPER_FAILED."""
+    try:
+        with open(reader, "rb") as pipe:
+            data = pipe.read()
+    finally:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already (SIGCHLD ignored): what it wrote says how it went
+            status = 0
+    try:
+        if status != 0:
+            return _HELPER_FAILED
+        pickled = pickle.loads(data)
+        if pickled is None:
+            return None
+        parsed = [(d, _load_part(d)) for d in pickled]
+        if any(part is None for _, part in parsed):
+            return _HELPER_FAILED
+        return parsed
+    except Exception:
+        return _HELPER_FAILED
+
+
+def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:
+    """Move every span of these declarations by delta lines (a kept chunk that now starts
+    elsewhere), and rename the file of those that named old_file (the same text at another path)."""
+    from pydantic import BaseModel
+
+    seen: set[int] = set()
+    stack: list = list(decls)
+    while stack:
+        x = stack.pop()
+        kind = type(x)
+        if kind is Span:
+            if id(x) not in seen:
+                seen.add(id(x))
+                values = x.__dict__  # frozen for users, not for the cache that made it
+                if x.line:
+                    values["line"] += delta
+                if x.end_line:
+                    values["end_line"] += delta
+                if old_file is not None and values["file"] == old_file:
+                    values["file"] = new_file
+        elif kind is list or kind is tuple:
+            stack.extend(x)
+        elif kind is dict:
+            stack.extend(x.values())
+        elif isinstance(x, BaseModel):
+            stack.extend(x.__dict__.values())
+
+
+def parse_file_cached(path: str | Path) -> N.RulesFile:
+    """parser.parse_file(path), from the cache when the file is unchanged since it was parsed."""
+    return read_and_parse(path)[1]
+
+
+def read_and_parse(path: str | Path) -> tuple[str, N.RulesFile]:
+    """The text of a rules file and its AST (parse_file_cached), read once: what `check` keeps a
+    verdict of is the text it checked."""
+    from rulelang.core.sourcefile import read_source
+
+    text = read_source(path)
+    if len(text) > HUGE:  # huge files: parser.parse_file's own memory handling
+        from rulelang.language.parser import parse_file
+
+        return text, parse_file(path, text)
+    return text, parse_text_cached(text, str(path))
+
+
+KEEP = 200  # entries kept: a designer editing a file leaves one per version checked
+
+
+def _write(entry: Path, data: bytes) -> None:
+    prune(entry.parent, "*.pickle", KEEP - 1)  # forget the least recently written, to make room
+    write_whole(entry, data)  # a read-only home, a full disk: no cache

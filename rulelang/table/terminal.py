@@ -1,0 +1,345 @@
+"""`rulelang play`: a match in the terminal, drawn with rich from what one seat may see.
+
+Boards are drawn as boards: a square grid as a grid of cells, a hex map as offset rows of cells,
+a track or a graph as its cells in order with their links. Cards are coloured by kind, as at the
+browser table (both draw `tableview.table_view`). A person chooses an option one part at a time
+(a card, then a place), by number; the places that can be chosen are numbered on the board
+itself. Bots' moves are printed one line each.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+from rich import box
+
+from rulelang.table.tableview import table_view
+
+HIDDEN_STYLE = "white on #4a5a78"
+QUIT = -1
+
+
+def pretty(s) -> str:
+    return str(s).replace("_", " ")
+
+
+def value_text(v) -> str:
+    if v is True:
+        return "yes"
+    if v is False:
+        return "no"
+    if v is None:
+        return "-"
+    return pretty(v)
+
+
+def card_style(card: dict) -> str:
+    if card.get("hidden"):
+        return HIDDEN_STYLE
+    return f"black on {card['colour']}"
+
+
+def card_text(card: dict) -> str:
+    if card.get("hidden"):
+        return "face down" if card.get("face_down") else "hidden"
+    return pretty(card["label"])
+
+
+# ------------------------------------------------------------------ choosing part by part
+
+
+def remaining(option: dict, picked: list[dict]) -> list[list[dict]]:
+    """What an option still needs after the parts picked: one token list per way to reach it."""
+    seqs = [option["tokens"]]
+    if option["named"] and len(option["tokens"]) > 1 and option["tokens"][1]["kind"] in ("card", "cell", "player"):
+        seqs.append(option["tokens"][1:])  # a named option may be reached straight by a part on the table
+    out = []
+    for seq in seqs:
+        if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked)):
+            out.append(seq[len(picked):])
+    return out
+
+
+def candidates(choice: dict, picked: list[dict]):
+    """The options that still fit, which of them are complete, and the distinct next parts."""
+    fitting, done, nexts = [], [], {}
+    for o in choice["options"]:
+        rests = remaining(o, picked)
+        if not rests:
+            continue
+        fitting.append(o)
+        if any(not r for r in rests):
+            done.append(o)
+        for r in rests:
+            if r:
+                nexts.setdefault(r[0]["key"], r[0])
+    tokens = list(nexts.values())
+    if not picked:
+        # an option's name need not be picked when a part on the table already says which option
+        # it is ("place" before a card of the hand): the name is kept when any option of that
+        # name starts otherwise, or when a part leads to options of different names
+        on_table = ("card", "cell", "player")
+        skippable: dict[str, bool] = {}
+        firsts: dict[str, set] = {}
+        for o in fitting:
+            if not o["named"]:
+                continue
+            name = o["tokens"][0]["key"]
+            ok = len(o["tokens"]) > 1 and o["tokens"][1]["kind"] in on_table
+            skippable[name] = skippable.get(name, True) and ok
+            if ok:
+                firsts.setdefault(o["tokens"][1]["key"], set()).add(name)
+        for names in firsts.values():
+            if len(names) > 1:
+                for n in names:
+                    skippable[n] = False
+        tokens = [t for t in tokens if t["kind"] != "name" or not skippable.get(t["key"], False)]
+    return fitting, done, tokens
+
+
+# ------------------------------------------------------------------ drawing
+
+
+def _numbers(next_tokens: list[dict]) -> dict[str, int | str]:
+    return {t["key"]: i + 1 for i, t in enumerate(next_tokens)}
+
+
+def draw_grid(zone: dict, numbers: dict[str, int], width: int) -> RichTable:
+    cells = {tuple(c["cell"]): c for c in zone["cells"]}
+    xs = [c[0] for c in cells] or [0]
+    ys = [c[1] for c in cells] or [0]
+    cols = max(xs) - min(xs) + 1
+    w = max(5, min(11, (width - 2) // max(cols, 1) - 1))
+    grid = RichTable(box=box.SQUARE, show_header=False, padding=0, show_lines=True, pad_edge=False)
+    for _ in range(cols):
+        grid.add_column(width=w, justify="center", no_wrap=False)
+    for y in range(min(ys), max(ys) + 1):
+        row = []
+        for x in range(min(xs), max(xs) + 1):
+            row.append(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}"))
+        grid.add_row(*row)
+    return grid
+
+
+def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str) -> Text:
+    if cell is None:
+        return Text(" " * w + "\n" + " " * w)
+    top = cell["cards"][-1] if cell["cards"] else None
+    mark = numbers.get(f"card:{top['ref']}") if top else None
+    mark = mark or numbers.get(f"cell:{zone['key']}:{cell['key']}")
+    if top is None:
+        first = f"[{mark}]" if mark else "·"
+        return Text(first.center(w) + "\n" + coord.center(w)[:w], style="bold yellow" if mark else "dim")
+    lines = textwrap.wrap(card_text(top), w) or [""]
+    if len(cell["cards"]) > 1:
+        lines = lines[:1] + [f"+{len(cell['cards']) - 1}"]
+    lines = (lines + [""])[:2]
+    if mark:
+        lines[1] = (lines[1] + f" [{mark}]").strip()
+    return Text("\n".join(line.center(w)[:w] for line in lines), style=card_style(top) + (" bold" if mark else ""))
+
+
+def draw_hex(zone: dict, numbers: dict[str, int], width: int) -> Text:
+    """A hex map as offset rows: each row of r is shifted by half a cell from the one above."""
+    cells = {tuple(c["cell"]): c for c in zone["cells"]}
+    if not cells:
+        return Text("(empty)")
+    xs = {k: 2 * k[0] + k[1] for k in cells}  # in half-cells
+    lo, hi = min(xs.values()), max(xs.values())
+    w = max(6, min(12, (2 * (width - 2)) // max(hi - lo + 2, 1)))
+    half = w // 2
+    out = Text()
+    rows = sorted({k[1] for k in cells})
+    for r in rows:
+        row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
+        for line_no in range(2):
+            pos = 0
+            for k in row_cells:
+                start = (xs[k] - lo) * half
+                if start > pos:
+                    out.append(" " * (start - pos))
+                    pos = start
+                t = _cell_text(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}")
+                piece = t.plain.split("\n")[line_no] if "\n" in t.plain else t.plain
+                out.append(piece.ljust(w - 1)[: w - 1], style=t.style)
+                out.append(" ")
+                pos += w
+            out.append("\n")
+    return out
+
+
+def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
+    """A track or a graph: its cells in order, with their cards, and a graph's links."""
+    out = Text()
+    for i, c in enumerate(zone["cells"]):
+        if i:
+            out.append(" — " if zone["board"]["kind"] == "track" else "   ")
+        top = c["cards"][-1] if c["cards"] else None
+        mark = (numbers.get(f"card:{top['ref']}") if top else None) or numbers.get(f"cell:{zone['key']}:{c['key']}")
+        out.append(f"{c['key']}: ", style="dim")
+        if top is None:
+            out.append("empty", style="dim")
+        else:
+            out.append(f" {card_text(top)} ", style=card_style(top))
+            if len(c["cards"]) > 1:
+                out.append(f" +{len(c['cards']) - 1}", style="dim")
+        if mark:
+            out.append(f" [{mark}]", style="bold yellow")
+    if zone["board"].get("loop"):
+        out.append(" — (back to the start)", style="dim")
+    if zone["board"]["kind"] == "graph":
+        links = ", ".join(f"{a}–{b}" for a, b in zone["board"].get("edges", []))
+        out.append(f"\n  links: {links}", style="dim")
+    return out
+
+
+def draw_pile(zone: dict, numbers: dict[str, int]) -> Text:
+    out = Text()
+    if "cards" not in zone:
+        out.append(f"{zone['count']} face down", style="dim")
+        return out
+    if not zone["cards"]:
+        out.append("empty", style="dim")
+        return out
+    cards = zone["cards"]
+    shown = cards if len(cards) <= 12 or any(f"card:{c['ref']}" in numbers for c in cards) else cards[-12:]
+    if len(shown) < len(cards):
+        out.append(f"({len(cards) - len(shown)} more below) ", style="dim")
+    for c in shown:
+        out.append(f" {card_text(c)} ", style=card_style(c))
+        n = numbers.get(f"card:{c['ref']}")
+        if n:
+            out.append(f"[{n}]", style="bold yellow")
+        out.append(" ")
+    return out
+
+
+def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = None, seats: list[str] | None = None,
+              picked: list[dict] | None = None):
+    """The whole table as one seat sees it; the parts that can be chosen next carry their number,
+    the parts already picked a check mark."""
+    numbers = _numbers(next_tokens or [])
+    for t in picked or []:
+        numbers.setdefault(t["key"], "✓")
+    head = Text()
+    head.append(view["title"], style="bold")
+    if view["round"]:
+        head.append(f"  round {view['round']}")
+    if view["phase"]:
+        head.append(f", phase {view['phase']}")
+    if view["to_move"]:
+        head.append(f", Player {view['to_move']} to play")
+    console.print(head)
+    glob = [f"{pretty(k)}: {value_text(v)}" for k, v in view["globals"].items() if v is not None]
+    if glob:
+        console.print(Text("  " + " · ".join(glob), style="dim"))
+    width = console.width
+    for zone in view["zones"]:
+        if "board" not in zone:
+            continue
+        owner = f" of Player {zone['owner']}" if zone.get("owner") else ""
+        console.print(Text(f"{pretty(zone['name'])}{owner}", style="bold underline"))
+        kind = zone["board"]["kind"]
+        if zone["board"]["open"] and not zone["count"] and not any(
+                k.startswith(f"cell:{zone['key']}:") for k in numbers):
+            console.print(Text("  empty", style="dim"))
+        elif kind == "grid":
+            console.print(draw_grid(zone, numbers, width))
+        elif kind == "hex":
+            console.print(draw_hex(zone, numbers, width))
+        else:
+            console.print(draw_path(zone, numbers))
+    shared = [z for z in view["zones"] if "board" not in z and not z.get("owner")]
+    empty = [pretty(z["name"]) for z in shared if z["count"] == 0]
+    for z in shared:
+        if z["count"]:
+            line = Text(f"{pretty(z['name'])} ({z['count']}): ", style="bold")
+            line.append_text(draw_pile(z, numbers))
+            console.print(line)
+    if empty:
+        console.print(Text("empty: " + ", ".join(empty), style="dim"))
+    order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
+    for p in order:
+        seat = p["seat"]
+        who = f"Player {seat}" + (" (you)" if seat == view["you"] else f" ({seats[seat - 1]})" if seats and seats[seat - 1] != "human" else "")
+        line = Text(who, style="bold cyan" if seat == view["you"] else "bold")
+        fields = " · ".join(f"{pretty(k)}: {value_text(v)}" for k, v in p["fields"].items())
+        if fields:
+            line.append("  " + fields, style="dim")
+        if numbers.get(f"player:{seat}"):
+            line.append(f" [{numbers[f'player:{seat}']}]", style="bold yellow")
+        console.print(line)
+        for z in view["zones"]:
+            if z.get("owner") == seat and "board" not in z and z["count"]:
+                row = Text(f"  {pretty(z['name'])} ({z['count']}): ")
+                row.append_text(draw_pile(z, numbers))
+                console.print(row)
+
+
+# ------------------------------------------------------------------ asking a person
+
+
+def ask(console: Console, match, seat: int, read=input, seats: list[str] | None = None):
+    """Ask the person at `seat` for an option, one part at a time. Returns an option index, QUIT
+    when they quit, or None when the input ends ("save FILE" saves the match and asks again)."""
+    picked: list[dict] = []
+    while True:
+        view = table_view(match, seat)
+        choice = view["choice"]
+        fitting, done, nexts = candidates(choice, picked)
+        if done and (len(fitting) == 1 or (len(done) == len(fitting) and not nexts)):
+            return done[0]["index"]
+        entries: list[tuple[str, object]] = [(t["text"], t) for t in nexts]
+        for o in done:  # the parts chosen already make a whole option, yet others go on
+            entries.append((o["label"], o))
+        console.print()
+        draw_view(console, view, nexts, seats, picked)
+        prompt = Text(f"Player {seat + 1}", style="bold")
+        prompt.append(f": {choice['prompt'] or 'choose'}")
+        if picked:
+            prompt.append("  chosen: " + ", ".join(t["text"] for t in picked), style="cyan")
+        console.print(prompt)
+        cells = [i for i, (_, t) in enumerate(entries) if t.get("kind") == "cell" and not t.get("also_listed")]
+        for i, (text, _) in enumerate(entries):
+            if i not in cells or len(cells) <= 4:
+                console.print(f"  {i + 1}. {text}", markup=False, highlight=False)
+        if len(cells) > 4:
+            zones = sorted({entries[i][1]["zone"].split("#")[0] for i in cells})
+            console.print(f"  {cells[0] + 1}-{cells[-1] + 1}. a place marked [n] on {', '.join(pretty(z) for z in zones)}",
+                          markup=False, highlight=False)
+        elif any(t.get("kind") in ("cell", "card", "player") for _, t in entries):
+            console.print(Text("  (the numbers in [brackets] on the table are the same choices)", style="dim"))
+        extra = ", 'b' to go back" if picked else ""
+        while True:
+            try:
+                answer = read("> ").strip()
+            except EOFError:
+                console.print("no more input: the game stops here")
+                return None
+            if answer.isdigit() and 1 <= int(answer) <= len(entries):
+                item = entries[int(answer) - 1][1]
+                if "index" in item:
+                    return item["index"]
+                picked.append(item)
+                break
+            if answer in ("q", "quit"):
+                return QUIT
+            if answer == "b" and picked:
+                picked.pop()
+                break
+            if answer.startswith("save "):
+                path = answer[5:].strip()
+                try:
+                    Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
+                except OSError as exc:  # a folder that is not there, no permission: the game goes on
+                    from rulelang.core.errors import reason_of
+
+                    console.print(f"could not save to {path}: {reason_of(exc)}", markup=False)
+                    continue
+                console.print(f"saved to {path}", markup=False)
+                continue
+            console.print(f"type a number from 1 to {len(entries)} (or 'save FILE'{extra}, or 'q')")

@@ -1,0 +1,359 @@
+"""Games as environments: what the OpenSpiel game (`rulelang.openspiel`) and the PettingZoo
+environment (`rulelang.pettingzoo`) share. Neither library is imported here.
+
+* `load_rules_game`: a .rules file, a bundled game's name or a loaded `Game`.
+* `GameFacts`: what the declarations say about a game: whether the rules use chance (`shuffle`,
+  `roll`, `random`) and whether anything is ever hidden (a hidden or private zone, a card put or
+  turned face down, `hide`).
+* `decision`: the pending choice's options as stable integer action ids in a fixed action space:
+  each option as its chooser sees it (name and label, `visibility.option_keys`) hashed into
+  `num_actions` slots, collisions moved to the next free slot.
+* `Encoding`: a seat's view (`visibility.player_view`) as a vector of fixed length, laid out from
+  the rules' declarations (phases, player fields, globals, zones, boards, cards).
+* `returns`: +1 for each winner and -1 for each other player, 0 for everyone when nobody won.
+* `table_text`: the terminal's drawing of the table as one seat sees it.
+
+docs/environments.md describes the action ids and the encoding for users.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from rulelang.core.budgets import NUMBER_BOUND
+from rulelang.model.builtins import describe
+from rulelang.check.dependencies import IMPURE_CALLS
+from rulelang.core.errors import DiagnosticBag
+from rulelang.compile.loader import load
+from rulelang.model.things import Entity
+from rulelang.language.nodes import Call, Flip, Hide, Node, Placement, Shuffle
+from rulelang.engine.runtime import Game, Match
+from rulelang.language.variants import apply_variants
+from rulelang.engine.visibility import option_keys, player_view
+
+#: the size of a game's action space unless asked otherwise (options are hashed into it)
+DEFAULT_NUM_ACTIONS = 1024
+#: how far from (0, 0) the cells of a board that grows are encoded (a square or hexagon of cells)
+DEFAULT_BOARD_RADIUS = 4
+#: decisions after which a match that has not ended is cut short (truncated, returns 0)
+DEFAULT_MAX_GAME_LENGTH = 10_000
+
+NUMBERS = (int, bool)  # (a bool is an int in Python; both are encoded as numbers)
+
+
+def load_rules_game(path_or_bundled_name, variant=None, settings=None) -> Game:
+    """A loaded game: `path_or_bundled_name` is a .rules path, a bundled game's name
+    or a `Game` already loaded (then `variant` and `settings` must be None)."""
+    if isinstance(path_or_bundled_name, Game):
+        if variant is not None or settings is not None:
+            raise ValueError("a loaded Game has its variant and settings already: pass a path to choose them")
+        return path_or_bundled_name
+    chosen = {k: ("true" if v else "false") if isinstance(v, bool) else str(v) for k, v in (settings or {}).items()}
+    return load(str(path_or_bundled_name) if isinstance(path_or_bundled_name, Path) else path_or_bundled_name,
+                variant=variant, settings=chosen or None)
+
+
+def _nodes(root):
+    """Every AST node under `root` (lists too), without recursion."""
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Node):
+            yield x
+            stack.extend(getattr(x, name) for name in type(x).model_fields)
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """What a game's declarations (its variants applied) say about chance and hidden information."""
+
+    chance: bool  # `shuffle`, `roll(...)` or `random(...)` appear in the rules
+    hidden: bool  # a zone is hidden or private, or a card can be face down
+
+    @classmethod
+    def of(cls, game: Game) -> "GameFacts":
+        decls, _ = apply_variants(game.rules, list(game.variants), DiagnosticBag())
+        chance = hidden = False
+        for node in _nodes(decls):
+            t = type(node)
+            if t is Shuffle or (t is Call and node.func in IMPURE_CALLS):
+                chance = True
+            elif (t is Placement and node.face == "down") or (t is Flip and node.face == "down") or t is Hide:
+                hidden = True
+        hidden = hidden or any(z.visibility != "public" for z in game.program.zones.values())
+        return cls(chance, hidden)
+
+
+# ------------------------------------------------------------------ actions
+
+
+@lru_cache(maxsize=1 << 16)
+def action_hash(name: str, label: str) -> int:
+    """A stable 64-bit number for an option as its chooser sees it (the same in every process)."""
+    digest = hashlib.blake2b(f"{name}\n{label}".encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pending choice as action ids: `ids` sorted, each id's option index and label."""
+
+    ids: tuple[int, ...]
+    index: dict  # action id -> index of the option in match.legal_options()
+    labels: dict  # action id -> the option's label as its chooser sees it
+    slots: dict  # (name, label) -> action id
+    left_out: int  # distinct options beyond the action space (none unless a choice has more options than ids)
+
+    def action_of(self, match: Match, option_index: int) -> int:
+        """The action id of an option given by its index (that of the first option looking the same)."""
+        option = match.legal_options()[option_index]
+        found = self.slots.get((option.name, option.label))
+        if found is None:
+            raise ValueError(f"option {option_index} ({option.label}) has no action id: the choice has more "
+                             "options than the action space")
+        return found
+
+
+NO_DECISION = Decision((), {}, {}, {}, 0)
+
+
+def decision(match: Match, num_actions: int = DEFAULT_NUM_ACTIONS) -> Decision:
+    """The pending choice's options as action ids in 0..num_actions-1.
+
+    Options are taken as their chooser sees them: two options with the same name and label (two
+    identical cards in a hand, two hidden cards of one pile) are one action, the first of them.
+    Each distinct option goes to the slot `action_hash(name, label) % num_actions`, or, when that
+    slot is taken in this decision, to the next free one; the options are placed in the order of
+    their hash, so the ids depend only on which options there are, not on their order. A choice
+    with more distinct options than `num_actions` offers the first `num_actions` of them."""
+    if match.is_over:
+        return NO_DECISION
+    found = option_keys(match.s)  # (name, label) -> the first option's index, in the options' order
+    keys = list(found)
+    offered = keys[:num_actions]
+    taken: dict[int, tuple] = {}
+    for key in sorted(offered, key=lambda k: (action_hash(*k), k)):
+        slot = action_hash(*key) % num_actions
+        while slot in taken:
+            slot = (slot + 1) % num_actions
+        taken[slot] = key
+    labels: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    for slot in sorted(taken):
+        name, label = taken[slot]
+        text = label if label not in seen else f"{label} ({name})"
+        seen[text] = slot
+        labels[slot] = text
+    return Decision(tuple(sorted(taken)), {slot: found[key] for slot, key in taken.items()}, labels,
+                    {key: slot for slot, key in taken.items()}, len(keys) - len(offered))
+
+
+# ------------------------------------------------------------------ results
+
+
+def returns(match: Match, players: int) -> list[float]:
+    """Each seat's return once the match is over: +1 a winner, -1 another player; 0 for every
+    seat when nobody won (a draw, or a cooperative game lost) or the match is not over."""
+    result = match.result
+    if result is None or not result["winners"]:
+        return [0.0] * players
+    winners = {w - 1 for w in result["winners"]}
+    return [1.0 if seat in winners else -1.0 for seat in range(players)]
+
+
+# ------------------------------------------------------------------ what a seat sees, as numbers
+
+
+def view_of(match: Match, seat: int) -> dict:
+    """What `seat` may see (0-based; -1 a watcher who sees public cards only)."""
+    return player_view(match.s, seat, match.game.program)
+
+
+def card_labels(game: Game) -> list[str]:
+    """The label of every card the rules declare, as printed (sorted, each once)."""
+    labels = set()
+    for defs in game.program.card_sets.values():
+        for card in defs:
+            labels.add(describe(Entity(0, card, dict(card.values))))
+    return sorted(labels)
+
+
+def card_number_fields(game: Game) -> list[tuple[str, str]]:
+    """(component, field) of each card field printed as a number or true/false."""
+    fields = set()
+    for defs in game.program.card_sets.values():
+        for card in defs:
+            fields.update((card.component, k) for k, v in card.values.items() if type(v) in NUMBERS)
+    return sorted(fields)
+
+
+def board_cells(topology, radius: int) -> list:
+    """The cells of a board encoded one by one: every cell of a fixed board, in the board's order;
+    of a board that grows, those within `radius` steps of (0, 0)."""
+    if not topology.open:
+        return list(topology.fixed_board()[1])
+    r = range(-radius, radius + 1)
+    if topology.kind == "hex":
+        return [(q, s) for s in r for q in r if abs(q + s) <= radius]
+    return [(x, y) for y in r for x in r]
+
+
+class Encoding:
+    """One seat's view as a vector of `size` float32 numbers, laid out from the declarations.
+
+    Seats are counted from the observer: slot 0 is the observer, slot 1 the next seat, and so on.
+    The blocks, in order (`blocks` lists each one's name, start and length):
+
+    * `seat`: the observer's seat, one-hot (players long);
+    * `turn`: 1 when the observer must choose now; the current player's slot, one-hot; the round;
+    * `phase`: the phase, one-hot over the declared phases and one more for none;
+    * `player:S` for each slot S: each player field that starts as a number or true/false;
+    * `globals`: each global variable that starts as a number or true/false;
+    * `zone:NAME` (shared) or `zone:NAME:S` (per player, by slot): for a zone that is not a board,
+      the number of cards, how many the observer sees, how many are hidden from it, how many lie
+      face down, then the cards it sees counted by label (each label a card declaration prints,
+      one more for any other label), then the sum of each numeric card field over the cards it
+      sees; a hidden pile gives its count only;
+    * for a board zone: the number of cards, then for each encoded cell (`board_cells`): the cards
+      it sees there owned by each slot, owned by nobody, hidden from it, counted by label, and the
+      sums of numeric card fields. Cards on cells outside the encoded ones count in the number only.
+
+    true is 1, false 0; numbers are as the rules hold them (within ±10^18), not scaled.
+    """
+
+    def __init__(self, game: Game, players: int, board_radius: int = DEFAULT_BOARD_RADIUS):
+        program = game.program
+        self.players = players
+        start = view_of(game.new_match(players=players, seed=0), 0)  # what fields hold numbers
+        self.phases = list(program.phases)
+        self.player_fields = [k for k, v in start["players"][0].items() if k != "seat" and type(v) in NUMBERS]
+        self.globals = [k for k, v in start["globals"].items() if type(v) in NUMBERS]
+        self.labels = card_labels(game)
+        self.label_index = {label: i for i, label in enumerate(self.labels)}
+        self.card_fields = card_number_fields(game)
+        self.field_index: dict[str, list[tuple[str, int]]] = {}
+        for i, (component, field) in enumerate(self.card_fields):
+            self.field_index.setdefault(component, []).append((field, i))
+        self.blocks: list[tuple[str, int, int]] = []
+        self.zones: list[tuple[str, int | None, int, list | None, dict | None]] = []  # name, slot, start, cells, cell index
+        n_cards = len(self.labels) + 1 + len(self.card_fields)  # one card block: label counts, other, field sums
+        self._add("seat", players)
+        self._add("turn", 1 + players + 1)
+        self._add("phase", len(self.phases) + 1)
+        for slot in range(players):
+            self._add(f"player:{slot}", len(self.player_fields))
+        self._add("globals", len(self.globals))
+        for info in program.zones.values():
+            cells = board_cells(info.topology, board_radius) if info.topology is not None else None
+            length = 4 + n_cards if cells is None else 1 + len(cells) * (players + 2 + n_cards)
+            for slot in (range(players) if info.per_player else [None]):
+                start_at = self._add(f"zone:{info.name}" + (f":{slot}" if slot is not None else ""), length)
+                self.zones.append((info.name, slot, start_at, cells,
+                                   {c: i for i, c in enumerate(cells)} if cells is not None else None))
+        self.size = sum(length for _, _, length in self.blocks)
+        self._cell_width = players + 2 + n_cards
+
+    def _add(self, name: str, length: int) -> int:
+        start = sum(n for _, _, n in self.blocks)
+        self.blocks.append((name, start, length))
+        return start
+
+    def encode(self, view: dict, out: np.ndarray | None = None) -> np.ndarray:
+        """The vector of a view made by `player_view` (of a seat of this encoding's match)."""
+        vec = np.zeros(self.size, np.float32) if out is None else out
+        if out is not None:
+            vec.fill(0)
+        players = self.players
+        you = view["you"] - 1
+        at = 0
+        vec[at + you] = 1
+        at += players
+        vec[at] = 1 if view["choice"] is not None else 0
+        if view["current"] is not None:
+            vec[at + 1 + (view["current"] - 1 - you) % players] = 1
+        vec[at + 1 + players] = _number(view["round"])
+        at += players + 2
+        phase = view["phase"]
+        vec[at + (self.phases.index(phase) if phase in self.phases else len(self.phases))] = 1
+        at += len(self.phases) + 1
+        for slot in range(players):
+            fields = view["players"][(you + slot) % players]
+            for i, name in enumerate(self.player_fields):
+                vec[at + i] = _number(fields.get(name))
+            at += len(self.player_fields)
+        for i, name in enumerate(self.globals):
+            vec[at + i] = _number(view["globals"].get(name))
+        zones = view["zones"]
+        for name, slot, start, cells, index in self.zones:
+            zone = zones.get(name if slot is None else f"{name}#{(you + slot) % players + 1}")
+            if zone is None:
+                continue
+            vec[start] = zone["count"]
+            if cells is None:
+                cards = zone.get("cards")
+                if cards is None:  # a hidden pile: its size only
+                    vec[start + 2] = zone["count"]
+                    continue
+                for card in cards:
+                    if card.get("face_down"):
+                        vec[start + 3] += 1
+                    if card.get("hidden"):
+                        vec[start + 2] += 1
+                    else:
+                        vec[start + 1] += 1
+                        self._card(vec, start + 4, card)
+                continue
+            width = self._cell_width
+            for entry in zone.get("cells", ()):
+                cell = entry["cell"]
+                i = index.get(tuple(cell) if isinstance(cell, list) else cell)
+                if i is None:
+                    continue  # outside the encoded cells of a board that grows
+                base = start + 1 + i * width
+                for card in entry["cards"]:
+                    if card.get("hidden"):
+                        vec[base + players + 1] += 1
+                        continue
+                    owner = card.get("owner")
+                    vec[base + (players if owner is None else (owner - 1 - you) % players)] += 1
+                    self._card(vec, base + players + 2, card)
+        return vec
+
+    def _card(self, vec: np.ndarray, at: int, card: dict) -> None:
+        labels = len(self.labels)
+        vec[at + self.label_index.get(card.get("card"), labels)] += 1
+        at += labels + 1
+        for field, i in self.field_index.get(card.get("component"), ()):
+            v = card.get(field)
+            if type(v) in NUMBERS:
+                vec[at + i] += v
+
+
+def _number(v) -> float:
+    return float(v) if type(v) in NUMBERS else 0.0
+
+
+#: the bounds of every number of an encoding (the rules keep every number within them)
+LOW, HIGH = -float(NUMBER_BOUND), float(NUMBER_BOUND)
+
+
+# ------------------------------------------------------------------ the table, drawn
+
+
+def table_text(match: Match, seat: int, width: int = 100) -> str:
+    """The terminal's drawing of the table (`rulelang play`) as `seat` sees it (-1: a watcher)."""
+    from rich.console import Console
+
+    from rulelang.table.tableview import table_view
+    from rulelang.table.terminal import draw_view
+
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    draw_view(console, table_view(match, seat))
+    return console.export_text()

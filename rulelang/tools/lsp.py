@@ -1,0 +1,460 @@
+"""`rulelang lsp`: a language server for .rules files (pygls, LSP over standard input and output).
+
+- diagnostics: every problem `rulelang check` reports, as you type (debounced, run off the
+  editor's thread);
+- hover: a name's doc comment (`///` lines) with what it is, or a built-in's help;
+- go to definition: top-level names, enum members, setting choices, component and player fields;
+- completion: the file's names, the language's keywords, built-in functions and values;
+- document symbols: the file's declarations, with enum members and fields inside them.
+
+The analysis (`Analysis`) is plain Python with no pygls in it, so it is tested directly and by a
+language-server client (tests/test_lsp.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from urllib.parse import unquote, urlparse
+
+from rulelang.language import nodes as N
+from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
+from rulelang.core.errors import Diagnostic, RulesError, Span
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CARD_PSEUDO_FIELDS = {
+    "owner": "the player who owns the card (or none)", "zone": "the zone the card is in",
+    "cell": "the cell of a card on a board", "face_down": "true when the card lies face down",
+    "component": "the name of the card's component, as a text", "id": "the card's number",
+}
+DEBOUNCE_SECONDS = 0.3
+
+
+@lru_cache(maxsize=1)
+def language_keywords() -> tuple[str, ...]:
+    """Every keyword of the grammar (its quoted words)."""
+    from rulelang.core.resources import grammar_path
+
+    text = grammar_path().read_text(encoding="utf-8")
+    return tuple(sorted(set(re.findall(r'"([a-z_]{2,})"i?', text))))
+
+
+@dataclass
+class Symbol:
+    name: str
+    kind: str  # enum, member, component, field, player field, cards, zone, var, setting, choice, def, procedure, keyword, phase, variant, game
+    span: Span  # where its name is written
+    doc: list[str] = field(default_factory=list)
+    detail: str = ""
+    children: list["Symbol"] = field(default_factory=list)
+    whole: Span | None = None  # the whole declaration
+
+
+def _find_name(lines: list[str], name: str, line: int, column: int, last_line: int | None = None) -> Span:
+    """Where `name` is first written as a whole word from (line, column) on (1-based)."""
+    pattern = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])")
+    end = min(len(lines), last_line or line + 200)
+    for i in range(max(line, 1), end + 1):
+        text = lines[i - 1]
+        start = column - 1 if i == line else 0
+        m = pattern.search(text, max(start, 0))
+        while m is not None and _in_comment_or_text(text, m.start()):
+            m = pattern.search(text, m.end())
+        if m is not None:
+            return Span(line=i, column=m.start() + 1, end_line=i, end_column=m.end() + 1)
+    return Span(line=line, column=column, end_line=line, end_column=column + len(name))
+
+
+def _in_comment_or_text(text: str, index: int) -> bool:
+    before = text[:index]
+    return "//" in before or before.count('"') % 2 == 1
+
+
+class Analysis:
+    """What the language server knows about one version of a .rules file."""
+
+    def __init__(self, text: str, path: str = "<rules>"):
+        self.text = text
+        self.path = path
+        self.lines = text.splitlines() or [""]
+        self.diagnostics: list[Diagnostic] = []
+        self.rules: N.RulesFile | None = None
+        self.symbols: list[Symbol] = []
+        self._analyse()
+
+    # ---- checking
+    def _analyse(self):
+        from rulelang.language.astcache import parse_text_cached
+        from rulelang.check.checker import check_rules
+        from rulelang.core.sourcefile import check_text_size
+
+        try:
+            check_text_size(self.text, self.path)  # the budgets of every command (source_bytes)
+            # an edit parses again only the declarations it changed (astcache)
+            self.rules = parse_text_cached(self.text, self.path, keep_whole=False)
+        except RulesError as exc:
+            self.diagnostics = list(exc.diagnostics)
+            return
+        try:
+            check_rules(self.rules, all_variants=True)
+        except RulesError as exc:
+            self.diagnostics = list(exc.diagnostics)
+        self.symbols = self._collect(self.rules)
+
+    # ---- symbols
+    def _collect(self, rules: N.RulesFile) -> list[Symbol]:
+        out: list[Symbol] = []
+        lines = self.lines
+
+        def at(name, span: Span):
+            return _find_name(lines, name, span.line, span.column, span.end_line or None)
+
+        for d in rules.decls:
+            sp = d.span
+            if isinstance(d, N.GameDecl):
+                out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=sp))
+            elif isinstance(d, N.EnumDecl):
+                members = []
+                for i, m in enumerate(d.members):
+                    doc = d.member_docs[i] if i < len(d.member_docs) else []
+                    members.append(Symbol(m, "member", at(m, _after(at(d.name, sp))), doc, f"member of enum {d.name}"))
+                out.append(Symbol(d.name, "enum", at(d.name, sp), d.doc, "enum " + d.name + " { " + ", ".join(d.members) + " }",
+                                  members, whole=sp))
+            elif isinstance(d, N.ComponentDecl):
+                fields = [Symbol(f.name, "field", at(f.name, f.span if f.span.line else sp), f.doc,
+                                 f"field {f.name}: {_type(f.type)} of component {d.name}") for f in d.fields]
+                out.append(Symbol(d.name, "component", at(d.name, sp), d.doc, "component " + d.name, fields, whole=sp))
+            elif isinstance(d, N.PlayerDecl):
+                fields = [Symbol(f.name, "player field", at(f.name, f.span if f.span.line else sp), f.doc,
+                                 f"player field {f.name}: {_type(f.type)}") for f in d.fields]
+                out.append(Symbol("player", "player", at("player", sp), d.doc, "player { ... }", fields, whole=sp))
+            elif isinstance(d, N.SettingDecl):
+                choices = [Symbol(c, "choice", at(c, _after(at(d.name, sp))), [], f"a choice of setting {d.name}")
+                           for c in d.choices]
+                detail = f"setting {d.name}" + (" = one of " + " | ".join(d.choices) if d.choices else "")
+                out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=sp))
+            elif isinstance(d, (N.CardsDecl, N.ZoneDecl, N.VarDecl, N.DefDecl, N.ProcDecl, N.KeywordDecl,
+                                N.PhaseDecl, N.VariantDecl)):
+                kind = {N.CardsDecl: "cards", N.ZoneDecl: "zone", N.VarDecl: "var", N.DefDecl: "def",
+                        N.ProcDecl: "procedure", N.KeywordDecl: "keyword", N.PhaseDecl: "phase",
+                        N.VariantDecl: "variant"}[type(d)]
+                out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=sp))
+        return out
+
+    def all_symbols(self):
+        for s in self.symbols:
+            yield s
+            yield from s.children
+
+    def find(self, name: str) -> Symbol | None:
+        top = next((s for s in self.symbols if s.name == name and s.kind not in ("game", "player")), None)
+        if top is not None:
+            return top
+        return next((s for s in self.all_symbols() if s.name == name and s.kind not in ("game", "player")), None)
+
+    # ---- positions (0-based, as LSP counts)
+    def word_at(self, line: int, character: int) -> str | None:
+        if not 0 <= line < len(self.lines):
+            return None
+        text = self.lines[line]
+        for m in WORD.finditer(text):
+            if m.start() <= character <= m.end():
+                return m.group()
+        return None
+
+    def hover(self, line: int, character: int) -> str | None:
+        word = self.word_at(line, character)
+        if word is None:
+            return None
+        sym = self.find(word)
+        if sym is not None:
+            doc = "\n".join(sym.doc).strip()
+            return f"```rules\n{sym.detail or sym.kind + ' ' + sym.name}\n```" + (f"\n\n{doc}" if doc else "")
+        # A local name shadows a built-in or a word the language also uses as a keyword (`cell`).
+        bound = self.local_definition(word, line, character)
+        if bound is not None and (bound.line - 1, bound.column - 1) != (line, self._word_start(line, character)):
+            return f"`{word}`: a local name, bound at line {bound.line}:\n```rules\n{self.lines[bound.line - 1].strip()}\n```"
+        return builtin_help(word)
+
+    def _word_start(self, line: int, character: int) -> int:
+        for m in WORD.finditer(self.lines[line]):
+            if m.start() <= character <= m.end():
+                return m.start()
+        return character
+
+    def definition(self, line: int, character: int) -> Span | None:
+        word = self.word_at(line, character)
+        if word is None:
+            return None
+        sym = self.find(word)
+        if sym is not None:
+            return sym.span
+        return self.local_definition(word, line, character)
+
+    def local_definition(self, word: str, line: int, character: int) -> Span | None:
+        """Where a local name is bound: the nearest `let x`, `for each x`, `choose x from`, `x in`
+        (an option's or a list's binding) or parameter, looking back from the cursor to the start of
+        the declaration around it (0-based line and character in, a 1-based span out)."""
+        start = max((s.whole.line - 1 for s in self.symbols if s.whole is not None and s.whole.line - 1 <= line),
+                    default=0)
+        w = re.escape(word)
+        binders = [re.compile(p) for p in (
+            rf"\blet\s+({w})\b", rf"\bfor\s+each\s+({w})\b", rf"\bchoose\s+({w})\s+from\b",
+            rf"[\[(,]\s*({w})\s+in\b", rf"\bfor\s+({w})\s+in\b", rf"\bwhen\s+({w})\s+(?:enters|leaves)\b",
+            rf"\b(?:def|procedure|keyword|signal)\s+[A-Za-z_]\w*\s*\([^)]*?\b({w})\b")]
+        for i in range(line, start - 1, -1):
+            text = self.lines[i]
+            if i == line:
+                text = text[:character + len(word)]
+            best = None
+            for b in binders:
+                for m in b.finditer(text):
+                    if not _in_comment_or_text(text, m.start(1)) and (best is None or m.start(1) > best.start(1)):
+                        best = m
+            if best is not None:
+                return Span(line=i + 1, column=best.start(1) + 1, end_line=i + 1, end_column=best.end(1) + 1)
+        return None
+
+    def field_completions(self) -> list[tuple[str, str, str]]:
+        """(label, kind, detail) for what can follow a dot: fields of components and players, and
+        the pseudo-fields every card has."""
+        out, seen = [], set()
+        for s in self.all_symbols():
+            if s.kind in ("field", "player field") and s.name not in seen:
+                seen.add(s.name)
+                out.append((s.name, s.kind, s.detail))
+        for name, doc in CARD_PSEUDO_FIELDS.items():
+            if name not in seen:
+                seen.add(name)
+                out.append((name, "field", doc))
+        return out
+
+    def completions(self) -> list[tuple[str, str, str]]:
+        """(label, kind, detail) for every name that can be written here."""
+        seen: set[str] = set()
+        out = []
+        for s in self.all_symbols():
+            if s.kind in ("game", "player") or s.name in seen:
+                continue
+            seen.add(s.name)
+            out.append((s.name, s.kind, s.detail))
+        for name, b in BUILTINS.items():
+            if name not in seen:
+                seen.add(name)
+                out.append((name, "built-in", b.doc))
+        for name, (_, _, doc) in SPECIAL_FUNCS.items():
+            if name not in seen:
+                seen.add(name)
+                out.append((name, "built-in", doc))
+        for name, doc in BUILTIN_VALUES.items():
+            if name not in seen:
+                seen.add(name)
+                out.append((name, "built-in value", doc))
+        for k in language_keywords():
+            if k not in seen:
+                seen.add(k)
+                out.append((k, "keyword", "a keyword of the language"))
+        return out
+
+
+def after_dot(line_text: str, character: int) -> bool:
+    """True when the cursor follows `something.` (perhaps with part of a field name typed)."""
+    return re.search(r"\.([A-Za-z_][A-Za-z0-9_]*)?$", line_text[:character]) is not None
+
+
+def builtin_help(word: str) -> str | None:
+    if word in BUILTINS:
+        b = BUILTINS[word]
+        arity = str(b.min_args) if b.max_args == b.min_args else (
+            f"{b.min_args}+" if b.max_args is None else f"{b.min_args} to {b.max_args}")
+        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({arity} argument{'s' if arity != '1' else ''}): {b.doc}"
+    if word in SPECIAL_FUNCS:
+        return f"```rules\n{word}(...)\n```\n\nBuilt-in function: {SPECIAL_FUNCS[word][2]}"
+    if word in BUILTIN_VALUES:
+        return f"```rules\n{word}\n```\n\nBuilt-in value: {BUILTIN_VALUES[word]}"
+    if word in language_keywords():
+        return f"`{word}`: a keyword of the language (see the language reference)"
+    return None
+
+
+def _after(span: Span) -> Span:
+    return Span(line=span.line, column=span.end_column, end_line=span.line + 200)
+
+
+def _type(t) -> str:
+    if t is None:
+        return "?"
+    return f"list of {_type(t.list_of)}" if t.list_of is not None else t.name
+
+
+def _detail(d, kind: str) -> str:
+    if isinstance(d, (N.DefDecl, N.ProcDecl, N.KeywordDecl)):
+        params = ", ".join(p.name + (f": {_type(p.type)}" if p.type is not None else "") for p in d.params)
+        word = {"def": "def", "procedure": "procedure", "keyword": "keyword"}[kind]
+        return f"{word} {d.name}" + (f"({params})" if params or kind != "keyword" else "")
+    if isinstance(d, N.ZoneDecl):
+        where = " per player" if d.per_player else ""
+        board = f": board {d.board.kind}" if d.board is not None else ""
+        return f"zone {d.name}{board}{where} {d.visibility}"
+    if isinstance(d, N.VarDecl):
+        return f"var {d.name}: {_type(d.type)}"
+    return f"{kind} {d.name}"
+
+
+# ------------------------------------------------------------------ the server (pygls)
+
+
+def uri_to_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def _range(span: Span, lines: list[str]):
+    from lsprotocol import types as T
+
+    line = max(span.line - 1, 0)
+    col = max(span.column - 1, 0)
+    if span.end_line and (span.end_line, span.end_column) > (span.line, span.column):
+        end = T.Position(line=span.end_line - 1, character=max(span.end_column - 1, 0))
+    else:  # a point: mark the word there (or one character)
+        text = lines[line] if line < len(lines) else ""
+        m = WORD.match(text, col)
+        end = T.Position(line=line, character=m.end() if m else min(col + 1, max(len(text), col + 1)))
+    return T.Range(start=T.Position(line=line, character=col), end=end)
+
+
+def to_lsp_diagnostic(d: Diagnostic, lines: list[str]):
+    from lsprotocol import types as T
+
+    message = d.message
+    if d.expected:
+        message += f"\nexpected: {d.expected}"
+    if d.hint:
+        message += f"\nhint: {d.hint}"
+    severity = T.DiagnosticSeverity.Warning if d.severity == "warning" else T.DiagnosticSeverity.Error
+    return T.Diagnostic(range=_range(d.span, lines), message=message, severity=severity, source="rulelang")
+
+
+SYMBOL_KINDS = {
+    "game": "File", "enum": "Enum", "member": "EnumMember", "component": "Class", "field": "Field",
+    "player": "Struct", "player field": "Field", "cards": "Array", "zone": "Namespace", "var": "Variable",
+    "setting": "Constant", "choice": "EnumMember", "def": "Function", "procedure": "Method",
+    "keyword": "Interface", "phase": "Event", "variant": "Module",
+}
+COMPLETION_KINDS = {
+    "enum": "Enum", "member": "EnumMember", "component": "Class", "field": "Field", "player field": "Field",
+    "cards": "Value", "zone": "Module", "var": "Variable", "setting": "Constant", "choice": "EnumMember",
+    "def": "Function", "procedure": "Method", "keyword": "Interface", "phase": "Event", "variant": "Module",
+    "built-in": "Function", "built-in value": "Constant",
+}
+
+
+def make_server():
+    from lsprotocol import types as T
+    from pygls.lsp.server import LanguageServer
+
+    from rulelang import __version__
+
+    server = LanguageServer("rulelang", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Full)
+    analyses: dict[str, Analysis] = {}
+    pending: dict[str, asyncio.Task] = {}
+
+    def latest(uri: str) -> Analysis:
+        doc = server.workspace.get_text_document(uri)
+        a = analyses.get(uri)
+        if a is None or (a.text != doc.source and a.rules is None):
+            a = analyses[uri] = Analysis(doc.source, uri_to_path(uri))
+        return a
+
+    async def refresh(uri: str, delay: float):
+        if delay:
+            await asyncio.sleep(delay)
+        doc = server.workspace.get_text_document(uri)
+        text = doc.source
+        analysis = await asyncio.to_thread(Analysis, text, uri_to_path(uri))
+        if server.workspace.get_text_document(uri).source != text:
+            return  # typed on meanwhile: the next refresh reports
+        old = analyses.get(uri)
+        if analysis.rules is None and old is not None and old.rules is not None:
+            # a syntax error: keep the names of the last version that parsed for hover and completion
+            analysis.rules, analysis.symbols = old.rules, old.symbols
+        analyses[uri] = analysis
+        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            uri=uri, version=doc.version,
+            diagnostics=[to_lsp_diagnostic(d, analysis.lines) for d in analysis.diagnostics]))
+
+    def schedule(uri: str, delay: float):
+        task = pending.get(uri)
+        if task is not None and not task.done():
+            task.cancel()
+        pending[uri] = asyncio.get_running_loop().create_task(refresh(uri, delay))
+
+    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls, params: T.DidOpenTextDocumentParams):
+        schedule(params.text_document.uri, 0)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls, params: T.DidChangeTextDocumentParams):
+        schedule(params.text_document.uri, DEBOUNCE_SECONDS)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls, params: T.DidSaveTextDocumentParams):
+        schedule(params.text_document.uri, 0)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls, params: T.DidCloseTextDocumentParams):
+        analyses.pop(params.text_document.uri, None)
+        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    def hover(ls, params: T.HoverParams):
+        text = latest(params.text_document.uri).hover(params.position.line, params.position.character)
+        if text is None:
+            return None
+        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text))
+
+    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls, params: T.DefinitionParams):
+        a = latest(params.text_document.uri)
+        span = a.definition(params.position.line, params.position.character)
+        if span is None:
+            return None
+        return T.Location(uri=params.text_document.uri, range=_range(span, a.lines))
+
+    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
+    def completion(ls, params: T.CompletionParams):
+        a = latest(params.text_document.uri)
+        # the text as typed now (the analysis may be of an earlier version)
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        lines = doc.source.splitlines()
+        line = lines[params.position.line] if params.position.line < len(lines) else ""
+        found = a.field_completions() if after_dot(line, params.position.character) else a.completions()
+        items = [T.CompletionItem(label=label, kind=getattr(T.CompletionItemKind, COMPLETION_KINDS.get(kind, "Keyword")),
+                                  detail=kind, documentation=detail or None)
+                 for label, kind, detail in found]
+        return T.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls, params: T.DocumentSymbolParams):
+        a = latest(params.text_document.uri)
+
+        def convert(s: Symbol):
+            sel = _range(s.span, a.lines)
+            whole = _range(s.whole, a.lines) if s.whole is not None else sel
+            if (whole.start.line, whole.start.character) > (sel.start.line, sel.start.character) or \
+                    (whole.end.line, whole.end.character) < (sel.end.line, sel.end.character):
+                whole = T.Range(start=min(whole.start, sel.start, key=lambda p: (p.line, p.character)),
+                                end=max(whole.end, sel.end, key=lambda p: (p.line, p.character)))
+            return T.DocumentSymbol(name=s.name, kind=getattr(T.SymbolKind, SYMBOL_KINDS.get(s.kind, "Object")),
+                                    range=whole, selection_range=sel, detail=s.detail or None,
+                                    children=[convert(c) for c in s.children] or None)
+
+        return [convert(s) for s in a.symbols]
+
+    return server
+
+
+def main() -> int:
+    make_server().start_io()
+    return 0

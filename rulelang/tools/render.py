@@ -1,0 +1,285 @@
+"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra).
+
+- square grids: one square per cell, at (x, y) with y growing downwards;
+- hex maps: one pointy-top hexagon per cell at its axial coordinates (q, r);
+- tracks and named graphs: the graph's nodes as circles joined by its edges (a long track wraps
+  into rows of ten).
+
+A card lying on a card of another kind (a piece on a tile) is drawn as a smaller shape on the
+tile. On boards whose cells are divided into places (`places ENUM { ... }`), the cards of the
+first place are listed in the cell and each other place is a small box beside it, empty or
+showing its card. Cards that belong to a player show the player's seat on a shared board.
+
+Each occupied cell shows the label of its top card (and how many cards lie under it). Open boards
+also show their empty frontier cells as faint outlines, so the places where the next card may go
+are visible. Cards are filled with a colour per value of their first "kind-like" field (colour,
+color, kind, suit, type; else their component), the same for every picture of a game. Cards with a
+true `mark` field (e.g. ``mark="established"``) get a dot.
+
+    from rulelang.tools.render import render_board
+    render_board(match, "board.png", zone="desk")
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+from rulelang.model.builtins import describe
+from rulelang.model.things import BoardZone, Entity
+
+KIND_FIELDS = ("colour", "color", "kind", "suit", "type")
+PALETTE = ["#f2d45c", "#a8d672", "#4f9a5b", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",
+           "#d9e68a", "#7fc9b8", "#e6a6c9", "#9fa8da"]
+FACE_DOWN = "#6d6d6d"
+SQRT3 = math.sqrt(3)
+
+
+def board_zones(match) -> list[BoardZone]:
+    return [z for z in match.s.zones.values() if isinstance(z, BoardZone)]
+
+
+def pick_zone(match, name: str | None) -> BoardZone:
+    boards = board_zones(match)
+    if not boards:
+        raise ValueError("this game has no board zone to draw")
+    if name is None:
+        return boards[0]
+    for z in boards:
+        if z.key == name or z.name == name:
+            return z
+    raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
+
+
+def kind_of(e: Entity, coloured: dict | None = None):
+    for f in KIND_FIELDS:
+        v = e.attrs.get(f)
+        if isinstance(v, str) and v:
+            return f"{f}={v}"
+    if coloured:  # else the first field holding an enum member that names its colour (terrain: forest "green")
+        for f, v in e.attrs.items():
+            if isinstance(v, str) and v in coloured:
+                return f"{f}={v}"
+    return e.card.component
+
+
+def second_kind(e: Entity) -> str | None:
+    """The value of the second kind-like field a card has (shown small under its label), if any."""
+    found = [e.attrs[f] for f in KIND_FIELDS if isinstance(e.attrs.get(f), str) and e.attrs.get(f)]
+    return found[1].replace("_", " ") if len(found) > 1 else None
+
+
+def colour_table(match) -> dict:
+    """A stable colour for every kind of card the game has (not only those in play); an enum member
+    declared with a colour (`meadow "gold"`) is drawn in that colour."""
+    declared = match.game.program.member_colours
+    kinds = sorted({kind_of(e, declared) for e in match.s.entities})
+    return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
+
+
+def _centre(topology, cell, layout):
+    kind = topology.kind
+    if kind == "hex":
+        q, r = cell
+        return SQRT3 * (q + r / 2), -1.5 * r
+    if kind == "grid":
+        x, y = cell
+        return float(x), float(-y)
+    return layout[cell]
+
+
+def _graph_layout(cells, graph, topology) -> dict:
+    import networkx as nx
+
+    if topology.kind == "track":
+        n = max(len(cells), 1)
+        if topology.loop:
+            return {c: (math.cos(2 * math.pi * i / n) * n / 3, math.sin(2 * math.pi * i / n) * n / 3)
+                    for i, c in enumerate(sorted(cells))}
+        if n > 12:  # a long track reads left to right in rows of ten
+            rows_gap = 4.2 if topology.places else 2.6
+            return {c: (float(i % 10) * 2.2, -float(i // 10) * rows_gap) for i, c in enumerate(sorted(cells))}
+        return {c: (float(i) * 1.6, 0.0) for i, c in enumerate(sorted(cells))}
+    # spring layout needs only numpy (kamada-kawai would need scipy); seeded, so pictures are stable
+    pos = nx.spring_layout(graph, seed=0) if graph.number_of_nodes() > 1 else {c: (0.0, 0.0) for c in cells}
+    scale = max(2.0, math.sqrt(len(cells)) * 1.5)
+    return {c: (float(x) * scale, float(y) * scale) for c, (x, y) in pos.items()}
+
+
+OWNER_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+NO_OWNER = "#555555"
+
+
+def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
+                 mark: str | None = None, dpi: int = 150) -> Path:
+    """Draw one board zone of a match (the first board when no zone is named) into an image file.
+
+    `zone` may name several boards of the same shape, comma-separated ("map,sites"): the first is drawn
+    as the background (its cells coloured by their top card), the others on top of it, each card as a
+    small token in its owner's colour with its label (pieces standing on a map of tiles)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Circle, Polygon, RegularPolygon, Rectangle
+
+    names = [n.strip() for n in zone.split(",")] if zone else [None]
+    board = pick_zone(match, names[0])
+    overlays = [pick_zone(match, n) for n in names[1:] if n]
+    for layer in overlays:
+        if layer.cells.topology.kind != board.cells.topology.kind:
+            raise ValueError(f'"{layer.key}" is not the same shape of board as "{board.key}": it cannot be drawn on it')
+    cells_obj = board.cells
+    topology = cells_obj.topology
+    occupied = cells_obj.occupied_cells()
+    if topology.open:
+        shown = list(occupied) + [c for c in cells_obj.frontier() if c not in occupied]
+    else:
+        shown = cells_obj.cells()
+    layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
+    colours = colour_table(match)
+    declared = match.game.program.member_colours
+
+    n = max(len(shown), 1)
+    span_cells = max(4.0, math.sqrt(n) * 1.6)
+    fig, ax = plt.subplots(figsize=(min(24, 2 + span_cells * 1.4), min(24, 2 + span_cells * 1.3)))
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+    seat_colours = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+    def whose(e) -> str:
+        return f" P{e.owner + 1}" if e.owner is not None and board.owner is None else ""
+
+    if topology.kind not in ("hex", "grid"):
+        for a, b in cells_obj.graph.edges():
+            if a in layout and b in layout:
+                (xa, ya), (xb, yb) = layout[a], layout[b]
+                if topology.kind == "track" and not topology.loop and ya != yb:
+                    continue  # a wrapped track: the rows are read left to right, not joined
+                ax.plot([xa, xb], [ya, yb], color="#999999", linewidth=1.5, zorder=0)
+
+    xs, ys = [], []
+    font = 7 if topology.kind == "hex" else 6
+    # cells with pieces of an overlay board: the background card's label moves up to make room
+    crowded = {c for layer in overlays for c in layer.cells.occupied_cells()}
+    shown = list(shown) + [c for c in sorted(crowded, key=str) if c not in set(shown)]
+    for cell in shown:
+        x, y = _centre(topology, cell, layout)
+        xs.append(x)
+        ys.append(y)
+        if topology.places:
+            _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle)
+            ys.append(y + 1.5)
+            continue
+        stack = cells_obj.stack(cell)
+        base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
+        top = stack[-1] if stack else None
+        if top is None:
+            face, edge, alpha, line = "none", "#c8c8c8", 1.0, 0.8
+        elif top.face_down:
+            face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
+        else:
+            face, edge, alpha, line = colours.get(kind_of(top, declared), "#dddddd"), "#333333", 1.0, 1.2
+        if base is not None and not base.face_down:
+            face = colours.get(kind_of(base, declared), "#dddddd")
+        style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
+                     linestyle="-" if top is not None else "--")
+        if topology.kind == "hex":
+            patch = RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style)
+        elif topology.kind == "grid":
+            patch = Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style)
+        else:
+            patch = Circle((x, y), 0.6, **style)
+        ax.add_patch(patch)
+        if base is not None and not top.face_down:
+            # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
+            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(kind_of(top, declared), "#dddddd"),
+                                edgecolor=seat_colours[top.owner % len(seat_colours)] if top.owner is not None else "#333333",
+                                linewidth=2.2, zorder=2))
+            ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
+        if topology.kind not in ("hex", "grid"):
+            ax.text(x, y - 0.8, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
+        if top is None:
+            continue
+        text = "face down" if top.face_down else describe(top) + whose(top)
+        text = textwrap.fill(text, 10 if topology.kind == "hex" else 9, break_long_words=False)
+        longest = max(len(line) for line in text.splitlines())
+        size = font if longest <= 11 else font * 11 / longest
+        if len(stack) > 1 and base is None:
+            text += f"\n(+{len(stack) - 1})"
+        up = cell in crowded
+        ax.text(x, y + (0.5 if up else 0.08), text, ha="center", va="center", fontsize=size * (0.85 if up else 1),
+                color="white" if top.face_down else "black", zorder=3)
+        sub = None if top.face_down or base is not None else second_kind(top)
+        if sub and not up:
+            ax.text(x, y - (0.55 if topology.kind == "hex" else 0.3), sub, ha="center", va="center",
+                    fontsize=font - 1.5, style="italic", color="#333333", zorder=3)
+        if mark and not top.face_down and top.attrs.get(mark):
+            ax.add_patch(Circle((x, y + (0.62 if topology.kind == "hex" else 0.3)), 0.13,
+                                facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
+    owners_seen = set()
+    for layer in overlays:
+        for cell in layer.cells.occupied_cells():
+            pieces = list(layer.cells.stack(cell))
+            x, y = _centre(topology, cell, layout)
+            for i, e in enumerate(pieces[:3]):
+                owners_seen.add(e.owner)
+                colour = OWNER_COLOURS[e.owner % len(OWNER_COLOURS)] if e.owner is not None else NO_OWNER
+                ty = y - 0.05 - 0.27 * i
+                ax.add_patch(Circle((x - 0.6, ty), 0.09, facecolor=colour, edgecolor="black", linewidth=0.5, zorder=5))
+                text = "face down" if e.face_down else describe(e)
+                ax.text(x - 0.47, ty, text[:16], ha="left", va="center", fontsize=font - 2.2, color=colour,
+                        fontweight="bold", zorder=5,
+                        bbox=dict(boxstyle="round,pad=0.12", facecolor="white", edgecolor="none", alpha=0.85))
+            if len(pieces) > 3:
+                ax.text(x, y - 0.85, f"+{len(pieces) - 3} more", ha="center", va="center", fontsize=font - 2.4, zorder=5)
+    if xs:
+        pad = 1.3
+        ax.set_xlim(min(xs) - pad, max(xs) + pad)
+        ax.set_ylim(min(ys) - pad, max(ys) + pad)
+
+    handles = []
+    in_play = sorted({kind_of(e, declared) for e in board.items if not e.face_down})
+    for k in in_play:
+        handles.append(Polygon([[0, 0]], closed=True, facecolor=colours[k], edgecolor="#333333",
+                               label=k.split("=", 1)[-1].replace("_", " ")))
+    if any(e.face_down for e in board.items):
+        handles.append(Polygon([[0, 0]], closed=True, facecolor=FACE_DOWN, edgecolor="#333333", label="face down"))
+    if mark:
+        handles.append(Circle((0, 0), 0.1, facecolor="#7a4a1e", edgecolor="black", label=mark.replace("_", " ")))
+    for owner in sorted(o for o in owners_seen if o is not None):  # the owners of the pieces on top
+        handles.append(Circle((0, 0), 0.1, facecolor=OWNER_COLOURS[owner % len(OWNER_COLOURS)], edgecolor="black",
+                              label=f"Player {owner + 1}"))
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_title(title or f"{match.game.title}: {', '.join([board.key] + [z.key for z in overlays])}", fontsize=11)
+    out = Path(out)
+    fig.savefig(out, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return out
+
+
+def _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle):
+    """One cell of a board with places: the first place in the circle, the others as boxes above it."""
+    places = cells_obj.topology.places
+    caps = cells_obj.topology.capacities
+    ax.add_patch(Circle((x, y), 0.75, facecolor="#f4f1e8", edgecolor="#555555", linewidth=1.0, zorder=1))
+    ax.text(x, y - 0.95, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
+    first = cells_obj.in_place(cell, places[0])
+    if first:
+        ax.text(x, y, "\n".join(describe(e) + whose(e) for e in first), ha="center", va="center",
+                fontsize=max(3.5, font - 1.5 - max(0, len(first) - 3) * 0.5), zorder=3)
+    others = places[1:]
+    width = 0.95
+    for i, place in enumerate(others):
+        bx = x + (i - (len(others) - 1) / 2) * (width + 0.1)
+        by = y + 1.35
+        cards = cells_obj.in_place(cell, place)
+        owner = cards[0].owner if cards and cards[0].owner is not None else None
+        face = seat_colours[owner % len(seat_colours)] if owner is not None else ("#dddddd" if cards else "none")
+        ax.add_patch(Rectangle((bx - width / 2, by - 0.4), width, 0.8, facecolor=face, alpha=0.85 if cards else 1.0,
+                               edgecolor="#555555", linewidth=0.8, linestyle="-" if place in caps else ":", zorder=1))
+        label = "\n".join(describe(e) + whose(e) for e in cards) if cards else place.replace("_", " ")
+        ax.text(bx, by, textwrap.fill(label, 9), ha="center", va="center", fontsize=font - 2.5,
+                color="white" if cards else "#999999", zorder=3)
