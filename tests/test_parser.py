@@ -571,59 +571,6 @@ def test_the_parser_kept_in_the_cache_parses_as_the_shipped_one(tmp_path, monkey
         P._lark.cache_clear()
 
 
-def test_the_lexers_expressions_are_kept_between_processes(tmp_path, monkeypatch):
-    """The contextual lexer compiles one expression per parser state it meets; `regexcache` keeps
-    the compiled programs in the parse cache, so a later process builds them without compiling
-    (about 45 ms of a check just after an edit). Files parse the same with them as with plain Lark's
-    `re`; a damaged file is ignored."""
-    from lark import Lark
-
-    from rulelang.language import parser as P
-    from rulelang.language import regexcache
-
-    assert regexcache._usable  # this Python's internals are those the module was written for
-    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("RULELANG_CACHE", raising=False)
-    plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                 propagate_positions=True, maybe_placeholders=True,
-                 lexer_callbacks=P._load_options()["lexer_callbacks"])
-
-    def fresh_process():
-        P._lark.cache_clear()
-        monkeypatch.setattr(regexcache, "_kept", None)
-        monkeypatch.setattr(regexcache, "_new", {})
-        return P._lark()
-
-    try:
-        first = fresh_process()
-        assert first.parser.lexer.root_lexer.re is regexcache
-        assert _parse_alike(first, plain) > 100
-        regexcache.keep()
-        kept = list(tmp_path.glob("regex-*.marshal"))
-        assert len(kept) == 1
-
-        second = fresh_process()
-        compiled = []
-        real_code = regexcache._compiler._code
-        monkeypatch.setattr(regexcache._compiler, "_code", lambda *a: compiled.append(a) or real_code(*a))
-        assert _parse_alike(second, plain) > 100
-        assert compiled == [] and regexcache._new == {}
-
-        import marshal
-
-        monkeypatch.setattr(regexcache, "KEEP_AT_MOST", 3)  # too many kept: only the newest are written
-        regexcache.compile("(?P<X>x)|(?P<Y>y+)")
-        regexcache.keep()
-        assert list(marshal.loads(kept[0].read_bytes())) == [("(?P<X>x)|(?P<Y>y+)", 0)]
-
-        kept[0].write_bytes(b"not marshal")
-        third = fresh_process()
-        assert parse_text('game "G" { players 2 }').game().title == "G" and third is P._lark()
-        assert len(compiled) > 0  # compiled again, as re would
-    finally:
-        P._lark.cache_clear()
-
-
 def test_the_quick_parse_loop_gives_lark_s_tree():
     """parser._quick_tree reads a text with Lark's own tables, lexer and tree builders in a loop of
     its own: every declaration of every .rules file of the repository gives the same tree, with

@@ -7,23 +7,23 @@ This module does not import the parser, so a file whose chunks are all cached ne
 """
 from __future__ import annotations
 
-from rulelang.language import regexcache  # compiled once per machine, not per process
+import re
 from rulelang.core.errors import remember_source
 from rulelang.language.fastcards import split_card_blocks
 
-_TOP_START = regexcache.compile(
+_TOP_START = re.compile(
     r"^(///|replace\b|game\b|enum\b|component\b|player\b|cards\b|zone\b|var\b|setting\b|set\b|def\b|"
     r"procedure\b|keyword\b|phase\b|setup\b|result\b|at\b|when\b|always\b|variant\b|remove\b|scenario\b)"
 )
-_STRING = regexcache.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')  # (the grammar's STRING)
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')  # (the grammar's STRING)
 
 
 # Lines that change nothing of the cutting, a run of them read at once (possessive: nothing kept per
 # line), so that a file of a million lines costs no Python step per line: at the top level, lines
 # without braces that open no declaration; inside braces, lines without braces.
-_QUIET_AT_TOP = regexcache.compile(r"(?:(?!(?![ \t])[^\S\n]*+" + _TOP_START.pattern[1:] + r")[^{}\n]*+\n)++")
-_QUIET_INSIDE = regexcache.compile(r"(?:[^{}\n]*+\n)++")
-_COMMENTS_ONLY = regexcache.compile(r"(?:[^\S\n]*+(?://[^\n]*+)?+\n)*+")  # blank and comment lines
+_QUIET_AT_TOP = re.compile(r"(?:(?!(?![ \t])[^\S\n]*+" + _TOP_START.pattern[1:] + r")[^{}\n]*+\n)++")
+_QUIET_INSIDE = re.compile(r"(?:[^{}\n]*+\n)++")
+_COMMENTS_ONLY = re.compile(r"(?:[^\S\n]*+(?://[^\n]*+)?+\n)*+")  # blank and comment lines
 
 
 def split_top_level(text: str) -> list[tuple[int, str]]:

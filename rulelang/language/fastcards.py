@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 
 from rulelang.language import nodes as N
-from rulelang.language import regexcache  # compiled once per machine, not per process
 from rulelang.core.budgets import current_budgets, exceeded, resident_mb
 from rulelang.core.errors import Diagnostic, RulesError, Span, span_of
 
@@ -26,16 +25,16 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ATOM = r'"[^"\\{}\n]*"|\d+|' + _NAME
 _VALUE = rf"\[\s*(?:(?:{_ATOM})\s*(?:,\s*(?:{_ATOM})\s*)*,?\s*)?\]|{_ATOM}"
 _ARG = rf"{_NAME}\s*:\s*(?:{_VALUE})"
-_ENTRY = regexcache.compile(
+_ENTRY = re.compile(
     rf"^(?P<indent>[ \t]*)(?P<comp>{_NAME})\((?P<args>\s*(?:{_ARG}\s*(?:,\s*{_ARG}\s*)*,?)?\s*)\)"
     rf"(?:\s*\*\s*(?P<copies>\d+))?\s*;?\s*(?://(?!/).*)?$")
-_ARG_RE = regexcache.compile(rf"({_NAME})\s*:\s*({_VALUE})")
-_ATOM_RE = regexcache.compile(_ATOM)
-_HEAD = regexcache.compile(rf"^cards[ \t]+(?P<name>{_NAME})\b[^{{}}\n]*\{{[ \t]*(?://(?!/).*)?$")
-_SKIP = regexcache.compile(r"^[ \t]*(?://(?!/).*)?$")  # blank, or a plain comment (not a /// doc comment)
-_HEADS = regexcache.compile(_HEAD.pattern, re.M)  # a block's head at the start of any line
-_HEAD_START = regexcache.compile(r"\ncards[ \t]")  # where one may start (words first: a quick search)
-_SKIPPED = regexcache.compile(r"(?:[ \t]*+(?://(?!/)[^\n]*+)?+\n)++")  # lines as _SKIP, a run of them at once
+_ARG_RE = re.compile(rf"({_NAME})\s*:\s*({_VALUE})")
+_ATOM_RE = re.compile(_ATOM)
+_HEAD = re.compile(rf"^cards[ \t]+(?P<name>{_NAME})\b[^{{}}\n]*\{{[ \t]*(?://(?!/).*)?$")
+_SKIP = re.compile(r"^[ \t]*(?://(?!/).*)?$")  # blank, or a plain comment (not a /// doc comment)
+_HEADS = re.compile(_HEAD.pattern, re.M)  # a block's head at the start of any line
+_HEAD_START = re.compile(r"\ncards[ \t]")  # where one may start (words first: a quick search)
+_SKIPPED = re.compile(r"(?:[ \t]*+(?://(?!/)[^\n]*+)?+\n)++")  # lines as _SKIP, a run of them at once
 _NOT_VALUES = frozenset({"and", "or", "not", "in", "if", "then", "else", "for", "where"})  # words, not values
 
 

@@ -34,7 +34,6 @@ from lark.parsers.lalr_analysis import Reduce, Shift
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
 
 from rulelang.language import nodes as N
-from rulelang.language import regexcache
 from rulelang.core.budgets import NUMBER_BOUND, current_budgets, exceeded, resident_mb
 from rulelang.core.cachefiles import collector_paused, parse_cache_dir, write_whole
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
@@ -59,12 +58,6 @@ def _load_options() -> dict:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    lark = _loaded()
-    _kept_expressions(lark)
-    return lark
-
-
-def _loaded() -> Lark:
     """The parser: as shipped (grammar/rulelang.lalr), else as the parse cache keeps it, else built
     from the grammar (then kept)."""
     grammar = grammar_path().read_text(encoding="utf-8")
@@ -77,24 +70,16 @@ def _loaded() -> Lark:
             lark = Lark(grammar, **_BUILD_OPTIONS, **_load_options(),
                         cache=True)  # the LALR tables are kept in a temporary file between runs
             if kept is not None:
-                _keep_parser(kept, lark)  # (with `re`: regexcache is given to the lexers of each process)
+                _keep_parser(kept, lark)
     _quicker_reductions(lark)
     return lark
-
-
-def _kept_expressions(lark: Lark) -> None:
-    """The lexers compile their expressions with `regexcache`, which keeps them between processes."""
-    lexer = getattr(lark.parser, "lexer", None)
-    for basic in [getattr(lexer, "root_lexer", None), *getattr(lexer, "lexers", {}).values()]:
-        if basic is not None and getattr(basic, "re", None) is re:
-            basic.re = regexcache
 
 
 # The parser ships pickled whole (grammar/rulelang.lalr, written by write_tables()): building its
 # LALR tables from the grammar takes about half a second, loading Lark's own saved form of them about
 # 60 ms (Lark rebuilds its rules, parse table and lexers from their description), unpickling the
 # parser about 15 ms. It is pickled before it has parsed anything (its lexers' regular expressions
-# are compiled on first use, in each process: regexcache), and before _quicker_reductions, applied
+# are compiled on first use, in each process, with Python's `re`), and before _quicker_reductions, applied
 # at each load, so that it holds nothing of this module but the lexer callbacks it names. Lark's
 # two parser actions are compared by identity (`action is Shift`) and its lexers hold the `re`
 # module: those are pickled by name and given back as they are. A grammar changed since the file
@@ -1542,7 +1527,7 @@ def _quick_tree(text: str, watch: "_MemoryWatch | None" = None):
 # What decides where a list written out starts and ends, found without parsing it: its brackets, and
 # the texts and comments that hide the brackets and commas they hold.
 # (each alternative a character first, which Python's `re` then looks for alone: a third of the time)
-_BRACKETS = regexcache.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|\[|\]|\(|\)|\{|\}')
+_BRACKETS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|\[|\]|\(|\)|\{|\}')
 
 
 def _refuse_long_lists(text: str) -> None:
