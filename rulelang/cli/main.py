@@ -23,6 +23,7 @@ def cmd_check(args) -> int:
     from rulelang.check.verdicts import passed_before, remember_pass
 
     failed = 0
+    scenario_games: dict = {}  # the games scenario files name, loaded once for the files of this check
     for name in args.files:
         path = find_game(name)
         hint = None  # (given when the file is checked, not when a kept verdict answers)
@@ -34,6 +35,10 @@ def cmd_check(args) -> int:
 
             try:
                 text, rules = read_and_parse(path)
+                from rulelang.tools.scenario import is_scenario_file
+                if is_scenario_file(rules):  # scenarios (`rulelang test`): checked without running their steps
+                    failed += _check_scenario_file(path, rules, scenario_games)
+                    continue
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
                 from rulelang.bots.agents import bot_hint
@@ -51,6 +56,25 @@ def cmd_check(args) -> int:
         if hint:
             print(f"{path}: hint: {hint}")
     return 1 if failed else 0
+
+
+def _check_scenario_file(path, rules, games: dict) -> int:
+    """Check a file of scenarios: 1 when it has problems (said on stderr), else 0."""
+    from rulelang.language import nodes as N
+    from rulelang.tools.scenario import check_scenarios
+    from rulelang.core.errors import RulesError
+
+    scenarios = [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
+    problems = check_scenarios(path, scenarios, games)
+    if problems:
+        sys.stdout.flush()
+        n = len(problems)
+        sys.stderr.write(f"{RulesError(problems).format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
+        sys.stderr.flush()
+        return 1
+    n = len(scenarios)
+    print(f"{path}: ok ({n} scenario{'s' if n != 1 else ''})")
+    return 0
 
 
 # ------------------------------------------------------------------ simulate

@@ -1065,3 +1065,46 @@ def run_file(path: str | Path, cache: dict | None = None) -> list[ScenarioResult
     if not scenarios:
         return [ScenarioResult(str(path), Span(file=str(path), line=1, column=1), False, "the file holds no scenario")]
     return [ScenarioRunner(sc, path.parent, cache).run() for sc in scenarios]
+
+
+def _expectations(items: list[N.ScenarioItem]):
+    for item in items:
+        if item.kind == "expect":
+            yield item
+        elif item.kind == "repeat":
+            yield from _expectations(item.items)
+
+
+def is_scenario_file(rules: N.RulesFile) -> bool:
+    """A file whose declarations are scenarios (and no game): `rulelang check` checks it as one."""
+    return (any(isinstance(d, N.ScenarioDecl) for d in rules.decls)
+            and not any(isinstance(d, N.GameDecl) for d in rules.decls))
+
+
+def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
+                    cache: dict | None = None) -> list[Diagnostic]:
+    """The problems `rulelang check` finds in a scenario file without running its steps: for each
+    scenario, the game it names is found and loaded (so checked), its variants and settings exist, its
+    position is set up (zones, cards, fields and values checked as `rulelang test` does before it runs)
+    and each `expect` expression compiles against the game (names and fields exist). A problem of a
+    scenario ends that scenario's check; the others are still checked."""
+    path = Path(path)
+    cache = {} if cache is None else cache
+    problems: list[Diagnostic] = []
+    for sc in scenarios:
+        runner = ScenarioRunner(sc, path.parent, cache)
+        try:
+            match = runner.build()
+            for item in _expectations(sc.items):
+                comp = runner.compiler(match)
+                names = {"chooser", "offered", "prompt", "game_over", "winners", "turn_number", "current_step"}
+                comp.scope = frozenset(comp.scope) | frozenset(n for n in names if n not in comp.t.symbols)
+                try:
+                    comp.expr(item.expr)
+                except RuleError as exc:
+                    raise ScenarioFailure(exc.span, exc.message, hint=runner.hint_for(match, exc.message, names)) from None
+        except ScenarioFailure as exc:
+            problems.append(Diagnostic(exc.span, exc.message, exc.expected, exc.hint))
+        except RulesError as exc:  # the game's own errors (or a setting's value of the wrong kind)
+            problems.extend(exc.diagnostics)
+    return problems
