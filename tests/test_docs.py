@@ -358,6 +358,19 @@ def test_docgen_follows_the_doc_comments(tmp_path):
     assert "Assumption: nothing in the rulebook" in third
 
 
+def test_an_assumption_after_the_rule_it_reads_is_listed():
+    from rulelang.tools.docgen import collect_assumptions
+
+    source = ("/// Each player draws two cards. Assumption: from the top,\n"
+              "/// not the bottom.\n"
+              "/// The next rule. Assumption: a second reading.\n"
+              "/// It holds for every round.\n"
+              "phase draw {\n}\n")
+    found = [(a.line, a.text, a.before) for a in collect_assumptions(source)]
+    assert found == [(1, "Assumption: from the top, not the bottom.", "phase draw"),
+                     (3, "Assumption: a second reading. It holds for every round.", "phase draw")]
+
+
 def test_cli_docs_writes_the_page(tmp_path, capsys):
     from rulelang.cli.main import main
 

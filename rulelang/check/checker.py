@@ -45,6 +45,8 @@ class SymbolTable:
     # `row.q` is not refused (the file is reported once, at its table)
     table_columns_unread: bool = False
     refused: set = field(default_factory=set)  # names declared again over a built-in's (said once, there)
+    # a phase's name that something else declared first (said once, at the phase): the round may list it
+    clashing_phases: set = field(default_factory=set)
 
     def kind(self, name: str) -> str | None:
         sym = self.symbols.get(name)
@@ -86,6 +88,9 @@ class DataFiles:
         return columns
 
 
+_KIND_WORDS = {"cards": "card set", "var": "variable", "proc": "procedure", "member": "choice or enum member"}
+
+
 def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
     table = SymbolTable(decls=decls)
     data_files = data_files or DataFiles()
@@ -99,6 +104,16 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         if name in table.symbols:
             other = table.symbols[name]
             where = getattr(other.decl, "span", None)
+            kinds = {other.kind, sym.kind}
+            if len(kinds) == 2 and "phase" in kinds:
+                if sym.kind == "phase":
+                    table.clashing_phases.add(name)
+                other_kind = next(iter(kinds - {"phase"}))
+                bag.error(span, f'"{name}" names both a {_KIND_WORDS.get(other.kind, other.kind)}'
+                          + (f" (line {where.line})" if where else "")
+                          + f" and a {_KIND_WORDS.get(sym.kind, sym.kind)}: a name can be given only once",
+                          hint=f'rename the {_KIND_WORDS.get(other_kind, other_kind)}, such as to "{name}_{other_kind}"')
+                return
             bag.error(span, f'"{name}" is declared twice' + (f" (first at line {where.line})" if where else ""))
             return
         table.symbols[name] = sym
@@ -241,7 +256,7 @@ class Checker(StatementChecks, ExpressionChecks):
             phases = {n for n, s in t.symbols.items() if s.kind == "phase"}
             seen = set()
             for name, span in zip(game.round_phases, game.round_spans):
-                if name not in phases:
+                if name not in phases and name not in t.clashing_phases:  # (a clash is said at the phase)
                     self.err(span, f'the round lists "{name}", but no phase has that name',
                              hint=did_you_mean(name, phases))
                 if name in seen:

@@ -378,8 +378,32 @@ class ExpressionChecks:
         return ty[5:] if ty.startswith("list:") else "any"
 
     def expr_list(self, x: N.ListLit, scope: set) -> str:
+        if self.one_membership_test(x, scope):
+            return "list:bool"
         tys = [self.expr(i, scope) for i in x.items]
         return "list:" + (tys[0] if tys and all(t == tys[0] for t in tys) else "any")
+
+    def one_membership_test(self, x: N.ListLit, scope: set) -> bool:
+        """`[x in hand(p)]` with `x` never declared: a list of one value, whether `x` is in the list, where a
+        list of the list's items (`[x for x in ...]`) or some of them (`[x in ... where ...]`) was meant."""
+        if len(x.items) != 1 or not isinstance(x.items[0], N.Member) or x.items[0].negated:
+            return False
+        test = x.items[0]
+        if not isinstance(test.elem, N.Name):
+            return False
+        name = test.elem.id
+        if name in scope or name in self.t.symbols or name in self.t.refused or name in BUILTIN_VALUES \
+                or name in BUILTINS or name in SPECIAL_FUNCS or name in ("true", "false", "none"):
+            return False
+        self.expr(test.coll, scope)
+        span = test.coll.span
+        line = source_line(span.file, span.line) if span.line > 0 and span.line == span.end_line else None
+        coll = line[span.column - 1:span.end_column - 1] if line and span.end_column > span.column else "..."
+        self.err(x.span, f'this is read as a list of one true-or-false value (whether "{name}" is in {coll}), '
+                         f'and "{name}" is not defined',
+                 hint=f"for the items of the list write `[{name} for {name} in {coll}]`, "
+                      f"or for some of them `[{name} in {coll} where ...]`")
+        return True
 
     def expr_filter(self, x: N.FilterList, scope: set) -> str:
         ty = self.expr(x.coll, scope)

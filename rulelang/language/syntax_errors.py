@@ -311,8 +311,8 @@ def syntax_diagnostic(lark, exc: UnexpectedInput, file: str, line_offset: int, t
     token = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedCharacters) or token is None or token.type == "$END":
         return found
-    refined = _missing_brace(exc, token, found, file, line_offset) or _name_is_a_word(found, file) \
-        or _var_without_type(found, text, token)
+    refined = _missing_brace(exc, token, found, file, line_offset) or _field_named_by_a_word(found, file, token) \
+        or _name_is_a_word(found, file) or _var_without_type(found, text, token)
     if refined is None and len(text) <= _MAX_EDITED:
         refined = _words_in_order(token, found, text) or _missing_symbol(token, found, text)
     return refined or found
@@ -465,6 +465,25 @@ def _name_is_a_word(found: Diagnostic, file: str) -> Diagnostic | None:
     hint = (f'"{word}" is a word of the language, so the {kind} named "{word}" (line {line}) cannot be written '
             f"here: give it another name")
     return Diagnostic(found.span, found.message, found.expected, hint)
+
+
+_FIELD_LINE = re.compile(r"^\s*([a-z_]+)\s*$")
+
+
+def _field_named_by_a_word(found: Diagnostic, file: str, token: Token) -> Diagnostic | None:
+    """`discards: int = 0` in a block of fields: a name that is a word of the language, which the
+    parser reads as the start of a statement, so the ":" after it is what it stops at."""
+    if str(token) != ":" or found.span.column != token.column:
+        return None
+    source = source_line(file, found.span.line) or ""
+    before = _FIELD_LINE.match(source[:max(found.span.column - 1, 0)])
+    if before is None or before.group(1) not in _literal_patterns().values():
+        return None
+    word, start = before.group(1), before.start(1) + 1
+    span = Span(file=file, line=found.span.line, column=start, end_line=found.span.line, end_column=start + len(word))
+    return Diagnostic(span, f'"{word}" is a word of the language, so it cannot be the name of a field',
+                      "a name that is not a word of the language",
+                      f'give it another name, such as "{word}_count" or "my_{word}"')
 
 
 def _language_word_before(text: str) -> str | None:

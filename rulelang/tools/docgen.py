@@ -16,7 +16,8 @@ A page holds, in this order:
 * settings, and a glossary of the game's keywords;
 * each variant as what it changes against the base game (replaced, removed and added
   declarations, settings changed), with its own flow when it changes the flow;
-* every doc comment line that starts with ``Assumption``, with its line number;
+* every doc comment line that starts with ``Assumption`` or has ``Assumption:`` after the rule it
+  reads, with its line number;
 * the full rules source.
 
 Nothing here knows any particular game: everything comes from the AST.
@@ -201,6 +202,17 @@ def decl_title(d: N.Node, src: Source | None = None) -> str:
 
 # ------------------------------------------------------------------ assumptions
 
+_MID_ASSUMPTION = re.compile(r"(?<![\w`])Assumption:")
+
+
+def _assumption_at(text: str) -> int | None:
+    """Where an assumption starts in a doc comment's text: at its start ("Assumption", as it always
+    was), or at an "Assumption:" after other words; None if nowhere."""
+    if text.lstrip().startswith("Assumption"):
+        return len(text) - len(text.lstrip())
+    found = _MID_ASSUMPTION.search(text)
+    return found.start() if found is not None else None
+
 
 @dataclass
 class Assumption:
@@ -210,10 +222,12 @@ class Assumption:
 
 
 def collect_assumptions(source: str) -> list[Assumption]:
-    """Every doc comment line (``///`` or ``//!``) that starts with "Assumption", with its line.
+    """Every doc comment line (``///`` or ``//!``) that starts with "Assumption", or has "Assumption:"
+    after other words (the rule, then the reading taken of it), with its line.
 
-    The text runs on over the following doc comment lines, up to a blank doc line, a line that
-    opens a quotation or another assumption, or the end of the comment.
+    The text, from "Assumption" on, runs on over the following doc comment lines, up to a blank doc
+    line, a line that opens a quotation or another assumption, or the end of the comment; where
+    another "Assumption:" is in a line, the words before it are not taken (they are its rule's).
     """
     lines = source.splitlines()
     out: list[Assumption] = []
@@ -221,11 +235,12 @@ def collect_assumptions(source: str) -> list[Assumption]:
     doc = re.compile(r"^\s*//[/!](?!/)\s?(.*)$")
     while i < len(lines):
         m = doc.match(lines[i])
-        if not m or not m.group(1).lstrip().startswith("Assumption"):
+        at = _assumption_at(m.group(1)) if m else None
+        if at is None:
             i += 1
             continue
         start = i
-        text = [m.group(1).strip()]
+        text = [m.group(1)[at:].strip()]
         i += 1
         while i < len(lines):
             m2 = doc.match(lines[i])
@@ -233,6 +248,8 @@ def collect_assumptions(source: str) -> list[Assumption]:
                 break
             more = m2.group(1).strip()
             if not more or more.startswith(('"', "Assumption", "“")):
+                break
+            if _assumption_at(more) is not None:  # (another assumption, after the words of its own rule)
                 break
             text.append(more)
             i += 1
@@ -1145,9 +1162,9 @@ class _Renderer:
         items = collect_assumptions(self.text)
         self.w("## Assumptions", "")
         if not items:
-            self.w("No doc comment starts with `Assumption`.", "")
+            self.w("No doc comment has an `Assumption`.", "")
             return
-        self.w("Every doc comment that starts with `Assumption`: where the rulebook is silent, unclear or "
+        self.w("Every `Assumption` in a doc comment: where the rulebook is silent, unclear or "
                "contradicts itself, and the reading chosen.", "")
         for a in items:
             where = self.ref(a.line)
