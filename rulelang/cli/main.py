@@ -35,8 +35,7 @@ def cmd_check(args) -> int:
 
             try:
                 text, rules = read_and_parse(path)
-                from rulelang.tools.scenario import is_scenario_file
-                if is_scenario_file(rules):  # scenarios (`rulelang test`): checked without running their steps
+                if _is_scenario_file(rules):  # scenarios (`rulelang test`): checked without running their steps
                     failed += _check_scenario_file(path, rules, scenario_games)
                     continue
                 data_files = DataFiles()
@@ -56,6 +55,15 @@ def cmd_check(args) -> int:
         if hint:
             print(f"{path}: hint: {hint}")
     return 1 if failed else 0
+
+
+def _is_scenario_file(rules) -> bool:
+    """A file whose declarations are scenarios and no game (told from the AST alone: a game's check
+    imports nothing of the scenario runner, nor the parser when its AST is kept)."""
+    from rulelang.language import nodes as N
+
+    return (any(isinstance(d, N.ScenarioDecl) for d in rules.decls)
+            and not any(isinstance(d, N.GameDecl) for d in rules.decls))
 
 
 def _check_scenario_file(path, rules, games: dict) -> int:

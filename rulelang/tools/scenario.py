@@ -1075,12 +1075,6 @@ def _expectations(items: list[N.ScenarioItem]):
             yield from _expectations(item.items)
 
 
-def is_scenario_file(rules: N.RulesFile) -> bool:
-    """A file whose declarations are scenarios (and no game): `rulelang check` checks it as one."""
-    return (any(isinstance(d, N.ScenarioDecl) for d in rules.decls)
-            and not any(isinstance(d, N.GameDecl) for d in rules.decls))
-
-
 def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
                     cache: dict | None = None) -> list[Diagnostic]:
     """The problems `rulelang check` finds in a scenario file without running its steps: for each
