@@ -106,13 +106,7 @@ def _nth_line(text: str, n: int) -> str | None:
     whole: where line n starts is found by halving, counting the "\n" before a point each time."""
     if n < 1 or text.count("\n") + (text[-1:] not in ("", "\n")) < n:
         return None
-    if n <= 1000:  # (near the top: found line by line)
-        low = 0
-        for _ in range(n - 1):
-            low = text.index("\n", low) + 1
-        high = low
-    else:
-        low, high = 0, len(text)
+    low, high = 0, len(text)
     while low < high:  # the first point with n - 1 line ends before it
         middle = (low + high) // 2
         if text.count("\n", 0, middle) >= n - 1:

@@ -44,13 +44,13 @@ def printable_line(text: str) -> str:
     return "".join("\ufffd" if ch in _CONTROL else ch for ch in text)
 
 
-def read_source(path: str | Path, max_bytes: int | None = None) -> str:
+def read_source(path: str | Path) -> str:
     """The text of a .rules file, or a RulesError that says why it cannot be read."""
     from rulelang.core.budgets import current_budgets
 
     name = str(path)
     p = Path(path)
-    limit = max_bytes if max_bytes is not None else current_budgets().source_bytes
+    limit = current_budgets().source_bytes
     try:
         if p.is_dir():
             return _raise(_error(name, 1, 1, "this is a folder, not a rules file",
