@@ -119,4 +119,5 @@ def _load(path, variant, settings, text) -> Game:
         program = compile_program(decls, table, chosen)
     except RuleError as exc:
         raise RulesError(Diagnostic(exc.span, exc.message)) from None
-    return Game(program, rules, variants, chosen, str(path), source)
+    game_decl = next((d for d in decls if isinstance(d, N.GameDecl)), None)
+    return Game(program, rules, variants, chosen, str(path), source, game_decl)

@@ -540,9 +540,12 @@ class Option:
 class Game:
     """A loaded, checked and compiled game (with its variants applied)."""
 
-    def __init__(self, program: Program, rules: N.RulesFile, variants: list[str], settings: dict, path: str, source: str):
+    def __init__(self, program: Program, rules: N.RulesFile, variants: list[str], settings: dict, path: str, source: str,
+                 game_decl: N.GameDecl | None = None):
         self.program = program
         self.rules = rules
+        # the `game` declaration in force: the base file's, or the one a variant put in its place
+        self.game_decl = game_decl or rules.game()
         self.variants = variants
         self.settings = settings
         self.path = path
@@ -553,12 +556,24 @@ class Game:
     def title(self) -> str:
         return self.program.game.title
 
+    def _player_count_refused(self, n: int) -> Diagnostic:
+        """Why `n` players cannot play, at the `game` line that says how many may: a variant's own
+        `game` when a variant replaced it."""
+        g = self.program.game
+        span = self.game_decl.span if self.game_decl else Span()
+        counts = str(g.players_min) if g.players_min == g.players_max else f"{g.players_min} to {g.players_max}"
+        base = self.rules.game()
+        by_variant = base is not None and self.game_decl is not base
+        who = f"{g.title} with the variant {', '.join(self.variants)}" if by_variant else g.title
+        hint = (f"without the variant, {base.title} is played by {base.players_min} to {base.players_max} players"
+                if by_variant else None)
+        return Diagnostic(span, f"{who} is played by {counts} players, not {n}", hint=hint)
+
     def new_match(self, players: int | None = None, seed: int = 0) -> "Match":
         n = players if players is not None else self.program.game.players_default
         g = self.program.game
         if not g.players_min <= n <= g.players_max:
-            raise RulesError(Diagnostic(self.rules.game().span if self.rules.game() else Span(),
-                                        f"{g.title} is played by {g.players_min} to {g.players_max} players, not {n}"))
+            raise RulesError(self._player_count_refused(n))
         try:  # the defaults of player fields and globals are rules expressions too
             limit = (self.program.budgets or as_budgets(None)).players
             if n > limit:
