@@ -121,6 +121,12 @@ class ExpressionChecks:
 
     def check_label(self, template: str, comp: N.ComponentDecl, span: Span):
         fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS
+        for m in SHOWN_ANYTHING.finditer(template):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", m.group(1)):  # a label shows its card's own fields
+                self.err(_label_name_span(comp.span, m.group(1)) or span,
+                         f'a label shows its card\'s fields only, so "{{{m.group(1)}}}" would be printed as it is',
+                         expected='a field of the card in braces, as in "{rank} of {suit}"',
+                         hint="give the card a field holding that value, or show the value in a `log` text")
         for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", template):
             if m.group(1) not in fields:
                 span = _label_name_span(comp.span, m.group(1)) or span
