@@ -18,7 +18,8 @@ from rulelang.check.types import type_name
 from rulelang.core.errors import Span
 
 #: built-in functions that need a match: chance, and players by seat
-MATCH_CALLS = {"roll": "chance (roll)", "random": "chance (random)", "player": "the match's players (player)"}
+MATCH_CALLS = {"roll": "chance (roll)", "random": "chance (random)", "sample": "chance (sample)",
+               "shuffled": "chance (shuffled)", "player": "the match's players (player)"}
 #: kinds of top-level names whose values exist only in a match
 MATCH_KINDS = {"var": "the variable", "zone": "the zone", "component": "the cards of", "cards": "the cards of"}
 

@@ -9,7 +9,7 @@ import re
 from rulelang.language import nodes as N
 
 # built-ins whose value changes from one call to the next (chance), so a def using them is not cached
-IMPURE_CALLS = {"roll", "random"}
+IMPURE_CALLS = {"roll", "random", "sample", "shuffled"}
 
 
 def impure_defs(decls) -> set[str]:
@@ -129,8 +129,8 @@ def _mentions(node) -> tuple[frozenset, frozenset]:
 
 
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
-VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "last", "max",
-                            "min", "sum"})
+VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "index_of", "last",
+                            "max", "min", "skip", "sum"})
 #: expression nodes that read nothing of the state by themselves
 _VALUE_NODES = (N.IntLit, N.BoolLit, N.NoneLit, N.Index, N.ListLit, N.FilterList, N.ForClause, N.MapList,
                 N.CondExpr, N.BinOp, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range, N.CellLit)
@@ -222,9 +222,10 @@ def constant_defs(decls) -> set[str]:
 FIELD_FREE_BUILTINS = frozenset({
     "abs", "all", "any", "at", "bottom", "cards_on", "cell_of", "cells", "cells_around", "concat", "connected_groups",
     "count", "diagonal_directions", "directions", "distance", "distinct", "edge", "empty", "empty_cells",
-    "empty_cells_around", "face_down", "first", "frontier", "has_room", "last", "max", "min", "neighbor_cells",
+    "empty_cells_around", "face_down", "first", "frontier", "has_room", "index_of", "last", "max", "min", "neighbor_cells",
     "neighbors", "next_player", "occupied_cells", "opponents", "origin", "owned_cells", "owner", "player",
-    "previous_player", "ray", "region", "regions", "seat", "straight_directions", "sum", "top", "top_at", "towards",
+    "previous_player", "ray", "region", "regions", "sample", "seat", "shuffled", "skip", "straight_directions", "sum",
+    "top", "top_at", "towards",
     "turn_order", "zone_of", "matched", "matching",
 })
 

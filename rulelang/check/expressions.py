@@ -450,7 +450,10 @@ class ExpressionChecks:
         if x.op in ("<", ">", "<=", ">="):
             for ty, side in ((a, x.left), (b, x.right)):
                 if ty not in ("int", "any"):
-                    self.err(side.span, f'"{x.op}" compares numbers, but this is {describe_type(ty)}')
+                    enum = ty[4:] if ty.startswith("sym:") and not ty.startswith("sym:setting:") else None
+                    self.err(side.span, f'"{x.op}" compares numbers, but this is {describe_type(ty)}',
+                             hint=f"compare members by their place in the enum: index_of(a, {enum}) {x.op} "
+                                  f"index_of(b, {enum})" if enum else None)
         elif a.startswith("sym:") and b.startswith("sym:") and a != b:
             self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
         return "bool"

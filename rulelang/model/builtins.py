@@ -171,16 +171,43 @@ def _abs(ctx, x):
     return abs(x)
 
 
-@builtin("first", 1, 1, "the first item of a list, or none")
-def _first(ctx, coll):
+@builtin("first", 1, 2, "the first item of a list, or none; first(list, n): a list of its first n items (all, if fewer)")
+def _first(ctx, coll, n=None):
     items = _items(coll)
+    if n is not None:
+        return items[:_count_of(n, "first")]
     return items[0] if items else None
 
 
-@builtin("last", 1, 1, "the last item of a list, or none")
-def _last(ctx, coll):
+@builtin("last", 1, 2, "the last item of a list, or none; last(list, n): a list of its last n items (all, if fewer)")
+def _last(ctx, coll, n=None):
     items = _items(coll)
+    if n is not None:
+        n = _count_of(n, "last")
+        return items[len(items) - n:] if n < len(items) else list(items)
     return items[-1] if items else None
+
+
+@builtin("skip", 2, 2, "the list without its first n items: skip(list, 2) then first(..., 3) is the 3rd to 5th")
+def _skip(ctx, coll, n):
+    return _items(coll)[_count_of(n, "skip"):]
+
+
+@builtin("index_of", 2, 2, "where an item stands in a list, counting from 0 as list[i] does (-1 if absent); "
+                           "index_of(red, Colour) is an enum member's place in its enum")
+def _index_of(ctx, item, coll):
+    items = _items(coll)
+    for i, x in enumerate(items):
+        if x == item:
+            return i
+    return -1
+
+
+def _count_of(n, name: str) -> int:
+    """A count of items asked of first/last/skip/sample: a whole number, 0 or more."""
+    if type(n) is not int or n < 0:
+        raise RuleFailure(f"{name}() takes a count of items, a whole number 0 or more, not {describe(n)}")
+    return n
 
 
 @builtin("top", 1, 1, "the top card of a pile (the last one put on it), or none")
@@ -431,6 +458,28 @@ def _roll(ctx, a, b=None):
     if fixed is not None:
         return _bounded(sum(fixed.die(sides, ctx.s.rng) for _ in range(count)), "the total of the dice")
     return _bounded(sum(ctx.s.rng.randint(1, sides) for _ in range(count)), "the total of the dice")
+
+
+@builtin("sample", 2, 2, "n different items of a list picked at random, in the order picked (all, if fewer)")
+def _sample(ctx, coll, n):
+    return _picked(ctx, as_list(coll), _count_of(n, "sample"))
+
+
+@builtin("shuffled", 1, 1, "the items of a list in a random order (the list itself is unchanged)")
+def _shuffled(ctx, coll):
+    items = as_list(coll)
+    return _picked(ctx, items, len(items))
+
+
+def _picked(ctx, items: list, n: int) -> list:
+    """n items taken one by one at random from what is left; each pick is one of random()'s, so a
+    scenario's queued `next random` results come first."""
+    left, out = list(items), []
+    fixed = ctx.s.fixed_chance
+    for _ in range(min(n, len(left))):
+        i = fixed.pick(left, ctx.s.rng) if fixed is not None else ctx.s.rng.randrange(len(left))
+        out.append(left.pop(i))
+    return out
 
 
 @builtin("random", 1, 1, "one item of a list picked at random")
