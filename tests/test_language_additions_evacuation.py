@@ -70,8 +70,15 @@ def test_players_left_out_of_the_list_get_no_turn():
     assert {p.seat + 1 for p in match.s.globals["seen"]} == {1, 2}
 
 
+def test_a_player_listed_twice_takes_a_turn_at_each_place():
+    # "In a two-player game each player has two kings, so their turns follow the kings' order."
+    text = ORDER.replace("[player(3), player(1), player(4), player(2)]", "[player(1), player(2), player(2), player(1)]")
+    match = load_rules(text).new_match(players=4, seed=0)
+    play_random(match)
+    assert seats(match.s.globals["seen"])[:4] == [1, 2, 2, 1]
+
+
 @pytest.mark.parametrize("listing,message", [
-    ("[player(1), player(1)]", "names a player twice"),
     ("[player(1), 3]", "needs a list of players"),
 ])
 def test_a_bad_computed_order_is_a_rules_error(listing, message):

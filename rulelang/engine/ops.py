@@ -467,9 +467,7 @@ class TurnsInit(Op):
             listed = self.following(ctx)
             if not isinstance(listed, (list, tuple)) or not all(isinstance(p, Player) for p in listed):
                 raise RuleError(self.span, f"`following` needs a list of players, not {describe(listed)}")
-            order = [p.seat for p in listed]
-            if len(set(order)) != len(order):
-                raise RuleError(self.span, "the turn order given to `following` names a player twice")
+            order = [p.seat for p in listed]  # (a player listed twice takes a turn at each place)
         if self.start is not None:
             first = self.start(ctx)
         elif order is not None:
