@@ -26,7 +26,7 @@ def cmd_check(args) -> int:
     scenario_games: dict = {}  # the games scenario files name, loaded once for the files of this check
     for name in args.files:
         path = find_game(name)
-        hint = None  # (given when the file is checked, not when a kept verdict answers)
+        hint, found = None, []  # (given when the file is checked, not when a kept verdict answers)
         variants = passed_before(path)  # unchanged since it passed, with the same rulelang
         if variants is None:
             from rulelang.language.astcache import read_and_parse  # an unchanged file is not parsed again
@@ -41,7 +41,9 @@ def cmd_check(args) -> int:
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
                 from rulelang.bots.agents import bot_hint
+                from rulelang.check.hints import hints
                 hint = bot_hint(rules)
+                found = hints(rules)  # (the file passes: they are printed after "ok", not counted)
                 variants = rules.variants()
                 remember_pass(path, text, variants, data_files.paths)
             except RulesError as exc:
@@ -52,6 +54,8 @@ def cmd_check(args) -> int:
                 sys.stderr.flush()
                 continue
         print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
+        for diagnostic in found:
+            print(diagnostic.format())
         if hint:
             print(f"{path}: hint: {hint}")
     return 1 if failed else 0

@@ -98,6 +98,9 @@ class Analysis:
             return
         try:
             check_rules(self.rules, all_variants=True)
+            from rulelang.check.hints import hints
+
+            self.diagnostics = hints(self.rules)  # (a file that checks clean may still get hints)
         except RulesError as exc:
             self.diagnostics = list(exc.diagnostics)
         self.symbols = self._collect(self.rules)
@@ -332,7 +335,8 @@ def to_lsp_diagnostic(d: Diagnostic, lines: list[str]):
         message += f"\nexpected: {d.expected}"
     if d.hint:
         message += f"\nhint: {d.hint}"
-    severity = T.DiagnosticSeverity.Warning if d.severity == "warning" else T.DiagnosticSeverity.Error
+    severity = {"warning": T.DiagnosticSeverity.Warning, "hint": T.DiagnosticSeverity.Hint}.get(
+        d.severity, T.DiagnosticSeverity.Error)
     return T.Diagnostic(range=_range(d.span, lines), message=message, severity=severity, source="rulelang")
 
 

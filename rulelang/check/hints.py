@@ -1,0 +1,63 @@
+"""Hints: rules that check clean but probably do not do what their designer means.
+
+A hint is a `Diagnostic` of severity "hint": `rulelang check` prints it after "ok" (the file still
+passes), and the language server shows it as a hint. One so far:
+
+- **face-down cards nobody owns in a player's public zone.** A face-down card in a public zone is
+  seen by the card's owner only (`engine/visibility.visible`), and moving a card never changes its
+  owner, so a card drawn face down from a shared zone into `tableau(p)` is hidden from p too,
+  unless the rules set `c.owner`. Hinted at each such `move` or `draw` whose cards come from a
+  shared zone, in a declaration that never sets an owner.
+"""
+from __future__ import annotations
+
+from rulelang.core.errors import Diagnostic
+from rulelang.language import nodes as N
+from rulelang.check.dependencies import nodes_in
+
+
+def hints(rules: N.RulesFile) -> list[Diagnostic]:
+    """The hints of a file (its variants' declarations included), in the order of the file."""
+    zones = {d.name: d for d in nodes_in(rules.decls) if isinstance(d, N.ZoneDecl)}
+    shared = {name for name, z in zones.items() if not z.per_player}
+    out: list[Diagnostic] = []
+    for decl in _declarations(rules.decls):
+        if any(_sets_an_owner(x) for x in nodes_in(decl)):
+            continue
+        for x in nodes_in(decl):
+            if isinstance(x, (N.Move, N.Draw)) and x.place.face == "down":
+                into = _zone_named(x.to)
+                zone = zones.get(into)
+                if zone is None or not zone.per_player or zone.visibility != "public" or zone.board is not None:
+                    continue
+                source = x.source if isinstance(x, N.Draw) else x.what
+                if not any(isinstance(n, N.Name) and n.id in shared for n in nodes_in(source)):
+                    continue
+                out.append(Diagnostic(
+                    x.span, f'nobody owns these face-down cards in "{into}", so its player cannot see them: a '
+                            "face-down card is seen by its owner only, and a card from a shared zone has none",
+                    hint=f"set the owner after the move (`c.owner = p`), or declare `zone {into} per player private`",
+                    severity="hint"))
+    return sorted(out, key=lambda d: (d.span.line, d.span.column))
+
+
+def _declarations(decls):
+    """Top-level declarations, those inside variants too."""
+    for d in decls:
+        if isinstance(d, N.VariantDecl):
+            yield from _declarations(d.items)
+        else:
+            yield d
+
+
+def _zone_named(expr) -> str | None:
+    """The zone a destination names: `pile` or `tableau(p)`."""
+    if isinstance(expr, N.Name):
+        return expr.id
+    if isinstance(expr, N.Call) and not expr.kwargs:
+        return expr.func
+    return None
+
+
+def _sets_an_owner(x) -> bool:
+    return isinstance(x, N.Assign) and isinstance(x.target, N.Attr) and x.target.name == "owner"
