@@ -236,7 +236,13 @@ class Builder:
                               f"count(turn_order({self.player_expr(env)}))",
                               f"count(matching({self.zone_expr(env)}, {self.zone_expr(env)}, {self.fits}))"
                               if self.fits else "0",
-                              f"count(sorted_by(players, [{x}.score for {x} in players]))"])
+                              f"count(sorted_by(players, [{x}.score for {x} in players]))",
+                              f"count(first({self.zone_expr(env)}, {self.int_expr(env, max(d, 0))}))",
+                              f"count(last({self.zone_expr(env)}, {self.int_expr(env, max(d, 0))}))",
+                              f"count(skip({self.zone_expr(env)}, {self.int_expr(env, max(d, 0))}))",
+                              f"count(sample({self.zone_expr(env)}, {self.int_expr(env, max(d, 0))}))",
+                              f"count(shuffled({self.zone_expr(env)}))",
+                              f"index_of(first({self.zone_expr(env)}), {self.zone_expr(env)})"])
         if shape == "board":
             b = self.pick(self.boards)
             who = self.player_expr(env)
