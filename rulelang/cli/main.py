@@ -92,7 +92,7 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.table import Table
 
-    from rulelang.cli.balance import print_metrics, rate_cell
+    from rulelang.cli.balance import print_metrics, print_seats
     from rulelang.balance.simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
@@ -102,20 +102,7 @@ def cmd_simulate(args) -> int:
         summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
                            seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
                            progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile)
-    title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
-    table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
-    table.add_column("seat")
-    table.add_column("agent")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate [95% interval]", justify="right")
-    fields = summary.numeric_player_fields()
-    for name in fields:
-        table.add_column(f"{name} (mean ± sd)", justify="right")
-    for i, w in enumerate(summary.wins()):
-        row = [str(i + 1), summary.agents[i], str(w), rate_cell(summary.metrics()["win_rate"][i])]
-        row += [f"{fields[name][i][0]:.2f} ± {fields[name][i][1]:.2f}" for name in fields]
-        table.add_row(*row)
-    console.print(table)
+    print_seats(console, summary)
     rounds_mean, rounds_sd = summary.length("rounds")
     decisions_mean, decisions_sd = summary.length("decisions")
     console.print(f"no winner: {summary.no_winner_rate():.1%}")
