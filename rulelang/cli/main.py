@@ -162,7 +162,8 @@ def cmd_play(args) -> int:
     from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.compile.loader import load
     from rulelang.engine.visibility import move_label
-    from rulelang.table.terminal import QUIT, ask
+    from rulelang.table.tableview import table_view
+    from rulelang.table.terminal import QUIT, ask, draw_result
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default
@@ -189,12 +190,11 @@ def cmd_play(args) -> int:
         options = match.legal_options()
         if agents[seat] is not None:
             index = agents[seat].choose(AgentHandle(match, seat), options)
-            if humans:
-                # what the bot does, as the human sees it as it is done: said before the move is
-                # applied, so a card hidden from them then is "a hidden card", neither named nor
-                # placed where the move (or a new round) puts it
-                label = move_label(match.s, match.s.pending["options"][index], viewer)
-                console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
+            # what the bot does, as the human (or, with no human or several, a watcher) sees it as
+            # it is done: said before the move is applied, so a card hidden from them then is "a
+            # hidden card", neither named nor placed where the move (or a new round) puts it
+            label = move_label(match.s, match.s.pending["options"][index], viewer)
+            console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
             match.apply(index)
             continue
         index = ask(console, match, seat, seats=seats)
@@ -208,6 +208,7 @@ def cmd_play(args) -> int:
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
+    draw_result(console, table_view(match, viewer), seats)
     return 0
 
 

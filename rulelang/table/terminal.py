@@ -280,6 +280,30 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
                 console.print(row)
 
 
+def draw_result(console: Console, view: dict, seats: list[str] | None = None):
+    """The end of a match: what every player ends with (their fields, the score among them), a row
+    per field and a column per player, as the view's seat may see them (-1: a watcher)."""
+    players = view["players"]
+    names = list(dict.fromkeys(k for p in players for k in p["fields"]))
+    if not names:
+        return
+    winners = set(view["winners"])
+    table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("")
+    for p in players:
+        who = f"Player {p['seat']}"
+        if seats and seats[p["seat"] - 1] != "human":
+            who += f" ({seats[p['seat'] - 1]})"
+        elif p["seat"] == view["you"]:
+            who += " (you)"
+        table.add_column(who + (" *" if p["seat"] in winners else ""), justify="right", overflow="fold")
+    for name in names:
+        table.add_row(pretty(name), *(value_text(p["fields"].get(name)) for p in players))
+    console.print(table)
+    if winners:
+        console.print(Text("* won", style="dim"))
+
+
 # ------------------------------------------------------------------ asking a person
 
 
