@@ -130,10 +130,11 @@ def _option_cells(match: Match) -> dict[str, set]:
 
 def _board_of_cell(boards: list, value) -> BoardZone | None:
     """The board a value is a cell of: a fixed board that has it, else an open square or hex board
-    for a pair of whole numbers."""
+    for a pair of whole numbers. A plain number is never taken for a cell: a choice of a number (a
+    row, an amount) would be marked on whatever track has a cell of that number; it is a value."""
     if isinstance(value, bool) or value is None or isinstance(value, (Entity, Player, Zone)):
         return None
-    if not isinstance(value, (tuple, int, str)):
+    if not isinstance(value, (tuple, str)):
         return None
     for z in boards:
         t = z.cells.topology
@@ -190,7 +191,7 @@ def _token(match: Match, value, seat: int, refs: _Refs, boards: list) -> dict:
         token = {"kind": "cell", "zone": board.key, "cell": cell_json(value),
                  "key": f"cell:{board.key}:{cell_key(value)}", "text": describe(value)}
         if not isinstance(value, tuple):
-            token["also_listed"] = True  # a number or name might not mean the cell: offer it as a button too
+            token["also_listed"] = True  # a name might not mean the cell: offer it as a button too
         return token
     if value is None:
         return {"kind": "value", "key": "none", "text": "nothing"}
