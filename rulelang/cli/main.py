@@ -449,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--zone", help="the board zone to draw (default: the first board; a player's board is NAME#SEAT, "
-                                  "kingdom#2; --list lists them); several, comma-separated, "
+                                  "tableau#2; --list lists them); several, comma-separated, "
                                   "draw the others' cards on the first (e.g. map,sites)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--after", type=whole_number(0), metavar="N", help="draw the board after N decisions")
@@ -458,7 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--colour-by", metavar="FIELD", help="colour the cards by this field (default: a field named "
                    "colour, color, kind, suit or type, else the first field holding an enum member)")
     p.add_argument("--list", action="store_true", help="list the game's boards (per-player boards are named "
-                   "NAME#SEAT, e.g. kingdom#2) and whose each is, and draw nothing")
+                   "NAME#SEAT, e.g. tableau#2) and whose each is, and draw nothing")
     p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_render)
 

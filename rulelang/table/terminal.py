@@ -65,8 +65,8 @@ def alike_groups(cards: list[dict]) -> list[list[dict]]:
     return list(groups.values())
 
 
-def draw_cards(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
-    """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (gem
+def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
+    """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
     tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
     shown unless one of the others can be chosen."""
     groups = alike_groups(cards)
@@ -104,7 +104,7 @@ def places(view: dict) -> dict[str, tuple]:
 
 def arrange(view: dict, tokens: list[dict]) -> list[dict]:
     """The next parts as they are numbered: cards on a board in the board's order (a row refilled in
-    place keeps its order), and of cards of one look in one place (five red gems in the bank), only
+    place keeps its order), and of cards of one look in one place (five red tokens in a supply), only
     the first: taking any of them is the same move."""
     where = places(view)
     on_board = [i for i, t in enumerate(tokens) if t["kind"] == "card" and where.get(t["ref"], (None, None))[1] is not None]
@@ -262,7 +262,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
         if not c["cards"]:
             out.append("empty", style="dim")
         else:
-            draw_cards(out, c["cards"], numbers)
+            draw_chips(out, c["cards"], numbers)
         if mark:
             out.append(f" [{mark}]", style="bold yellow")
     if zone["board"].get("loop"):
@@ -281,7 +281,7 @@ def draw_pile(zone: dict, numbers: dict[str, int]) -> Text:
     if not zone["cards"]:
         out.append("empty", style="dim")
         return out
-    draw_cards(out, zone["cards"], numbers)
+    draw_chips(out, zone["cards"], numbers)
     return out
 
 

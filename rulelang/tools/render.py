@@ -56,7 +56,7 @@ def pick_zone(match, name: str | None) -> BoardZone:
 
 
 def board_label(board: BoardZone) -> str:
-    """A board as the picture's title names it: "kingdom of Player 2 (--zone kingdom#2)"."""
+    """A board as the picture's title names it: "tableau of Player 2 (--zone tableau#2)"."""
     if board.owner is None:
         return board.key
     return f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
