@@ -98,3 +98,16 @@ def test_a_track_of_displays_shows_every_tile_and_numbers_are_not_cells():
     view = table_view(match, 0)
     parts = [[t["kind"] for t in o["tokens"] if t["kind"] != "name"] for o in view["choice"]["options"]]
     assert parts and all(p == ["card", "value"] for p in parts), parts  # the line: a value, not a cell
+
+
+def test_hidden_cards_stay_a_choice_each_and_seen_alike_cards_merge_per_place():
+    from rulelang.table.terminal import arrange
+
+    hidden = [{"ref": f"h{i}", "hidden": True} for i in range(1, 4)]
+    red = [{"ref": f"c{i}", "label": "red", "fields": {"gem": "red"}, "colour": "#f00"} for i in (7, 8)]
+    other = {"ref": "c9", "label": "red", "fields": {"gem": "red"}, "colour": "#f00"}
+    view = {"zones": [{"key": "hand#2", "name": "hand", "cards": hidden},
+                      {"key": "bank", "name": "bank", "cards": red},
+                      {"key": "row", "name": "row", "cells": [{"key": "0", "cards": [other]}]}]}
+    tokens = [{"kind": "card", "ref": c["ref"], "key": "card:" + c["ref"], "text": "x"} for c in hidden + red + [other]]
+    assert [t["ref"] for t in arrange(view, tokens)] == ["h1", "h2", "h3", "c7", "c9"]

@@ -105,7 +105,7 @@ def places(view: dict) -> dict[str, tuple]:
 def arrange(view: dict, tokens: list[dict]) -> list[dict]:
     """The next parts as they are numbered: cards on a board in the board's order (a row refilled in
     place keeps its order), and of cards of one look in one place (five red tokens in a supply), only
-    the first: taking any of them is the same move."""
+    the first: taking any of them is the same move (cards it does not see are each a choice)."""
     where = places(view)
     on_board = [i for i, t in enumerate(tokens) if t["kind"] == "card" and where.get(t["ref"], (None, None))[1] is not None]
     ordered = sorted((tokens[i] for i in on_board), key=lambda t: where[t["ref"]][2])
@@ -114,7 +114,8 @@ def arrange(view: dict, tokens: list[dict]) -> list[dict]:
         tokens[i] = t
     out, seen = [], set()
     for t in tokens:
-        if t["kind"] == "card" and t["ref"] in where:
+        # hidden cards are never merged: where one lies in a hand may be all a player knows of it
+        if t["kind"] == "card" and t["ref"] in where and where[t["ref"]][3][0] != "hidden":
             zone, cell, _, seen_look = where[t["ref"]]
             key = (zone, cell, seen_look)
             if key in seen:
