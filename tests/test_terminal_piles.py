@@ -111,3 +111,16 @@ def test_hidden_cards_stay_a_choice_each_and_seen_alike_cards_merge_per_place():
                       {"key": "row", "name": "row", "cells": [{"key": "0", "cards": [other]}]}]}
     tokens = [{"kind": "card", "ref": c["ref"], "key": "card:" + c["ref"], "text": "x"} for c in hidden + red + [other]]
     assert [t["ref"] for t in arrange(view, tokens)] == ["h1", "h2", "h3", "c7", "c9"]
+
+
+def test_a_long_track_of_stacks_says_a_run_of_empty_cells_once():
+    from rulelang.table.terminal import draw_path
+
+    chip = lambda i: {"ref": f"c{i}", "label": f"marker {i % 2 + 1}", "fields": {}, "colour": "#fff", "owner": i // 2 + 1}  # noqa: E731
+    cells = [{"key": str(i), "cards": []} for i in range(25)]
+    cells[0]["cards"] = [chip(i) for i in range(4)]
+    cells[9]["cards"] = [chip(5)]
+    zone = {"key": "track", "board": {"kind": "track", "loop": False}, "cells": cells}
+    lines = draw_path(zone, {"cell:track:4": 1}).plain.splitlines()
+    assert [line.split(":")[0].strip() for line in lines] == ["0", "1-3", "4", "5-8", "9", "10-24"]
+    assert lines[2].endswith("empty [1]") and lines[0].count("marker") == 4

@@ -253,12 +253,25 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
     out = Text()
     # cells holding several cards (displays of tiles) are a line each, with every card shown
     stacked = any(len(c["cards"]) > 1 for c in zone["cells"])
-    for i, c in enumerate(zone["cells"]):
+    cells = zone["cells"]
+    i = 0
+    while i < len(cells):
+        c = cells[i]
+        mark = numbers.get(f"cell:{zone['key']}:{c['key']}")
         if stacked:
             out.append("\n  " if i else "  ")
+            # a run of empty cells, none of them to be chosen, is one line: "3-24: empty"
+            j = i
+            while (j + 1 < len(cells) and not c["cards"] and not mark and not cells[j + 1]["cards"]
+                   and f"cell:{zone['key']}:{cells[j + 1]['key']}" not in numbers):
+                j += 1
+            if j > i:
+                out.append(f"{c['key']}-{cells[j]['key']}: ", style="dim")
+                out.append("empty", style="dim")
+                i = j + 1
+                continue
         elif i:
             out.append(" — " if zone["board"]["kind"] == "track" else "   ")
-        mark = numbers.get(f"cell:{zone['key']}:{c['key']}")
         out.append(f"{c['key']}: ", style="dim")
         if not c["cards"]:
             out.append("empty", style="dim")
@@ -266,6 +279,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
             draw_chips(out, c["cards"], numbers)
         if mark:
             out.append(f" [{mark}]", style="bold yellow")
+        i += 1
     if zone["board"].get("loop"):
         out.append(" — (back to the start)", style="dim")
     if zone["board"]["kind"] == "graph":
