@@ -384,7 +384,7 @@ def draw_result(console: Console, view: dict, seats: list[str] | None = None):
         return
     winners = set(view["winners"])
     table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("")
+    table.add_column("", no_wrap=True)
     for p in players:
         who = f"Player {p['seat']}"
         if seats and seats[p["seat"] - 1] != "human":
