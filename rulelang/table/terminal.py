@@ -4,7 +4,13 @@ Boards are drawn as boards: a square grid as a grid of cells, a hex map as offse
 a track or a graph as its cells in order with their links. Cards are coloured by kind, as at the
 browser table (both draw `tableview.table_view`). A person chooses an option one part at a time
 (a card, then a place), by number; the places that can be chosen are numbered on the board
-itself. Bots' moves are printed one line each.
+itself. Bots' moves are printed one line each, and the end of a match shows what every player
+ends with.
+
+Cards that look alike (tokens of one colour, the cards of a hand this seat does not see) are shown
+as one chip with their count ("5 red", "hand: 13 hidden cards"), and alike cards this seat sees in
+one place are one choice. A track whose cells hold several cards is drawn a line per cell with
+every card. Cards on a board are numbered in the board's order.
 """
 from __future__ import annotations
 
