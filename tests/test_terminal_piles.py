@@ -124,3 +124,16 @@ def test_a_long_track_of_stacks_says_a_run_of_empty_cells_once():
     lines = draw_path(zone, {"cell:track:4": 1}).plain.splitlines()
     assert [line.split(":")[0].strip() for line in lines] == ["0", "1-3", "4", "5-8", "9", "10-24"]
     assert lines[2].endswith("empty [1]") and lines[0].count("marker") == 4
+
+
+def test_a_cell_of_a_board_each_player_has_is_marked_on_the_choosers_board():
+    match = load(HERE / "kingdoms.rules").new_match(players=2, seed=0)
+    _apply(match, "lay")  # Player 1 lays a tile; Player 2 chooses where on their own kingdom
+    assert match.to_move == 1
+    view = table_view(match, 1)
+    cells = {t["zone"] for o in view["choice"]["options"] for t in o["tokens"] if t["kind"] == "cell"}
+    assert cells == {"kingdom#2"}
+    text, _ = _asked(match, 1, ["1"])
+    after = text[text.rindex("kingdom of Player 1"):]
+    first, second = after.split("kingdom of Player 2")
+    assert not re.search(r"\[\d\]", first) and len(re.findall(r"\[\d\]", second)) >= 2
