@@ -84,3 +84,30 @@ def test_cards_are_coloured_by_their_first_enum_field_or_the_one_named(tmp_path,
     assert main(["render", KINGDOMS, "--colour-by", "crown", "-o", str(tmp_path / "d.png")]) != 0
     assert 'no component of Kingdoms has "crown"; did you mean "crowns"' in capsys.readouterr().err
     assert not (tmp_path / "d.png").exists()
+
+
+def test_a_value_of_two_fields_is_told_apart_in_the_legend(tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    import rulelang
+
+    text = '''
+game "Two fields" { players 2; round: play }
+enum Colour { red, blue }
+component Tile { colour: Colour }
+component Piece { kind: Colour }
+cards tiles in box { Tile(colour: red) }
+cards pieces in box { Piece(kind: red) }
+zone box
+zone board: board grid 4 size 2 by 1
+setup { move first([c in box where c.component == "Tile"]) to board at (0, 0)
+        move top(box) to board at (1, 0) }
+phase play { end game }
+'''
+    match = rulelang.load("two.rules", text=text).new_match(seed=0)
+    labels = []
+    legend = matplotlib.axes.Axes.legend
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend",
+                        lambda self, *a, **k: (labels.extend(h.get_label() for h in k["handles"]), legend(self, *a, **k))[1])
+    render_board(match, tmp_path / "two.png")
+    assert sorted(labels) == ["colour red", "kind red"]

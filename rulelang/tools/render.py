@@ -290,9 +290,12 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     handles = []
     in_play = sorted({colour_key(e) for e in board.items if not e.face_down})
-    for k in in_play:
+    values = [k.split("=", 1)[-1] for k in in_play]
+    for k, value in zip(in_play, values):
+        # a value of two fields (a tile's colour=food and a piece's kind=food) says its field
+        label = k.replace("=", " ") if colour_by or values.count(value) > 1 else value
         handles.append(Polygon([[0, 0]], closed=True, facecolor=colours[k], edgecolor="#333333",
-                               label=(k.replace("=", " ") if colour_by else k.split("=", 1)[-1]).replace("_", " ")))
+                               label=label.replace("_", " ")))
     if any(e.face_down for e in board.items):
         handles.append(Polygon([[0, 0]], closed=True, facecolor=FACE_DOWN, edgecolor="#333333", label="face down"))
     if mark:
