@@ -212,6 +212,47 @@ def test_the_terminal_tells_each_bot_move_as_the_human_saw_it_then(game_file, mo
     assert told["hidden"] > 50 and told["named"] > 0, told
 
 
+def test_with_only_bots_the_terminal_prints_every_move_as_a_watcher_sees_it_and_the_scores(game_file, monkeypatch):
+    """`rulelang play --seats random`: every move is printed (docs/cli.md says so), with only the
+    cards a watcher (-1) saw when it was made named, and the match ends with what each player has."""
+    WATCHER = -1
+    told = {"hidden": 0, "named": 0}
+    for seed in range(1, 11):
+        out = io.StringIO()
+        moments: list[tuple[int, set[str]]] = []
+        played: list[Match] = []
+        apply = Match.apply
+
+        def noting(self, option):
+            if not played:
+                played.append(self)
+            if self is played[0]:
+                moments.append((len(out.getvalue()), seen(self, WATCHER)))
+            return apply(self, option)
+
+        monkeypatch.setattr(Match, "apply", noting)
+        with contextlib.redirect_stdout(out):
+            code = main(["play", str(game_file), "--seed", str(seed), "--seats", "random"])
+        text = out.getvalue()
+        assert code == 0 and "Game over" in text
+        lines = [(i, m) for i, m in enumerate(re.finditer(r"^Player \d \(random\): (.*)$", text, re.M))]
+        assert len(lines) == len(moments) > 10, f"seed {seed}: {len(lines)} lines for {len(moments)} moves"
+        for (k, found), (before, (start, saw)) in zip(lines, zip([0] + [m[0] for m in moments], moments)):
+            assert before <= found.start() < start  # the k-th line tells the k-th move, printed as it is made
+            check_line(found.group(1), saw, f"seed {seed}, move {k + 1}")
+            told["hidden" if "a hidden card" in found.group(1) else "named"] += 1
+        final = played[0]
+        end = text[text.index("Game over"):]
+        header = next(line for line in end.splitlines() if "Player 1 (random)" in line)
+        assert "Player 2 (random)" in header
+        row = next(line for line in end.splitlines() if line.strip().startswith("points"))
+        assert row.split()[1:] == [str(p.attrs["points"]) for p in final.s.players]
+        winners = final.s.winners
+        assert all(("Player %d (random) *" % (w + 1)) in header for w in winners)
+        monkeypatch.setattr(Match, "apply", apply)
+    assert told["hidden"] > 20, told  # cards from a private hand: hidden from the watcher when played
+
+
 # ------------------------------------------------------------------ the browser table
 
 

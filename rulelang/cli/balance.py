@@ -41,6 +41,64 @@ def progress_bar(err_console, quiet: bool):
                     TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
 
 
+def _short(x: float) -> str:
+    """A mean or a spread in few characters: whole hundreds, tens with one decimal, else two."""
+    a = abs(x)
+    return f"{x:.0f}" if a >= 100 else f"{x:.1f}" if a >= 10 else f"{x:.2f}"
+
+
+def _spread(m: float, sd: float) -> str:
+    return f"{_short(m)} ± {_short(sd)}"
+
+
+def print_seats(console, summary) -> None:
+    """`simulate`'s first tables: each seat's agent, wins and win rate, then the numbers players end
+    with, one row per field. A column per seat when the seats fit the console's width; else one row
+    per field with the mean over all seats and the lowest and highest seat (each seat's figures are
+    in `--out`'s JSON, under `player_fields`)."""
+    from rich.table import Table
+
+    title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
+    table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
+    table.add_column("seat")
+    table.add_column("agent")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate [95% interval]", justify="right")
+    rates = summary.metrics()["win_rate"]
+    for i, w in enumerate(summary.wins()):
+        table.add_row(str(i + 1), summary.agents[i], str(w), rate_cell(rates[i]))
+    console.print(table)
+    fields = summary.numeric_player_fields()
+    if not fields:
+        return
+    cells = {name: [_spread(m, sd) for m, sd in seats] for name, seats in fields.items()}
+    name_width = min(max(len(n) for n in fields), 24)
+    seat_width = max(max(len(c) for row in cells.values() for c in row), len(f"seat {summary.players}"))
+    # a rich table takes 3 characters a column (padding and rule) and one for the edge
+    by_seat = name_width + 3 + summary.players * (seat_width + 3) + 1 <= console.width
+    ft = Table(title="what players end with (" + ("mean ± sd" if by_seat else "the mean") + " over the games)",
+               caption=None if by_seat else "each seat's figures: --out FILE (player_fields)")
+    ft.add_column("player field", overflow="fold")
+    if by_seat:
+        for i in range(summary.players):
+            ft.add_column(f"seat {i + 1}", justify="right", no_wrap=True)
+        for name, row in cells.items():
+            ft.add_row(name, *row)
+    else:
+        import statistics
+
+        ft.add_column("all seats", justify="right", no_wrap=True)
+        ft.add_column("lowest seat", justify="right", no_wrap=True)
+        ft.add_column("highest seat", justify="right", no_wrap=True)
+        for name, seats in fields.items():
+            means = [m for m, _ in seats]
+            low = min(range(len(means)), key=means.__getitem__)
+            high = max(range(len(means)), key=means.__getitem__)
+            ft.add_row(name, _short(statistics.fmean(means)), f"{_short(means[low])} (seat {low + 1})",
+                       f"{_short(means[high])} (seat {high + 1})")
+    console.print(ft)
+
+
 def print_metrics(console, summary) -> None:
     """The balance metrics of a simulation, as tables (the simulate command prints these)."""
     from rich.table import Table
@@ -71,11 +129,12 @@ def print_metrics(console, summary) -> None:
         if not table:
             continue
         kt = Table(title=f"{title} use (and the win rate of the seats that used it)")
-        kt.add_column(title)
-        kt.add_column("uses", justify="right")
-        kt.add_column("per game", justify="right")
-        kt.add_column("in % of games", justify="right")
-        kt.add_column("users' win rate", justify="right")
+        # the figures never wrap (a narrow console folds the names instead)
+        kt.add_column(title, overflow="fold")
+        kt.add_column("uses", justify="right", no_wrap=True)
+        kt.add_column("per game", justify="right", no_wrap=True)
+        kt.add_column("% of games", justify="right", no_wrap=True)
+        kt.add_column("users' win rate", justify="right", no_wrap=True)
         for name, v in table.items():
             kt.add_row(name, str(v["uses"]), f"{v['per_game']:.2f}", _pct(v["games_used"]), rate_cell(v["users_win_rate"]))
         console.print(kt)

@@ -96,7 +96,7 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.table import Table
 
-    from rulelang.cli.balance import print_metrics, rate_cell
+    from rulelang.cli.balance import print_metrics, print_seats
     from rulelang.balance.simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
@@ -106,20 +106,7 @@ def cmd_simulate(args) -> int:
         summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
                            seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
                            progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile)
-    title = summary.title + (f" ({', '.join(summary.variant)})" if summary.variant else "")
-    table = Table(title=f"{title}: {summary.count} games, {summary.players} players")
-    table.add_column("seat")
-    table.add_column("agent")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate [95% interval]", justify="right")
-    fields = summary.numeric_player_fields()
-    for name in fields:
-        table.add_column(f"{name} (mean ± sd)", justify="right")
-    for i, w in enumerate(summary.wins()):
-        row = [str(i + 1), summary.agents[i], str(w), rate_cell(summary.metrics()["win_rate"][i])]
-        row += [f"{fields[name][i][0]:.2f} ± {fields[name][i][1]:.2f}" for name in fields]
-        table.add_row(*row)
-    console.print(table)
+    print_seats(console, summary)
     rounds_mean, rounds_sd = summary.length("rounds")
     decisions_mean, decisions_sd = summary.length("decisions")
     console.print(f"no winner: {summary.no_winner_rate():.1%}")
@@ -179,7 +166,8 @@ def cmd_play(args) -> int:
     from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.compile.loader import load
     from rulelang.engine.visibility import move_label
-    from rulelang.table.terminal import QUIT, ask
+    from rulelang.table.tableview import table_view
+    from rulelang.table.terminal import QUIT, ask, draw_result
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
     players = args.players or game.program.game.players_default
@@ -206,12 +194,11 @@ def cmd_play(args) -> int:
         options = match.legal_options()
         if agents[seat] is not None:
             index = agents[seat].choose(AgentHandle(match, seat), options)
-            if humans:
-                # what the bot does, as the human sees it as it is done: said before the move is
-                # applied, so a card hidden from them then is "a hidden card", neither named nor
-                # placed where the move (or a new round) puts it
-                label = move_label(match.s, match.s.pending["options"][index], viewer)
-                console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
+            # what the bot does, as the human (or, with no human or several, a watcher) sees it as
+            # it is done: said before the move is applied, so a card hidden from them then is "a
+            # hidden card", neither named nor placed where the move (or a new round) puts it
+            label = move_label(match.s, match.s.pending["options"][index], viewer)
+            console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
             match.apply(index)
             continue
         index = ask(console, match, seat, seats=seats)
@@ -225,6 +212,7 @@ def cmd_play(args) -> int:
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
+    draw_result(console, table_view(match, viewer), seats)
     return 0
 
 
@@ -325,13 +313,19 @@ def cmd_render(args) -> int:
     from rulelang.compile.loader import load
 
     game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
-    if args.mark:  # checked before the game is played: a dot for a field no card has marks nothing
+    if not args.list and not args.out:
+        raise SystemExit("rulelang render: error: name the image to write with -o FILE "
+                         "(or --list the boards the game has)")
+    for option, value in (("--mark", args.mark), ("--colour-by", args.colour_by)):
+        if not value:
+            continue
+        # checked before the game is played: a dot or a colour for a field no card has shows nothing
         from rulelang.core.errors import did_you_mean
 
         fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
-        if args.mark not in fields:
-            hint = did_you_mean(args.mark, fields)
-            raise ValueError(f'--mark names a field of the cards, and no component of {game.title} has "{args.mark}"'
+        if value not in fields:
+            hint = did_you_mean(value, fields)
+            raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     players = args.players or game.program.game.players_default
     seats = (args.agents or "random").split(",")
@@ -341,6 +335,15 @@ def cmd_render(args) -> int:
         raise SystemExit(f"--agents lists {len(seats)} agents for {players} players")
     agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
     match = game.new_match(players=players, seed=args.seed)
+    if args.list:
+        from rulelang.tools.render import describe_boards
+
+        lines = describe_boards(match)
+        console.print(f"the boards of {game.title} with {players} players (--zone NAME):" if lines
+                      else f"{game.title} has no board to draw", markup=False)
+        for line in lines:
+            console.print(f"  {line}", markup=False)
+        return 0
     if args.after is None:
         play_match(match, agents)
     else:
@@ -352,8 +355,15 @@ def cmd_render(args) -> int:
     where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
     variants = f" ({', '.join(game.variants)})" if game.variants else ""
     title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
-    out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark)
-    console.print(f"board written to {out}", markup=False)
+    out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark, colour_by=args.colour_by)
+    from rulelang.tools.render import board_zones
+
+    boards = [z.key for z in board_zones(match)]
+    if args.zone is None and len(boards) > 1:
+        console.print(f"board {boards[0]} written to {out}; the game's other boards: {', '.join(boards[1:])} "
+                      "(draw one with --zone NAME; --list says whose each is)", markup=False)
+    else:
+        console.print(f"board written to {out}", markup=False)
     return 0
 
 
@@ -442,13 +452,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
-    p.add_argument("--zone", help="the board zone to draw (default: the first board); several, comma-separated, "
+    p.add_argument("--zone", help="the board zone to draw (default: the first board; a player's board is NAME#SEAT, "
+                                  "tableau#2; --list lists them); several, comma-separated, "
                                   "draw the others' cards on the first (e.g. map,sites)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--after", type=whole_number(0), metavar="N", help="draw the board after N decisions")
     when.add_argument("--to-end", action="store_true", help="draw the board at the end of the game (the default)")
     p.add_argument("--mark", metavar="FIELD", help="put a dot on cards whose FIELD is true (e.g. established)")
-    p.add_argument("-o", "--out", type=output_file, required=True, help="the image file to write (.png, .svg, .pdf)")
+    p.add_argument("--colour-by", metavar="FIELD", help="colour the cards by this field (default: a field named "
+                   "colour, color, kind, suit or type, else the first field holding an enum member)")
+    p.add_argument("--list", action="store_true", help="list the game's boards (per-player boards are named "
+                   "NAME#SEAT, e.g. tableau#2) and whose each is, and draw nothing")
+    p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_render)
 
     from rulelang.cli.args import bench_arguments

@@ -120,29 +120,36 @@ def _option_cells(match: Match) -> dict[str, set]:
     if match.s.pending is None:
         return out
     boards = [z for z in match.s.zones.values() if z.is_board]
+    chooser = match.s.pending["player"]
     for o in match.s.pending["options"]:
         for v in o["values"].values():
-            zone = _board_of_cell(boards, v)
+            zone = _board_of_cell(boards, v, chooser)
             if zone is not None:
                 out.setdefault(zone.key, set()).add(v)
     return out
 
 
-def _board_of_cell(boards: list, value) -> BoardZone | None:
+def _board_of_cell(boards: list, value, chooser: int | None = None) -> BoardZone | None:
     """The board a value is a cell of: a fixed board that has it, else an open square or hex board
-    for a pair of whole numbers."""
+    for a pair of whole numbers. Of boards that all could hold it (a board per player), the
+    chooser's own comes first, then a shared one. A plain number is never taken for a cell: a
+    choice of a number (a row, an amount) would be marked on whatever track has a cell of that
+    number; it is a value."""
     if isinstance(value, bool) or value is None or isinstance(value, (Entity, Player, Zone)):
         return None
-    if not isinstance(value, (tuple, int, str)):
+    if not isinstance(value, (tuple, str)):
         return None
+    found = []
     for z in boards:
         t = z.cells.topology
         if t.open:
             if isinstance(value, tuple) and len(value) == 2 and all(isinstance(x, int) for x in value):
-                return z
+                found.append(z)
         elif value in z.cells.graph:
-            return z
-    return None
+            found.append(z)
+    if len(found) > 1:
+        found.sort(key=lambda z: 0 if z.owner == chooser and chooser is not None else 1 if z.owner is None else 2)
+    return found[0] if found else None
 
 
 def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) -> dict:
@@ -185,12 +192,12 @@ def _token(match: Match, value, seat: int, refs: _Refs, boards: list) -> dict:
     if isinstance(value, Player):
         return {"kind": "player", "seat": value.seat + 1, "key": f"player:{value.seat + 1}",
                 "text": f"Player {value.seat + 1}"}
-    board = _board_of_cell(boards, value)
+    board = _board_of_cell(boards, value, seat)
     if board is not None:
         token = {"kind": "cell", "zone": board.key, "cell": cell_json(value),
                  "key": f"cell:{board.key}:{cell_key(value)}", "text": describe(value)}
         if not isinstance(value, tuple):
-            token["also_listed"] = True  # a number or name might not mean the cell: offer it as a button too
+            token["also_listed"] = True  # a name might not mean the cell: offer it as a button too
         return token
     if value is None:
         return {"kind": "value", "key": "none", "text": "nothing"}

@@ -4,7 +4,13 @@ Boards are drawn as boards: a square grid as a grid of cells, a hex map as offse
 a track or a graph as its cells in order with their links. Cards are coloured by kind, as at the
 browser table (both draw `tableview.table_view`). A person chooses an option one part at a time
 (a card, then a place), by number; the places that can be chosen are numbered on the board
-itself. Bots' moves are printed one line each.
+itself. Bots' moves are printed one line each, and the end of a match shows what every player
+ends with.
+
+Cards that look alike (tokens of one colour, the cards of a hand this seat does not see) are shown
+as one chip with their count ("5 red", "hand: 13 hidden cards"), and alike cards this seat sees in
+one place are one choice. A track whose cells hold several cards is drawn a line per cell with
+every card. Cards on a board are numbered in the board's order.
 """
 from __future__ import annotations
 
@@ -47,6 +53,82 @@ def card_text(card: dict) -> str:
     if card.get("hidden"):
         return "face down" if card.get("face_down") else "hidden"
     return pretty(card["label"])
+
+
+def look(card: dict) -> tuple:
+    """What a card shows at the table: two cards of one look are told apart by nothing but place."""
+    if card.get("hidden"):
+        return ("hidden", bool(card.get("face_down")))
+    return ("seen", card["label"], json.dumps(card.get("fields", {}), sort_keys=True, default=str),
+            card.get("owner"), bool(card.get("face_down")))
+
+
+def alike_groups(cards: list[dict]) -> list[list[dict]]:
+    """The cards grouped by look, in the order each look first comes."""
+    groups: dict[tuple, list[dict]] = {}
+    for c in cards:
+        groups.setdefault(look(c), []).append(c)
+    return list(groups.values())
+
+
+def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
+    """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
+    tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
+    shown unless one of the others can be chosen."""
+    groups = alike_groups(cards)
+    chips = [[c] for c in cards] if len(groups) == len(cards) else groups
+    if len(chips) > most and not any(f"card:{c['ref']}" in numbers for c in cards):
+        hidden = sum(len(g) for g in chips[:-most])
+        out.append(f"({hidden} more below) ", style="dim")
+        chips = chips[-most:]
+    for i, group in enumerate(chips):
+        if i:
+            out.append(" ")
+        first = group[0]
+        text = card_text(first)
+        if len(group) > 1:
+            text = f"{len(group)} {text}"
+        out.append(f" {text} ", style=card_style(first))
+        marks = [str(numbers[f"card:{c['ref']}"]) for c in group if f"card:{c['ref']}" in numbers]
+        if marks:
+            out.append(f"[{','.join(marks)}]", style="bold yellow")
+
+
+def places(view: dict) -> dict[str, tuple]:
+    """Where each card of the view lies: (zone, cell or None, position), its zone's index first and,
+    on a board, the cell's index in the board's order."""
+    out: dict[str, tuple] = {}
+    for zi, zone in enumerate(view["zones"]):
+        if "cells" in zone:
+            for ci, cell in enumerate(zone["cells"]):
+                for si, c in enumerate(cell["cards"]):
+                    out[c["ref"]] = (zone["key"], cell["key"], (zi, ci, si), look(c))
+        for si, c in enumerate(zone.get("cards", [])):
+            out[c["ref"]] = (zone["key"], None, (zi, -1, si), look(c))
+    return out
+
+
+def arrange(view: dict, tokens: list[dict]) -> list[dict]:
+    """The next parts as they are numbered: cards on a board in the board's order (a row refilled in
+    place keeps its order), and of cards of one look in one place (five red tokens in a supply), only
+    the first: taking any of them is the same move (cards it does not see are each a choice)."""
+    where = places(view)
+    on_board = [i for i, t in enumerate(tokens) if t["kind"] == "card" and where.get(t["ref"], (None, None))[1] is not None]
+    ordered = sorted((tokens[i] for i in on_board), key=lambda t: where[t["ref"]][2])
+    tokens = list(tokens)
+    for i, t in zip(on_board, ordered):
+        tokens[i] = t
+    out, seen = [], set()
+    for t in tokens:
+        # hidden cards are never merged: where one lies in a hand may be all a player knows of it
+        if t["kind"] == "card" and t["ref"] in where and where[t["ref"]][3][0] != "hidden":
+            zone, cell, _, seen_look = where[t["ref"]]
+            key = (zone, cell, seen_look)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(t)
+    return out
 
 
 # ------------------------------------------------------------------ choosing part by part
@@ -175,20 +257,35 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int) -> Text:
 def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
     """A track or a graph: its cells in order, with their cards, and a graph's links."""
     out = Text()
-    for i, c in enumerate(zone["cells"]):
-        if i:
+    # cells holding several cards (displays of tiles) are a line each, with every card shown
+    stacked = any(len(c["cards"]) > 1 for c in zone["cells"])
+    cells = zone["cells"]
+    i = 0
+    while i < len(cells):
+        c = cells[i]
+        mark = numbers.get(f"cell:{zone['key']}:{c['key']}")
+        if stacked:
+            out.append("\n  " if i else "  ")
+            # a run of empty cells, none of them to be chosen, is one line: "3-24: empty"
+            j = i
+            while (j + 1 < len(cells) and not c["cards"] and not mark and not cells[j + 1]["cards"]
+                   and f"cell:{zone['key']}:{cells[j + 1]['key']}" not in numbers):
+                j += 1
+            if j > i:
+                out.append(f"{c['key']}-{cells[j]['key']}: ", style="dim")
+                out.append("empty", style="dim")
+                i = j + 1
+                continue
+        elif i:
             out.append(" — " if zone["board"]["kind"] == "track" else "   ")
-        top = c["cards"][-1] if c["cards"] else None
-        mark = (numbers.get(f"card:{top['ref']}") if top else None) or numbers.get(f"cell:{zone['key']}:{c['key']}")
         out.append(f"{c['key']}: ", style="dim")
-        if top is None:
+        if not c["cards"]:
             out.append("empty", style="dim")
         else:
-            out.append(f" {card_text(top)} ", style=card_style(top))
-            if len(c["cards"]) > 1:
-                out.append(f" +{len(c['cards']) - 1}", style="dim")
+            draw_chips(out, c["cards"], numbers)
         if mark:
             out.append(f" [{mark}]", style="bold yellow")
+        i += 1
     if zone["board"].get("loop"):
         out.append(" — (back to the start)", style="dim")
     if zone["board"]["kind"] == "graph":
@@ -205,17 +302,25 @@ def draw_pile(zone: dict, numbers: dict[str, int]) -> Text:
     if not zone["cards"]:
         out.append("empty", style="dim")
         return out
-    cards = zone["cards"]
-    shown = cards if len(cards) <= 12 or any(f"card:{c['ref']}" in numbers for c in cards) else cards[-12:]
-    if len(shown) < len(cards):
-        out.append(f"({len(cards) - len(shown)} more below) ", style="dim")
-    for c in shown:
-        out.append(f" {card_text(c)} ", style=card_style(c))
-        n = numbers.get(f"card:{c['ref']}")
-        if n:
-            out.append(f"[{n}]", style="bold yellow")
-        out.append(" ")
+    draw_chips(out, zone["cards"], numbers)
     return out
+
+
+def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
+    """A pile's line: its name and size, then its cards; a pile of only cards this seat does not see
+    says so ("hand: 13 hidden cards")."""
+    name = pretty(zone["name"])
+    cards = zone.get("cards")
+    if cards and all(c.get("hidden") for c in cards) and not any(f"card:{c['ref']}" in numbers for c in cards):
+        what = "face-down cards" if all(c.get("face_down") for c in cards) else "hidden cards"
+        if len(cards) == 1:
+            what = what[:-1]
+        return Text(f"{indent}{name}: {len(cards)} {what}", style="dim" if indent else "bold")
+    if cards is None:
+        return Text(f"{indent}{name}: {zone['count']} face down", style="dim" if indent else "bold")
+    line = Text(f"{indent}{name} ({zone['count']}): ", style="" if indent else "bold")
+    line.append_text(draw_pile(zone, numbers))
+    return line
 
 
 def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = None, seats: list[str] | None = None,
@@ -257,9 +362,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     empty = [pretty(z["name"]) for z in shared if z["count"] == 0]
     for z in shared:
         if z["count"]:
-            line = Text(f"{pretty(z['name'])} ({z['count']}): ", style="bold")
-            line.append_text(draw_pile(z, numbers))
-            console.print(line)
+            console.print(pile_line(z, numbers))
     if empty:
         console.print(Text("empty: " + ", ".join(empty), style="dim"))
     order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
@@ -275,9 +378,31 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         console.print(line)
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
-                row = Text(f"  {pretty(z['name'])} ({z['count']}): ")
-                row.append_text(draw_pile(z, numbers))
-                console.print(row)
+                console.print(pile_line(z, numbers, "  "))
+
+
+def draw_result(console: Console, view: dict, seats: list[str] | None = None):
+    """The end of a match: what every player ends with (their fields, the score among them), a row
+    per field and a column per player, as the view's seat may see them (-1: a watcher)."""
+    players = view["players"]
+    names = list(dict.fromkeys(k for p in players for k in p["fields"]))
+    if not names:
+        return
+    winners = set(view["winners"])
+    table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("", no_wrap=True)
+    for p in players:
+        who = f"Player {p['seat']}"
+        if seats and seats[p["seat"] - 1] != "human":
+            who += f" ({seats[p['seat'] - 1]})"
+        elif p["seat"] == view["you"]:
+            who += " (you)"
+        table.add_column(who + (" *" if p["seat"] in winners else ""), justify="right", overflow="fold")
+    for name in names:
+        table.add_row(pretty(name), *(value_text(p["fields"].get(name)) for p in players))
+    console.print(table)
+    if winners:
+        console.print(Text("* won", style="dim"))
 
 
 # ------------------------------------------------------------------ asking a person
@@ -291,9 +416,17 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
         view = table_view(match, seat)
         choice = view["choice"]
         fitting, done, nexts = candidates(choice, picked)
+        nexts = arrange(view, nexts)
         if done and (len(fitting) == 1 or (len(done) == len(fitting) and not nexts)):
             return done[0]["index"]
         entries: list[tuple[str, object]] = [(t["text"], t) for t in nexts]
+        texts = [text for text, _ in entries]
+        where = places(view)
+        names = {z["key"]: pretty(z["name"]) + (f" of Player {z['owner']}" if z.get("owner") else "") for z in view["zones"]}
+        for i, (text, t) in enumerate(entries):  # cards of one name in several places say where they lie
+            if texts.count(text) > 1 and t.get("kind") == "card" and t["ref"] in where:
+                zone, cell, _, _ = where[t["ref"]]
+                entries[i] = (f"{text} ({names[zone]}{'' if cell is None else ' ' + cell})", t)
         for o in done:  # the parts chosen already make a whole option, yet others go on
             entries.append((o["label"], o))
         console.print()

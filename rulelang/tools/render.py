@@ -10,11 +10,15 @@ tile. On boards whose cells are divided into places (`places ENUM { ... }`), the
 first place are listed in the cell and each other place is a small box beside it, empty or
 showing its card. Cards that belong to a player show the player's seat on a shared board.
 
-Each occupied cell shows the label of its top card (and how many cards lie under it). Open boards
-also show their empty frontier cells as faint outlines, so the places where the next card may go
-are visible. Cards are filled with a colour per value of their first "kind-like" field (colour,
-color, kind, suit, type; else their component), the same for every picture of a game. Cards with a
-true `mark` field (e.g. ``mark="established"``) get a dot.
+Each occupied cell shows the label of its top card (and how many cards lie under it). When a
+choice is pending, the empty cells of an open board that it offers are drawn as faint outlines (the
+places where the next card may go, as the rules allow them: a board the rules keep within a size
+shows none outside it); a board of another player than the chooser shows none, nor does a finished
+match. Cards are filled with a colour per value of one field: the field named by `colour_by` (the
+command's `--colour-by`), else their first "kind-like" field (colour, color, kind, suit, type), else
+their first field holding a member of an enum, else their component; the same for every picture
+of a game. Cards with a true `mark` field (e.g. ``mark="established"``) get a dot. The picture's
+title says which board it is, and whose.
 
     from rulelang.tools.render import render_board
     render_board(match, "board.png", zone="desk")
@@ -51,16 +55,45 @@ def pick_zone(match, name: str | None) -> BoardZone:
     raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
 
 
-def kind_of(e: Entity, coloured: dict | None = None):
+def board_label(board: BoardZone) -> str:
+    """A board as the picture's title names it: "tableau of Player 2 (--zone tableau#2)"."""
+    if board.owner is None:
+        return board.key
+    return f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
+
+
+def describe_boards(match) -> list[str]:
+    """One line per board of a match: the name `--zone` takes, its shape, and whose it is."""
+    lines = []
+    for z in board_zones(match):
+        t = z.cells.topology
+        shape = t.kind + (" (open)" if t.open else "")
+        whose = f", Player {z.owner + 1}'s" if z.owner is not None else ""
+        n = len(z.items)
+        lines.append(f"{z.key}: {shape}{whose}, {n} card{'' if n == 1 else 's'}")
+    return lines
+
+
+def kind_of(e: Entity, coloured: dict | None = None, by: str | None = None, members=None):
+    """The value a card is coloured by: its `by` field if given, else its first kind-like field, else
+    its first field holding an enum member (`members(value)` tells one; without it, a member that
+    names its colour), else its component."""
+    if by is not None:
+        v = e.attrs.get(by)
+        return f"{by}={describe(v)}" if v is not None else e.card.component
     for f in KIND_FIELDS:
         v = e.attrs.get(f)
         if isinstance(v, str) and v:
             return f"{f}={v}"
-    if coloured:  # else the first field holding an enum member that names its colour (terrain: forest "green")
-        for f, v in e.attrs.items():
-            if isinstance(v, str) and v in coloured:
-                return f"{f}={v}"
+    for f, v in e.attrs.items():  # else the first field holding an enum member (terrain: forest "green")
+        if isinstance(v, str) and ((members is not None and members(v)) or (coloured and v in coloured)):
+            return f"{f}={v}"
     return e.card.component
+
+
+def _members(match):
+    table = match.game.program.table
+    return lambda v: table.enum_of_member(v) is not None
 
 
 def second_kind(e: Entity) -> str | None:
@@ -69,11 +102,12 @@ def second_kind(e: Entity) -> str | None:
     return found[1].replace("_", " ") if len(found) > 1 else None
 
 
-def colour_table(match) -> dict:
+def colour_table(match, by: str | None = None) -> dict:
     """A stable colour for every kind of card the game has (not only those in play); an enum member
     declared with a colour (`meadow "gold"`) is drawn in that colour."""
     declared = match.game.program.member_colours
-    kinds = sorted({kind_of(e, declared) for e in match.s.entities})
+    members = _members(match)
+    kinds = sorted({kind_of(e, declared, by, members) for e in match.s.entities})
     return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
@@ -110,8 +144,19 @@ OWNER_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf
 NO_OWNER = "#555555"
 
 
+def offered_cells(match, board: BoardZone) -> set:
+    """The empty cells of an open board that the pending choice offers, for a board of the chooser
+    (or of nobody): where the next card may go, as the rules allow it."""
+    pending = match.s.pending
+    if pending is None or match.s.over or (board.owner is not None and board.owner != pending["player"]):
+        return set()
+    cells = board.cells
+    return {v for o in pending["options"] for v in o["values"].values()
+            if isinstance(v, tuple) and len(v) == 2 and all(type(x) is int for x in v) and not cells.stack(v)}
+
+
 def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
-                 mark: str | None = None, dpi: int = 150) -> Path:
+                 mark: str | None = None, dpi: int = 150, colour_by: str | None = None) -> Path:
     """Draw one board zone of a match (the first board when no zone is named) into an image file.
 
     `zone` may name several boards of the same shape, comma-separated ("map,sites"): the first is drawn
@@ -133,12 +178,16 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
     if topology.open:
-        shown = list(occupied) + [c for c in cells_obj.frontier() if c not in occupied]
+        shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied))
     else:
         shown = cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
-    colours = colour_table(match)
+    colours = colour_table(match, colour_by)
     declared = match.game.program.member_colours
+    members = _members(match)
+
+    def colour_key(e):
+        return kind_of(e, declared, colour_by, members)
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
@@ -180,9 +229,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         elif top.face_down:
             face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
         else:
-            face, edge, alpha, line = colours.get(kind_of(top, declared), "#dddddd"), "#333333", 1.0, 1.2
+            face, edge, alpha, line = colours.get(colour_key(top), "#dddddd"), "#333333", 1.0, 1.2
         if base is not None and not base.face_down:
-            face = colours.get(kind_of(base, declared), "#dddddd")
+            face = colours.get(colour_key(base), "#dddddd")
         style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
                      linestyle="-" if top is not None else "--")
         if topology.kind == "hex":
@@ -194,7 +243,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         ax.add_patch(patch)
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
-            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(kind_of(top, declared), "#dddddd"),
+            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
                                 edgecolor=seat_colours[top.owner % len(seat_colours)] if top.owner is not None else "#333333",
                                 linewidth=2.2, zorder=2))
             ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
@@ -240,10 +289,13 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         ax.set_ylim(min(ys) - pad, max(ys) + pad)
 
     handles = []
-    in_play = sorted({kind_of(e, declared) for e in board.items if not e.face_down})
-    for k in in_play:
+    in_play = sorted({colour_key(e) for e in board.items if not e.face_down})
+    values = [k.split("=", 1)[-1] for k in in_play]
+    for k, value in zip(in_play, values):
+        # a value of two fields (a tile's colour=food and a piece's kind=food) says its field
+        label = k.replace("=", " ") if colour_by or values.count(value) > 1 else value
         handles.append(Polygon([[0, 0]], closed=True, facecolor=colours[k], edgecolor="#333333",
-                               label=k.split("=", 1)[-1].replace("_", " ")))
+                               label=label.replace("_", " ")))
     if any(e.face_down for e in board.items):
         handles.append(Polygon([[0, 0]], closed=True, facecolor=FACE_DOWN, edgecolor="#333333", label="face down"))
     if mark:
@@ -253,7 +305,10 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
                               label=f"Player {owner + 1}"))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-    ax.set_title(title or f"{match.game.title}: {', '.join([board.key] + [z.key for z in overlays])}", fontsize=11)
+    what = ", ".join([board_label(board)] + [board_label(z) for z in overlays])
+    if colour_by:
+        what += f"; coloured by {colour_by.replace('_', ' ')}"
+    ax.set_title(f"{title}\n{what}" if title else f"{match.game.title}: {what}", fontsize=11)
     out = Path(out)
     fig.savefig(out, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
