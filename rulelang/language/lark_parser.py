@@ -19,6 +19,7 @@ import hashlib
 import re
 import sys
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -174,7 +175,7 @@ class _OverBudget(_SyntaxProblem):
 class _MemoryWatch:
     """The memory a parse takes, against the memory_mb budget: looked at every WATCH_EVERY names,
     numbers and texts the lexer reads (`_counted`; a text of millions of tokens takes a kilobyte or
-    so for each). One parse at a time is watched: `watching()` is where it is."""
+    so for each). `watching()` sets the watch of a parse (each thread has its own)."""
 
     __slots__ = ("base", "limit", "read")
 
@@ -193,22 +194,21 @@ class _MemoryWatch:
 
 
 WATCH_EVERY = 1 << 14  # (a power of two)
-_watch: _MemoryWatch | None = None
+_watch: ContextVar[_MemoryWatch | None] = ContextVar("rulelang_parse_watch", default=None)  # (each thread its own)
 
 
 @contextmanager
 def watching():
     """The memory of the parse made inside, held to the memory_mb budget (by the lexer callbacks)."""
-    global _watch
-    outer, _watch = _watch, _MemoryWatch()
+    token = _watch.set(_MemoryWatch())
     try:
         yield
     finally:
-        _watch = outer
+        _watch.reset(token)
 
 
 def _counted(tok: Token) -> Token:
-    watch = _watch
+    watch = _watch.get()
     if watch is not None:
         watch.read += 1
         if not watch.read % WATCH_EVERY:
