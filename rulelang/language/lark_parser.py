@@ -163,9 +163,9 @@ class _SyntaxProblem(Exception):
 
 
 class _OverBudget(_SyntaxProblem):
-    """A value written out beyond a budget: said at once, without Lark's own parse of the text (which
-    would build it again, at length, where the quick parse stopped). `whole`: said for the whole file,
-    which is not then parsed again declaration by declaration to find its other errors (memory)."""
+    """A value written out beyond a budget, or a parse beyond the memory budget: said where it was
+    found. `whole`: said for the whole file, which is not then parsed again declaration by
+    declaration to find its other errors (memory)."""
 
     def __init__(self, span: Span, message: str, hint: str | None = None, whole: bool = False):
         super().__init__(span, message, hint)
