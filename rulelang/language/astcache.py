@@ -96,18 +96,19 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
                 _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
             remember_source(file, text)
             return rules
+    parse_alone: set[str] = set()  # chunks known to parse on their own (no errors to look for there)
     if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
         made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
     else:
         with collector_paused():
             try:
-                made = _parse_reusing_declarations(folder, text, file)
+                made = _parse_reusing_declarations(folder, text, file, parse_alone)
             except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
                 return _parse(text, file)
     if made is not None:
         rules, record = made
     else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration), or a huge text
-        rules = _parse(text, file)
+        rules = _parse(text, file, parse_alone)
         try:
             record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
                       "cards": None, "header": rules.header_doc, "file": file}
@@ -118,11 +119,11 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     return rules
 
 
-def _parse(text: str, file: str) -> N.RulesFile:
+def _parse(text: str, file: str, parse_alone: set[str] | frozenset = frozenset()) -> N.RulesFile:
     from rulelang.language.parser import parse_text  # imports Lark: only when the text must be parsed
 
     with collector_paused():
-        return parse_text(text, file)
+        return parse_text(text, file, parse_alone)
 
 
 def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dict | None] | None:
@@ -181,10 +182,11 @@ def _index_entry(folder: Path, file: str) -> Path:
     return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
 
 
-def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.RulesFile, dict] | None:
+def _parse_reusing_declarations(folder: Path, text: str, file: str,
+                                parse_alone: set[str]) -> tuple[N.RulesFile, dict] | None:
     """The file parsed chunk by chunk, reusing the chunks kept from the last version of this path,
-    and the record to keep for it; None when a chunk does not parse on its own or the grammar does
-    not allow parsing by chunks (parse the whole file then)."""
+    and the record to keep for it; None when a chunk does not parse on its own (parse the whole
+    file then). `parse_alone` gets the texts of the chunks found to parse on their own."""
     from rulelang.language.chunks import declaration_chunks, header_doc
     from rulelang.language.fastcards import restore_card_blocks
 
@@ -204,8 +206,10 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
         loaded.append(None if part is None else (found, part))
         if part is None:
             missing.append((offset, chunk))
+        else:
+            parse_alone.add(chunk)
     if missing:
-        parsed = _parse_chunks(missing, file)
+        parsed = _parse_chunks(missing, file, parse_alone)
         if parsed is None:
             return None
         parsed = iter(parsed)  # (in the order of the chunks that were missing)
@@ -233,9 +237,9 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
     return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
 
 
-def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
-    on its own (the whole file is parsed then)."""
+    on its own (the whole file is parsed then). `parse_alone` gets the texts of those that do."""
     from rulelang.language.parser import parse_declarations
 
     parsed = []
@@ -243,6 +247,7 @@ def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes
         part = parse_declarations(chunk, file, offset)
         if part is None:
             return None
+        parse_alone.add(chunk)
         parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
     return parsed
 

@@ -12,6 +12,7 @@ fails to parse is split into its top-level declarations, and each one is parsed 
 from __future__ import annotations
 
 import gc
+from collections.abc import Collection
 from pathlib import Path
 
 from lark.exceptions import UnexpectedInput, VisitError
@@ -59,8 +60,11 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
         raise
 
 
-def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
-    """Parse a whole file; raise RulesError listing every syntax error found."""
+def parse_text(text: str, file: str = "<rules>", parse_alone: Collection[str] = ()) -> N.RulesFile:
+    """Parse a whole file; raise RulesError listing every syntax error found. `parse_alone`: texts of
+    top-level chunks known to parse on their own (the AST cache's, parsed under the same budgets):
+    when the file does not parse, those chunks are not parsed again to look for errors (they have
+    none; the declarations of the others are not kept either)."""
     remember_source(file, text)
     fast_text, fast_cards = split_card_blocks(text, file)  # long decks read line by line (fastcards.py)
     try:
@@ -75,6 +79,8 @@ def parse_text(text: str, file: str = "<rules>") -> N.RulesFile:
         decls = []
         chunks = split_top_level(text)
         for i, (offset, chunk) in enumerate(chunks):
+            if chunk in parse_alone:
+                continue
             try:
                 decls.extend(_parse_chunk(chunk, file, offset))
             except UnexpectedInput as exc:
