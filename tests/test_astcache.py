@@ -41,8 +41,26 @@ def _same(a, b) -> bool:
 
 
 def test_the_grammar_lets_a_file_be_parsed_declaration_by_declaration():
-    # no declaration can run on into a line that opens the next one (see parser.chunks_are_exact)
-    assert parser.chunks_are_exact()
+    """No declaration can run on into a line that opens the next one, so parsing a file's chunks one
+    by one gives the whole file's declarations (astcache relies on it): in every state of the parse
+    table where the text could end, each token that can open a declaration acts as the end of the
+    text does, or opens a new declaration. (No token but whitespace spans lines, and each chunk
+    starts a line, so the tokens are the same.) Read in Lark's parse table, which only this test does."""
+    table = parser._lark().parser.parser.parser.parse_table
+    states = table.states
+    first = table.start_states["start"]
+    openers = [t for t in states[first] if t != "$END" and t.isupper()]  # terminals; the others are gotos
+    assert len(openers) > 10
+    checked = 0
+    for actions in states.values():
+        at_end = actions.get("$END")
+        if at_end is None:
+            continue
+        for token in openers:
+            action = actions.get(token)
+            assert action == at_end or action == states[first][token], token
+        checked += 1
+    assert checked > 10
 
 
 def test_chunks_cut_a_file_at_its_top_level_declarations_and_keep_every_line():
@@ -110,43 +128,24 @@ def test_an_edited_file_is_parsed_again_only_where_it_changed(name, cache, monke
             assert len(parsed) <= 3, f"step {step} parsed the chunks at lines {parsed}"
 
 
-def test_a_long_file_is_parsed_in_two_processes_as_in_one(tmp_path, monkeypatch):
-    """A long file parsed for the first time is parsed by this process and a forked helper, half of
-    its chunks each (astcache._start_helper, on Linux with two cores): the AST is the one the parser
-    makes of the whole file. A helper that fails leaves its half to this process; a chunk of its
-    half that does not parse on its own makes the whole file parsed, its errors reported as always."""
+def test_a_long_file_parsed_the_first_time_gives_the_whole_file_s_ast(tmp_path, monkeypatch):
+    """A long file parsed for the first time is parsed chunk by chunk: the AST is the one the parser
+    makes of the whole file; a chunk that does not parse on its own makes the whole file parsed, its
+    errors reported as always."""
     path = REPO / "games" / "evacuation.rules"
     text, file = path.read_text(encoding="utf-8"), str(path)
-    assert len(text) > 2 * astcache.TWO_PROCESSES_FROM
     whole = parser.parse_text(text, file)
-    helpers, results = [], []
-    start, result = astcache._start_helper, astcache._helper_result
-    monkeypatch.setattr(astcache, "_start_helper", lambda *a: helpers.append(start(*a)) or helpers[-1])
-    monkeypatch.setattr(astcache, "_helper_result", lambda *a: results.append(result(*a)) or results[-1])
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
 
     def first_parse(name: str, text: str):
         monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / name))  # a cache that has seen nothing
-        helpers.clear()
-        results.clear()
         return _parsed_cached(text, file)
 
     assert first_parse("plain", text) == whole
-    forked = astcache._can_fork()
-    assert (helpers[0] is not None) == forked
-    if forked:
-        assert isinstance(results[0], list) and len(results[0]) > 50  # the helper's chunks, parsed there
-
-    monkeypatch.setattr(astcache, "_helper_result", lambda *a: result(*a) and astcache._HELPER_FAILED)
-    assert first_parse("failed", text) == whole
-
-    monkeypatch.setattr(astcache, "_helper_result", lambda *a: results.append(result(*a)) or results[-1])
     last = text.rindex("\n}", 0, len(text) - 10)
     broken = text[:last] + "\n  = =" + text[last:]  # in the last declaration
     got = first_parse("broken", broken)
     assert isinstance(got, RulesError) and _same(got, _parsed_whole(broken, file))
-    if forked:
-        assert results == [None]  # the helper found a chunk that does not parse alone
 
 
 def test_an_edit_that_breaks_a_declaration_is_reported_as_the_whole_file_would_be(cache):

@@ -445,19 +445,6 @@ def test_unreadable_file():
     assert "cannot read" in info.value.diagnostics[0].message
 
 
-def test_single_children_passed_through_give_the_ast_plain_lark_gives():
-    """parser._lark hands a `?rule: other` child back directly instead of through Lark's wrappers:
-    every .rules file of the repository parses to the same AST, spans included, as with plain Lark."""
-    from lark import Lark
-
-    from rulelang.language import parser as P
-
-    plain = Lark(P.grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                 propagate_positions=True, maybe_placeholders=True,
-                 lexer_callbacks=P._load_options()["lexer_callbacks"])
-    assert _parse_alike(P._lark(), plain) > 100
-
-
 def _parse_alike(lark, other) -> int:
     """Every .rules file of the repository (its long decks read aside, as parse_text does) gives the
     same AST, spans included, or the same error, with both Lark parsers; how many files."""
@@ -483,131 +470,87 @@ def _parse_alike(lark, other) -> int:
     return compared
 
 
-def test_the_grammar_needs_no_regex_package():
-    """The parser keeps the `regex` package out while Lark is imported (Lark would import it only to
-    measure terminals with Unicode categories): the grammar has none, and `regex` still imports."""
-    import importlib.util
-    import sys
-
-    from rulelang.language import parser as P
-
-    assert "\\p{" not in P.grammar_path().read_text(encoding="utf-8")
-    assert sys.modules.get("regex", "absent") is not None  # not left blocked for others
-    if importlib.util.find_spec("regex") is not None:
-        import regex  # noqa: F401
-
-
 def test_the_shipped_parser_is_made_from_this_grammar():
-    """grammar/rulelang.lalr, the parser pickled, saves each first parse on a machine from building
-    the LALR tables (about half a second). After a grammar change (or a change to how the parser is
-    built or loaded: its header says), write it again:
+    """grammar/rulelang.lalr, the parser saved by Lark (`Lark.save`), saves each first parse on a
+    machine from building the LALR tables (about half a second). After a grammar change (or a change
+    to how the parser is made: its header says), write it again:
     python3 -c "from rulelang.language.parser import write_tables; write_tables()" """
-    from rulelang.language import parser as P
+    from rulelang.language import lark_parser as L
     from rulelang.core.resources import grammar_path, tables_path
 
     grammar = grammar_path().read_text(encoding="utf-8")
     with open(tables_path(), "rb") as f:
         shipped = f.readline().rstrip(b"\n").split()
-    expected = P._tables_header(grammar).split()
+    expected = L._tables_header(grammar).split()
     assert shipped[:2] == expected[:2], "grammar/rulelang.lalr is older than the grammar: run write_tables()"
-    assert shipped[4:] == expected[4:], "the parser is built or loaded otherwise than when grammar/rulelang.lalr " \
+    assert shipped[4:] == expected[4:], "the parser is made otherwise than when grammar/rulelang.lalr " \
                                         "was written: run write_tables()"
     # made with another Lark or Python, the file is not used (the parser is built); with these, it is
-    assert (P._shipped_parser(P._tables_header(grammar)) is not None) == (shipped == expected)
+    assert (L._saved_parser(tables_path(), L._tables_header(grammar)) is not None) == (shipped == expected)
+
+
+def test_the_shipped_parser_parses_as_lark_built_from_the_grammar():
+    from lark import Lark
+
+    from rulelang.language import lark_parser as L
+
+    built = Lark(L.grammar_path().read_text(encoding="utf-8"), **L._options())
+    assert _parse_alike(L._lark(), built) > 100
 
 
 def _without_the_shipped_parser(monkeypatch, tmp_path):
-    from rulelang.language import parser as P
+    from rulelang.language import lark_parser as L
 
-    monkeypatch.setattr(P, "tables_path", lambda: tmp_path / "absent.lalr")
+    monkeypatch.setattr(L, "tables_path", lambda: tmp_path / "absent.lalr")
 
 
 def test_a_shipped_parser_that_does_not_fit_is_built_again(tmp_path, monkeypatch):
-    from rulelang.language import parser as P
+    from rulelang.language import lark_parser as L
 
     damaged = tmp_path / "rulelang.lalr"
-    grammar = P.grammar_path().read_text(encoding="utf-8")
-    header = P._tables_header(grammar)
+    grammar = L.grammar_path().read_text(encoding="utf-8")
+    header = L._tables_header(grammar)
     damaged.write_bytes(header + b"\nnot a pickle")
-    monkeypatch.setattr(P, "tables_path", lambda: damaged)
+    monkeypatch.setattr(L, "tables_path", lambda: damaged)
     monkeypatch.setenv("RULELANG_CACHE", "0")
-    assert P._shipped_parser(header) is None
-    P._lark.cache_clear()
+    assert L._saved_parser(damaged, header) is None
+    L._lark.cache_clear()
     try:
         assert parse_text('game "G" { players 2 }').game().title == "G"
     finally:
-        P._lark.cache_clear()
+        L._lark.cache_clear()
 
 
 def test_the_parser_kept_in_the_cache_parses_as_the_shipped_one(tmp_path, monkeypatch):
     """Without a shipped parser that fits (the grammar was changed since write_tables, or another Lark
-    or Python), the first load on a machine builds the parser and pickles it into the parse cache;
+    or Python), the first load on a machine builds the parser and saves it into the parse cache;
     later processes load that. It gives every file the same AST, spans included, and the same
     errors; a damaged one is built again."""
-    from rulelang.language import parser as P
+    from rulelang.language import lark_parser as L
 
-    shipped = P._lark()
+    shipped = L._lark()
     monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
     _without_the_shipped_parser(monkeypatch, tmp_path)
-    P._lark.cache_clear()
+    L._lark.cache_clear()
     try:
-        built = P._lark()  # built from the grammar, then kept
-        kept = list((tmp_path / "cache").glob("parser-*.pickle"))
+        built = L._lark()  # built from the grammar, then kept
+        kept = list((tmp_path / "cache").glob("parser-*.lark"))
         assert len(kept) == 1
         assert _parse_alike(built, shipped) > 100
-        P._lark.cache_clear()
+        L._lark.cache_clear()
         with monkeypatch.context() as m:
-            m.setattr(P.Lark, "__init__", lambda *a, **k: pytest.fail("built again"))
-            from_cache = P._lark()
-        assert from_cache is not built and P.chunks_are_exact()
+            m.setattr(L.Lark, "__init__", lambda *a, **k: pytest.fail("built again"))
+            from_cache = L._lark()
+        assert from_cache is not built
         assert _parse_alike(from_cache, shipped) > 100
 
         kept[0].write_bytes(b"not a parser")
-        P._lark.cache_clear()
+        L._lark.cache_clear()
         assert parse_text('game "G" { players 2 }').game().title == "G"
         assert kept[0].read_bytes() != b"not a parser"  # kept again
     finally:
-        P._lark.cache_clear()
-
-
-def test_the_quick_parse_loop_gives_lark_s_tree():
-    """parser._quick_tree reads a text with Lark's own tables, lexer and tree builders in a loop of
-    its own: every declaration of every .rules file of the repository gives the same tree, with
-    the same tokens at the same places, as Lark's own parse; a declaration Lark refuses is refused
-    too (parse_text then asks Lark, which says why)."""
-    from lark import Token
-
-    from rulelang.language import parser as P
-    from rulelang.language.chunks import declaration_chunks
-
-    same = refused = 0
-    for path in sorted(p for p in REPO.rglob("*.rules") if p.is_file()):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        for _, chunk in declaration_chunks(text, str(path))[0]:
-            try:
-                expected = P._lark().parse(chunk)
-            except Exception:
-                with pytest.raises(Exception):
-                    P._quick_tree(chunk)
-                refused += 1
-                continue
-            got = P._quick_tree(chunk)
-            assert got == expected, path
-
-            def tokens(tree):
-                return [(t.type, str(t), t.line, t.column, t.end_line, t.end_column, t.start_pos)
-                        for t in tree.scan_values(lambda v: isinstance(v, Token))]
-
-            def metas(tree):
-                return [None if t.meta.empty else sorted(vars(t.meta).items()) for t in tree.iter_subtrees()]
-
-            assert tokens(got) == tokens(expected) and metas(got) == metas(expected), path
-            same += 1
-    assert same > 1000 and refused > 10
+        L._lark.cache_clear()
 
 
 def test_a_statement_may_start_with_player_after_a_value():
@@ -621,26 +564,3 @@ def test_a_statement_may_start_with_player_after_a_value():
     phase = [d for d in rules.decls if type(d).__name__ == "PhaseDecl"][0]
     target = phase.body[1].target
     assert target.name == "score" and target.obj.func == "player" and target.obj.args[0].value == 1
-
-
-def test_a_text_is_lexed_at_once_as_the_contextual_lexer_reads_it():
-    """_quick_tree lexes a whole text with the root lexer's one expression (no expression compiled
-    per parser state): a word that is a keyword somewhere (`board`, `cell`, `empty`) is a name where
-    the parser expects a name, `-` is an operator or a minus as the parser's state says, as Lark's
-    contextual lexer reads them; a keyword the state does not accept after all is a syntax error."""
-    from lark import Token
-
-    from rulelang.language import parser as P
-
-    assert P._root_lexing() is not None  # this grammar's keywords all come after the patterns they are in
-    text = ('def free(board, cell) = empty(at(board, cell)) and -1 < 2 - 1\n'
-            'zone grid: board grid 4 size 3 by 3\n')
-    got = P._quick_tree(text)
-    assert got == P._lark().parse(text)
-    read = [(t.type, str(t)) for t in P._root_tokens(text, P._root_lexing())[0]]
-    assert read.count(("BOARD", "board")) == 3 and ("CELL", "cell") in read and read.count(("MINUS", "-")) == 2
-    kept = [(t.type, str(t)) for t in got.scan_values(lambda v: isinstance(v, Token))]
-    assert kept.count(("NAME", "board")) == 2 and ("NAME", "cell") in kept and ("NAME", "empty") in kept
-    assert kept.count(("ADD_OP", "-")) == 1  # (the other, `-1`, is the minus of a negative number)
-    with pytest.raises(Exception):
-        P._quick_tree("phase play {\n  mvoe top(deck) to hand(current)\n}\n")  # `to` read where it cannot be

@@ -13,16 +13,13 @@ cache off.
 An entry holds the file's declarations in pickled parts, one per top-level chunk of its text
 (`chunks.split_top_level`), each with the number of lines its spans must move (a chunk kept from an
 earlier version that now starts lower or higher), and the long card blocks read aside (fastcards).
-A file's chunks are parsed one by one only when the grammar makes that exact
-(`parser.chunks_are_exact`) and each chunk parses on its own; otherwise the file is parsed whole and
-kept as one part.
+A file's chunks are parsed one by one (the grammar makes that exact: tests/test_astcache.py checks it)
+when each chunk parses on its own; otherwise the file is parsed whole and kept as one part.
 """
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import sys
 from pathlib import Path
 
 from rulelang.language import nodes as N
@@ -40,9 +37,9 @@ def _builder_fingerprint() -> bytes:
     if _fingerprint is None:
         here = Path(__file__).resolve().parent
         h = hashlib.sha256(_FORMAT)
-        for path in (grammar_path(), here / "parser.py", here / "nodes.py", here / "fastcards.py",
-                     here.parent / "core" / "errors.py",
-                     here / "chunks.py"):
+        for path in (grammar_path(), here / "parser.py", here / "lark_parser.py", here / "ast_declarations.py",
+                     here / "ast_statements.py", here / "nodes.py", here / "fastcards.py",
+                     here.parent / "core" / "errors.py", here / "chunks.py"):
             h.update(path.read_bytes())
         _fingerprint = h.digest()
     return _fingerprint
@@ -99,18 +96,19 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
                 _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
             remember_source(file, text)
             return rules
+    parse_alone: set[str] = set()  # chunks known to parse on their own (no errors to look for there)
     if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
         made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
     else:
         with collector_paused():
             try:
-                made = _parse_reusing_declarations(folder, text, file)
+                made = _parse_reusing_declarations(folder, text, file, parse_alone)
             except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
                 return _parse(text, file)
     if made is not None:
         rules, record = made
     else:  # a chunk does not parse on its own (a syntax error, a chunk cut inside a declaration), or a huge text
-        rules = _parse(text, file)
+        rules = _parse(text, file, parse_alone)
         try:
             record = {"parts": [(0, pickle.dumps(rules.decls, protocol=pickle.HIGHEST_PROTOCOL))],
                       "cards": None, "header": rules.header_doc, "file": file}
@@ -121,11 +119,11 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     return rules
 
 
-def _parse(text: str, file: str) -> N.RulesFile:
+def _parse(text: str, file: str, parse_alone: set[str] | frozenset = frozenset()) -> N.RulesFile:
     from rulelang.language.parser import parse_text  # imports Lark: only when the text must be parsed
 
     with collector_paused():
-        return parse_text(text, file)
+        return parse_text(text, file, parse_alone)
 
 
 def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dict | None] | None:
@@ -184,10 +182,11 @@ def _index_entry(folder: Path, file: str) -> Path:
     return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
 
 
-def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.RulesFile, dict] | None:
+def _parse_reusing_declarations(folder: Path, text: str, file: str,
+                                parse_alone: set[str]) -> tuple[N.RulesFile, dict] | None:
     """The file parsed chunk by chunk, reusing the chunks kept from the last version of this path,
-    and the record to keep for it; None when a chunk does not parse on its own or the grammar does
-    not allow parsing by chunks (parse the whole file then)."""
+    and the record to keep for it; None when a chunk does not parse on its own (parse the whole
+    file then). `parse_alone` gets the texts of the chunks found to parse on their own."""
     from rulelang.language.chunks import declaration_chunks, header_doc
     from rulelang.language.fastcards import restore_card_blocks
 
@@ -207,10 +206,10 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
         loaded.append(None if part is None else (found, part))
         if part is None:
             missing.append((offset, chunk))
+        else:
+            parse_alone.add(chunk)
     if missing:
-        from rulelang.language.parser import chunks_are_exact  # Lark: only to parse
-
-        parsed = _parse_chunks(missing, file) if chunks_are_exact() else None
+        parsed = _parse_chunks(missing, file, parse_alone)
         if parsed is None:
             return None
         parsed = iter(parsed)  # (in the order of the chunks that were missing)
@@ -238,35 +237,9 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str) -> tuple[N.R
     return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
 
 
-# ------------------------------------------------------------------ parsing in two processes
-# A file parsed for the first time (a new file, a new rulelang) is parsed chunk by chunk: where
-# there is much to parse and a second core, a forked copy of this process parses the second half
-# of the chunks while this one parses the first, and sends back their pickled declarations (which
-# the cache keeps anyway). Only on Linux, from a process with one thread (a fork copies only the
-# calling thread); anything wrong with the helper, and its chunks are parsed here.
-
-TWO_PROCESSES_FROM = 40_000  # characters to parse: below, forking and unpickling cost more than they save
-
-
-def _parse_chunks(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
-    on its own (the whole file is parsed then)."""
-    helper = _start_helper(missing, file)
-    if helper is None:
-        return _parse_here(missing, file)
-    pid, reader, half = helper
-    try:
-        mine = _parse_here(missing[:half], file)
-    finally:
-        theirs = _helper_result(pid, reader)
-    if mine is None:
-        return None
-    if theirs is _HELPER_FAILED:
-        theirs = _parse_here(missing[half:], file)
-    return None if theirs is None else mine + theirs
-
-
-def _parse_here(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, list]] | None:
+    on its own (the whole file is parsed then). `parse_alone` gets the texts of those that do."""
     from rulelang.language.parser import parse_declarations
 
     parsed = []
@@ -274,83 +247,9 @@ def _parse_here(missing: list[tuple[int, str]], file: str) -> list[tuple[bytes, 
         part = parse_declarations(chunk, file, offset)
         if part is None:
             return None
+        parse_alone.add(chunk)
         parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
     return parsed
-
-
-_HELPER_FAILED = object()
-
-
-def _can_fork() -> bool:
-    threading = sys.modules.get("threading")  # (never imported: no other thread)
-    if threading is not None and threading.active_count() > 1:
-        return False
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return False
-    return sys.platform.startswith("linux") and hasattr(os, "fork") and cores > 1
-
-
-def _start_helper(missing: list[tuple[int, str]], file: str):
-    """(process id, pipe to read, index of the first chunk it parses) of a forked helper parsing
-    the second half of the chunks (by characters); None where there is none (too little to parse,
-    or no fork to be had)."""
-    total, half, size = sum(len(c) for _, c in missing), 0, 0
-    if total < TWO_PROCESSES_FROM or not _can_fork():
-        return None
-    while half < len(missing) and size + len(missing[half][1]) <= total // 2:
-        size += len(missing[half][1])
-        half += 1
-    if half in (0, len(missing)):
-        return None
-    from rulelang.language.parser import ready
-
-    ready()
-    reader, writer = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:  # no process to spare: all parsed here
-        os.close(reader)
-        os.close(writer)
-        return None
-    if pid == 0:  # the helper: parses, writes, and leaves at once (no exit handlers, no buffers flushed)
-        code = 1
-        try:
-            os.close(reader)
-            parsed = _parse_here(missing[half:], file)
-            data = pickle.dumps(None if parsed is None else [d for d, _ in parsed], protocol=pickle.HIGHEST_PROTOCOL)
-            with open(writer, "wb") as out:
-                out.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    return pid, reader, half
-
-
-def _helper_result(pid: int, reader: int):
-    """What the helper parsed (None: a chunk does not parse alone), or _HELPER_FAILED."""
-    try:
-        with open(reader, "rb") as pipe:
-            data = pipe.read()
-    finally:
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped already (SIGCHLD ignored): what it wrote says how it went
-            status = 0
-    try:
-        if status != 0:
-            return _HELPER_FAILED
-        pickled = pickle.loads(data)
-        if pickled is None:
-            return None
-        parsed = [(d, _load_part(d)) for d in pickled]
-        if any(part is None for _, part in parsed):
-            return _HELPER_FAILED
-        return parsed
-    except Exception:
-        return _HELPER_FAILED
 
 
 def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:

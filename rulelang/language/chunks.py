@@ -2,7 +2,8 @@
 
 The parser uses the chunks to report every syntax error of a file at once (each chunk is parsed on
 its own when the whole file does not parse), and the AST cache uses them to parse again only the
-declarations an edit touched (see `parser.chunks_are_exact` for why that gives the same AST).
+declarations an edit touched (tests/test_astcache.py checks the property of the grammar that makes
+that give the same AST).
 This module does not import the parser, so a file whose chunks are all cached needs no Lark.
 """
 from __future__ import annotations
