@@ -53,13 +53,14 @@ from rulelang.language import nodes as N
 from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
+from rulelang.core.resources import find_game
 from rulelang.core.sourcefile import check_file_size
 from rulelang.tools.scenario_json import json_to_rules
 from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_to_rules", "load_scenarios",
-           "run_file"]
+           "run_file", "scenario_files_for"]
 
 
 def load_scenarios(path: Path) -> list[N.ScenarioDecl]:
@@ -74,13 +75,15 @@ def load_scenarios(path: Path) -> list[N.ScenarioDecl]:
     return [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
 
 
-def run_file(path: str | Path, cache: dict | None = None) -> list[ScenarioResult]:
+def run_file(path: str | Path, cache: dict | None = None, coverage=None) -> list[ScenarioResult]:
+    """Run every scenario of a file. ``cache``: the games loaded so far (shared between files);
+    ``coverage``: a ``balance.coverage.Coverage`` that notes the rules lines the scenarios run."""
     path = Path(path)
     cache = {} if cache is None else cache
     scenarios = load_scenarios(path)
     if not scenarios:
         return [ScenarioResult(str(path), Span(file=str(path), line=1, column=1), False, "the file holds no scenario")]
-    return [ScenarioRunner(sc, path.parent, cache).run() for sc in scenarios]
+    return [ScenarioRunner(sc, path.parent, cache, coverage).run() for sc in scenarios]
 
 
 def _expectations(items: list[N.ScenarioItem]):
@@ -118,3 +121,53 @@ def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
         except RulesError as exc:  # the game's own errors (or a setting's value of the wrong kind)
             problems.extend(exc.diagnostics)
     return problems
+
+
+def _game_of(item: N.ScenarioItem, base_dir: Path) -> Path:
+    """The rules file a scenario's `game "..."` line names, found as ScenarioRunner.load_game finds it."""
+    path = base_dir / item.text
+    return path if path.is_file() else find_game(item.text)
+
+
+def scenario_files_for(rules_path: str | Path, limit: int = 2000) -> list[Path]:
+    """The scenario files that test a rules file, where a designer keeps them: beside it (its folder)
+    and under a ``tests/`` folder of it or of a folder above it, up to the project's top (a folder
+    holding ``.git`` or ``pyproject.toml``). A file counts when one of its scenarios names this game.
+    At most ``limit`` files are looked at (the language server calls this on each save)."""
+    rules_path = Path(rules_path).resolve()
+    folders = [rules_path.parent]
+    for above in [rules_path.parent, *rules_path.parent.parents][:6]:
+        if (above / "tests").is_dir():
+            folders.append(above / "tests")
+        if (above / ".git").exists() or (above / "pyproject.toml").is_file():
+            break
+    seen: set[Path] = set()
+    found: list[Path] = []
+    looked = 0
+    for folder in folders:
+        files = folder.glob("*") if folder == rules_path.parent else folder.rglob("*")
+        for f in sorted(files):
+            if f.suffix not in (".rules", ".json") or f in seen or f.resolve() == rules_path or not f.is_file():
+                continue
+            seen.add(f)
+            looked += 1
+            if looked > limit:
+                return found
+            try:
+                if f.stat().st_size > 1_000_000:
+                    continue
+                text = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if rules_path.stem not in text or ("scenario" not in text and '"steps"' not in text):
+                continue  # (cheap: a file that names neither is not parsed)
+            try:
+                scenarios = load_scenarios(f)
+            except (RulesError, ValueError, RecursionError):
+                continue  # (a file that does not read is `rulelang test`'s to report)
+            for sc in scenarios:
+                games = [i for i in sc.items if i.kind == "game"]
+                if games and _game_of(games[0], f.parent).resolve() == rules_path:
+                    found.append(f)
+                    break
+    return found

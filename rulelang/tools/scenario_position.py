@@ -14,6 +14,7 @@ from rulelang.check.types import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAY
 from rulelang.model.things import Entity, Player, Zone, move as move_entity, set_owner
 from rulelang.core.resources import examples_dir, find_game, games_dir
 from rulelang.compile.loader import load
+from rulelang.balance.coverage import load_for_coverage
 from rulelang.engine.runtime import Frame, Game, Match, _new_state
 from rulelang.core.sourcefile import NotAJsonObject, read_json_object
 from rulelang.language.tables import confinement_problem
@@ -23,7 +24,7 @@ from rulelang.tools.scenario_report import ScenarioFailure, fits, type_words, un
 
 class PositionBuilder(ScenarioExpressions):
     """The game and the starting match of a scenario (mixed into ScenarioRunner, whose __init__
-    sets ``sc``, ``base_dir``, ``cache`` and ``chance``)."""
+    sets ``sc``, ``base_dir``, ``cache``, ``coverage`` and ``chance``)."""
 
 
     def _items(self, kind):
@@ -70,9 +71,16 @@ class PositionBuilder(ScenarioExpressions):
         key = (str(Path(path).resolve()), tuple(variants))
         if settings:
             key += (tuple(sorted(settings.items())),)
+        coverage = self.coverage
+        if coverage is not None:
+            key += ("coverage",)  # (loaded to note the lines it runs: balance/coverage.py)
         if key not in self.cache:
             try:
-                self.cache[key] = load(str(path), variant=variants, settings=settings)
+                if coverage is not None:
+                    self.cache[key] = load_for_coverage(str(path), variant=variants, settings=settings)
+                    coverage.add_game(self.cache[key])
+                else:
+                    self.cache[key] = load(str(path), variant=variants, settings=settings)
             except RulesError as exc:  # a setting's value of the wrong kind: said at the scenario's line
                 for item in self._items("setting"):
                     for d in exc.diagnostics:

@@ -22,8 +22,9 @@ from rulelang.tools.scenario_report import (UNUSED_CHANCE, AnswerNotOffered, For
 class ScenarioRunner(PositionBuilder):
     """One scenario, run (``run``) or only set up (``build``, for `rulelang check`)."""
 
-    def __init__(self, scenario: N.ScenarioDecl, base_dir: Path, game_cache: dict):
+    def __init__(self, scenario: N.ScenarioDecl, base_dir: Path, game_cache: dict, coverage=None):
         self.sc = scenario
+        self.coverage = coverage  # a balance.coverage.Coverage noting the rules lines the scenario runs, or None
         self.base_dir = base_dir
         self.cache = game_cache
         self.answers: list[N.ScenarioItem] = []
@@ -44,6 +45,8 @@ class ScenarioRunner(PositionBuilder):
         self.failures = failures
         try:
             match = self.build()
+            if self.coverage is not None:
+                self.coverage.watch(match)
             self.started = any(i.kind in ("position", "position_file") for i in self.sc.items)
             self.pending_error: tuple[RulesError, Span] | None = None
             try:
