@@ -193,4 +193,20 @@ def test_copies_a_loop_a_start_at_a_step_and_repeat(tmp_path):
 def test_copies_of_a_declared_deck_card_are_not_made_up(tmp_path):
     result = run(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip(n: 1) * 2\n  }\n  run step a\n"
                  "  expect true\n")
-    assert "already placed by this position" in result.message
+    assert "Chip(n: 1) * 2 asks for 2 such cards, but the game has only 1: a position takes the game's own cards" \
+        in result.message
+    assert "expected: at most `* 1` here" in result.message
+    assert result.failed_at.line == 5 and result.failed_at.column == 23  # at the card, in the scenario
+
+
+def test_copies_of_a_declared_deck_take_that_many_of_its_cards(tmp_path):
+    """`* N` of a deck's cards takes N different cards of the deck that fit, wherever they are."""
+    passes(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip() * 4\n    hand of player 2: Chip() * 2\n"
+           "  }\n  expect count(hand(player(1))) == 4\n  expect count(hand(player(2))) == 2\n  expect empty(bag)\n"
+           "  expect sum(c.n for c in hand(player(1))) + sum(c.n for c in hand(player(2))) == 21\n")
+    # the deck has six chips: two lines asking for seven between them fail at the second, counting the first's
+    result = run(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip() * 4\n"
+                 "    hand of player 2: Chip() * 3\n  }\n  expect true\n")
+    assert ("Chip() * 3 asks for 3 such cards, but the game has 6, and 4 of them are placed by earlier lines "
+            "of this position") in result.message
+    assert "expected: at most `* 2` here" in result.message and result.failed_at.line == 6

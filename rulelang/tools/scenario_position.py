@@ -221,8 +221,13 @@ class PositionBuilder(ScenarioExpressions):
             return None
         # listed from the top down: the first card ends on top
         for pc in reversed(item.cards):
-            for _ in range(pc.copies):
-                e = self.find_card(match, pc, used, names)
+            for k in range(pc.copies):
+                try:
+                    e = self.find_card(match, pc, used, names)
+                except ScenarioFailure as exc:
+                    if pc.copies > 1:
+                        raise self.too_few_copies(match, pc, k, names) or exc from None
+                    raise
                 used.add(e.id)
                 move_entity(s, e, zone, cell)
                 if zone.owner is not None:
@@ -336,6 +341,39 @@ class PositionBuilder(ScenarioExpressions):
                 move_entity(s, e, s.zones["__box"])
                 return e
         raise self.no_such_card(match, pc, wanted, ctor_values, used)
+
+    def too_few_copies(self, match: Match, pc: N.PosCard, taken: int, names=None) -> ScenarioFailure | None:
+        """`CARD * N` of a deck's cards when the game has fewer than N such cards left for this line
+        (a position takes the game's own cards, never makes more); None when it has none at all (then
+        find_card's own message says so)."""
+        fits = self.card_test(match, pc, names)
+        total = sum(1 for e in match.s.entities if fits(e))
+        if total == 0:
+            return None
+        earlier = total - taken  # placed by the position's lines before this one
+        words = self.card_words(match, pc, names)
+        said = f"{words} * {pc.copies} asks for {pc.copies} such cards, but the game has {'only ' if total < pc.copies else ''}{total}"
+        if earlier:
+            said += f", and {'all' if earlier == total else earlier} of them {'is' if earlier == 1 else 'are'} placed by earlier lines of this position"
+        return ScenarioFailure(pc.span, said + ": a position takes the game's own cards (each card of a deck exists once), "
+                               "it never makes more",
+                               expected=f"at most `* {taken}` here" if taken else "no more of these cards in this position",
+                               hint="cards of a set that only `create` makes can be placed as often as you like")
+
+    def card_test(self, match: Match, pc: N.PosCard, names=None):
+        if pc.name is not None:
+            return lambda e, name=pc.name: e.card.name == name
+        if pc.ctor.component not in match.game.program.components:
+            raise unknown(pc.span, "component", pc.ctor.component, match.game.program.components)
+        values = {a.name: self.eval(match, a.value, names) for a in pc.ctor.args}
+        component = pc.ctor.component
+        return lambda e: e.card.component == component and all(e.attrs.get(k) == v for k, v in values.items())
+
+    def card_words(self, match: Match, pc: N.PosCard, names=None) -> str:
+        if pc.name is not None:
+            return f'"{pc.name}"'
+        return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
+                                                 for a in pc.ctor.args) + ")"
 
     def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, used: set[int]) -> ScenarioFailure:
         """Why no card is left for `wanted`: this position placed it already, or the game has no such card

@@ -143,21 +143,6 @@ class ScenarioRunner(PositionBuilder):
                     tests.append((self.card_test(match, pc, names), self.card_words(match, pc, names)))
             fixed.shuffles.append(Queued(tests, item.span, f"shuffle of {zone.name}", zone=zone.key))
 
-    def card_test(self, match: Match, pc: N.PosCard, names=None):
-        if pc.name is not None:
-            return lambda e, name=pc.name: e.card.name == name
-        if pc.ctor.component not in match.game.program.components:
-            raise unknown(pc.span, "component", pc.ctor.component, match.game.program.components)
-        values = {a.name: self.eval(match, a.value, names) for a in pc.ctor.args}
-        component = pc.ctor.component
-        return lambda e: e.card.component == component and all(e.attrs.get(k) == v for k, v in values.items())
-
-    def card_words(self, match: Match, pc: N.PosCard, names=None) -> str:
-        if pc.name is not None:
-            return f'"{pc.name}"'
-        return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
-                                                 for a in pc.ctor.args) + ")"
-
     # ---- run units
     def run_unit(self, match: Match, item: N.ScenarioItem, started: bool):
         unit, target = item.unit, item.target
