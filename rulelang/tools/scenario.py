@@ -46,7 +46,6 @@ The parts live beside it: ``scenario_report`` (results and failures), ``scenario
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rulelang.language import nodes as N
@@ -55,7 +54,7 @@ from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
 from rulelang.core.resources import find_game
 from rulelang.core.sourcefile import check_file_size
-from rulelang.tools.scenario_json import json_to_rules
+from rulelang.tools.scenario_json import json_file_to_rules, json_to_rules  # noqa: F401
 from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
 from rulelang.tools.scenario_run import ScenarioRunner
 
@@ -66,9 +65,7 @@ __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenari
 def load_scenarios(path: Path) -> list[N.ScenarioDecl]:
     if path.suffix == ".json":
         check_file_size(path)  # (read whole below: within the budget of a rules file first)
-        data = json.loads(path.read_text(encoding="utf-8"))
-        items = data if isinstance(data, list) else [data]
-        text = "".join(json_to_rules(d, f"{path.stem} {i + 1}") for i, d in enumerate(items))
+        text = json_file_to_rules(path.read_text(encoding="utf-8"), str(path))
         rules = parse_text(text, str(path) + " (as rules)")
     else:
         rules = parse_file(path)
