@@ -181,3 +181,54 @@ def test_the_language_server_hints_at_the_lines_no_scenario_reaches(tmp_path):
     alone.mkdir()
     (alone / "other.rules").write_text(GAME.replace('"Lines"', '"Other"'), encoding="utf-8")
     assert unreached_hints(str(alone / "other.rules")) == []
+
+
+def test_a_language_client_gets_the_hints_after_opening_and_saving(tmp_path):
+    import asyncio
+
+    from lsprotocol import types as T
+    from pygls.lsp.client import LanguageClient
+
+    game = tmp_path / "lines.rules"
+    game.write_text(GAME, encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    _scenarios(tmp_path, "../lines.rules")
+
+    async def session() -> list:
+        client = LanguageClient("rulelang-test", "1")
+        published: list = []
+
+        @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: T.PublishDiagnosticsParams):
+            published.append(params)
+
+        async def until(count: int):
+            for _ in range(600):
+                if len(published) >= count:
+                    return
+                await asyncio.sleep(0.1)
+
+        await client.start_io(sys.executable, "-m", "rulelang", "lsp")
+        try:
+            await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
+                                                             root_uri=tmp_path.as_uri()))
+            client.initialized(T.InitializedParams())
+            uri = game.as_uri()
+            client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+                uri=uri, language_id="rules", version=1, text=GAME)))
+            await until(2)  # the check's diagnostics at once, then again with the hints
+            client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+            await until(4)
+            await client.shutdown_async(None)
+            client.exit(None)
+        finally:
+            await client.stop()
+        return published
+
+    published = asyncio.run(session())
+    assert len(published) == 4, published
+    assert [d for d in published[0].diagnostics] == []
+    for with_hints in (published[1], published[3]):
+        hinted = {d.range.start.line + 1 for d in with_hints.diagnostics}
+        assert _line(GAME, "player(1).score += 100") in hinted and _line(GAME, "draw from bag") not in hinted
+        assert all(d.severity == T.DiagnosticSeverity.Hint for d in with_hints.diagnostics)
