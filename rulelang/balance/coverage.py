@@ -25,8 +25,6 @@ from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag
 from rulelang.language.variants import apply_variants
 
-ENGINE_ENV = "RULELANG_ENGINE"  # (compile/codegen.py reads it when a game is compiled)
-
 _RECORDING: dict[type, type] = {}  # op class -> its recording subclass
 
 
@@ -58,6 +56,9 @@ def _recording_def(fn, line: int):
 
 @contextmanager
 def _closure_engine():
+    """RULELANG_ENGINE=closures while a game is compiled (codegen.engine() reads it then)."""
+    from rulelang.compile.codegen import ENGINE_ENV
+
     before = os.environ.get(ENGINE_ENV)
     os.environ[ENGINE_ENV] = "closures"
     try:
@@ -87,6 +88,8 @@ def load_for_coverage(path, variant=None, settings=None, text=None):
         decl = defs.get(name)
         if decl is not None:
             program.defs[name] = _recording_def(fn, decl.span.line)
+    if program.heuristic is not None and "heuristic" in program.defs:  # (the bots' `def heuristic(p)`)
+        program.heuristic = program.defs["heuristic"]
     return game
 
 

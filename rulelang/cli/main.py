@@ -431,12 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--profile", action="store_true",
-                   help="play the games in one process under Python's profiler and show where the time goes, "
-                        "by rules line")
-    p.add_argument("--coverage", action="store_true",
-                   help="play the games in one process and list the rules lines they never reached (with the "
-                        "share of lines they ran)")
+    one_process = p.add_mutually_exclusive_group()
+    one_process.add_argument("--profile", action="store_true",
+                             help="play the games in one process under Python's profiler and show where the time "
+                                  "goes, by rules line")
+    one_process.add_argument("--coverage", action="store_true",
+                             help="play the games in one process and list the rules lines they never reached "
+                                  "(with the share of lines they ran)")
     p.set_defaults(func=cmd_simulate)
 
     from rulelang.cli.balance import add_commands
