@@ -98,11 +98,11 @@ def test_only_watched_matches_record_and_ordinary_loads_are_untouched(tmp_path):
     watched_game = load_for_coverage(path)
     coverage = Coverage(whole_file=False)
     match = coverage.new_match(watched_game, seed=1)  # (no choice in this game: it plays to its end)
-    ran = set(coverage.ran[watched_game.path])
+    ran = set(coverage.ran[str(path.resolve())])
     assert match.is_over and _line(GAME, "shuffle bag") in ran and _line(GAME, "p.score += worth") in ran
     assert match.clone().vm.coverage is None  # the copies bots plan on record nothing
     other = watched_game.new_match(seed=2)  # a match nobody watches records nothing either
-    assert other.is_over and other.vm.coverage is None and coverage.ran[watched_game.path] == ran
+    assert other.is_over and other.vm.coverage is None and coverage.ran[str(path.resolve())] == ran
     plain = load(path)
     assert plain.new_match(seed=1).vm.coverage is None
     ops = [op for code in plain.program.codes for op in code.ops]
@@ -144,6 +144,13 @@ def test_test_coverage_counts_the_whole_file_and_says_it_per_file(tmp_path):
         assert _line(GAME, words) in unreached, words
     for words in ("draw from bag", "p.score += worth", "def worth", "if bonus == on"):
         assert _line(GAME, words) not in unreached, words
+    # another file naming the game by its whole path: the same file, one report counting both
+    other = scenarios.parent / "again.rules"
+    other.write_text(scenarios.read_text(encoding="utf-8").replace('"../lines.rules"', f'"{game.resolve()}"'),
+                     encoding="utf-8")
+    assert [r.passed for r in run_file(other, {}, coverage=coverage)] == [True]
+    (again,) = coverage.reports()
+    assert again.counted == report.counted and again.ran == report.ran
     done = subprocess.run([sys.executable, "-m", "rulelang", "test", "--coverage", str(scenarios)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})

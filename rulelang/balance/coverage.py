@@ -177,6 +177,11 @@ class FileCoverage:
                 "unreached": [u.__dict__ for u in self.unreached]}
 
 
+def _key(game) -> str:
+    """A game's file, one spelling for each (a scenario may name it by a relative path, another by name)."""
+    return str(Path(game.path).resolve())
+
+
 class Coverage:
     """The rules lines the watched matches ran, by rules file. ``whole_file``: count every statement of
     the file (variants' too, as `rulelang test` does); otherwise those of the game as loaded."""
@@ -190,7 +195,7 @@ class Coverage:
         """Note every rules line this match runs from now on (the game must come from load_for_coverage)."""
         game = match.game
         self.add_game(game)
-        match.vm.coverage = self.ran.setdefault(game.path, set())
+        match.vm.coverage = self.ran.setdefault(_key(game), set())
 
     def new_match(self, game, players: int | None = None, seed: int = 0):
         """game.new_match(players, seed), watched from its first line (setup included)."""
@@ -204,10 +209,10 @@ class Coverage:
 
     def add_game(self, game) -> None:
         """Count this game's lines (even when no match of it runs)."""
-        games = self.games.setdefault(game.path, [])
+        games = self.games.setdefault(_key(game), [])
         if game not in games:
             games.append(game)
-        self.ran.setdefault(game.path, set())
+        self.ran.setdefault(_key(game), set())
 
     def reports(self) -> list[FileCoverage]:
         out = []
