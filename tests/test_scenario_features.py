@@ -193,4 +193,111 @@ def test_copies_a_loop_a_start_at_a_step_and_repeat(tmp_path):
 def test_copies_of_a_declared_deck_card_are_not_made_up(tmp_path):
     result = run(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip(n: 1) * 2\n  }\n  run step a\n"
                  "  expect true\n")
-    assert "already placed by this position" in result.message
+    assert "Chip(n: 1) * 2 asks for 2 such cards, but the game has only 1: a position takes the game's own cards" \
+        in result.message
+    assert "expected: at most `* 1` here" in result.message
+    assert result.failed_at.line == 5 and result.failed_at.column == 23  # at the card, in the scenario
+
+
+def test_copies_of_a_declared_deck_take_that_many_of_its_cards(tmp_path):
+    """`* N` of a deck's cards takes N different cards of the deck that fit, wherever they are."""
+    passes(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip() * 4\n    hand of player 2: Chip() * 2\n"
+           "  }\n  expect count(hand(player(1))) == 4\n  expect count(hand(player(2))) == 2\n  expect empty(bag)\n"
+           "  expect sum(c.n for c in hand(player(1))) + sum(c.n for c in hand(player(2))) == 21\n")
+    # the deck has six chips: two lines asking for seven between them fail at the second, counting the first's
+    result = run(tmp_path, "  position {\n    phase one\n    hand of player 1: Chip() * 4\n"
+                 "    hand of player 2: Chip() * 3\n  }\n  expect true\n")
+    assert ("Chip() * 3 asks for 3 such cards, but the game has 6, and 4 of them are placed by earlier lines "
+            "of this position") in result.message
+    assert "expected: at most `* 2` here" in result.message and result.failed_at.line == 6
+
+
+# ------------------------------------------------------------------ the JSON form
+
+def run_json(tmp_path: Path, scenarios: list) -> list:
+    import json
+
+    (tmp_path / "probe.rules").write_text(GAME, encoding="utf-8")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps([{"game": "probe.rules", **s} for s in scenarios], indent=1), encoding="utf-8")
+    return run_file(path, {})
+
+
+def test_the_json_form_takes_every_line_of_the_text_form(tmp_path):
+    """Fixed chance, copies, a loop, a start at a step, repeat, stop at every choice and the answers
+    by option, card and cell: each scenario below is one of the text-form tests above, in JSON."""
+    results = run_json(tmp_path, [
+        {"name": "chance", "position": {"phase": "one", "next_roll": [6, 4]},
+         "steps": [{"next_random": [5]}, {"next_shuffle": {"bag": ["Chip(n: 3)"]}}, {"run": "step c"},
+                   {"expect": "rolled == 10"}, {"expect": "picked == 5"}, {"expect": "top_n == 3"}]},
+        {"name": "copies, a loop, a step and repeat",
+         "position": {"step": "b", "zones": {"pool": ["Marker(kind: 1) * 3"], "hand of player 2": ["Chip(n: 5)", "Chip(n: 6)"]},
+                      "for": [{"var": "k", "in": "[1, 3]", "zones": {"hand of player 1": ["Chip(n: k)"]}}]},
+         "steps": [{"expect": "count(pool) == 3"}, {"expect": "count(hand(player(1))) == 2"}, {"run": "phase one"},
+                   {"expect": "marks == 110"}, {"stop_at_every_choice": True},
+                   {"repeat": 2, "steps": [{"choose_option": 1}, {"run": "choice"}]},
+                   {"expect": "round == 2"}, {"expect": "count(offered) == 1"}, {"expect": "marks == 1221"}]},
+        {"name": "a run that stops at every choice, an answer by card",
+         "position": {"phase": "two", "zones": {"hand of player 1": "Chip(n: 1)", "hand of player 2": ["Chip(n: 5)"]}},
+         "steps": [{"run": "phase two", "stop_at_every_choice": True}, {"expect": "offered == [\"chip 1\"]"},
+                   {"choose_card": "hand(player(1))[0]", "rule": "the one chip in hand"},
+                   {"run": "choice", "stop_at_every_choice": True}, {"expect": "chooser == player(2)"}]},
+        {"name": "an expected error", "position": {"phase": "two", "zones": {"hand of player 1": ["Chip(n: 1)", "Chip(n: 2)"],
+                                                                          "hand of player 2": ["Chip(n: 5)"]}},
+         "steps": [{"choose": "chip 4"}, {"run": "choice"}, {"expect_error": "matches none"},
+                   {"expect": "chooser == player(1)"}]},
+    ])
+    assert [(r.name, r.passed) for r in results] == [
+        ("chance", True), ("copies, a loop, a step and repeat", True),
+        ("a run that stops at every choice, an answer by card", True), ("an expected error", True)], \
+        [r.message for r in results if not r.passed]
+
+
+def test_the_json_form_writes_the_text_form_line_for_line():
+    from rulelang.tools.scenario_json import json_to_rules
+
+    text = json_to_rules({"rule": "\"Deal five cards.\"", "game": "highcard", "variant": ["lowball"], "players": 2,
+                          "settings": {"hand_size": 3, "mode": "quick", "title": "Two words", "strict": False},
+                          "position_file": "saved.json",
+                          "steps": [{"run": "setup"}, {"choose_cell": "(1, 0)"},
+                                    {"repeat": 2, "steps": [{"next_roll": 6}, {"run": "choice"}]}]}, "x")
+    assert text.split("\n") == [
+        '/// "Deal five cards."', 'scenario "x" {', '  game "highcard"', "  variant lowball", "  players 2",
+        "  setting hand_size = 3", "  setting mode = quick", '  setting title = "Two words"', "  setting strict = false",
+        '  position from "saved.json"', "  run setup", "  choose cell (1, 0)", "  repeat 2 {", "    next roll 6",
+        "    run choice", "  }", "}", ""]
+
+
+def test_a_json_setting_loads_the_game_with_it(tmp_path):
+    import json
+
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps({"name": "three cards each", "game": "highcard", "players": 2,
+                                "rule": "\"How many cards each player is dealt. Change it with `--set hand_size=3`.\"",
+                                "settings": {"hand_size": 3},
+                                "steps": [{"run": "setup"}, {"expect": "count(hand(player(1))) == 3"},
+                                          {"expect": "count(hand(player(2))) == 3"}]}), encoding="utf-8")
+    [result] = run_file(path, {})
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("text, where, words", [
+    ('{"game": "probe.rules",\n "steps": [{"expcet": "true"}]}', (2, 13), 'a step has no key "expcet"'),
+    ('{"game": "probe.rules",\n "players": "two"}', (2, 2), '"players" is a whole number in a JSON scenario, not "two"'),
+    ('{"game": "probe.rules",\n "steps": [{"run": "phase one", "expect": "true"}]}', (2, 33),
+     "a step does one thing, not run and expect"),
+    ('{"game": "probe.rules",\n "position": {"phase": "one", "next_roll": ["six"]}}', (2, 31),
+     '"next_roll" is a list of whole numbers'),
+    ('{"game": "probe.rules",\n "steps": [', (2, 12), "this JSON scenario file does not read"),
+])
+def test_a_json_scenario_that_does_not_fit_the_form_is_said_at_its_place(tmp_path, text, where, words):
+    from rulelang.core.errors import RulesError
+
+    (tmp_path / "probe.rules").write_text(GAME, encoding="utf-8")
+    path = tmp_path / "s.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RulesError) as caught:
+        run_file(path, {})
+    d = caught.value.diagnostics[0]
+    assert words in d.message and (d.span.line, d.span.column) == where, (d.message, d.span)
+    assert d.span.file == str(path)

@@ -44,6 +44,7 @@ class Summary:
     games: list[GameRecord] = field(default_factory=list)
     seconds: float = 0.0
     profile: object = None  # with simulate(profile=True): where the time went (rulesprofile.RulesProfile)
+    coverage: object = None  # with simulate(coverage=True): the rules lines the games ran (coverage.FileCoverage)
 
     @property
     def count(self) -> int:
@@ -126,10 +127,12 @@ class Summary:
             "metrics": self.metrics(),
             "results": [g.__dict__ for g in self.games],
             **({"profile": self.profile.to_json()} if self.profile is not None else {}),
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
 
 _worker_cache: dict = {}
+_watching = None  # with simulate(coverage=True): the coverage.Coverage the games in this process note their lines in
 
 
 def _cache_key(args) -> tuple:
@@ -143,7 +146,7 @@ def _play_one(args) -> GameRecord:
     game = _worker_cache.get(key)
     if game is None:
         game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)
-    match = game.new_match(players=players, seed=seed)
+    match = game.new_match(players=players, seed=seed) if _watching is None else _watching.new_match(game, players, seed)
     bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
     extra = play_recorded(match, bots)
     r = match.result
@@ -155,17 +158,24 @@ def _play_one(args) -> GameRecord:
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
              agents: list[str] | None = None, seed: int = 0, jobs: int | None = 1, settings: dict | None = None,
-             progress=None, cluster: str | None = None, profile: bool = False,
+             progress=None, cluster: str | None = None, profile: bool = False, coverage: bool = False,
              statistics: tuple[str, ...] = STATISTICS) -> Summary:
     """n seeded games (seeds seed .. seed+n-1). ``jobs``: processes (None: all cores); ``cluster``:
     the address of a Dask scheduler. The games and so the summary are the same whatever runs them.
     With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
-    says where the time went, by rules line (rulesprofile). ``statistics``: the modules imported
+    says where the time went, by rules line (rulesprofile). With ``coverage``, the games run in this
+    process with the closure engine and ``summary.coverage`` says which rules lines they ran and which
+    they never reached (coverage.py). ``statistics``: the modules imported
     while a pool plays (metrics.import_statistics)."""
     resolved = find_game(str(path))
     # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
     text = read_source(resolved) if resolved.is_file() else None
-    game = load(resolved, variant=variant, settings=settings, text=text)
+    if coverage:
+        from rulelang.balance.coverage import load_for_coverage
+
+        game = load_for_coverage(resolved, variant=variant, settings=settings, text=text)
+    else:
+        game = load(resolved, variant=variant, settings=settings, text=text)
     players = players or game.program.game.players_default
     agents = list(agents or ["random"])
     if len(agents) == 1:
@@ -181,7 +191,20 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         # again, and worker processes forked from it start with it
         _worker_cache[_cache_key(tasks[0])] = game
     start = time.perf_counter()
-    if profile:
+    if coverage:
+        global _watching
+        from rulelang.balance.coverage import Coverage
+
+        _watching = Coverage(whole_file=False)
+        _watching.add_game(game)
+        try:
+            summary.games = run_tasks(_play_one, tasks, jobs=1, progress=progress)
+        finally:
+            watched, _watching = _watching, None
+            if tasks:  # (a game loaded for coverage is not for other runs)
+                _worker_cache.pop(_cache_key(tasks[0]), None)
+        summary.coverage = watched.reports()[0]
+    elif profile:
         from rulelang.balance.rulesprofile import profiled
 
         game.new_match(players=players, seed=seed)  # what a first match imports (networkx...) is not the games' time

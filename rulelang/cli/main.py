@@ -105,7 +105,8 @@ def cmd_simulate(args) -> int:
         task = progress.add_task("simulating", total=args.n)
         summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
                            seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
-                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile)
+                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile,
+                           coverage=args.coverage)
     print_seats(console, summary)
     rounds_mean, rounds_sd = summary.length("rounds")
     decisions_mean, decisions_sd = summary.length("decisions")
@@ -126,7 +127,8 @@ def cmd_simulate(args) -> int:
         console.print(gt)
     print_metrics(console, summary)
     console.print(f"{summary.count} games in {summary.seconds:.2f} s: {summary.count / max(summary.seconds, 1e-9):.1f} games per second"
-                  + (" (one process, under the profiler)" if summary.profile is not None else ""))
+                  + (" (one process, under the profiler)" if summary.profile is not None else "")
+                  + (" (one process, recording the rules lines run)" if summary.coverage is not None else ""))
     if summary.profile is not None:
         from rich.text import Text
 
@@ -144,6 +146,8 @@ def cmd_simulate(args) -> int:
         for row in rows[1:]:
             pt.add_row(*(Text(cell) for cell in row))  # rules text, not markup: `[origin(desk)]`
         console.print(pt)
+    if summary.coverage is not None:
+        _print_coverage([summary.coverage])
     if args.out:
         Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
         console.print(f"results written to {args.out}")
@@ -153,6 +157,14 @@ def cmd_simulate(args) -> int:
         for path in simulate_plots(summary, args.plot):
             console.print(f"plot written to {path}", markup=False)
     return 0
+
+
+def _print_coverage(reports) -> None:
+    from rulelang.balance.coverage import format_coverage, relative
+
+    for report in reports:
+        for line in format_coverage(report, relative(report.path)):
+            console.print(line, markup=False, highlight=False)
 
 
 def _variants(value: str | None) -> list[str]:
@@ -264,9 +276,14 @@ def cmd_test(args) -> int:
             files.append(p)
     passed = failed = 0
     cache: dict = {}
+    coverage = None
+    if args.coverage:
+        from rulelang.balance.coverage import Coverage
+
+        coverage = Coverage()
     for path in files:
         try:
-            results = run_file(path, cache)
+            results = run_file(path, cache, coverage=coverage)
         except RulesError as exc:
             err_console.print(exc.format(), markup=False)
             failed += 1
@@ -283,6 +300,8 @@ def cmd_test(args) -> int:
                     for line in message.splitlines():
                         console.print(f"     {line}", markup=False)
     console.print(f"{passed} passed, {failed} failed")
+    if coverage is not None:
+        _print_coverage(coverage.reports())
     return 1 if failed or not (passed + failed) else 0
 
 
@@ -426,9 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw the balance plots (PNG and SVG) into this folder")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--profile", action="store_true",
-                   help="play the games in one process under Python's profiler and show where the time goes, "
-                        "by rules line")
+    one_process = p.add_mutually_exclusive_group()
+    one_process.add_argument("--profile", action="store_true",
+                             help="play the games in one process under Python's profiler and show where the time "
+                                  "goes, by rules line")
+    one_process.add_argument("--coverage", action="store_true",
+                             help="play the games in one process and list the rules lines they never reached "
+                                  "(with the share of lines they ran)")
     p.set_defaults(func=cmd_simulate)
 
     from rulelang.cli.balance import add_commands
@@ -438,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
     p.add_argument("files", nargs="+", help="scenario files or folders")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--coverage", action="store_true",
+                   help="after the scenarios, list for each game they test the rules lines they never reached "
+                        "(with the share of lines they ran)")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")

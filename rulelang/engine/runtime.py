@@ -37,6 +37,9 @@ class VM:
         self.stopped = False
         self.stop_when_depth: int | None = None
         self.ask_single = False  # ask even a choice of one option (scenarios), instead of taking it
+        # the rules lines this VM has run, when they are recorded (balance/coverage.py: only the ops of a
+        # game loaded for coverage read it); None records nothing, as in every copy of a match
+        self.coverage: set | None = None
         budgets = program.budgets or as_budgets(None)
         self.meter = Meter(budgets, program.memory_base)
 

@@ -5,7 +5,11 @@
 - hover: a name's doc comment (`///` lines) with what it is, or a built-in's help;
 - go to definition: top-level names, enum members, setting choices, component and player fields;
 - completion: the file's names, the language's keywords, built-in functions and values;
-- document symbols: the file's declarations, with enum members and fields inside them.
+- document symbols: the file's declarations, with enum members and fields inside them;
+- hints on the lines no scenario reaches (as `rulelang test --coverage` lists them), for a file with
+  scenarios beside it or under a `tests/` folder (`scenario.scenario_files_for`): worked out when the
+  file is opened or saved, off the editor's thread, and kept while the scenarios and the file are
+  unchanged (`unreached_hints`).
 
 The analysis (`Analysis`) is plain Python with no pygls in it, so it is tested directly and by a
 language-server client (tests/test_lsp.py).
@@ -340,6 +344,49 @@ def to_lsp_diagnostic(d: Diagnostic, lines: list[str]):
     return T.Diagnostic(range=_range(d.span, lines), message=message, severity=severity, source="rulelang")
 
 
+_HINTS: dict[str, tuple[tuple, list[Diagnostic]]] = {}  # path -> (what they were worked out from, the hints)
+UNREACHED = "no scenario reaches this line (rulelang test --coverage)"
+
+
+def unreached_hints(path: str) -> list[Diagnostic]:
+    """A hint (severity "hint") on each rules line of the file at ``path`` that none of its scenarios
+    reaches; none when it has no scenarios, or does not load. The scenarios are run once for each
+    version of the file and of its scenario files (by modification time)."""
+    from pathlib import Path
+
+    from rulelang.balance.coverage import Coverage
+    from rulelang.tools.scenario import run_file, scenario_files_for
+
+    try:
+        rules = Path(path).resolve()
+        files = scenario_files_for(rules)
+        key = (rules.stat().st_mtime_ns, tuple((str(f), f.stat().st_mtime_ns) for f in files))
+    except OSError:
+        return []
+    kept = _HINTS.get(str(rules))
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    coverage = Coverage()
+    cache: dict = {}
+    for f in files:
+        try:
+            run_file(f, cache, coverage=coverage)
+        except RulesError:
+            continue  # (a scenario file that does not read: `rulelang test` says why)
+    hints = []
+    for report in coverage.reports():
+        if Path(report.path).resolve() != rules:
+            continue
+        lines = rules.read_text(encoding="utf-8", errors="replace").split("\n")
+        for u in report.unreached:
+            text = lines[u.line - 1] if 0 < u.line <= len(lines) else ""
+            column = len(text) - len(text.lstrip()) + 1
+            span = Span(file=str(rules), line=u.line, column=column, end_line=u.line, end_column=len(text.rstrip()) + 1)
+            hints.append(Diagnostic(span, UNREACHED, severity="hint"))
+    _HINTS[str(rules)] = (key, hints)
+    return hints
+
+
 SYMBOL_KINDS = {
     "game": "File", "enum": "Enum", "member": "EnumMember", "component": "Class", "field": "Field",
     "player": "Struct", "player field": "Field", "cards": "Array", "zone": "Namespace", "var": "Variable",
@@ -363,6 +410,7 @@ def make_server():
     server = LanguageServer("rulelang", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Full)
     analyses: dict[str, Analysis] = {}
     pending: dict[str, asyncio.Task] = {}
+    hints: dict[str, tuple[str, list[Diagnostic]]] = {}  # uri -> (the text they are for, the hints)
 
     def latest(uri: str) -> Analysis:
         doc = server.workspace.get_text_document(uri)
@@ -371,7 +419,7 @@ def make_server():
             a = analyses[uri] = Analysis(doc.source, uri_to_path(uri))
         return a
 
-    async def refresh(uri: str, delay: float):
+    async def refresh(uri: str, delay: float, coverage: bool = False):
         if delay:
             await asyncio.sleep(delay)
         doc = server.workspace.get_text_document(uri)
@@ -384,19 +432,29 @@ def make_server():
             # a syntax error: keep the names of the last version that parsed for hover and completion
             analysis.rules, analysis.symbols = old.rules, old.symbols
         analyses[uri] = analysis
-        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=uri, version=doc.version,
-            diagnostics=[to_lsp_diagnostic(d, analysis.lines) for d in analysis.diagnostics]))
+        publish(uri, doc.version, analysis)
+        if coverage and uri.startswith("file:") and not any(d.severity == "error" for d in analysis.diagnostics):
+            found = await asyncio.to_thread(unreached_hints, uri_to_path(uri))
+            hints[uri] = (text, found)
+            if server.workspace.get_text_document(uri).source == text:
+                publish(uri, doc.version, analysis)
 
-    def schedule(uri: str, delay: float):
+    def publish(uri: str, version, analysis: Analysis):
+        kept = hints.get(uri)
+        extra = kept[1] if kept is not None and kept[0] == analysis.text else []  # (lines move as one types)
+        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            uri=uri, version=version,
+            diagnostics=[to_lsp_diagnostic(d, analysis.lines) for d in [*analysis.diagnostics, *extra]]))
+
+    def schedule(uri: str, delay: float, coverage: bool = False):
         task = pending.get(uri)
         if task is not None and not task.done():
             task.cancel()
-        pending[uri] = asyncio.get_running_loop().create_task(refresh(uri, delay))
+        pending[uri] = asyncio.get_running_loop().create_task(refresh(uri, delay, coverage))
 
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls, params: T.DidOpenTextDocumentParams):
-        schedule(params.text_document.uri, 0)
+        schedule(params.text_document.uri, 0, coverage=True)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls, params: T.DidChangeTextDocumentParams):
@@ -404,11 +462,12 @@ def make_server():
 
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls, params: T.DidSaveTextDocumentParams):
-        schedule(params.text_document.uri, 0)
+        schedule(params.text_document.uri, 0, coverage=True)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: T.DidCloseTextDocumentParams):
         analyses.pop(params.text_document.uri, None)
+        hints.pop(params.text_document.uri, None)
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)

@@ -1,0 +1,422 @@
+"""A scenario's game and position (``PositionBuilder``, a part of ``ScenarioRunner``): the game it
+names, loaded with its variants and settings; then the match it starts from: a saved match or
+position file, or the lines of ``position { }`` (round, phase, step, ``set``, cards put in zones,
+``for`` loops, queued chance), with the cards taken from the game's own (never made up).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rulelang.language import nodes as N
+from rulelang.model.builtins import describe
+from rulelang.core.errors import RulesError, did_you_mean, reason_of
+from rulelang.check.types import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS
+from rulelang.model.things import Entity, Player, Zone, move as move_entity, set_owner
+from rulelang.core.resources import examples_dir, find_game, games_dir
+from rulelang.compile.loader import load
+from rulelang.balance.coverage import load_for_coverage
+from rulelang.engine.runtime import Frame, Game, Match, _new_state
+from rulelang.core.sourcefile import NotAJsonObject, read_json_object
+from rulelang.language.tables import confinement_problem
+from rulelang.tools.scenario_expressions import ScenarioExpressions, round_start_pc
+from rulelang.tools.scenario_report import ScenarioFailure, fits, type_words, unknown, value_words
+
+
+class PositionBuilder(ScenarioExpressions):
+    """The game and the starting match of a scenario (mixed into ScenarioRunner, whose __init__
+    sets ``sc``, ``base_dir``, ``cache``, ``coverage`` and ``chance``)."""
+
+
+    def _items(self, kind):
+        return [i for i in self.sc.items if i.kind == kind]
+
+    def position_data(self, item) -> dict:
+        """The JSON object of a `position from "FILE"` (a saved match, or a position), or a
+        ScenarioFailure at that line saying why it cannot be read."""
+        def refuse(why: str):
+            raise ScenarioFailure(item.span, f'the position file "{item.text}" {why}')
+
+        folder = self.base_dir.resolve()
+        outside = confinement_problem(item.text, folder, "scenario")
+        if outside:
+            refuse(outside)
+        path = folder / item.text
+        if not path.exists():
+            refuse("does not exist (it is looked for beside the scenario file)")
+        try:
+            return read_json_object(path)
+        except OSError as exc:
+            refuse(f"cannot be read: {reason_of(exc)}")
+        except NotAJsonObject as exc:
+            refuse(f"cannot be used: {exc}")
+
+    def load_game(self) -> Game:
+        games = self._items("game")
+        if not games:
+            raise ScenarioFailure(self.sc.span, 'the scenario does not say which game it tests: add `game "path/to/game.rules"`')
+        text = games[0].text
+        path = self.base_dir / text
+        if not path.is_file():  # a folder of the same name beside the scenario is not the game
+            path = find_game(text)
+        if not Path(path).exists():
+            bundled = sorted({p.stem for d in (games_dir(), examples_dir()) for p in Path(d).glob("*.rules")})
+            raise ScenarioFailure(games[0].span, f'cannot find the game "{text}": there is no file {self.base_dir / text} '
+                                  "and no bundled game of that name",
+                                  expected="a path relative to the scenario file, or a bundled game: " + ", ".join(bundled),
+                                  hint=did_you_mean(Path(text).stem, bundled))
+        variants = [n for i in self._items("variant") for n in i.names]
+        settings = {i.names[0]: i.names[1] for i in self._items("setting")}
+        if variants or settings:
+            self.check_variants_and_settings(path, games[0], variants)
+        key = (str(Path(path).resolve()), tuple(variants))
+        if settings:
+            key += (tuple(sorted(settings.items())),)
+        coverage = self.coverage
+        if coverage is not None:
+            key += ("coverage",)  # (loaded to note the lines it runs: balance/coverage.py)
+        if key not in self.cache:
+            try:
+                if coverage is not None:
+                    self.cache[key] = load_for_coverage(str(path), variant=variants, settings=settings)
+                    coverage.add_game(self.cache[key])
+                else:
+                    self.cache[key] = load(str(path), variant=variants, settings=settings)
+            except RulesError as exc:  # a setting's value of the wrong kind: said at the scenario's line
+                for item in self._items("setting"):
+                    for d in exc.diagnostics:
+                        if d.message.startswith(f'setting "{item.names[0]}" '):
+                            raise ScenarioFailure(item.span, d.message) from None
+                raise
+        return self.cache[key]
+
+    def check_variants_and_settings(self, path, game_item: N.ScenarioItem, variants: list[str]):
+        """A `variant` or `setting` line naming none of the game's: said at that line of the scenario
+        (the loader would point at the game's first line and speak of --variant and --set)."""
+        from rulelang.language.astcache import parse_file_cached
+
+        try:
+            rules = parse_file_cached(path)
+        except RulesError:
+            return  # the game's own errors are reported when it is loaded
+        declared = {d.name: d for d in rules.decls if isinstance(d, N.VariantDecl)}
+        for item in self._items("variant"):
+            for name in item.names:
+                if name not in declared:
+                    raise unknown(item.span, "variant", name, declared)
+        chosen = set(variants)
+        for name in variants:  # a variant's `extends` are chosen with it
+            chosen.update(declared[name].extends)
+        settings = {d.name: d for d in rules.decls if isinstance(d, N.SettingDecl)}
+        for v in chosen:
+            settings.update({d.name: d for d in declared[v].items if isinstance(d, N.SettingDecl)})
+        for item in self._items("setting"):
+            name, choice = item.names
+            if name not in settings:
+                owner = next((v for v, d in declared.items()
+                              if any(isinstance(x, N.SettingDecl) and x.name == name for x in d.items)), None)
+                if owner is not None:
+                    raise ScenarioFailure(item.span, f'setting "{name}" belongs to variant {owner}, which this scenario '
+                                          "does not choose", expected=f"`variant {owner}` in the scenario")
+                raise unknown(item.span, "setting", name, settings)
+            decl = settings[name]
+            if decl.choices and choice not in decl.choices:
+                raise ScenarioFailure(item.span, f'setting "{name}" is one of {", ".join(decl.choices)}, not "{choice}"',
+                                      expected=" or ".join(f"`setting {name} = {c}`" for c in decl.choices),
+                                      hint=did_you_mean(choice, decl.choices))
+
+    def build(self) -> Match:
+        game = self.load_game()
+        players_items = self._items("players")
+        players = players_items[0].number if players_items else game.program.game.players_default
+        info = game.program.game
+        if not info.players_min <= players <= info.players_max:
+            raise ScenarioFailure(players_items[0].span if players_items else self.sc.span,
+                                  f"{info.title} is played by {info.players_min} to {info.players_max} players, not {players}",
+                                  expected=f"`players N` with N from {info.players_min} to {info.players_max}")
+        seed_items = self._items("seed")
+        seed = seed_items[0].number if seed_items else 0
+        positions = self._items("position")
+        files = self._items("position_file")
+        state = _new_state(game.program, players, seed)
+        match = Match(game, state)
+        if not positions and not files:
+            state.stack.append(Frame(game.program.flow, 0, {}, [], "flow"))
+            return match
+        if files:
+            data = self.position_data(files[0])
+            match = game.match_from_json(data) if "stack" in data else match
+            if "stack" in data:
+                return match
+        box = Zone("box", "__box", None, "hidden")
+        state.zones["__box"] = box
+        used: set[int] = set()
+        phase = step = None
+        for pos in positions:
+            for item in pos.position:
+                if item.kind == "step":
+                    step = item
+                    continue
+                phase = self.apply_position(match, item, used) or phase
+        if step is not None:
+            phase = self.step_phase(match, step, phase)
+        self.start_at(match, phase)
+        if step is not None and not self.jump_to_step(match, step.phase):
+            raise ScenarioFailure(step.span, f'the match cannot start at step "{step.phase}": phase {phase.phase} '
+                                  "has lines before it that are not steps",
+                                  expected=f"`run step {step.phase}` after the position (it runs the phase up to the step)")
+        return match
+
+    def step_phase(self, match: Match, step: N.PosItem, phase):
+        """The phase of a position's `step NAME`: the one its `phase` line names, else the one phase holding it."""
+        program = match.game.program
+        holding = [name for name, info in program.phases.items() if step.phase in info.code.step_names]
+        if phase is not None and phase.phase in holding:
+            return phase
+        if phase is not None:
+            raise unknown(step.span, f"step in phase {phase.phase} named", step.phase,
+                           program.phases[phase.phase].code.step_names)
+        if not holding:
+            raise unknown(step.span, "step", step.phase,
+                           {n for info in program.phases.values() for n in info.code.step_names})
+        if len(holding) > 1:
+            raise ScenarioFailure(step.span, f'phases {", ".join(holding)} each have a step "{step.phase}"',
+                                  expected="`phase NAME` in the position, to say which")
+        return N.PosItem(span=step.span, kind="phase", phase=holding[0])
+
+    def apply_position(self, match: Match, item: N.PosItem, used: set[int], names: dict | None = None):
+        s = match.s
+        if item.kind == "round":
+            s.round = item.round
+            return None
+        if item.kind == "phase":
+            if item.phase not in match.game.program.phases:
+                raise unknown(item.span, "phase", item.phase, match.game.program.phases)
+            return item
+        if item.kind == "chance":
+            self.queue_chance(match, item.chance, names)
+            return None
+        if item.kind == "loop":
+            values = self.eval(match, item.value, names)
+            if not isinstance(values, (list, range)):
+                raise ScenarioFailure(item.value.span, f"`for {item.var} in ...` needs a list, not {describe(values)}")
+            phase = None
+            for v in values:
+                for sub in item.items:
+                    if sub.kind in ("step", "round", "phase"):
+                        raise ScenarioFailure(sub.span, f"`{sub.kind}` is said once, outside the loop")
+                    phase = self.apply_position(match, sub, used, {**(names or {}), item.var: v}) or phase
+            return phase
+        if item.kind == "set":
+            self.check_set(match, item, names)
+            stmt = N.Assign(span=item.span, target=item.target, op="=", value=item.value)
+            self.run_statement(match, stmt, names)
+            return None
+        zone = self.zone(match, item)
+        cell = self.eval(match, item.at, names) if item.at is not None else None
+        if zone.is_board and cell is None:
+            raise ScenarioFailure(item.span, f"cards on the board {zone.name} need a cell: write `{zone.name} at (x, y): ...`")
+        if item.kind == "empty":
+            for e in list(zone.cells.stack(cell) if zone.is_board and cell is not None else zone.items):
+                move_entity(s, e, s.zones["__box"])
+            return None
+        # listed from the top down: the first card ends on top
+        for pc in reversed(item.cards):
+            for k in range(pc.copies):
+                try:
+                    e = self.find_card(match, pc, used, names)
+                except ScenarioFailure as exc:
+                    if pc.copies > 1:
+                        raise self.too_few_copies(match, pc, k, names) or exc from None
+                    raise
+                used.add(e.id)
+                move_entity(s, e, zone, cell)
+                if zone.owner is not None:
+                    set_owner(s, e, zone.owner)
+        return None
+
+    def check_set(self, match: Match, item: N.PosItem, names: dict | None = None):
+        """`set TARGET = EXPR` in a position sets a var, a player's field or a card's field that the game
+        declares, to a value of its kind: a misspelt name would otherwise make a new value no rule reads."""
+        table = match.game.program.table
+        target = item.target
+        if isinstance(target, N.Name):
+            name = target.id
+            kind = table.kind(name)
+            if name == "round":
+                raise ScenarioFailure(item.span, "the round is not set with `set`", expected="`round N` in the position")
+            if name == "phase":
+                raise ScenarioFailure(item.span, "the phase is not set with `set`", expected="`phase NAME` in the position")
+            if name in BUILTIN_VALUE_TYPES:
+                raise ScenarioFailure(item.span, f'"{name}" is worked out by the game as it plays: a position cannot set it')
+            if kind == "setting":
+                raise ScenarioFailure(item.span, f'"{name}" is a setting of the game, not a var: a position cannot set it',
+                                      expected=f"`setting {name} = CHOICE` in the scenario, before its position")
+            if kind != "var":
+                raise unknown(target.span, "var", name, [n for n, s in table.symbols.items() if s.kind == "var"])
+            tref, what = table.symbols[name].decl.type, f'var "{name}"'
+        elif isinstance(target, N.Attr):
+            owner = self.eval(match, target.obj, names)
+            if type(owner) is Player:
+                fields, what = table.player_fields, "a player"
+            elif type(owner) is Entity:
+                comp = match.game.program.components.get(owner.card.component)
+                if comp is None:
+                    return
+                fields, what = {f.name: f for f in comp.fields}, f"a {owner.card.component}"
+            else:
+                return  # (none, a number, ...: the assignment says it)
+            if target.name in ENTITY_BUILTIN_ATTRS or target.name in PLAYER_BUILTIN_ATTRS:
+                return  # (the assignment says whether it can be set)
+            if target.name not in fields:
+                raise ScenarioFailure(target.span, f'{what} has no field "{target.name}"',
+                                      expected=f"a field of {what}: " + (", ".join(fields) or "(none)"),
+                                      hint=did_you_mean(target.name, list(fields)))
+            tref, what = fields[target.name].type, f'field "{target.name}"'
+        else:
+            return
+        value = self.eval(match, item.value, names)
+        if not fits(value, tref, table):
+            raise ScenarioFailure(item.value.span, f"{what} holds {type_words(tref, table)}, not {value_words(value)}")
+
+    def zone(self, match: Match, item: N.PosItem) -> Zone:
+        zones = match.game.program.zones
+        info = zones.get(item.zone)
+        if info is None:
+            raise unknown(item.span, "zone", item.zone, [z for z in zones if not z.startswith("__")])
+        if info.per_player:
+            if item.player is None:
+                raise ScenarioFailure(item.span, f'each player has a "{item.zone}": write `{item.zone} of player N`')
+            key = f"{item.zone}#{item.player}"
+        else:
+            if item.player is not None:  # `deck of player 1` would put the cards in the one shared deck
+                raise ScenarioFailure(item.span, f'"{item.zone}" is one zone shared by all the players, not one per player',
+                                      expected=f"`{item.zone}: ...` (without `of player {item.player}`)")
+            key = item.zone
+        if key not in match.s.zones:
+            n = len(match.s.players)
+            raise ScenarioFailure(item.span, f"there is no {item.zone} of player {item.player} in this match: "
+                                  f"it has {n} player{'s' if n != 1 else ''}",
+                                  expected=f"player 1 to player {n} (or say `players {item.player}` in the scenario)")
+        return match.s.zones[key]
+
+    def find_card(self, match: Match, pc: N.PosCard, used: set[int], names: dict | None = None) -> Entity:
+        s = match.s
+        program = match.game.program
+        if pc.name is not None:
+            matches = [e for e in s.entities if e.card.name == pc.name and e.id not in used]
+            wanted = f'"{pc.name}"'
+            ctor_values = None
+        else:
+            ctor = pc.ctor
+            if ctor.component not in program.components:
+                raise unknown(pc.span, "component", ctor.component, program.components)
+            fields = [f.name for f in program.components[ctor.component].fields]
+            for a in ctor.args:
+                if a.name not in fields and a.name != "name":
+                    raise ScenarioFailure(a.span, f'{ctor.component} has no field "{a.name}"',
+                                          expected=f"a field of {ctor.component}: " + ", ".join(fields),
+                                          hint=did_you_mean(a.name, fields))
+            ctor_values = {a.name: self.eval(match, a.value, names) for a in ctor.args}
+            matches = [e for e in s.entities if e.card.component == ctor.component and e.id not in used
+                       and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
+            wanted = f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in ctor_values.items()) + ")"
+        if matches:
+            return matches[0]
+        # a card of a set that is only created during setup: take it from the game's card lists (with
+        # `* N`, as many copies as N: setup may create such a set more than once)
+        declared = {name for name, _ in program.auto_sets}
+        for set_name, defs in program.card_sets.items():
+            for card in defs:
+                if pc.name is not None and card.name != pc.name:
+                    continue
+                if ctor_values is not None and (card.component != pc.ctor.component or
+                                                not all(card.values.get(k) == v for k, v in ctor_values.items())):
+                    continue
+                if any(e.card is card for e in s.entities) and (pc.copies == 1 or set_name in declared):
+                    continue
+                e = Entity(len(s.entities), card, {k: (list(v) if isinstance(v, list) else v) for k, v in card.values.items()})
+                if not card.plain:  # as VM.create_cards: a copy of the match copies its values (State.holding)
+                    s.holding.add(e.id)
+                s.entities.append(e)
+                move_entity(s, e, s.zones["__box"])
+                return e
+        raise self.no_such_card(match, pc, wanted, ctor_values, used)
+
+    def too_few_copies(self, match: Match, pc: N.PosCard, taken: int, names=None) -> ScenarioFailure | None:
+        """`CARD * N` of a deck's cards when the game has fewer than N such cards left for this line
+        (a position takes the game's own cards, never makes more); None when it has none at all (then
+        find_card's own message says so)."""
+        fits = self.card_test(match, pc, names)
+        total = sum(1 for e in match.s.entities if fits(e))
+        if total == 0:
+            return None
+        earlier = total - taken  # placed by the position's lines before this one
+        words = self.card_words(match, pc, names)
+        said = f"{words} * {pc.copies} asks for {pc.copies} such cards, but the game has {'only ' if total < pc.copies else ''}{total}"
+        if earlier:
+            said += f", and {'all' if earlier == total else earlier} of them {'is' if earlier == 1 else 'are'} placed by earlier lines of this position"
+        return ScenarioFailure(pc.span, said + ": a position takes the game's own cards (each card of a deck exists once), "
+                               "it never makes more",
+                               expected=f"at most `* {taken}` here" if taken else "no more of these cards in this position",
+                               hint="cards of a set that only `create` makes can be placed as often as you like")
+
+    def card_test(self, match: Match, pc: N.PosCard, names=None):
+        if pc.name is not None:
+            return lambda e, name=pc.name: e.card.name == name
+        if pc.ctor.component not in match.game.program.components:
+            raise unknown(pc.span, "component", pc.ctor.component, match.game.program.components)
+        values = {a.name: self.eval(match, a.value, names) for a in pc.ctor.args}
+        component = pc.ctor.component
+        return lambda e: e.card.component == component and all(e.attrs.get(k) == v for k, v in values.items())
+
+    def card_words(self, match: Match, pc: N.PosCard, names=None) -> str:
+        if pc.name is not None:
+            return f'"{pc.name}"'
+        return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
+                                                 for a in pc.ctor.args) + ")"
+
+    def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, used: set[int]) -> ScenarioFailure:
+        """Why no card is left for `wanted`: this position placed it already, or the game has no such card
+        (then which values the game's cards of that component do have)."""
+        s = match.s
+        if pc.name is not None:
+            same = [e for e in s.entities if e.card.name == pc.name]
+        else:
+            same = [e for e in s.entities if e.card.component == pc.ctor.component
+                    and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
+        if same:
+            n = len(same)
+            return ScenarioFailure(pc.span, f"every card {wanted} is already placed by this position: the game has "
+                                   f"{'only one' if n == 1 else f'{n} of them'} (each card exists only once)")
+        if pc.name is not None:
+            names = {e.card.name for e in s.entities if e.card.name}
+            names |= {c.name for defs in match.game.program.card_sets.values() for c in defs if c.name}
+            return unknown(pc.span, "card named", pc.name, names)
+        cards = [e.attrs for e in s.entities if e.card.component == pc.ctor.component]
+        cards += [c.values for defs in match.game.program.card_sets.values() for c in defs
+                  if c.component == pc.ctor.component]
+        if not cards:
+            return ScenarioFailure(pc.span, f"the game has no {pc.ctor.component} card at all")
+        for k, v in ctor_values.items():  # the first field whose value no card has
+            values = {describe(c.get(k)) for c in cards}
+            if describe(v) not in values:
+                shown = sorted(values, key=lambda x: (len(x), x) if x.lstrip("-").isdigit() else (0, x))
+                listing = ", ".join(shown[:20]) + (f" and {len(shown) - 20} more" if len(shown) > 20 else "")
+                return ScenarioFailure(pc.span, f"the game has no card {wanted}: no {pc.ctor.component} has {k} {describe(v)}",
+                                       expected=f"{k} among: {listing}")
+        return ScenarioFailure(pc.span, f"the game has no card {wanted}: no {pc.ctor.component} has all these values together")
+
+    def start_at(self, match: Match, phase_item):
+        program = match.game.program
+        s = match.s
+        flow = program.flow
+        if phase_item is None:
+            pc = program.result_pc if s.over else round_start_pc(program)
+            handlers = [("game", program.result_pc)]
+            frame = Frame(flow, pc, {}, handlers, "flow")
+            s.stack = [frame]
+            return
+        if s.round == 0:
+            s.round = 1
+        index = next(i for i, op in enumerate(flow.ops) if op.what == "phase" and op.arg == phase_item.phase)
+        s.stack = [Frame(flow, index, {}, [("game", program.result_pc), ("round", program.round_end_pc)], "flow")]
