@@ -46,8 +46,7 @@ from rulelang.core.cachefiles import prune, write_whole
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.compile.expressions import ExpressionCompiler
-from rulelang.check.dependencies import TEMPLATE_NAMES, mentioned
+from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
@@ -212,6 +211,7 @@ _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 # what read_once finds in a function's body: the cells of a shared board, the current player, a loop
 _BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
 _CURRENT = "_current(c.s)"  # the current player, as g_Name writes it
+_CALLED = re.compile(r"\bD_(\w+)")  # the defs a generated function calls (define_called)
 _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehension
 
 
@@ -269,6 +269,35 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         self.lifted_written: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
         self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
+        self.load_time = False  # functions worked out at load time (for_load_time)
+        self.defined: set[str] = set()  # the defs written so far
+
+    @classmethod
+    def for_load_time(cls, compiler) -> "Generator":
+        """A generator of functions worked out at load time (a deck's values, a setting's default),
+        before any match: it knows what the game's generator knows of its defs, and writes each def
+        to be evaluated at each call (nothing is remembered: there is no state to stamp a value with);
+        `define_called` writes the defs its functions call, `finish` compiles them at once."""
+        main = compiler.gen
+        title = getattr(getattr(compiler.t, "game", None), "title", None) or "game"
+        compiler.load_time_modules += 1  # (each its own label: its units are kept apart on disk, _unit_code)
+        gen = cls(compiler, f"{title} (load time {compiler.load_time_modules})")
+        gen.load_time = True
+        gen.def_decls = dict(compiler.def_decls)
+        if main is not None:
+            for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs"):
+                setattr(gen, attr, getattr(main, attr))
+        return gen
+
+    def define_called(self) -> None:
+        """(load time) The defs that the functions written so far call, and those that these call."""
+        while True:
+            wanted = sorted({n for n in _CALLED.findall("\n".join(self.sources)) if n in self.def_decls} - self.defined)
+            if not wanted:
+                return
+            for name in wanted:
+                self.enter("De", name)
+                self.define(self.def_decls[name], True)
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
@@ -333,6 +362,8 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         player when a loop reads it. Such a board always exists, and nothing moves and no turn passes
         while an expression is worked out, so each is the same object throughout. (Another zone given
         to `at` fails where it is read, at the call's line.)"""
+        if self.load_time:  # (no match: what a function reads of it fails where it is read)
+            return body
         zones = self.cc.program.zones
         boards = [z for z in dict.fromkeys(_BOARD_CELLS.findall(body))
                   if (info := zones.get(z[1:-1])) is not None and info.topology is not None and not info.per_player]
@@ -424,25 +455,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
 
     # ---- expressions
     def x(self, node) -> str:
-        method = getattr(self, "g_" + type(node).__name__, None)
-        if method is None:
-            return self.fallback(node)
-        return method(node)
-
-    def fallback(self, node) -> str:
-        """The closure engine compiles this node; the generated code calls it (its sub-expressions
-        become generated functions of their own)."""
-        fn = getattr(ExpressionCompiler, "x_" + type(node).__name__)(self.cc, node)
-        k = self.const(fn, "F")
-        if not self.pylocals:
-            return f"{k}(c)"
-        used = mentioned(node)  # (a text's "{name}" reads a local too)
-        names = [n for n in self.pylocals if n in used]
-        if not names:
-            return f"{k}(c)"
-        pairs = ", ".join(f"{n!r}: {self.pylocals[n]}" for n in names)
-        base = "" if self.in_def else "**c.v, "
-        return f"{k}(_Ctx({{{base}{pairs}}}, c.s, c.vm))"
+        return getattr(self, "g_" + type(node).__name__)(node)
 
     def span(self, node) -> str:
         return self.const(node.span, "S")
@@ -492,10 +505,11 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
                       "current": "_current(c.s)", "phase": "c.s.phase", "player_count": "len(c.s.players)"}
             if name in simple:
                 return simple[name]
-            return self.fallback(x)
+            if name == "eliminated":
+                return "_eliminated(c.s)"
         sym = self.cc.t.symbols.get(name)
         if sym is None:
-            return self.fallback(x)
+            raise RuleError(x.span, f'"{name}" is not defined')
         kind = sym.kind
         if kind == "var":
             return f"c.s.globals[{name!r}]"
@@ -524,11 +538,17 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
                     var = self.constant_reads[name] = self.fresh("_k")
                 return f"({var} if {var} is not _MISS else ({var} := D_{name}(c)))"
             return f"D_{name}(c)"
+        if kind == "def":  # (a def the generator was not given: called as the program has it)
+            return f"c.vm.program.defs[{name!r}](c, ())"
         if kind == "keyword":
             return self.const(KeywordValue(name))
+        if kind == "component":
+            return f"_cards_of_component(c.s, {name!r})"
+        if kind == "cards":
+            return f"_cards_of_set(c.s, {name!r})"
         if kind == "phase":
             return repr(name)
-        return self.fallback(x)
+        raise RuleError(x.span, f'"{name}" cannot be used as a value')
 
     def loop_scope(self, var: str, coll):
         """local_scope for a loop's name over `coll`, with what the collection says its items are."""
@@ -597,7 +617,9 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         name = x.func
         scope = self.cc.scope
         if name in scope or name in self.pylocals:
-            return self.fallback(x)
+            for a in x.args:  # (what is wrong in its arguments is said first)
+                self.x(a)
+            raise RuleError(x.span, f'"{name}" cannot be called')
         if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
                 and x.args[0].keep == "where":
             f = x.args[0]
@@ -618,10 +640,8 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
             found = self.first_early(x.args[0])
             if found is not None:
                 return found
-        if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
-            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
         if name in ("has", "usable", "matched", "matching"):
-            return self.fallback(x)
+            return self.special_call(x, name)
         sym = self.cc.t.symbols.get(name)
         if sym is None and name in BUILTINS:
             return self.builtin(x, name)
@@ -632,11 +652,23 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
                 return inline
             args = "".join(f", {self.x(a)}" for a in x.args)
             return f"D_{name}(c{args})"
+        if kind == "def":  # (a def the generator was not given: called as the program has it)
+            return f"c.vm.program.defs[{name!r}](c, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
         if kind == "keyword":
             return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
-        if kind == "zone" and len(x.args) == 1:
-            return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
-        return self.fallback(x)
+        args = [self.x(a) for a in x.args]
+        if kind == "zone" and args:
+            return f"_player_zone(c, {args[0]}, {name!r}, {self.span(x)})"
+        raise RuleError(x.span, f'"{name}" cannot be called here')
+
+    def special_call(self, x, name: str) -> str:
+        """`has(card, keyword)`, `usable(keyword, card)`, `matched(a, b, def)` and `matching(a, b, def)`:
+        the arguments that are values worked out here, the rest by their helpers (codegen_helpers)."""
+        if name == "has":
+            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
+        if name == "usable":
+            return f"_usable(c, {self.x(x.args[0])}, {self.x(x.args[1])})"
+        return f"_{name}(c, {self.x(x.args[0])}, {self.x(x.args[1])}, {x.args[2].id!r})"
 
 
     def builtin(self, x, name: str) -> str:

@@ -108,8 +108,11 @@ class DefWriter:
                 f"        if meter is not None and meter.depth > 0:\n"
                 f"            meter.depth -= 1\n")
         self.sources.append(f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n{evaluate}    return value\n")
+        self.defined.add(name)
         args = ", ".join(py)
-        if pure and self._is_leaf(d.body, set(params)):
+        if self.load_time:  # before any match: evaluated at each call
+            self.sources.append(f"D_{name} = E_{name}\n")
+        elif pure and self._is_leaf(d.body, set(params)):
             # a leaf (fields, comparisons, arithmetic; no calls, no lists built): evaluating it costs less
             # than looking it up, so it is not remembered. It calls no def, so it cannot recurse.
             self.sources.append(

@@ -22,7 +22,7 @@ from typing import Any
 from rulelang.language import nodes as N
 from rulelang.model.board import Topology
 from rulelang.core.budgets import Meter, check_size, current_budgets, exceeded
-from rulelang.model.builtins import as_list, describe, holds_keyword
+from rulelang.model.builtins import BUILTIN_VALUES, as_list, describe, holds_keyword
 from rulelang.check.types import type_name
 from rulelang.check.checker import SymbolTable
 from rulelang.core.errors import Span
@@ -33,7 +33,7 @@ from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def
 from rulelang.engine.ops import FlowOp
 from rulelang.engine.program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError,
                                      TriggerInfo, ZoneInfo)
-from rulelang.model.things import CardDef
+from rulelang.model.things import CardDef, KeywordValue
 
 # ------------------------------------------------------------------ the compiler
 
@@ -56,6 +56,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
         self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
         self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
+        self.load_time_modules = 0  # generated modules of functions worked out at load time, so far
         self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)
 
     def closures_only(self):
@@ -264,8 +265,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         table.setdefault(key, []).append(info)
 
     def compile_cards(self, d: N.CardsDecl):
-        with self.closures_only():  # card values are computed now, at load time, once per card
-            self._compile_cards(d)
+        self._compile_cards(d)
         if d.zone is not None:
             self.program.auto_sets.append((d.name, self.expr(d.zone)))
 
@@ -274,17 +274,53 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         defs: list[CardDef] = []
         limit = current_budgets().cards
         total = self.cards_made
+        # first what each entry's values are made by: literals as they are, other expressions as
+        # generated functions, all of the block's in one module (load_time_functions); a condition
+        # field's, which a match works out, by the game's own module
+        asked: list = []
+        plans = []
+
+        def later(node, names: set):
+            value = _folded(node, names, self.t.symbols)
+            if value is not _NOT_FOLDED:
+                return _Folded(node, names, self.t.symbols)
+            asked.append((node, names))
+            return len(asked) - 1
+
         for entry in d.entries:
             comp = self.t.components[entry.ctor.component]
-            label = self.compile_label(comp)
             fields = {f.name: f for f in comp.fields}
-            combos = [dict()]
+            names: set = set()
+            colls = []
             for gen in entry.gens:
+                colls.append(later(gen.coll, set(names)))
+                names.add(gen.var)
+            args, given = [], set()
+            for arg in entry.ctor.args:
+                f = fields[arg.name]
+                given.add(arg.name)
+                if type_name(f.type) == "condition":
+                    with self.scoped(names | {"self"}):
+                        args.append((arg, True, self.expr(arg.value)))
+                else:
+                    args.append((arg, False, later(arg.value, names)))
+            defaults = {f.name: later(f.default, set()) for f in comp.fields
+                        if f.name not in given and f.default is not None}
+            plans.append((entry, comp, colls, args, defaults))
+        fns = self.load_time_functions(asked) if asked else []
+
+        def value_of(made, combo: dict, span: Span):
+            if isinstance(made, _Folded):
+                return made.value()
+            return fns[made](self.load_time_ctx(combo, span))
+
+        for entry, comp, colls, args, defaults in plans:
+            label = self.compile_label(comp)
+            combos = [dict()]
+            for gen, coll in zip(entry.gens, colls):
                 new = []
                 for combo in combos:
-                    with self.scoped(set(combo)):
-                        coll = self.expr(gen.coll)
-                    for value in as_list(coll(self.load_time_ctx(combo, gen.coll.span))):
+                    for value in as_list(value_of(coll, combo, gen.coll.span)):
                         new.append({**combo, gen.var: value})
                     if total + len(new) * entry.copies > limit:
                         raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
@@ -299,19 +335,16 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             for combo in combos:
                 values: dict[str, Any] = {}
                 code: dict[str, Any] = {}
-                with self.scoped(set(combo)):
-                    for arg in entry.ctor.args:
-                        f = fields[arg.name]
-                        if type_name(f.type) == "condition":
-                            with self.scoped({"self"}):
-                                code[arg.name] = (self.expr(arg.value), dict(combo))
-                        else:
-                            values[arg.name] = self.const(arg.value, combo, arg.value.span)
+                for arg, condition, made in args:
+                    if condition:
+                        code[arg.name] = (made, dict(combo))
+                    else:
+                        values[arg.name] = value_of(made, combo, arg.value.span)
                 for f in comp.fields:
                     if f.name in values or f.name in code:
                         continue
                     if f.default is not None:
-                        values[f.name] = self.const(f.default, {}, f.default.span)
+                        values[f.name] = value_of(defaults[f.name], {}, f.default.span)
                     else:
                         values[f.name] = _type_default(f.type)(None)
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
@@ -322,9 +355,48 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.cards_made = total
 
     def const(self, x, combo: dict, span: Span | None = None):
-        with self.scoped(set(combo)), self.closures_only():
-            fn = self.expr(x)
+        """The value of an expression worked out now, at load time (a setting's default), with the
+        names of `combo`: a literal as it is, anything else by a generated function."""
+        if _folded(x, set(combo), self.t.symbols) is not _NOT_FOLDED:
+            return _folded(x, set(combo), self.t.symbols)
+        (fn,) = self.load_time_functions([(x, set(combo))])
         return fn(self.load_time_ctx(combo, span or x.span))
+
+    def load_time_functions(self, asked: list) -> list:
+        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
+        read from its ctx): one small generated module for all of them, with the defs they call
+        (`Generator.for_load_time`: nothing is remembered, there is no match yet)."""
+        from rulelang.compile.codegen import Generator
+
+        gen = Generator.for_load_time(self)
+        saved = self.scope
+        fns = []
+        try:
+            for node, names in asked:
+                self.scope = frozenset(names)
+                gen.enter("Lt")
+                fns.append(gen.function(node))
+            self.scope = frozenset()
+            gen.define_called()
+        finally:
+            self.scope = saved
+        gen.finish()
+        return fns
+
+    def load_time_def(self, name: str):
+        """A def as a function `(ctx, args)` for load time (a deck's values), in a module of its own."""
+        from rulelang.compile.codegen import Generator
+
+        gen = Generator.for_load_time(self)
+        saved, self.scope = self.scope, frozenset()
+        try:
+            gen.enter("De", name)
+            fn = gen.define(gen.def_decls.get(name) or self.def_decls[name], True)
+            gen.define_called()
+        finally:
+            self.scope = saved
+        gen.finish()
+        return fn
 
     def load_time_ctx(self, combo: dict, span: Span) -> Ctx:
         """What a deck's expressions see while its cards are made, at load time: their own names,
@@ -423,14 +495,49 @@ class _LoadTimeDefs(dict):
         self.compiler = compiler
 
     def __missing__(self, name):
-        compiler = self.compiler
-        saved, compiler.scope = compiler.scope, frozenset()
-        try:
-            with compiler.closures_only():
-                fn = self[name] = compiler.compile_def(compiler.def_decls[name], load_time=True)
-        finally:
-            compiler.scope = saved
+        fn = self[name] = self.compiler.load_time_def(name)
         return fn
+
+
+_NOT_FOLDED = object()
+
+
+def _folded(node, names: set, symbols: dict):
+    """The value of a literal of the rules (a number, a text without values in it, true, false,
+    none, a member or keyword named, and lists and cells of them), made anew at each call; else
+    _NOT_FOLDED. A deck's cards are mostly such values: they need no generated code."""
+    kind = type(node)
+    if kind in (N.IntLit, N.BoolLit):
+        return node.value
+    if kind is N.NoneLit:
+        return None
+    if kind is N.StrLit:
+        return node.value if "{" not in node.value else _NOT_FOLDED
+    if kind is N.Name:
+        sym = symbols.get(node.id)
+        if node.id in names or node.id in BUILTIN_VALUES or sym is None:
+            return _NOT_FOLDED
+        if sym.kind == "member":
+            return node.id
+        if sym.kind == "keyword":
+            return KeywordValue(node.id)
+        return _NOT_FOLDED
+    if kind is N.ListLit or kind is N.CellLit:
+        items = [_folded(i, names, symbols) for i in (node.items if kind is N.ListLit else (node.a, node.b))]
+        if any(i is _NOT_FOLDED for i in items):
+            return _NOT_FOLDED
+        return items if kind is N.ListLit else tuple(items)
+    return _NOT_FOLDED
+
+
+class _Folded:
+    """A deck's literal value (_folded), made anew for each card."""
+
+    def __init__(self, node, names: set, symbols: dict):
+        self.node, self.names, self.symbols = node, names, symbols
+
+    def value(self):
+        return _folded(self.node, self.names, self.symbols)
 
 
 def _type_default(t: N.TypeRef):
