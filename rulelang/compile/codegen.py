@@ -46,7 +46,7 @@ from rulelang.core.cachefiles import prune, write_whole
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
@@ -205,6 +205,11 @@ def _write_marshal(folder: Path, path: Path, value) -> None:
 # parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
 ARITH_IN_PLACE = 16
 
+# expression levels written inside one function (Generator.x); a part nested deeper is a function
+# of its own (Generator.split). Each level is at most a few of Python's parentheses (it allows 200)
+SPLIT_DEPTH = 24
+_LEAVES = (N.IntLit, N.BoolLit, N.NoneLit, N.Name)
+
 # the generated code's helper for each operator but "+" (_add, values.add_values: it also joins lists and texts)
 _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 
@@ -252,6 +257,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         # local (g_Name); None while no def is written
         self.constant_reads: dict | None = None
         self.arith_depth = 0  # operations written inside one another (g_BinOp)
+        self.depth = 0  # expressions written inside one another in the function being written (x, split)
         self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
@@ -455,7 +461,38 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
 
     # ---- expressions
     def x(self, node) -> str:
-        return getattr(self, "g_" + type(node).__name__)(node)
+        self.depth += 1
+        try:
+            if self.depth > SPLIT_DEPTH and type(node) not in _LEAVES:
+                return self.split(node)
+            return getattr(self, "g_" + type(node).__name__)(node)
+        finally:
+            self.depth -= 1
+
+    def split(self, node) -> str:
+        """A sub-expression nested deeper than one function holds (SPLIT_DEPTH levels of x, or loops
+        in loops in body_lines) written as a function of its own, H...(c, locals...), called in
+        its place: Python then compiles every function of a game, however deeply its rules nest.
+        Its locals are passed to it; nothing read once at the top of a def (g_Index, g_Name) is."""
+        if any(id(n) in self.hoisted for n in nodes_in(node)):  # (a call worked out just before: left in place)
+            return getattr(self, "g_" + type(node).__name__)(node)
+        params = list(dict.fromkeys(v for v in self.pylocals.values() if v.isidentifier()))
+        fname = self.fresh("H")
+        saved = self.depth, self.no_walrus
+        self.depth, self.no_walrus = 0, False
+        try:
+            with self.no_def_parameters():
+                body = "\n".join(self.body_lines(node, "value", "        "))
+        finally:
+            self.depth, self.no_walrus = saved
+        line = getattr(getattr(node, "span", None), "line", 0)
+        self.sources.append(f"def {fname}({', '.join(['c'] + params)}):  # rules line {line}\n"
+                            f"    try:\n"
+                            f"{body}\n"
+                            f"    except _CATCH as exc:\n"
+                            f"        raise _translate(exc) from None\n"
+                            f"    return value\n")
+        return f"{fname}({', '.join(['c'] + params)})"
 
     def span(self, node) -> str:
         return self.const(node.span, "S")

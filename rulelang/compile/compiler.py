@@ -559,13 +559,4 @@ def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
 
 
 def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any]) -> Program:
-    from rulelang.compile.codegen import TooDeepToGenerate, engine
-
-    try:
-        return Compiler(table, settings).compile(decls)
-    except (TooDeepToGenerate, RecursionError):
-        if engine() != "codegen":
-            raise
-        # rules nested deeper than generated Python can be (parser.MAX_NESTING allows more): the same
-        # game, played by the closure engine
-        return Compiler(table, settings, engine="closures").compile(decls)
+    return Compiler(table, settings).compile(decls)
