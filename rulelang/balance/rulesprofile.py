@@ -29,7 +29,6 @@ _ENGINE_PARTS = {
     "model/board.py": "moving cards, changing values",
     "engine/values.py": "moving cards, changing values",
     "compile/statements.py": "statements the engine runs itself",
-    "compile/expressions.py": "expressions the engine works out itself",
     "compile/codegen_helpers.py": "helpers of the generated code",
     "compile/codegen_statements.py": "helpers of the generated code",
     "model/builtins.py": "built-in functions",

@@ -10,17 +10,17 @@ and cached by the hash of that source (with rulelang's and Python's versions): i
 as marshalled code in the user's cache folder (`cache_dir()`), so a second load, even by another
 process, does not compile again (Jinja2 compiles and caches a template the same way).
 
-A node the generator does not write yet is compiled by the closure engine and called from the
-generated code as a constant of the module's namespace, so every game always works.
+The generator writes every kind of expression itself; it is the only engine of expressions. A part
+nested deeper than Python compiles is written as a function of its own (``Generator.split``).
+Values worked out at load time (a deck's cards, a setting's default) are generated functions too,
+of a small module of their own (``Generator.for_load_time``), and a scenario's expressions are
+written beside its game's module (``Generator.beside``).
 
 Errors keep naming their rules line: the generator keeps a line map (generated line -> the rules
 construct and its span). A built-in that fails inside generated code is found on its line of the
-traceback and becomes the same ``RuleError`` (same message, same span) the closure engine raises;
-everything that can fail with a value-dependent message (fields, arithmetic, comparisons, indexes)
-goes through helpers that raise the closure engine's errors themselves.
-
-``RULELANG_ENGINE=closures`` in the environment switches the generator off (the closure engine
-alone), for comparison and as a fallback.
+traceback and becomes a ``RuleError`` at the call's span, in the rules' words; everything that can
+fail with a value-dependent message (fields, arithmetic, comparisons, indexes) goes through helpers
+that raise their errors themselves.
 
 This module holds the compiled-code cache and the ``Generator`` with its expressions; the generator's
 other parts are mixins of their own modules: ``codegen_facts`` (what an expression is for sure),
@@ -57,17 +57,10 @@ from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionR
                                                  fuse_regions)
 
 # what other modules and the tests use (the statements' ops and fusing are codegen_statements')
-__all__ = ["CACHE_ENV", "ENGINE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
-           "RegionRecords", "TooDeepToGenerate", "cache_dir", "cache_info", "engine", "fuse_code", "fuse_regions"]
+__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
+           "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
 
-ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "43"  # bump when the generated code changes shape (part of the cache key)
-
-
-def engine() -> str:
-    """The engine new games are compiled with: "codegen" (default) or "closures" (RULELANG_ENGINE)."""
-    chosen = os.environ.get(ENGINE_ENV, "").strip().lower()
-    return "closures" if chosen in ("closures", "closure", "old") else "codegen"
+GENERATOR_VERSION = "44"  # bump when the generated code changes shape (part of the cache key)
 
 
 # ------------------------------------------------------------------ the compiled-code cache
@@ -98,7 +91,8 @@ def cache_dir() -> Path | None:
 CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
 
 
-def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str) -> list[types.CodeType]:
+def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str,
+              on_disk: bool = True) -> list[types.CodeType]:
     """The code of a generated module, one code object per top-level unit (a def and what goes with
     it), each placed at its line of the module and named by its file: from this process's cache,
     from the disk, or compiled. After an edit, only the units whose text changed are compiled again:
@@ -107,7 +101,7 @@ def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str)
     if codes is not None and codes and codes[0].co_filename == filename:
         _STATS["hits"] += 1
         return codes
-    folder = cache_dir()
+    folder = cache_dir() if on_disk else None
     path = folder / f"{key}.marshal" if folder is not None else None
     codes = None
     if path is not None:
@@ -137,15 +131,6 @@ _UNIT_FILE = "<rulelang generated unit>"
 _RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
 
 
-class TooDeepToGenerate(Exception):
-    """Rules nested deeper than Python compiles them (parentheses in parentheses, loops in loops) or
-    than the generator writes them: the compiler plays that game with the closure engine instead."""
-
-
-# what Python's compiler says of code nested too deeply (its limits, not mistakes of the generator)
-_TOO_DEEP = ("too many nested parentheses", "too many statically nested blocks", "too many levels of indentation")
-
-
 def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
     from rulelang import __version__
 
@@ -167,14 +152,8 @@ def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: 
         unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
         code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
         if not isinstance(code, types.CodeType):
-            try:
-                code = compile(text, _UNIT_FILE, "exec")
-            except SyntaxError as exc:
-                if any(words in str(exc.msg) for words in _TOO_DEEP):
-                    raise TooDeepToGenerate(exc.msg) from None
-                raise
-            except (RecursionError, MemoryError) as exc:  # (Python's parser, on deeply nested code)
-                raise TooDeepToGenerate(str(exc)) from None
+            # (rules nested deeper than Python compiles are split into functions: Generator.split)
+            code = compile(text, _UNIT_FILE, "exec")
             _STATS["units_compiled"] += 1
         _UNIT_CACHE[unit_key] = now[unit_key] = code
         codes.append(_placed(code, first, filename))
@@ -277,6 +256,8 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
         self.load_time = False  # functions worked out at load time (for_load_time)
         self.defined: set[str] = set()  # the defs written so far
+        self.def_functions: dict | None = None  # the module's functions of defs, once compiled (beside)
+        self.on_disk = True  # the compiled module kept in the cache folder too (cache_dir)
 
     @classmethod
     def for_load_time(cls, compiler) -> "Generator":
@@ -293,6 +274,21 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         if main is not None:
             for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs"):
                 setattr(gen, attr, getattr(main, attr))
+        return gen
+
+    @classmethod
+    def beside(cls, compiler, game: "Generator") -> "Generator":
+        """A generator of more functions for a game already compiled (a scenario's expressions and
+        statements, on a compiler of its own): they call the game's own defs, as its module has them."""
+        gen = cls(compiler, f"{game.label} (more)")
+        if game.def_functions is None:
+            game.def_functions = {k: v for k, v in game.ns.items() if k.startswith(("D_", "E_", "P_", "R_", "T_", "_T_"))}
+        gen.ns.update(game.def_functions)
+        gen.on_disk = False  # (small and made anew each time: kept in this process only)
+        for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs", "neighbourhood_defs",
+                     "_inlinable"):
+            setattr(gen, attr, getattr(game, attr))
+        gen.defined = set(game.defined)
         return gen
 
     def define_called(self) -> None:
@@ -421,7 +417,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         self.filename = f"<rulelang generated {label} {key[:12]}>"
         self.source = source
         self.linemap = linemap
-        codes = _compiled(units, self.filename, key, label)
+        codes = _compiled(units, self.filename, key, label, self.on_disk)
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
         for code in codes:  # the module's statements in order, as exec of the whole module would run them
             exec(code, self.ns)
@@ -439,7 +435,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         return None
 
     def _translate(self, exc: BaseException) -> BaseException:
-        """A Python exception out of generated code, as the closure engine would have reported it."""
+        """A Python exception out of generated code, as a rules error at the construct that failed."""
         line = None
         tb = exc.__traceback__
         while tb is not None:
@@ -592,8 +588,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
 
     def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
-        """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
-        for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
+        """Enter a comprehension: its names become Python locals (and rules names of the compiler's scope). With `cards`, they hold cards (yields_cards); with `ints`, whole
         numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
         generator = self
 
@@ -877,7 +872,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         a, b = self.x(x.left), self.x(x.right)
         span = self.span(x)
 
-        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else as the closure engine does
+        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else by values._arith
             if x.op == "+":
                 return f"_add(c, {left}, {right}, {span})"
             name = _ARITHMETIC.get(x.op)

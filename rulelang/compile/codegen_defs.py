@@ -72,7 +72,7 @@ class DefWriter:
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
                        "this condition calls defs too deeply; they never stop")
-        guarded = (  # the body, its errors reported as the closure engine reports them
+        guarded = (  # the body, its errors reported as rules errors
             f"    try:\n"
             f"{body}\n"
             f"    except RecursionError:\n"
@@ -92,7 +92,7 @@ class DefWriter:
             # recursion depth to count (dependencies.recursive_defs), only its work
             evaluate = charged
         else:
-            evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
+            evaluate = (  # recursion depth, steps, errors
                 f"    vm = c.vm\n"
                 f"    meter = vm.meter if vm is not None else None\n"
                 f"    if meter is not None:\n"
@@ -160,7 +160,7 @@ class DefWriter:
                 f"    return value\n")
         elif pure:
             # a def without chance is a pure function of the state: its values are remembered until the
-            # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
+            # state changes (same keys, same stamp); a miss evaluates inline
             # each def's values in a table of its own (`cache[name]`), so that a change of one field or
             # global forgets only the values of the defs that read it (values.keep_remembered)
             key = f"({args},)" if py else "()"

@@ -1,7 +1,7 @@
 """What generated code calls at run time: the helpers of a generated module's namespace (`_HELPERS`).
 
-Each raises exactly the error the closure engine raises for the same construct; the code generator
-(`codegen.py`) writes calls of them by name.
+Each raises the rules error of its construct, in the rules' words; the code generator (`codegen.py`)
+writes calls of them by name.
 """
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ class LoopWriter:
                                             and (self.holds_quantifier(d.body) or self._counts(d.body)) else False)
         if bound is False:
             return None
-        # (the closure engine's scope holds the names of every body written around this one too)
+        # (the compiler's scope holds the names of every body written around this one too)
         clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
         if any(self.cc.t.symbols.get(v) is not None for v in clashes):
             return None  # (a loop name that is also a global's, which renaming would change: left as it is)

@@ -418,8 +418,8 @@ class StatementWriter:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
         Python loops: W(c, rows) appends the values of every binding that passes, in the order
         ChooseAmong.enumerate's walk finds them. A collection that names no earlier binding is
-        worked out once, when first reached; each bound name is also set in c.v, for the parts the
-        code generator leaves to closures."""
+        worked out once, when first reached; each bound name is also set in c.v (the names of
+        the option's statements)."""
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
         lines = []
