@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang.compile import codegen
+from rulelang.compile import codegen, codegen_cache
 from rulelang.core.errors import RulesError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -155,12 +155,12 @@ def test_a_second_load_hits_the_cache(monkeypatch):
 
 def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path):
     monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})  # as in a new process
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})  # as in a new process
     path = REPO / "examples" / "connect4.rules"
     first = load_game(path)
     # the module's code, and its units kept for the next version of the game (an edit)
     assert len(list(tmp_path.glob("*.marshal"))) == 2 and len(list(tmp_path.glob("units-*.marshal"))) == 1
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
     before = codegen.cache_info()
     second = load_game(path)
     assert codegen.cache_info()["disk_hits"] == before["disk_hits"] + 1
@@ -837,8 +837,8 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     change no unit's code (only the comments that give rules lines); a changed number changes the
     unit it is in. Either way errors still name the edited file's lines."""
     monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
-    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})
     text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
     path = tmp_path / "zemico.rules"
     path.write_text(text, encoding="utf-8")
@@ -849,7 +849,7 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
                 if generated.span_at(n) is not None}
 
     original = span_lines(load_game(path))
-    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})  # as in a new process: units from the disk
+    monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})  # as in a new process: units from the disk
 
     def compiled_for(new_text: str):
         path.write_text(new_text, encoding="utf-8")

@@ -8,7 +8,7 @@ calls as direct calls of generated functions with positional parameters. Every f
 (and of one set of variants and settings) goes into ONE source, compiled once with ``compile()``
 and cached by the hash of that source (with rulelang's and Python's versions): in the process, and
 as marshalled code in the user's cache folder (`cache_dir()`), so a second load, even by another
-process, does not compile again (Jinja2 compiles and caches a template the same way).
+process, does not compile again (Jinja2 compiles and caches a template the same way; codegen_cache).
 
 The generator writes every kind of expression itself; it is the only engine of expressions. A part
 nested deeper than Python compiles is written as a function of its own (``Generator.split``).
@@ -22,9 +22,9 @@ traceback and becomes a ``RuleError`` at the call's span, in the rules' words; e
 fail with a value-dependent message (fields, arithmetic, comparisons, indexes) goes through helpers
 that raise their errors themselves.
 
-This module holds the compiled-code cache and the ``Generator`` with its expressions; the generator's
-other parts are mixins of their own modules: ``codegen_facts`` (what an expression is for sure),
-``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
+This module holds the ``Generator`` with its expressions; the compiled code is kept by
+``codegen_cache``, and the generator's other parts are mixins of their own modules: ``codegen_facts``
+(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
 functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
 ``codegen_helpers`` is what the generated code calls at run time.
 """
@@ -32,25 +32,24 @@ from __future__ import annotations
 
 import hashlib
 import linecache
-import marshal
-import os
 import re
 import sys
 import types
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Callable
 
 from rulelang.language import nodes as N
-from rulelang.core.cachefiles import prune, write_whole
-from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
+from rulelang.model.builtins import BUILTIN_VALUES, RuleFailure
 from rulelang.model.things import KeywordValue
 
 from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
+from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
+                                            cache_info)
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
+from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
 from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionRecords, StatementWriter, fuse_code,
@@ -60,124 +59,6 @@ from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionR
 __all__ = ["CACHE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
            "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
 
-GENERATOR_VERSION = "44"  # bump when the generated code changes shape (part of the cache key)
-
-
-# ------------------------------------------------------------------ the compiled-code cache
-
-_CODE_CACHE: dict[str, list[types.CodeType]] = {}  # by the whole source: its units, placed
-_STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}
-CACHE_ENV = "RULELANG_CACHE_DIR"
-
-
-def cache_info() -> dict:
-    """How often a generated module was found compiled already in this process (hits), on disk
-    (disk_hits), or compiled anew (misses)."""
-    return {**_STATS, "size": len(_CODE_CACHE)}
-
-
-def cache_dir() -> Path | None:
-    """Where compiled modules are kept between processes: $RULELANG_CACHE_DIR, else the user's cache
-    folder ($XDG_CACHE_HOME or ~/.cache) /rulelang/codegen. `RULELANG_CACHE_DIR=off` keeps none."""
-    chosen = os.environ.get(CACHE_ENV, "").strip()
-    if chosen.lower() in ("off", "none", "0"):
-        return None
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rulelang" / "codegen"
-
-
-CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
-
-
-def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str,
-              on_disk: bool = True) -> list[types.CodeType]:
-    """The code of a generated module, one code object per top-level unit (a def and what goes with
-    it), each placed at its line of the module and named by its file: from this process's cache,
-    from the disk, or compiled. After an edit, only the units whose text changed are compiled again:
-    the others come from the units kept for the last version of the same game (`_unit_code`)."""
-    codes = _CODE_CACHE.get(key)
-    if codes is not None and codes and codes[0].co_filename == filename:
-        _STATS["hits"] += 1
-        return codes
-    folder = cache_dir() if on_disk else None
-    path = folder / f"{key}.marshal" if folder is not None else None
-    codes = None
-    if path is not None:
-        try:
-            codes = marshal.loads(path.read_bytes())
-            if not (isinstance(codes, list) and len(codes) == len(units)
-                    and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
-                codes = None
-        except (OSError, ValueError, EOFError, TypeError):
-            codes = None  # not there, unreadable or from another Python: compile again
-    if codes is not None:
-        _STATS["disk_hits"] += 1
-    else:
-        _STATS["misses"] += 1
-        codes = _unit_code(units, filename, label, folder)
-        if path is not None:
-            _write_marshal(folder, path, codes)
-    if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
-        _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
-    _CODE_CACHE[key] = codes
-    return codes
-
-
-# units compiled at line 1 under a neutral name, by their text (comments giving rules lines left out)
-_UNIT_CACHE: dict[str, types.CodeType] = {}
-_UNIT_FILE = "<rulelang generated unit>"
-_RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
-
-
-def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
-    from rulelang import __version__
-
-    kept: dict = {}
-    keep_path = None
-    if folder is not None:
-        # the units of the last module made for a game of this title (another version of the file)
-        name = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}/{label}".encode()).hexdigest()
-        keep_path = folder / f"units-{name[:40]}.marshal"
-        try:
-            kept = marshal.loads(keep_path.read_bytes())
-            if not isinstance(kept, dict):
-                kept = {}
-        except (OSError, ValueError, EOFError, TypeError):
-            kept = {}
-    codes, now = [], {}
-    for first, text in units:
-        # the comments that give rules lines change when lines are added above: not the code
-        unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
-        code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
-        if not isinstance(code, types.CodeType):
-            # (rules nested deeper than Python compiles are split into functions: Generator.split)
-            code = compile(text, _UNIT_FILE, "exec")
-            _STATS["units_compiled"] += 1
-        _UNIT_CACHE[unit_key] = now[unit_key] = code
-        codes.append(_placed(code, first, filename))
-    if len(_UNIT_CACHE) > 50_000:
-        _UNIT_CACHE.clear()
-    if keep_path is not None:
-        _write_marshal(folder, keep_path, now)
-    return codes
-
-
-def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.CodeType:
-    """A unit's code (compiled as if it began at line 1) moved down to its line of the module, in its
-    file, nested code (comprehensions, lambdas) included: tracebacks then name the module's lines."""
-    consts = tuple(_placed(c, lines_above, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_firstlineno=code.co_firstlineno + lines_above, co_filename=filename, co_consts=consts)
-
-
-def _write_marshal(folder: Path, path: Path, value) -> None:
-    try:
-        data = marshal.dumps(value)
-    except ValueError:  # (only code objects and plain values are written: not expected)
-        return
-    if write_whole(path, data):  # best effort: a read-only home only costs the compile next time
-        prune(folder, "*.marshal", CACHE_KEEP)
 
 
 # operations nested deeper than this are written as calls of their helpers (one level of Python's
@@ -202,7 +83,7 @@ _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehens
 # ------------------------------------------------------------------ the generator
 
 
-class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
+class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
     expressions are written here; what an expression is for sure (NodeFacts), quantifiers as loops
     (LoopWriter), defs as functions (DefWriter) and statements as ops (StatementWriter) by its parts."""
@@ -641,130 +522,6 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         finally:
             self.no_walrus = saved
 
-
-    def g_Call(self, x):
-        hoisted = self.hoisted.get(id(x))
-        if hoisted is not None:  # worked out just before, in place (body_lines)
-            return hoisted
-        name = x.func
-        scope = self.cc.scope
-        if name in scope or name in self.pylocals:
-            for a in x.args:  # (what is wrong in its arguments is said first)
-                self.x(a)
-            raise RuleError(x.span, f'"{name}" cannot be called')
-        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
-                and x.args[0].keep == "where":
-            f = x.args[0]
-            coll = self.iterable(f.coll)
-            with self.loop_scope(f.var, f.coll):
-                cond = self.x(f.cond)
-            var = f"L_{f.var}"
-            if self.walks_cards(f.coll):  # already a list or tuple of cards
-                return f"{name}(({cond}) for {var} in {coll})"
-            if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
-                return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
-            return f"{name}(({cond}) for {var} in _as_list({coll}))"
-        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
-            found = self.empty_early(x.args[0])
-            if found is not None:
-                return found
-        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
-            found = self.first_early(x.args[0])
-            if found is not None:
-                return found
-        if name in ("has", "usable", "matched", "matching"):
-            return self.special_call(x, name)
-        sym = self.cc.t.symbols.get(name)
-        if sym is None and name in BUILTINS:
-            return self.builtin(x, name)
-        kind = sym.kind if sym else None
-        if kind == "def" and name in self.def_decls:
-            inline = self.inline_leaf(name, x.args)
-            if inline is not None:
-                return inline
-            args = "".join(f", {self.x(a)}" for a in x.args)
-            return f"D_{name}(c{args})"
-        if kind == "def":  # (a def the generator was not given: called as the program has it)
-            return f"c.vm.program.defs[{name!r}](c, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
-        if kind == "keyword":
-            return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
-        args = [self.x(a) for a in x.args]
-        if kind == "zone" and args:
-            return f"_player_zone(c, {args[0]}, {name!r}, {self.span(x)})"
-        raise RuleError(x.span, f'"{name}" cannot be called here')
-
-    def special_call(self, x, name: str) -> str:
-        """`has(card, keyword)`, `usable(keyword, card)`, `matched(a, b, def)` and `matching(a, b, def)`:
-        the arguments that are values worked out here, the rest by their helpers (codegen_helpers)."""
-        if name == "has":
-            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
-        if name == "usable":
-            return f"_usable(c, {self.x(x.args[0])}, {self.x(x.args[1])})"
-        return f"_{name}(c, {self.x(x.args[0])}, {self.x(x.args[1])}, {x.args[2].id!r})"
-
-
-    def builtin(self, x, name: str) -> str:
-        if name == "owner" and len(x.args) == 1 and not self.no_walrus:
-            # the built-in's own code, inline; a failure is reported as the built-in's (its line is marked)
-            t = self.fresh("_t")
-            return (f"{self.mark('builtin', x.span, name)}(c.s.players[{t}.owner] if ({t} := {self.x(x.args[0])}).owner "
-                    f"is not None else None)")
-        inner = x.args[0] if len(x.args) == 1 else None
-        if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
-                and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):
-            board, cell = self.x(inner.args[0]), self.x(inner.args[1])
-            stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
-            return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
-        if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
-            # region(board, cell, owned_cells(board, p)): the group the board keeps (_region_owned);
-            # anything but a player is the built-ins' (and their failures, at their lines)
-            board, cell = self.x(x.args[0]), self.x(x.args[1])
-            t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[2], x.args[0].id, board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
-        if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
-            # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
-            # but a player is the built-ins' (and their failures, at their lines)
-            board = self.x(x.args[0])
-            t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[1], x.args[0].id, board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
-        if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
-            inline = self.board_distance(x)
-            if inline is not None:
-                return inline
-        impl = self.const(BUILTINS[name].impl, "B")
-        args = "".join(f", {self.x(a)}" for a in x.args)
-        return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
-
-
-    def owned_cells_of(self, node, board_id: str, board: str, t: str) -> tuple[str, str]:
-        """For an owned_cells_call: the player's expression, and the call of the cells with the player
-        in Python local t (the built-in, or the def: a failure is said at its own line)."""
-        if self.is_builtin(node, "owned_cells", 2):
-            impl = f"{self.mark('builtin', node.span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
-            return self.x(node.args[1]), f"{impl}(c, {board}, {t})"
-        return self.x(node.args[0]), f"D_{node.func}(c, {t})"
-
-    def board_distance(self, x) -> str | None:
-        """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula
-        (board.Topology.distance) written in place for two cells; anything else is the built-in's."""
-        topology = self.cc.program.zones[x.args[0].id].topology
-        board, a, b = (self.x(arg) for arg in x.args)
-        ta, tb = self.fresh("_t"), self.fresh("_t")
-        dx, dy = f"{ta}[0] - {tb}[0]", f"{ta}[1] - {tb}[1]"
-        if topology.kind == "hex":
-            formula = f"(abs({dx}) + abs({dy}) + abs({dx} + {dy})) // 2"
-        elif topology.kind == "grid":
-            formula = f"max(abs({dx}), abs({dy}))" if topology.neighbours == 8 else f"abs({dx}) + abs({dy})"
-        else:
-            return None
-        impl = self.const(BUILTINS["distance"].impl, "B")
-        # (`&`, not `and`: both cells are worked out, whichever is not a cell)
-        return (f"{self.mark('builtin', x.span, 'distance')}({formula} if (type({ta} := {a}) is tuple) "
-                f"& (type({tb} := {b}) is tuple) else {impl}(c, {board}, {ta}, {tb}))")
 
     def g_Attr(self, x):
         obj = self.x(x.obj)
