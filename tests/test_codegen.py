@@ -496,6 +496,7 @@ game "Trial" { players 2  turn order clockwise  round: play  max rounds 2 }
 player { score: int = 0 }
 def weight(p) = sum(x * (p.score + 1) for x in 1..200)
 def above(p, n) = count(x in [1, 2, 3] where x + n > p.score)
+def heaviest = max(weight(p) for p in players)
 phase play {
   take turns from player(1) once {
     choose x from [1, 2] as "Pick"
@@ -505,27 +506,30 @@ phase play {
 """
 
 
-def test_a_remembered_def_whose_values_never_come_back_is_evaluated_instead(tmp_path, monkeypatch):
-    """Remembering a def's values pays only when the same arguments come back before the state
-    changes. The first calls are a trial: then a def asked the same thing again and again stays
-    remembered, and one never asked the same thing twice is evaluated each time. Its values are the
-    same either way."""
+def test_a_def_is_remembered_whatever_its_calls_did_before(tmp_path):
+    """Whether a def's values are remembered is decided when it is written, never by timing its
+    calls: a def without chance that is not a leaf is remembered until the state changes, whether
+    or not its arguments come back (`above` is never asked the same thing twice). Its values are
+    the same either way."""
     path = tmp_path / "trial.rules"
     path.write_text(TRIAL)
     game = load_game(path)
     ns = game.program.generated.ns
-    assert ns["D_weight"] is ns["T_weight"] and ns["D_above"] is ns["T_above"]  # on trial at first
+    assert all(ns[f"D_{name}"] is ns[f"R_{name}"] for name in ("heaviest", "weight", "above"))
+    assert not any(name.startswith(("T_", "_T_")) for name in ns)  # no def on trial
     match = game.new_match(seed=1)
     match.apply(1)
     ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
     defs = game.program.defs
     p1, p2 = match.s.players
-    for n in range(codegen.TRIAL_CALLS + 10):
-        assert defs["weight"](ctx, (p1,)) == 20100 * 3  # the same question every time: remembered
-        assert defs["above"](ctx, (p2, n)) == 3  # never the same question twice: evaluated
-    assert ns["D_weight"] is ns["R_weight"] and ns["D_above"] is ns["E_above"]
+    for n in range(20):
+        assert defs["weight"](ctx, (p1,)) == 20100 * 3 and defs["above"](ctx, (p2, n)) == 3
+        assert defs["heaviest"](ctx, ()) == 20100 * 3
+    assert match.s.state_cache["heaviest"] == {(): 20100 * 3}  # (it reads no turn: kept with the state)
+    assert len(match.s.state_cache["above"]) == 20
     match.apply(0)  # the state changes; the values follow it
     assert defs["weight"](ctx, (p2,)) == 20100 * 2 and defs["above"](ctx, (p2, -1)) == 1
+    assert defs["heaviest"](ctx, ()) == 20100 * 3
     assert agrees("trial", played(game, 3))
 
 

@@ -47,7 +47,7 @@ from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
                                             cache_info)
-from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
@@ -56,7 +56,7 @@ from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionR
                                                  fuse_regions)
 
 # what other modules and the tests use (the statements' ops and fusing are codegen_statements')
-__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
+__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "FusedExec", "FusedRegion", "Generator",
            "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
 
 
@@ -163,7 +163,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         statements, on a compiler of its own): they call the game's own defs, as its module has them."""
         gen = cls(compiler, f"{game.label} (more)")
         if game.def_functions is None:
-            game.def_functions = {k: v for k, v in game.ns.items() if k.startswith(("D_", "E_", "P_", "R_", "T_", "_T_"))}
+            game.def_functions = {k: v for k, v in game.ns.items() if k.startswith(("D_", "E_", "P_", "R_"))}
         gen.ns.update(game.def_functions)
         gen.on_disk = False  # (small and made anew each time: kept in this process only)
         for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs", "neighbourhood_defs",
