@@ -1262,7 +1262,7 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_pa
     another def's quantifier is written in place, as nested loops (Generator.inlined_call): no call
     of D_owns is left in has_line. A loop name the caller uses too is renamed (connect four's
     `owns` loops over `d`, and `run_from` has a direction `d`). Values are checked by
-    test_both_engines_play_the_same_match; an error in the body is reported at the def's line."""
+    test_every_game_plays_the_expected_match; an error in the body is reported at the def's line."""
     tictactoe = load_game(REPO / "examples" / "tictactoe.rules")
     source = tictactoe.program.generated.source
     has_line = source[source.index("def E_has_line"):source.index("def R_has_line")]
@@ -1284,7 +1284,7 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_
     """`owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i))`: the arguments are worked out first, into
     Python locals, then the def's loops are written in place (no call of D_owns). The numbers of
     `0..3` are whole numbers for sure: `d[0] * i` asks nothing of `i`. The board's cells are found
-    once, at the top of the def (boards_read_once). Both engines play the same matches."""
+    once, at the top of the def (boards_read_once). The matches are the expected ones (agrees)."""
     path = REPO / "tests" / "codegen" / "connect4_plain.rules"
     generated = load_game(path)
     source = generated.program.generated.source
@@ -1307,7 +1307,7 @@ def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept
     D_four_from left there), and owns in place inside it. owns loops over `d`, the name of a loop of
     has_four that four_from does not see: the innermost loop is renamed (`L_d_1`: the closure
     engine's scope holds the names of every body around it), else it would overwrite the direction
-    has_four and four_from are walking. Both engines play the same games."""
+    has_four and four_from are walking. The games are the expected ones (agrees)."""
     text = (REPO / "tests" / "codegen" / "connect4_plain.rules").read_text(encoding="utf-8")
     four_from = "def four_from(p, cell, d) = all(i in 0..3 where owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i)))"
     assert four_from in text
@@ -1421,8 +1421,8 @@ def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monk
     """`total += n`, `current.score += n * 2`, `top(pile).worth -= 1`: a global's or a card's or a
     player's own field is changed in the generated code (no call of the statement's closure); a
     card's built-in field (`face_down`), a value that is neither a card nor a player, and numbers
-    beyond the bound go to the closure engine's helpers, with its words at the same line. Both
-    engines play the same games."""
+    beyond the bound go to the closure engine's helpers, with its words at the same line. The
+    games are the expected ones (agrees)."""
     text = ASSIGNING.replace("STATEMENT", statement).replace("LIMIT", limit)
     game = _game_from(tmp_path, text, "g.rules")
     source = game.program.generated.source
@@ -1438,7 +1438,7 @@ def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monk
 def test_the_first_item_of_a_list_is_found_without_making_the_list(tmp_path, monkeypatch):
     """Connect four's `landing(x) = first([(x, y) for y in 0..5 where empty(at(grid, (x, y)))])`
     walks the column up to its lowest empty cell (Generator.first_early), as `empty([...])` stops at
-    the first item kept; none when no item is kept. Both engines play the same games."""
+    the first item kept; none when no item is kept. The games are the expected ones (agrees)."""
     source = load_game(REPO / "examples" / "connect4.rules").program.generated.source
     landing = source[source.index("def E_landing"):source.index("def R_landing")]
     assert "next(" in landing and ", None)" in landing
@@ -1476,8 +1476,8 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
     numbers written out (`dirs = [(1, 0), (0, 1), (1, 1), (1, -1)]`), holds pairs of whole numbers:
     `cell[0] + d[0] * i` reads the coordinates as they are and asks nothing of them
     (Generator.yields_pairs, is_pair_coordinate), also where four_from is written in place. The cells
-    of an open board are asked, as anything the rules put there may be a cell. Both engines play the
-    same games."""
+    of an open board are asked, as anything the rules put there may be a cell. The games are the
+    expected ones (agrees)."""
     path = REPO / "tests" / "codegen" / "connect4_plain.rules"
     source = load_game(path).program.generated.source
     has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
@@ -1540,7 +1540,7 @@ def test_a_players_groups_on_an_open_board_are_found_as_the_built_ins_find_them(
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
-    cells are walked as written. Both engines play the same games (test_both_engines_play_the_same_match)."""
+    cells are walked as written. The games are the expected ones (test_every_game_plays_the_expected_match)."""
     source = load_game(REPO / "examples" / "tictactoe.rules").program.generated.source
     free_cells = source[source.index("def E_free_cells"):source.index("def R_free_cells")]
     assert "_empty_cells_of(c, c.s.zones['grid']" in free_cells
