@@ -1,6 +1,6 @@
 """Defs as generated Python functions (`DefWriter`, a part of `codegen.Generator`): evaluated each
-time (leaves), remembered until the state changes, once per match (constants), or per card and
-its neighbourhood.
+time (leaves, and defs with parameters that walk no list), remembered until the state changes,
+once per match (constants), or per card and its neighbourhood.
 """
 from __future__ import annotations
 
@@ -157,21 +157,25 @@ class DefWriter:
                 f"{evaluate}"
                 f"    mine[{card}] = (changed, count, zone, where, value)\n"
                 f"    return value\n")
-        elif pure:
+        elif pure and (not params or any(isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body))):
             # a def without chance is a pure function of the state: its values are remembered until
-            # the state changes (a second call with the same arguments in the same state, by another
-            # option, another rule or a bot, finds it; an argument that cannot be a key, a list, is
-            # evaluated). Always: deciding by timing the first calls, as before, made speed depend on
-            # the machine, for no gain `rulelang bench` or `simulate` could show (see the commit).
+            # the state changes, when looking them up may pay, as decided here (never by timing
+            # calls): a def without parameters (a value of the state, which other options, rules
+            # and bots ask again), and one that walks a list (a quantifier, a count, a filtered
+            # list). One with parameters that walks nothing (`chain(p, cell)`, a board's group) is
+            # evaluated each time, as is a call given a list (no key). See the commit for figures.
             # Each def's values are in a table of its own (`cache[name]`), so that a change of one
             # field or global forgets only the values of the defs that read it (values.keep_remembered)
             if self.turn_defs is None or name in self.turn_defs:  # remembered for this turn of this state
                 stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
             else:  # it reads no turn (dependencies.turn_defs): remembered for as long as the state stays
                 stamp, cache = "s.version", "s.state_cache"
+            listed = (f"    if {' or '.join(f'type({p}) is list' for p in py)}:\n"
+                      f"        return E_{name}({sig})\n") if py else ""
             key = f"({', '.join(py)},)" if py else "()"
             self.sources.append(
                 f"def R_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
+                f"{listed}"
                 f"    s = c.s\n"
                 f"    stamp = {stamp}\n"
                 f"    cache = {cache}\n"
