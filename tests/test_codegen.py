@@ -1,15 +1,18 @@
-"""The code generator (rulelang/compile/codegen.py) plays exactly like the closure engine.
+"""The code generator (rulelang/compile/codegen.py): the generated code plays the expected matches.
 
-Every game and example, in every mode, is loaded twice: with the generated Python module (the
-default) and with `RULELANG_ENGINE=closures` (the closure engine alone). The same seed and the same
-seeded random answers must give the same match: the same number of options at every decision, the
-same result, the same log, every card in the same place. A rules error raised inside generated code
-still names its rules line, and loading the same game twice compiles its module only once.
+Every game and example, in every mode, plays a seeded match with seeded random answers, and it
+must be the expected one: the same number of options at every decision, the same result, the same
+log, every card in the same place. The expected values (digests of matches, logs, messages) are in
+tests/codegen_expected.json: they are what the closure engine, the second engine rulelang had
+before the generator wrote every expression, gave for the same tests (`agrees`). A rules error
+raised inside generated code still names its rules line, and loading the same game twice compiles
+its module only once.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import warnings
@@ -18,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang.compile import codegen
+from rulelang.compile import codegen, codegen_cache
 from rulelang.core.errors import RulesError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,11 +38,31 @@ def cases() -> list[tuple[Path, str | None]]:
     return out
 
 
-def load_with(engine: str, monkeypatch, *args, **kwargs):
-    monkeypatch.setenv(codegen.ENGINE_ENV, engine)
+def load_game(*args, **kwargs):
     game = rulelang.load(*args, **kwargs)
-    assert (game.program.generated is not None) == (engine == "codegen")
+    assert game.program.generated is not None
     return game
+
+
+EXPECTED_FILE = Path(__file__).resolve().parent / "codegen_expected.json"
+EXPECTED = json.loads(EXPECTED_FILE.read_text(encoding="utf-8")) if EXPECTED_FILE.exists() else {}
+RECORD = os.environ.get("RULELANG_RECORD_EXPECTED") == "1"  # write codegen_expected.json anew
+
+
+def agrees(key: str, value, tmp_path=None) -> bool:
+    """Whether `value` (a digest, a log, a message: anything JSON holds) is the one expected for
+    `key` (tests/codegen_expected.json), the test's folder `tmp_path` written as <tmp>. With
+    RULELANG_RECORD_EXPECTED=1 it is recorded instead (an intended change of the expected values)."""
+    text = json.dumps(value, sort_keys=True, default=str)
+    if tmp_path is not None:
+        text = text.replace(str(tmp_path), "<tmp>")
+    value = json.loads(text)
+    if RECORD:
+        EXPECTED[key] = value
+        EXPECTED_FILE.write_text(json.dumps(EXPECTED, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return True
+    assert key in EXPECTED, f"no expected value for {key!r}"
+    return EXPECTED[key] == value
 
 
 def played(game, seed: int, decisions: int | None = DECISIONS) -> str:
@@ -68,10 +91,9 @@ CASES = cases()
 
 
 @pytest.mark.parametrize("path, mode", CASES, ids=[f"{p.stem}-{m or 'base'}" for p, m in CASES])
-def test_both_engines_play_the_same_match(path, mode, monkeypatch):
-    closures = load_with("closures", monkeypatch, path, variant=mode)
-    generated = load_with("codegen", monkeypatch, path, variant=mode)
-    assert played(generated, 11) == played(closures, 11)
+def test_every_game_plays_the_expected_match(path, mode):
+    generated = load_game(path, variant=mode)
+    assert agrees(f"match {path.stem}-{mode or 'base'}", played(generated, 11))
 
 
 RUNAWAY = """\
@@ -86,15 +108,13 @@ phase play {
 """
 
 
-def test_a_rules_error_in_generated_code_names_its_rules_line(monkeypatch, tmp_path):
-    messages = {}
-    for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, tmp_path / "g.rules", text=RUNAWAY)
-        with pytest.raises(RulesError) as info:
-            game.new_match(seed=1)
-        messages[engine] = str(info.value)
-    assert "g.rules:3:" in messages["codegen"] and "division by zero" in messages["codegen"]
-    assert messages["codegen"] == messages["closures"]
+def test_a_rules_error_in_generated_code_names_its_rules_line(tmp_path):
+    game = load_game(tmp_path / "g.rules", text=RUNAWAY)
+    with pytest.raises(RulesError) as info:
+        game.new_match(seed=1)
+    message = str(info.value)
+    assert "g.rules:3:" in message and "division by zero" in message
+    assert agrees("runaway", message, tmp_path)
 
 
 @pytest.mark.parametrize("body, value, message", [
@@ -106,27 +126,25 @@ def test_a_rules_error_in_generated_code_names_its_rules_line(monkeypatch, tmp_p
 def test_a_failing_builtin_in_generated_code_names_its_call(body, value, message, monkeypatch, tmp_path):
     text = RUNAWAY.replace("if half(n) > 0", "if count(pick(n)) > 0").replace("top(xs)", body).replace(
         "let n = 3", f"let n = {value}").replace("zone pile\n", "zone pile: board grid 4 size 3 by 3\n")
-    messages = {}
-    for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, tmp_path / "g.rules", text=text)
-        with pytest.raises(RulesError) as info:
-            game.new_match(seed=1)
-        messages[engine] = str(info.value)
-    assert "g.rules:4:" in messages["codegen"] and message in messages["codegen"], messages["codegen"]
-    assert messages["codegen"] == messages["closures"]
-    generated = load_with("codegen", monkeypatch, tmp_path / "g.rules", text=text).program.generated
+    game = load_game(tmp_path / "g.rules", text=text)
+    with pytest.raises(RulesError) as info:
+        game.new_match(seed=1)
+    said = str(info.value)
+    assert "g.rules:4:" in said and message in said, said
+    assert agrees(f"failing built-in {body}", said, tmp_path)
+    generated = load_game(tmp_path / "g.rules", text=text).program.generated
     lines = [n for n in range(1, generated.source.count("\n") + 1) if generated.span_at(n) is not None]
     assert {generated.span_at(n).line for n in lines} >= {4, 7}  # the line map points into the rules
 
 
 def test_a_second_load_hits_the_cache(monkeypatch):
     path = REPO / "examples" / "tictactoe.rules"
-    load_with("codegen", monkeypatch, path)
+    load_game(path)
     before = codegen.cache_info()
-    game = load_with("codegen", monkeypatch, path)
+    game = load_game(path)
     after = codegen.cache_info()
     assert after["hits"] == before["hits"] + 1 and after["misses"] == before["misses"]
-    other = load_with("codegen", monkeypatch, REPO / "examples" / "hex.rules", variant="swap")
+    other = load_game(REPO / "examples" / "hex.rules", variant="swap")
     assert codegen.cache_info()["misses"] >= after["misses"]
     assert game.program.generated.filename != other.program.generated.filename
     match = game.new_match(seed=3)
@@ -137,14 +155,14 @@ def test_a_second_load_hits_the_cache(monkeypatch):
 
 def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path):
     monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})  # as in a new process
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})  # as in a new process
     path = REPO / "examples" / "connect4.rules"
-    first = load_with("codegen", monkeypatch, path)
+    first = load_game(path)
     # the module's code, and its units kept for the next version of the game (an edit)
     assert len(list(tmp_path.glob("*.marshal"))) == 2 and len(list(tmp_path.glob("units-*.marshal"))) == 1
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
     before = codegen.cache_info()
-    second = load_with("codegen", monkeypatch, path)
+    second = load_game(path)
     assert codegen.cache_info()["disk_hits"] == before["disk_hits"] + 1
     assert codegen.cache_info()["misses"] == before["misses"]
     assert played(second, 5) == played(first, 5)
@@ -155,7 +173,7 @@ def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path
 def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
     """A def cheaper to evaluate than to look up (fields, constant-time built-ins, the cards of one
     cell) is a leaf; one that calls a def or walks a zone is remembered until the state changes."""
-    game = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    game = load_game(REPO / "examples" / "tictactoe.rules")
     source = game.program.generated.source
     leaves = {line.split("# def ")[1].split(" ")[0] for line in source.splitlines() if "(a leaf," in line}
     remembered = {line.split("# def ")[1].split(" ")[0] for line in source.splitlines() if "(remembered)" in line}
@@ -166,25 +184,26 @@ def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
 
 def generated_def(path, monkeypatch, name: str) -> str:
     """The generated source of a def's evaluation (E_name), with the code generator."""
-    source = load_with("codegen", monkeypatch, path).program.generated.source
+    source = load_game(path).program.generated.source
     start = source.index(f"def E_{name}(")
     return source[start:source.index("\ndef ", start) + 1]
 
 
-def first_logs_in_both_engines(path, monkeypatch) -> dict:
-    """The log of a new match of the rules file (seed 1), by engine."""
-    return {engine: load_with(engine, monkeypatch, path).new_match(seed=1).s.log for engine in ("closures", "codegen")}
+def first_log(path, key: str) -> list:
+    """The log of a new match of the rules file (seed 1), which must be the expected one (agrees)."""
+    log = load_game(path).new_match(seed=1).s.log
+    assert agrees(key, log), log
+    return log
 
 
-def failures_in_both_engines(path, monkeypatch) -> dict:
-    """The error that starting a match of the rules file gives, by engine."""
-    out = {}
-    for engine in ("closures", "codegen"):
-        game = load_with(engine, monkeypatch, path)
-        with pytest.raises(RulesError) as info:
-            game.new_match(seed=1)
-        out[engine] = str(info.value)
-    return out
+def failure(path, key: str) -> str:
+    """The error that starting a match of the rules file gives, which must be the expected one."""
+    game = load_game(path)
+    with pytest.raises(RulesError) as info:
+        game.new_match(seed=1)
+    said = str(info.value)
+    assert agrees(key, said, path.parent), said
+    return said
 
 
 INLINE_LEAF = """
@@ -205,13 +224,12 @@ def test_a_leaf_def_called_with_a_local_is_written_inline_and_fails_at_its_own_l
     and its error (at the def's line, as the closure engine says), are the same."""
     path = tmp_path / "l.rules"
     path.write_text(INLINE_LEAF, encoding="utf-8")
-    out = failures_in_both_engines(path, monkeypatch)
-    assert "l.rules:7:" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
+    out = failure(path, "inline leaf")
+    assert "l.rules:7:" in out and 'has no "point"' in out
     many = generated_def(path, monkeypatch, "many")
     assert "D_big(" not in many and "'point'" in many
     path.write_text(INLINE_LEAF.replace('  log "{bad}"', ""), encoding="utf-8")
-    for log in first_logs_in_both_engines(path, monkeypatch).values():
-        assert log[:1] == ["2"]
+    assert first_log(path, "inline leaf log")[:1] == ["2"]
 
 
 COUNT_WHILE = """
@@ -232,13 +250,13 @@ def test_count_of_a_while_list_is_a_counting_loop_that_fails_at_its_line(monkeyp
     values and the same error, at the same rules line, as the closure engine."""
     path = tmp_path / "w.rules"
     path.write_text(COUNT_WHILE, encoding="utf-8")
-    out = failures_in_both_engines(path, monkeypatch)
-    assert "w.rules:9:39" in out["codegen"] and 'has no "point"' in out["codegen"] and out["codegen"] == out["closures"]
+    out = failure(path, "count while")
+    assert "w.rules:9:39" in out and 'has no "point"' in out
     body = generated_def(path, monkeypatch, "leading")
     assert "_takewhile" not in body and "+= 1" in body
     path.write_text(COUNT_WHILE.replace('  log "{bad}"', ""), encoding="utf-8")
-    for log in first_logs_in_both_engines(path, monkeypatch).values():
-        assert "2 1" in log, log
+    log = first_log(path, "count while log")
+    assert "2 1" in log, log
 
 
 EMPTY_EARLY = """
@@ -264,14 +282,14 @@ def test_empty_of_a_where_list_stops_at_the_first_item_kept(monkeypatch, tmp_pat
     line, as the closure engine, which makes the whole list."""
     path = tmp_path / "e.rules"
     path.write_text(EMPTY_EARLY, encoding="utf-8")
-    out = failures_in_both_engines(path, monkeypatch)
-    assert "e.rules:12:" in out["codegen"] and out["codegen"] == out["closures"]
+    out = failure(path, "empty early")
+    assert "e.rules:12:" in out
     for name in ("has_above", "any_big", "none_huge", "bad"):
         body = generated_def(path, monkeypatch, name)
         assert "not any(" in body and "D_above(" not in body and "D_bad_list(" not in body, body
     path.write_text(EMPTY_EARLY.replace("  let b = bad(1)", ""), encoding="utf-8")
-    for log in first_logs_in_both_engines(path, monkeypatch).values():
-        assert log[:1] == ["true false true true"], log
+    log = first_log(path, "empty early log")
+    assert log[:1] == ["true false true true"], log
 
 
 SETTING_DEFS = """
@@ -313,11 +331,10 @@ def test_defs_the_settings_fix_are_written_in_place(monkeypatch, tmp_path):
     path = tmp_path / "f.rules"
     path.write_text(SETTING_DEFS, encoding="utf-8")
     for level, expected in (("easy_level", "false 1 false 2 3 true"), ("hard_level", "true 2 false 7 6 false")):
-        logs = {engine: load_with(engine, monkeypatch, path, settings={"level": level}).new_match(seed=1).s.log
-                for engine in ("closures", "codegen")}
-        assert logs["codegen"] == logs["closures"]
-        assert expected in logs["codegen"] and "shadowed" in logs["codegen"], logs
-        game = load_with("codegen", monkeypatch, path, settings={"level": level})
+        log = load_game(path, settings={"level": level}).new_match(seed=1).s.log
+        assert agrees(f"setting defs {level}", log)
+        assert expected in log and "shadowed" in log, log
+        game = load_game(path, settings={"level": level})
         generated = game.program.generated
         hard = level == "hard_level"
         assert generated.setting_defs == {"hard": hard, "doubled": 2 if hard else 1}  # not wild_mode: `let mode`
@@ -359,9 +376,8 @@ def test_the_cards_next_to_a_local_cell_of_a_named_board_are_read_in_place(monke
     values as the closure engine, before and after cards come."""
     path = tmp_path / "n.rules"
     path.write_text(NEXT_TO, encoding="utf-8")
-    logs = first_logs_in_both_engines(path, monkeypatch)
-    assert logs["codegen"] == logs["closures"] == ["0 4 2", "3"], logs
-    assert "cells._next_to.get(L_cell)" in load_with("codegen", monkeypatch, path).program.generated.source
+    assert first_log(path, "next to") == ["0 4 2", "3"]
+    assert "cells._next_to.get(L_cell)" in load_game(path).program.generated.source
 
 
 DISTANCES = """
@@ -386,13 +402,12 @@ def test_distance_on_a_named_grid_or_hex_board_is_its_formula_in_place(monkeypat
     a value that is not a cell goes to the built-in, which fails as the closure engine does."""
     path = tmp_path / "d.rules"
     path.write_text(DISTANCES, encoding="utf-8")
-    out = failures_in_both_engines(path, monkeypatch)
-    assert "d.rules:13:" in out["codegen"] and out["codegen"] == out["closures"]
-    source = load_with("codegen", monkeypatch, path).program.generated.source
+    out = failure(path, "distances")
+    assert "d.rules:13:" in out
+    source = load_game(path).program.generated.source
     assert ") // 2 if (type(" in source and "max(abs(" in source  # hexes, and squares (8 neighbours)
     path.write_text(DISTANCES.replace("  let t = top(pile)  let wrong = bad(t)", ""), encoding="utf-8")
-    logs = first_logs_in_both_engines(path, monkeypatch)
-    assert logs["codegen"] == logs["closures"] and len(logs["codegen"]) == 1, logs
+    assert len(first_log(path, "distances log")) == 1
 
 
 CONSTANT_DEFS = """
@@ -422,7 +437,7 @@ def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path,
     assert constant_defs(decls) == {"corners", "steps", "suits", "far"}
     path = tmp_path / "c.rules"
     path.write_text(CONSTANT_DEFS, encoding="utf-8")
-    game = load_with("codegen", monkeypatch, path)
+    game = load_game(path)
     match = game.new_match(seed=1)
     program = game.program
     from rulelang.engine.program import Ctx
@@ -433,7 +448,7 @@ def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path,
     match.apply(0)
     assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) is match.s.constants["corners"]
     assert match.clone().s.constants == {}  # a copy works them out again
-    ttt = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    ttt = load_game(REPO / "examples" / "tictactoe.rules")
     assert "def lines (a constant, worked out once per match)" in ttt.program.generated.source
 
 TURN_DEFS = """
@@ -458,7 +473,7 @@ def test_defs_that_read_no_turn_are_remembered_across_turns(tmp_path, monkeypatc
     that does is remembered only within its turn."""
     path = tmp_path / "turns.rules"
     path.write_text(TURN_DEFS)
-    game = load_with("codegen", monkeypatch, path)
+    game = load_game(path)
     source = game.program.generated.source
     remembered = {line.split("def R_")[1].split("(")[0] for line in source.splitlines()
                   if line.startswith("def R_") and "(remembered)" in line}
@@ -481,6 +496,7 @@ game "Trial" { players 2  turn order clockwise  round: play  max rounds 2 }
 player { score: int = 0 }
 def weight(p) = sum(x * (p.score + 1) for x in 1..200)
 def above(p, n) = count(x in [1, 2, 3] where x + n > p.score)
+def heaviest = max(weight(p) for p in players)
 phase play {
   take turns from player(1) once {
     choose x from [1, 2] as "Pick"
@@ -490,29 +506,31 @@ phase play {
 """
 
 
-def test_a_remembered_def_whose_values_never_come_back_is_evaluated_instead(tmp_path, monkeypatch):
-    """Remembering a def's values pays only when the same arguments come back before the state
-    changes. The first calls are a trial: then a def asked the same thing again and again stays
-    remembered, and one never asked the same thing twice is evaluated each time. Its values are the
-    same either way."""
+def test_a_def_is_remembered_whatever_its_calls_did_before(tmp_path):
+    """Whether a def's values are remembered is decided when it is written, never by timing its
+    calls: a def without chance that is not a leaf is remembered until the state changes, whether
+    or not its arguments come back (`above` is never asked the same thing twice). Its values are
+    the same either way."""
     path = tmp_path / "trial.rules"
     path.write_text(TRIAL)
-    game = load_with("codegen", monkeypatch, path)
+    game = load_game(path)
     ns = game.program.generated.ns
-    assert ns["D_weight"] is ns["T_weight"] and ns["D_above"] is ns["T_above"]  # on trial at first
+    assert all(ns[f"D_{name}"] is ns[f"R_{name}"] for name in ("heaviest", "weight", "above"))
+    assert not any(name.startswith(("T_", "_T_")) for name in ns)  # no def on trial
     match = game.new_match(seed=1)
     match.apply(1)
     ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
     defs = game.program.defs
     p1, p2 = match.s.players
-    for n in range(codegen.TRIAL_CALLS + 10):
-        assert defs["weight"](ctx, (p1,)) == 20100 * 3  # the same question every time: remembered
-        assert defs["above"](ctx, (p2, n)) == 3  # never the same question twice: evaluated
-    assert ns["D_weight"] is ns["R_weight"] and ns["D_above"] is ns["E_above"]
+    for n in range(20):
+        assert defs["weight"](ctx, (p1,)) == 20100 * 3 and defs["above"](ctx, (p2, n)) == 3
+        assert defs["heaviest"](ctx, ()) == 20100 * 3
+    assert match.s.state_cache["heaviest"] == {(): 20100 * 3}  # (it reads no turn: kept with the state)
+    assert len(match.s.state_cache["above"]) == 20
     match.apply(0)  # the state changes; the values follow it
     assert defs["weight"](ctx, (p2,)) == 20100 * 2 and defs["above"](ctx, (p2, -1)) == 1
-    closures = load_with("closures", monkeypatch, path)
-    assert played(game, 3) == played(closures, 3)
+    assert defs["heaviest"](ctx, ()) == 20100 * 3
+    assert agrees("trial", played(game, 3))
 
 
 SETTLING = """
@@ -542,10 +560,10 @@ phase play {
 """
 
 
-def _game_from(tmp_path, monkeypatch, text, name="g.rules", engine="codegen"):
+def _game_from(tmp_path, text, name="g.rules"):
     path = tmp_path / name
     path.write_text(text)
-    return load_with(engine, monkeypatch, path)
+    return load_game(path)
 
 
 def _counting_runs(monkeypatch) -> list:
@@ -563,18 +581,15 @@ def _counting_runs(monkeypatch) -> list:
     return runs
 
 
-def _both_engines_agree(tmp_path, monkeypatch, text, seeds: int) -> None:
-    """Seeded random games of the text: the same options, results and globals in both engines."""
+def _plays_as_expected(key: str, tmp_path, text, seeds: int) -> None:
+    """Seeded random games of the text: the expected options, results and globals (agrees)."""
+    g = _game_from(tmp_path, text, "game.rules")
     for seed in range(seeds):
-        played = []
-        for engine in ("codegen", "closures"):
-            g = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
-            m, rng, counts = g.new_match(seed=seed), random.Random(seed), []
-            while not m.is_over:
-                counts.append(m.option_count())
-                m.apply(rng.randrange(m.option_count()))
-            played.append((counts, m.result, dict(m.s.globals)))
-        assert played[0] == played[1]
+        m, rng, counts = g.new_match(seed=seed), random.Random(seed), []
+        while not m.is_over:
+            counts.append(m.option_count())
+            m.apply(rng.randrange(m.option_count()))
+        assert agrees(f"{key} {seed}", (counts, m.result, dict(m.s.globals)), tmp_path), seed
 
 
 def _settling_with(rule: str) -> str:
@@ -587,7 +602,7 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
     """A continuous rule that reads the table, chips' values and `best` is not run again after a chip
     is drawn into a hand or a player's tokens change; it is after a chip reaches the table. Skipping
     changes nothing: the same seeds give the same matches as the closure engine, which never skips."""
-    game = _game_from(tmp_path, monkeypatch, SETTLING)
+    game = _game_from(tmp_path, SETTLING)
     assert game.program.always_reads == {"#table", "value", "$best", "score"}
     runs = _counting_runs(monkeypatch)
     match = game.new_match(seed=3)
@@ -597,7 +612,7 @@ def test_continuous_rules_are_skipped_when_nothing_they_read_changed(tmp_path, m
     match.apply(1)  # show: the chip goes to the table, so the rule runs (and again, to its fixed point)
     assert len(runs) >= 1 and match.s.globals["best"] == match.s.zones["table"].items[0].attrs["value"]
     monkeypatch.undo()
-    _both_engines_agree(tmp_path, monkeypatch, SETTLING, 12)
+    _plays_as_expected("settling", tmp_path, SETTLING, 12)
 
 
 def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp_path, monkeypatch):
@@ -606,7 +621,7 @@ def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp
     from rulelang.check.dependencies import CARD_ZONES
 
     text = _settling_with("always { best = count(c in table where c.zone == table) + sum(c.value for c in table) }")
-    game = _game_from(tmp_path, monkeypatch, text)
+    game = _game_from(tmp_path, text)
     assert game.program.always_reads == {"#table", CARD_ZONES, "value", "$best"}
     runs = _counting_runs(monkeypatch)
     match = game.new_match(seed=3)
@@ -617,7 +632,7 @@ def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp
     match.vm.settle()
     assert runs == []  # nothing moved or changed since it settled
     monkeypatch.undo()
-    _both_engines_agree(tmp_path, monkeypatch, text, 8)
+    _plays_as_expected("settling with a cards zone", tmp_path, text, 8)
 
 
 @pytest.mark.parametrize("rule, why", [
@@ -628,12 +643,12 @@ def test_a_continuous_rule_that_reads_a_cards_zone_runs_again_after_any_move(tmp
     ("always { best = roll(6) }", "chance"),
 ])
 def test_continuous_rules_that_read_what_cannot_be_told_are_never_skipped(tmp_path, monkeypatch, rule, why):
-    game = _game_from(tmp_path, monkeypatch, _settling_with(rule))
+    game = _game_from(tmp_path, _settling_with(rule))
     assert game.program.always_reads is None, why
 
 
 def test_a_field_change_keeps_the_remembered_values_of_defs_that_do_not_read_it(tmp_path, monkeypatch):
-    game = _game_from(tmp_path, monkeypatch, SETTLING)
+    game = _game_from(tmp_path, SETTLING)
     match = game.new_match(seed=1)
     match.apply(1)  # a chip on the table
     s = match.s
@@ -717,25 +732,20 @@ def test_a_continuous_rule_is_one_generated_function(monkeypatch, tmp_path):
     loop stays the VM's. The closure
     engine runs both on the VM: whole games are the same in both engines, and a rule that fails
     names its line in both."""
-    closures = load_with("closures", monkeypatch, CONTINUOUS)
-    generated = load_with("codegen", monkeypatch, CONTINUOUS)
+    generated = load_game(CONTINUOUS)
     synced = {code.name: code.sync is not None for code in generated.program.codes if code.kind == "always"}
     assert synced == {"tides": True, "drying": False}
-    assert all(code.sync is None for code in closures.program.codes)
     for seed in range(20):
-        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+        assert agrees(f"continuous {seed}", played(generated, seed, decisions=None)), seed
     failing = tmp_path / "failing.rules"
     failing.write_text(CONTINUOUS.read_text(encoding="utf-8").replace(
         "    if s.size > most { most = s.size }", "    if s.size > most { most = s.size / (s.size - 5) }"))
-    errors = {}
-    for engine in ("closures", "codegen"):
-        match = load_with(engine, monkeypatch, failing).new_match(seed=1)
-        with pytest.raises(RulesError) as caught:
-            while not match.is_over:
-                match.apply(0)
-        errors[engine] = caught.value.diagnostics[0]
-    assert errors["codegen"].span.line == errors["closures"].span.line == 60
-    assert errors["codegen"].message == errors["closures"].message
+    match = load_game(failing).new_match(seed=1)
+    with pytest.raises(RulesError) as caught:
+        while not match.is_over:
+            match.apply(0)
+    error = caught.value.diagnostics[0]
+    assert error.span.line == 60 and agrees("continuous failing", error.message)
 
 
 def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
@@ -744,10 +754,9 @@ def test_values_remembered_by_neighbourhood_stay_right(monkeypatch):
     face down make them stale. The closure engine remembers nothing across moves, so the two engines
     play the same whole games only if the values forgotten are the right ones (this fails when a
     board does not count a card leaving, a cell's neighbours, or a field's readers forgetting)."""
-    closures = load_with("closures", monkeypatch, NEIGHBOURHOOD)
-    generated = load_with("codegen", monkeypatch, NEIGHBOURHOOD)
+    generated = load_game(NEIGHBOURHOOD)
     for seed in range(25):
-        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+        assert agrees(f"neighbourhood {seed}", played(generated, seed, decisions=None)), seed
 
 
 ARITHMETIC = """
@@ -801,33 +810,30 @@ phase play { end game }
 def test_arithmetic_in_generated_code_is_the_closure_engines(expr, pairs, monkeypatch, tmp_path):
     """Whole numbers take a short path in generated code (_mul, _div, _mod, a literal range walked
     as its numbers); every value and every error is the closure engine's."""
-    outcomes = _values_in_both_engines(tmp_path, monkeypatch, expr, pairs)
-    assert outcomes["codegen"] == outcomes["closures"]
-    assert len(pairs) == 2 or len(set(outcomes["codegen"])) > 1  # values and errors alike
+    outcomes = _values_of(tmp_path, expr, pairs)
+    assert agrees(f"arithmetic {expr}", outcomes, tmp_path)
+    assert len(pairs) == 2 or len(set(outcomes)) > 1  # values and errors alike
 
 
-def _values_in_both_engines(tmp_path, monkeypatch, expr: str, pairs: list) -> dict:
-    """Per engine, what `def value(a, b) = EXPR` gives for each pair of values: its value, or
-    its error. Loading says nothing (no warning from Python's compiler of the generated code)."""
+def _values_of(tmp_path, expr: str, pairs: list) -> list:
+    """What `def value(a, b) = EXPR` gives for each pair of values: its value, or its error.
+    Loading says nothing (no warning from Python's compiler of the generated code)."""
     path = tmp_path / "sums.rules"
     path.write_text(ARITHMETIC.replace("EXPR", expr))
-    outcomes = {}
-    for engine in ("closures", "codegen"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", SyntaxWarning)
-            game = load_with(engine, monkeypatch, path)
-        match = game.new_match(seed=1)
-        ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
-        got = []
-        for a, b in pairs:
-            try:
-                got.append(repr(game.program.defs["value"](ctx, (a, b))))
-            except RulesError as exc:
-                got.append(str(exc))
-            except Exception as exc:  # a rule error raised from a def outside the VM's loop
-                got.append(f"{type(exc).__name__}: {exc}")
-        outcomes[engine] = got
-    return outcomes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        game = load_game(path)
+    match = game.new_match(seed=1)
+    ctx = rulelang.engine.runtime.Ctx({}, match.s, match.vm)
+    got = []
+    for a, b in pairs:
+        try:
+            got.append(repr(game.program.defs["value"](ctx, (a, b))))
+        except RulesError as exc:
+            got.append(str(exc))
+        except Exception as exc:  # a rule error raised from a def outside the VM's loop
+            got.append(f"{type(exc).__name__}: {exc}")
+    return got
 
 
 def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeypatch, tmp_path):
@@ -835,8 +841,8 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     change no unit's code (only the comments that give rules lines); a changed number changes the
     unit it is in. Either way errors still name the edited file's lines."""
     monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setattr(codegen, "_CODE_CACHE", {})
-    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
+    monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})
     text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
     path = tmp_path / "zemico.rules"
     path.write_text(text, encoding="utf-8")
@@ -846,19 +852,19 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
         return {generated.span_at(n).line for n in range(1, generated.source.count("\n") + 1)
                 if generated.span_at(n) is not None}
 
-    original = span_lines(load_with("codegen", monkeypatch, path))
-    monkeypatch.setattr(codegen, "_UNIT_CACHE", {})  # as in a new process: units from the disk
+    original = span_lines(load_game(path))
+    monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})  # as in a new process: units from the disk
 
     def compiled_for(new_text: str):
         path.write_text(new_text, encoding="utf-8")
         before = codegen.cache_info()["units_compiled"]
-        game = load_with("codegen", monkeypatch, path)
+        game = load_game(path)
         return game, codegen.cache_info()["units_compiled"] - before
 
     shifted = "// a note\n// another\n" + text
     game, compiled = compiled_for(shifted)
     assert compiled == 0
-    assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
+    assert agrees("after an edit, zemico", played(game, 7))
     assert span_lines(game) == {line + 2 for line in original}  # the generated lines name the new lines
 
     # a designer's tweak of a number: the units of that def are compiled again, and nothing else;
@@ -869,7 +875,7 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     assert 1 <= compiled <= 3, compiled
     game, compiled = compiled_for(text.replace(target, target.replace(">= 1", ">= 1 + 0 * 7")))
     assert 1 <= compiled <= 3, compiled
-    assert played(game, 7) == played(load_with("closures", monkeypatch, path), 7)
+    assert agrees("after an edit, zemico with 1 + 0 * 7", played(game, 7))
 
 
 REGIONS = """
@@ -924,7 +930,7 @@ def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monke
     When a chip it moves sets off a trigger that asks a player, the run stops right after the move,
     with the loop's list and place in the frame, as the loop's own ops keep them: the match saves
     to JSON there and resumes the same, and seeded games are those of the closure engine."""
-    game = _game_from(tmp_path, monkeypatch, REGIONS)
+    game = _game_from(tmp_path, REGIONS)
     turn = next(c for c in game.program.codes if c.kind == "phase")
     regions = [i for i, op in enumerate(turn.ops) if type(op) is codegen.FusedRegion]
     # the draw, the loop (with its ifs and the loop inside) and the last if: the turn's whole body
@@ -939,7 +945,7 @@ def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monke
                 _resumed_alike(game, match, seed)
             match.apply(rng.randrange(match.option_count()))
     assert stopped_in_loop >= 5
-    _both_engines_agree(tmp_path, monkeypatch, REGIONS, 12)
+    _plays_as_expected("regions", tmp_path, REGIONS, 12)
 
 
 def test_a_region_counts_every_op_it_stands_for_and_stops_a_runaway_at_its_line(tmp_path, monkeypatch):
@@ -947,18 +953,16 @@ def test_a_region_counts_every_op_it_stands_for_and_stops_a_runaway_at_its_line(
     count them: a loop that runs too long is stopped at the same rules line in both engines."""
     text = REGIONS.replace("    if current.score > 10 { bonus += 1 } else { bonus -= 1 }",
                            "    for each k in 1..100000 { if k > 0 { bonus += 1 } }")
-    stopped = []
-    for engine in ("codegen", "closures"):
-        path = tmp_path / f"{engine}.rules"
-        path.write_text(text)
-        game = load_with(engine, monkeypatch, path, budgets={"steps": 50_000})
-        with pytest.raises(RulesError) as info:
-            match, rng = game.new_match(seed=1), random.Random(1)
-            while not match.is_over:
-                match.apply(rng.randrange(match.option_count()))
-        stopped.append(info.value.format())
-    assert "steps" in stopped[0] and ":30:" in stopped[0]
-    assert stopped[0].replace("codegen.rules", "x") == stopped[1].replace("closures.rules", "x")
+    path = tmp_path / "game.rules"
+    path.write_text(text)
+    game = load_game(path, budgets={"steps": 50_000})
+    with pytest.raises(RulesError) as info:
+        match, rng = game.new_match(seed=1), random.Random(1)
+        while not match.is_over:
+            match.apply(rng.randrange(match.option_count()))
+    stopped = info.value.format()
+    assert "steps" in stopped and ":30:" in stopped
+    assert agrees("region runaway", stopped, tmp_path)
 
 
 IN_PLACE = REGIONS.replace("""phase play {""", """/// Simple statements only: run where it is called, without a frame of its own.
@@ -981,7 +985,7 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
     for the VM to take up. A chip it moves to the table sets off a trigger that asks a player: the
     procedure's frame is then pushed where it stopped, the match saves to JSON there and resumes
     the same, and seeded games are those of the closure engine, which always pushes a frame."""
-    game = _game_from(tmp_path, monkeypatch, IN_PLACE)
+    game = _game_from(tmp_path, IN_PLACE)
     assert type(game.program.procs["tally"][1].inline) is codegen.FusedRegion
     assert game.program.procs["nothing"][1].inline == "empty"
     stopped_inside = 0
@@ -993,38 +997,30 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
                 _resumed_alike(game, match, seed)
             match.apply(rng.randrange(match.option_count()))
     assert stopped_inside >= 3
-    _both_engines_agree(tmp_path, monkeypatch, IN_PLACE, 12)
+    _plays_as_expected("in place", tmp_path, IN_PLACE, 12)
     failing = IN_PLACE.replace("  bonus += 1\n}", "  bonus += c.value / 0\n}")
-    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": 19}
+    assert failure_line(tmp_path, failing) == {"line": 19}
 
 
-def failures_in_both_engines_text(tmp_path, monkeypatch, text) -> dict:
-    """The error a seeded game of the text stops with, the same in both engines: its rules line."""
-    lines = {exc.diagnostics[0].span.line for exc in _failures_of(tmp_path, monkeypatch, text).values()}
-    assert len(lines) == 1
-    return {"line": lines.pop()}
+def failure_line(tmp_path, text) -> dict:
+    """The error a seeded game of the text stops with: its rules line."""
+    return {"line": _failure_of(tmp_path, text).diagnostics[0].span.line}
 
 
-def _failures_of(tmp_path, monkeypatch, text) -> dict:
-    """Per engine, the RulesError a seeded random game of the text stops with."""
-    failures = {}
-    for engine in ("codegen", "closures"):
-        game = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
-        with pytest.raises(RulesError) as info:
-            match, rng = game.new_match(seed=1), random.Random(1)
-            while not match.is_over:
-                match.apply(rng.randrange(match.option_count()))
-        failures[engine] = info.value
-    return failures
+def _failure_of(tmp_path, text):
+    """The RulesError a seeded random game of the text stops with."""
+    game = _game_from(tmp_path, text, "game.rules")
+    with pytest.raises(RulesError) as info:
+        match, rng = game.new_match(seed=1), random.Random(1)
+        while not match.is_over:
+            match.apply(rng.randrange(match.option_count()))
+    return info.value
 
 
-def failure_in_both_engines(tmp_path, monkeypatch, text) -> tuple[int, str]:
-    """The rules line and the words of the error a seeded game of the text stops with, the same in
-    both engines."""
-    found = {(exc.diagnostics[0].span.line, exc.diagnostics[0].message)
-             for exc in _failures_of(tmp_path, monkeypatch, text).values()}
-    assert len(found) == 1, found
-    return found.pop()
+def failure_said(tmp_path, text) -> tuple[int, str]:
+    """The rules line and the words of the error a seeded game of the text stops with."""
+    exc = _failure_of(tmp_path, text)
+    return exc.diagnostics[0].span.line, exc.diagnostics[0].message
 
 
 def _bearers_by_every_field(match) -> dict:
@@ -1047,7 +1043,7 @@ def test_the_keyword_table_reads_only_the_fields_that_may_hold_a_keyword(path, m
     """VM.bearers reads only Program.keyword_fields (fields printed with a keyword, and fields a
     statement may put one into): it finds every card keywords_of finds, reading every field, at
     every decision of seeded random games."""
-    game = load_with("codegen", monkeypatch, path)
+    game = load_game(path)
     for seed in range(3):
         match, rng = game.new_match(seed=seed), random.Random(seed)
         while not match.is_over:
@@ -1057,14 +1053,13 @@ def test_the_keyword_table_reads_only_the_fields_that_may_hold_a_keyword(path, m
             match.apply(rng.randrange(match.option_count()))
 
 
-@pytest.mark.parametrize("engine", ["codegen", "closures"])
 @pytest.mark.parametrize("path, mode", [(p, m) for p, m in CASES if p.parent.name == "games"],
                          ids=[f"{p.stem}-{m or 'base'}" for p, m in CASES if p.parent.name == "games"])
-def test_the_keyword_table_is_kept_while_no_card_changes(path, mode, engine, monkeypatch):
+def test_the_keyword_table_is_kept_while_no_card_changes(path, mode):
     """VM.bearers keeps its table while State.cards_version stays the same (a change of a player's
     field or of a global leaves it): at every decision of seeded random games, the table it answers
     from is the one reading every field of every face-up public card finds now."""
-    game = load_with(engine, monkeypatch, path, variant=mode)
+    game = load_game(path, variant=mode)
     keywords = list(game.program.keywords)
     for seed in range(2):
         match, rng = game.new_match(seed=seed), random.Random(seed)
@@ -1092,32 +1087,29 @@ phase play {
   }
 }
 """
-    for engine in ("codegen", "closures"):
-        game = _game_from(tmp_path, monkeypatch, text, f"{engine}.rules", engine)
-        assert "weight" in game.program.keyword_fields
-        match = game.new_match(seed=1)
-        assert match.vm.bearers("shiny") == ()  # (the table is made, and kept while no card changes)
-        match.apply(0)
-        assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
+    game = _game_from(tmp_path, text)
+    assert "weight" in game.program.keyword_fields
+    match = game.new_match(seed=1)
+    assert match.vm.bearers("shiny") == ()  # (the table is made, and kept while no card changes)
+    match.apply(0)
+    assert len(match.vm.bearers("shiny")) == 1 and match.vm.bearers("shiny") == _bearers_by_every_field(match)["shiny"]
 
 
-def _saved_alike_at_every_decision(game, closures, seed: int) -> list:
-    """A seeded random game played in lockstep by both engines (each game from a file named g.rules):
-    saved to JSON, the two matches are the same at every decision and at the end. Both matches."""
-    matches = [g.new_match(seed=seed) for g in (game, closures)]
+def _saved_at_every_decision(game, seed: int):
+    """A seeded random game (of a file named g.rules), saved to JSON at every decision and at the
+    end: the match, and a digest of the saves (for agrees)."""
+    match = game.new_match(seed=seed)
     rng = random.Random(seed)
+    saves = []
     while True:
-        saved = [m.to_json() for m in matches]
-        for data in saved:
-            data.pop("fingerprint")
-            if data["pending"] is not None:
-                data["pending"]["span"][0] = "g.rules"
-        assert saved[0] == saved[1]
-        if matches[0].is_over:
-            return matches
-        index = rng.randrange(matches[0].option_count())
-        for m in matches:
-            m.apply(index)
+        data = match.to_json()
+        data.pop("fingerprint")
+        if data["pending"] is not None:
+            data["pending"]["span"][0] = "g.rules"
+        saves.append(data)
+        if match.is_over:
+            return match, hashlib.sha256(json.dumps(saves, sort_keys=True, default=str).encode()).hexdigest()
+        match.apply(rng.randrange(match.option_count()))
 
 
 ENDING = REGIONS.replace("""phase play {""", """setup { shuffle bag }
@@ -1139,19 +1131,17 @@ def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
     """`end turn` and `end game` inside a region (in an `if`, inside a `for each` loop) unwind as
     the VM's EndOp does: at every decision of seeded games the saved match is the closure
     engine's, loop slots left behind included. A procedure holding an `end` keeps its frame."""
-    game = _game_from(tmp_path, monkeypatch, ENDING)
+    game = _game_from(tmp_path, ENDING)
     turn = next(c for c in game.program.codes if c.kind == "phase")
     regions = [op for op in turn.ops if type(op) is codegen.FusedRegion]
     # the draw, the loop and the `if` after it; then the last `if`, after the loop of calls
     assert len(regions) == 2 and regions[0].unwinds and not regions[1].unwinds
     assert game.program.procs["check"][1].inline is None
-    (tmp_path / "closures").mkdir()  # the same file name: the saved spans name it
-    closures = _game_from(tmp_path / "closures", monkeypatch, ENDING, "g.rules", "closures")
     ended_in_loop = 0
     for seed in range(16):
-        matches = _saved_alike_at_every_decision(game, closures, seed)
-        assert matches[1].is_over and matches[0].result == matches[1].result
-        ended_in_loop += matches[0].s.globals["moved"] >= 100 and matches[0].s.round < 3
+        match, saves = _saved_at_every_decision(game, seed)
+        assert match.is_over and agrees(f"ending {seed}", saves)
+        ended_in_loop += match.s.globals["moved"] >= 100 and match.s.round < 3
     assert ended_in_loop >= 3
 
 
@@ -1224,11 +1214,10 @@ phase play {
   end game
 }
 """
-    generated = _game_from(tmp_path, monkeypatch, text, "m.rules")
+    generated = _game_from(tmp_path, text, "m.rules")
     assert "lonely" in generated.program.generated.neighbourhood_defs
-    closures = _game_from(tmp_path, monkeypatch, text, "m.rules", "closures")
     expected = ["on the first mat: false", "on the second mat: true"]
-    assert generated.new_match(seed=1).s.log == closures.new_match(seed=1).s.log == expected
+    assert generated.new_match(seed=1).s.log == expected
 
 
 def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourhood(tmp_path, monkeypatch):
@@ -1238,7 +1227,7 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
     reads, with no card moving (a flip, an age, `young`), forgets it: at every decision of seeded
     games the saved match is the closure engine's. A condition naming a local is not lifted, nor
     is one outside a continuous rule."""
-    game = _game_from(tmp_path, monkeypatch, AROUND)
+    game = _game_from(tmp_path, AROUND)
     source = game.program.generated.source
     assert "def D___near1(c, L_c):  # def __near1 (remembered by neighbourhood), rules line 21" in source
     assert "__near2" not in source  # `crowded` names the local `limit`; `tire` is a procedure
@@ -1261,11 +1250,10 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
         return walk(c, card)
 
     ns["D___near1"], ns["_next_to"] = lifted, walking
-    (tmp_path / "closures").mkdir()
-    closures = _game_from(tmp_path / "closures", monkeypatch, AROUND, "g.rules", "closures")
     for seed in range(10):
-        matches = _saved_alike_at_every_decision(game, closures, seed)
-        assert matches[0].s.globals["lost"] > 0 or seed % 2  # leaves do wither
+        match, saves = _saved_at_every_decision(game, seed)
+        assert agrees(f"around {seed}", saves)
+        assert match.s.globals["lost"] > 0 or seed % 2  # leaves do wither
     assert 0 < len(evaluated) < len(asked) / 2  # most leaves' answers were remembered
 
 
@@ -1274,12 +1262,12 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_pa
     another def's quantifier is written in place, as nested loops (Generator.inlined_call): no call
     of D_owns is left in has_line. A loop name the caller uses too is renamed (connect four's
     `owns` loops over `d`, and `run_from` has a direction `d`). Values are checked by
-    test_both_engines_play_the_same_match; an error in the body is reported at the def's line."""
-    tictactoe = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules")
+    test_every_game_plays_the_expected_match; an error in the body is reported at the def's line."""
+    tictactoe = load_game(REPO / "examples" / "tictactoe.rules")
     source = tictactoe.program.generated.source
     has_line = source[source.index("def E_has_line"):source.index("def R_has_line")]
     assert "D_owns" not in has_line and "for L_m in" in has_line
-    connect4 = load_with("codegen", monkeypatch, REPO / "examples" / "connect4.rules")
+    connect4 = load_game(REPO / "examples" / "connect4.rules")
     source = connect4.program.generated.source
     run_from = source[source.index("def E_run_from"):source.index("def R_run_from")]
     assert "D_owns" not in run_from and "for L_d_1 in" in run_from
@@ -1289,16 +1277,16 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_pa
     assert owns in text
     failing = text.replace(owns, owns.replace("owner(m) == p", "owner(m) == p and 3 / (m.id - m.id) > 0"))
     line = text[:text.index(owns)].count("\n") + 1
-    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
+    assert failure_line(tmp_path, failing) == {"line": line}
 
 
 def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_arguments(monkeypatch):
     """`owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i))`: the arguments are worked out first, into
     Python locals, then the def's loops are written in place (no call of D_owns). The numbers of
     `0..3` are whole numbers for sure: `d[0] * i` asks nothing of `i`. The board's cells are found
-    once, at the top of the def (boards_read_once). Both engines play the same matches."""
+    once, at the top of the def (boards_read_once). The matches are the expected ones (agrees)."""
     path = REPO / "tests" / "codegen" / "connect4_plain.rules"
-    generated = load_with("codegen", monkeypatch, path)
+    generated = load_game(path)
     source = generated.program.generated.source
     four_from = source[source.index("def E_four_from"):source.index("def R_four_from")]
     assert "D_owns" not in four_from and "for L_d_1 in" in four_from and "_mul(" in four_from
@@ -1309,9 +1297,8 @@ def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_
     # `d in dirs` for every cell: a def the same all game, looked up once per call of has_four
     has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
     assert has_four.count("D_dirs(c)") == 1 and "is not _MISS else (" in has_four
-    closures = load_with("closures", monkeypatch, path)
     for seed in (1, 2, 3):
-        assert played(generated, seed, None) == played(closures, seed, None)
+        assert agrees(f"connect4 plain {seed}", played(generated, seed, None))
 
 
 def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept_apart(tmp_path, monkeypatch):
@@ -1320,7 +1307,7 @@ def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept
     D_four_from left there), and owns in place inside it. owns loops over `d`, the name of a loop of
     has_four that four_from does not see: the innermost loop is renamed (`L_d_1`: the closure
     engine's scope holds the names of every body around it), else it would overwrite the direction
-    has_four and four_from are walking. Both engines play the same games."""
+    has_four and four_from are walking. The games are the expected ones (agrees)."""
     text = (REPO / "tests" / "codegen" / "connect4_plain.rules").read_text(encoding="utf-8")
     four_from = "def four_from(p, cell, d) = all(i in 0..3 where owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i)))"
     assert four_from in text
@@ -1328,19 +1315,18 @@ def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept
                         "all(i in 0..3 where owns(p, (start[0] + dir[0] * i, start[1] + dir[1] * i)))")
     path = tmp_path / "c4.rules"
     path.write_text(text, encoding="utf-8")
-    generated = load_with("codegen", monkeypatch, path)
+    generated = load_game(path)
     source = generated.program.generated.source
     has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
     assert "D_four_from" not in has_four and "D_owns" not in has_four
     assert "for L_i in" in has_four and "for L_d_1 in" in has_four and "for L_d in" in has_four
-    closures = load_with("closures", monkeypatch, path)
     for seed in range(6):
-        assert played(generated, seed, None) == played(closures, seed, None), seed
+        assert agrees(f"connect4 plain renamed {seed}", played(generated, seed, None)), seed
     # a def walking a range that is not written with numbers, or a long one, is called
     for walk in ("0..count(dirs) - 1", "0..20"):
         longer = text.replace("all(i in 0..3 where", f"all(i in {walk} where")
         path.write_text(longer, encoding="utf-8")
-        source = load_with("codegen", monkeypatch, path).program.generated.source
+        source = load_game(path).program.generated.source
         assert "D_four_from" in source[source.index("def E_has_four"):source.index("def R_has_four")], walk
 
 
@@ -1353,7 +1339,7 @@ def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, mo
     could fail before the calls (a field) keeps its calls. A failure in run_from's body is reported
     at run_from's line, as the closure engine reports it."""
     path = REPO / "examples" / "connect4.rules"
-    source = load_with("codegen", monkeypatch, path).program.generated.source
+    source = load_game(path).program.generated.source
     four_through = source[source.index("def E_four_through"):source.index("def R_four_through")]
     assert "D_run_from" not in four_through and "D_owns" not in four_through
     assert four_through.count("_ray_walk(") == 2 and "_hDefour_through" in four_through
@@ -1364,18 +1350,17 @@ def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, mo
     guarded = text.replace(sum_of_runs, "run_from(p, cell, d) + run_from(p, cell, (-d[0], -d[1])) >= p.threshold") \
         .replace("zone supply per player", "player { threshold: int = 3 }\nzone supply per player")
     (tmp_path / "guarded").mkdir()
-    game = _game_from(tmp_path / "guarded", monkeypatch, guarded, "g.rules", "codegen")
+    game = _game_from(tmp_path / "guarded", guarded, "g.rules")
     source = game.program.generated.source
     assert "D_run_from" in source[source.index("def E_four_through"):source.index("def R_four_through")]
-    closures = _game_from(tmp_path / "guarded", monkeypatch, guarded, "c.rules", "closures")
     for seed in range(3):
-        assert played(game, seed, None) == played(closures, seed, None)
+        assert agrees(f"connect4 guarded {seed}", played(game, seed, None))
 
     run_from = "def run_from(p, cell, d) = count([c in ray(grid, cell, d) while owns(p, c)])"
     assert run_from in text
     failing = text.replace(run_from, run_from.replace("while owns(p, c)", "while owns(p, c) and 1 / (c[0] - c[0]) > 0"))
     line = text[:text.index(run_from)].count("\n") + 1
-    assert failures_in_both_engines_text(tmp_path, monkeypatch, failing) == {"line": line}
+    assert failure_line(tmp_path, failing) == {"line": line}
 
 
 def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_path, monkeypatch):
@@ -1384,7 +1369,7 @@ def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_pa
     statement's closure). A value that is not a zone fails with the closure engine's words, at the
     move's line."""
     path = REPO / "examples" / "tictactoe.rules"
-    source = load_with("codegen", monkeypatch, path).program.generated.source
+    source = load_game(path).program.generated.source
     region = source[source.index("def XPhplay"):]
     zone, cell, cards = (region.index(x) for x in ("c.s.zones['grid']", "c.v['cell']", "'supply'"))
     assert zone < cell < cards < region.index("_move_cards(c, ")
@@ -1392,7 +1377,7 @@ def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_pa
     move = "move top(supply(current)) to grid at cell"
     assert move in text
     failing = text.replace(move, "move top(supply(current)) to (if count(grid) > 2 then [grid, 7][1] else grid) at cell")
-    line, words = failure_in_both_engines(tmp_path, monkeypatch, failing)
+    line, words = failure_said(tmp_path, failing)
     assert line == text[:text.index(move)].count("\n") + 1
     assert "cards can only be moved to a zone, not to 7" in words
 
@@ -1436,26 +1421,25 @@ def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monk
     """`total += n`, `current.score += n * 2`, `top(pile).worth -= 1`: a global's or a card's or a
     player's own field is changed in the generated code (no call of the statement's closure); a
     card's built-in field (`face_down`), a value that is neither a card nor a player, and numbers
-    beyond the bound go to the closure engine's helpers, with its words at the same line. Both
-    engines play the same games."""
+    beyond the bound go to the closure engine's helpers, with its words at the same line. The
+    games are the expected ones (agrees)."""
     text = ASSIGNING.replace("STATEMENT", statement).replace("LIMIT", limit)
-    game = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    game = _game_from(tmp_path, text, "g.rules")
     source = game.program.generated.source
     assert "_value_changed(c.s, '$total'" in source and "_value_changed(c.s, 'score'" in source
     assert "_value_changed(c.s, 'worth'" in source and "_set_field(c, " in source
-    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
     if words is None:
         for seed in range(4):
-            assert played(game, seed, None) == played(closures, seed, None), seed
+            assert agrees(f"assigning {statement} {seed}", played(game, seed, None)), seed
         return
-    assert words in failure_in_both_engines(tmp_path, monkeypatch, text)[1]
+    assert words in failure_said(tmp_path, text)[1]
 
 
 def test_the_first_item_of_a_list_is_found_without_making_the_list(tmp_path, monkeypatch):
     """Connect four's `landing(x) = first([(x, y) for y in 0..5 where empty(at(grid, (x, y)))])`
     walks the column up to its lowest empty cell (Generator.first_early), as `empty([...])` stops at
-    the first item kept; none when no item is kept. Both engines play the same games."""
-    source = load_with("codegen", monkeypatch, REPO / "examples" / "connect4.rules").program.generated.source
+    the first item kept; none when no item is kept. The games are the expected ones (agrees)."""
+    source = load_game(REPO / "examples" / "connect4.rules").program.generated.source
     landing = source[source.index("def E_landing"):source.index("def R_landing")]
     assert "next(" in landing and ", None)" in landing
     text = """
@@ -1479,13 +1463,12 @@ procedure discard_tile(t: Tile) {
 }
 zone bin
 """
-    game = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    game = _game_from(tmp_path, text, "g.rules")
     source = game.program.generated.source
     assert "next(" in source[source.index("def E_biggest_left"):source.index("def R_biggest_left")]
     assert "next(" in source[source.index("def E_any_left"):source.index("def R_any_left")]
-    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
     for seed in range(4):
-        assert played(game, seed, None) == played(closures, seed, None)
+        assert agrees(f"firsts {seed}", played(game, seed, None))
 
 
 def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_they_are(tmp_path, monkeypatch):
@@ -1493,23 +1476,22 @@ def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_the
     numbers written out (`dirs = [(1, 0), (0, 1), (1, 1), (1, -1)]`), holds pairs of whole numbers:
     `cell[0] + d[0] * i` reads the coordinates as they are and asks nothing of them
     (Generator.yields_pairs, is_pair_coordinate), also where four_from is written in place. The cells
-    of an open board are asked, as anything the rules put there may be a cell. Both engines play the
-    same games."""
+    of an open board are asked, as anything the rules put there may be a cell. The games are the
+    expected ones (agrees)."""
     path = REPO / "tests" / "codegen" / "connect4_plain.rules"
-    source = load_with("codegen", monkeypatch, path).program.generated.source
+    source = load_game(path).program.generated.source
     has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
     assert "L_cell[0]) + " in has_four and "L_d[0]) * L_i" in has_four and "_index(" not in has_four
     text = path.read_text(encoding="utf-8").replace("zone grid: board grid 8 size 7 by 6", "zone grid: board grid 8")
     text = text.replace("def moves = [c in cells(grid) where playable(c)]",
                         "def moves = if empty(grid) then [(3, 0)] else [c in frontier(grid) where c[1] >= 0 and c[1] < 6 and playable(c)]")
     text = text.replace("def has_four(p) = any(cell in cells(grid)", "def has_four(p) = any(cell in occupied_cells(grid)")
-    open_board = _game_from(tmp_path, monkeypatch, text, "g.rules", "codegen")
+    open_board = _game_from(tmp_path, text, "g.rules")
     source = open_board.program.generated.source
     has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
     assert "L_d[0]) * L_i" in has_four and "L_cell[0]) + " not in has_four
-    closures = _game_from(tmp_path, monkeypatch, text, "c.rules", "closures")
     for seed in range(3):
-        assert played(open_board, seed, None) == played(closures, seed, None)
+        assert agrees(f"connect4 open board {seed}", played(open_board, seed, None))
 
 
 @pytest.mark.parametrize("path, function, written, call, failing, failing_def", [
@@ -1532,16 +1514,15 @@ def test_a_players_groups_are_the_boards_own(tmp_path, monkeypatch, path, functi
     board keeps up to date (codegen._region_owned, _regions_owned, BoardCells.owned_group,
     owned_groups): the same games as the closure engine, which asks the built-ins. Given anything
     but a player, the built-ins (or the def) say so, at owned_cells' line, in both engines."""
-    generated = load_with("codegen", monkeypatch, REPO / path)
+    generated = load_game(REPO / path)
     source = generated.program.generated.source
     start = source.index(f"def {function}")
     assert written in source[start:source.index("\ndef ", start)]
-    closures = load_with("closures", monkeypatch, REPO / path)
     for seed in range(2):
-        assert played(generated, seed, None) == played(closures, seed, None)
+        assert agrees(f"groups {path} {seed}", played(generated, seed, None))
     text = (REPO / path).read_text(encoding="utf-8")
     assert call in text
-    line, words = failure_in_both_engines(tmp_path, monkeypatch, text.replace(call, failing))
+    line, words = failure_said(tmp_path, text.replace(call, failing))
     assert "owned_cells() needs a player" in words and line == text[:text.index(failing_def)].count("\n") + 1
 
 
@@ -1550,21 +1531,20 @@ def test_a_players_groups_on_an_open_board_are_found_as_the_built_ins_find_them(
     of it are found each time (BoardCells.owned_groups, owned_group: no kept groups): whole games
     are the closure engine's."""
     path = REPO / "tests" / "codegen" / "open_groups.rules"
-    generated = load_with("codegen", monkeypatch, path)
+    generated = load_game(path)
     assert "_regions_owned(c.s.zones['table'], " in generated.program.generated.source
-    closures = load_with("closures", monkeypatch, path)
     for seed in range(6):
-        assert played(generated, seed, None) == played(closures, seed, None)
+        assert agrees(f"open groups {seed}", played(generated, seed, None))
 
 
 def test_the_empty_cells_of_a_named_board_written_as_a_list_are_the_boards_own(monkeypatch):
     """`def free_cells = [c in cells(grid) where empty(at(grid, c))]` (tic-tac-toe) is the list of
     empty cells the board keeps up to date as cards come and go, in the same order; other lists of
-    cells are walked as written. Both engines play the same games (test_both_engines_play_the_same_match)."""
-    source = load_with("codegen", monkeypatch, REPO / "examples" / "tictactoe.rules").program.generated.source
+    cells are walked as written. The games are the expected ones (test_every_game_plays_the_expected_match)."""
+    source = load_game(REPO / "examples" / "tictactoe.rules").program.generated.source
     free_cells = source[source.index("def E_free_cells"):source.index("def R_free_cells")]
     assert "_empty_cells_of(c, c.s.zones['grid']" in free_cells
-    source = load_with("codegen", monkeypatch, REPO / "tests" / "codegen" / "connect4_plain.rules").program.generated.source
+    source = load_game(REPO / "tests" / "codegen" / "connect4_plain.rules").program.generated.source
     moves = source[source.index("def E_moves"):source.index("def R_moves")]
     assert "_empty_cells_of" not in moves  # (playable cells, not empty ones)
     # `playable(cell) = empty(at(grid, cell)) and ...`: emptiness is a length, so the def is a leaf,
@@ -1582,8 +1562,7 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     the rule's expressions, unless the loop gives it another value; its `let`s are written in place.
     Whole games are the closure engine's, and a field a card lacks fails at the same line with the
     same words."""
-    closures = load_with("closures", monkeypatch, CARDS)
-    generated = load_with("codegen", monkeypatch, CARDS)
+    generated = load_game(CARDS)
     source = generated.program.generated.source
     assert "(L_g.attrs['points'] if 'points' in L_g.attrs else _attr(c, L_g, 'points'," in source  # worth(p)
     assert "L_n.card.component" in source and "L_g.card.component" in source  # crowded(cell), gem() in place
@@ -1595,22 +1574,19 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     assert "c.v['g']" not in first
     assert "c.v['g']" in second  # `g = top(pile)` gives the loop's name another value: read from v
     for seed in range(25):
-        assert played(generated, seed, decisions=None) == played(closures, seed, decisions=None), seed
+        assert agrees(f"cards {seed}", played(generated, seed, decisions=None)), seed
     failing = tmp_path / "failing.rules"
     failing.write_text(CARDS.read_text(encoding="utf-8").replace(
         "def worth(p) = sum(g.points for g in hand(p) where gem(g) and g.kept)",
         "def worth(p) = sum(g.points for g in hand(p) where g.kept)"))
-    errors = {}
-    for engine in ("closures", "codegen"):
-        match = load_with(engine, monkeypatch, failing).new_match(seed=3)
-        rng = random.Random(3)
-        with pytest.raises(RulesError) as caught:
-            while not match.is_over:
-                match.apply(rng.randrange(match.option_count()))
-        errors[engine] = caught.value.diagnostics[0]
-    assert errors["codegen"].span.line == errors["closures"].span.line == 39
-    assert errors["codegen"].span == errors["closures"].span and errors["codegen"].message == errors["closures"].message
-    assert 'has no field "kept"' in errors["codegen"].message  # a stone taken into a hand
+    match = load_game(failing).new_match(seed=3)
+    rng = random.Random(3)
+    with pytest.raises(RulesError) as caught:
+        while not match.is_over:
+            match.apply(rng.randrange(match.option_count()))
+    error = caught.value.diagnostics[0]
+    assert error.span.line == 39 and agrees("cards failing", [error.span.column, error.message])
+    assert 'has no field "kept"' in error.message  # a stone taken into a hand
 
 
 # ------------------------------------------------------------------ arithmetic, at random
@@ -1653,8 +1629,8 @@ def test_random_arithmetic_in_generated_code_is_the_closure_engines(seed, monkey
     rng = random.Random(seed)
     exprs = [_random_expr(rng, 3) for _ in range(6)]
     expr = "[" + ", ".join(f"[{e} for k in -2..2]" for e in exprs) + "]"
-    outcomes = _values_in_both_engines(tmp_path, monkeypatch, expr, PAIRS)
-    assert outcomes["codegen"] == outcomes["closures"], exprs
+    outcomes = _values_of(tmp_path, expr, PAIRS)
+    assert agrees(f"random arithmetic {seed}", outcomes, tmp_path), exprs
 
 
 QUANTIFIED_TESTS = REGIONS.replace(
@@ -1671,14 +1647,13 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
     rather than called once per test (`for each line in lines { if all(c in line where ...) }`): the
     same seeded games as the closure engine, and a failure in such a condition is reported as its
     own function reports it, at its line, in the same words."""
-    game = _game_from(tmp_path, monkeypatch, QUANTIFIED_TESTS)
+    game = _game_from(tmp_path, QUANTIFIED_TESTS)
     regions = [o for code in game.program.codes for o in code.ops if type(o) is codegen.FusedRegion]
     assert regions
     region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
     assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
-    _both_engines_agree(tmp_path, monkeypatch, QUANTIFIED_TESTS, 12)
+    _plays_as_expected("quantified tests", tmp_path, QUANTIFIED_TESTS, 12)
     failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(h, h) == none")
-    messages = {exc.format().replace(f"{engine}.rules", "game.rules")
-                for engine, exc in _failures_of(tmp_path, monkeypatch, failing).items()}
-    assert len(messages) == 1
-    assert "at() could not use these values: a card is not a board" in messages.pop()
+    message = _failure_of(tmp_path, failing).format()
+    assert agrees("quantified tests failing", message, tmp_path)
+    assert "at() could not use these values: a card is not a board" in message

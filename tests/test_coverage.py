@@ -1,11 +1,10 @@
 """Rules-line coverage (issue 40): `rulelang test --coverage` and `rulelang simulate --coverage` list
-the statement and def lines the matches never reached, with the share they ran; the language
+the statement lines the matches never reached, with the share they ran; the language
 server shows those lines as hints. Only matches watched for it record, and a game loaded the usual
 way is left as it was.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,15 +54,17 @@ def _line(text: str, words: str) -> int:
     return next(i for i, line in enumerate(text.split("\n"), 1) if words in line)
 
 
-def test_the_lines_that_count_are_statements_and_defs(tmp_path):
+def test_the_lines_that_count_are_statements(tmp_path):
     path = tmp_path / "lines.rules"
     path.write_text(GAME, encoding="utf-8")
     game = load(path)
     counted = countable_lines(game.rules.decls, GAME)
     firsts = {first for first, _where in counted.values()}
     for words in ("shuffle bag", "for each p in players", "draw from bag", "p.score += worth", "if bonus == on",
-                  "player(1).score += 100", "win [p in players", "def worth", "def never_used"):
+                  "player(1).score += 100", "win [p in players"):
         assert _line(GAME, words) in firsts, words
+    # defs are not counted: the generated code calls them, or writes them in place, with no op of their own
+    assert _line(GAME, "def worth") not in firsts and _line(GAME, "def never_used") not in firsts
     # declarations' own lines, fields and decks are not statements
     assert _line(GAME, "phase draw_phase") not in firsts and _line(GAME, "cards chips") not in firsts
     # a statement's doc comment is not its line: the first line of code is shown
@@ -78,14 +79,14 @@ def test_simulate_coverage_lists_the_lines_never_reached(tmp_path):
     summary = simulate(str(path), 5, coverage=True)
     report = summary.coverage
     unreached = {u.line for u in report.unreached}
-    assert unreached == {_line(GAME, "def never_used"), _line(GAME, "player(1).score += 100")}
-    assert report.counted == 9 and report.ran == 7 and round(report.percent) == 78
+    assert unreached == {_line(GAME, "player(1).score += 100")}
+    assert report.counted == 7 and report.ran == 6 and round(report.percent) == 86
     text = "\n".join(format_coverage(report))
-    assert "7 of 9 rules lines ran (77.8%)" in text and "player(1).score += 100" in text
-    assert summary.to_json()["coverage"]["unreached"][0]["where"] == "def never_used"
+    assert "6 of 7 rules lines ran (85.7%)" in text and "player(1).score += 100" in text
+    assert summary.to_json()["coverage"]["unreached"][0]["where"] == "phase draw_phase"
     # the same games with the variant reach the bonus line
     summary = simulate(str(path), 5, variant=["generous"], coverage=True)
-    assert {u.line for u in summary.coverage.unreached} == {_line(GAME, "def never_used")}
+    assert summary.coverage.unreached == []
     # and the games are the ones an ordinary simulate plays
     plain = simulate(str(path), 5, variant=["generous"])
     assert [g.winners for g in plain.games] == [g.winners for g in summary.games]
@@ -94,7 +95,6 @@ def test_simulate_coverage_lists_the_lines_never_reached(tmp_path):
 def test_only_watched_matches_record_and_ordinary_loads_are_untouched(tmp_path):
     path = tmp_path / "lines.rules"
     path.write_text(GAME, encoding="utf-8")
-    engine_before = os.environ.get("RULELANG_ENGINE")
     watched_game = load_for_coverage(path)
     coverage = Coverage(whole_file=False)
     match = coverage.new_match(watched_game, seed=1)  # (no choice in this game: it plays to its end)
@@ -107,7 +107,10 @@ def test_only_watched_matches_record_and_ordinary_loads_are_untouched(tmp_path):
     assert plain.new_match(seed=1).vm.coverage is None
     ops = [op for code in plain.program.codes for op in code.ops]
     assert ops and not any(type(op).__module__ == "rulelang.balance.coverage" for op in ops)
-    assert os.environ.get("RULELANG_ENGINE") == engine_before  # (the closure engine: for that one load only)
+    # the watched game runs every statement as an op of its own; the ordinary one fuses runs of them
+    fused = ("FusedExec", "FusedRegion")
+    assert any(type(op).__name__ in fused for op in ops)
+    assert not any(type(op).__name__ in fused for code in watched_game.program.codes for op in code.ops)
     assert all(type(op).__module__ == "rulelang.balance.coverage" for code in watched_game.program.codes
                for op in code.ops)
 
@@ -140,9 +143,9 @@ def test_test_coverage_counts_the_whole_file_and_says_it_per_file(tmp_path):
     (report,) = coverage.reports()
     unreached = {u.line for u in report.unreached}
     # the position starts at the phase: setup and the result never ran, nor the bonus, nor an unused def
-    for words in ("shuffle bag", "player(1).score += 100", "win [p in players", "def never_used"):
+    for words in ("shuffle bag", "player(1).score += 100", "win [p in players"):
         assert _line(GAME, words) in unreached, words
-    for words in ("draw from bag", "p.score += worth", "def worth", "if bonus == on"):
+    for words in ("draw from bag", "p.score += worth", "if bonus == on"):
         assert _line(GAME, words) not in unreached, words
     # another file naming the game by its whole path: the same file, one report counting both
     other = scenarios.parent / "again.rules"

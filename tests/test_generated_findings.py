@@ -2,7 +2,7 @@
 
 Each was a file that checked clean and then stopped a match with an internal error, or with a rules
 error in Python's words ("this rule could not run: KeyError ..."), or one the checker should have
-refused. Each test runs with both engines (the code generator and the closure engine).
+refused.
 """
 from __future__ import annotations
 
@@ -14,15 +14,6 @@ from rulelang.core.errors import RulesError
 from rulelang.language.parser import parse_text
 
 from conftest import play_random
-
-ENGINES = ["codegen", "closures"]
-
-
-@pytest.fixture(params=ENGINES)
-def engine(request, monkeypatch):
-    monkeypatch.setenv("RULELANG_ENGINE", request.param)
-    return request.param
-
 
 def play(text: str, seed: int = 1, players: int | None = None):
     game = rulelang.load("found.rules", text=text)
@@ -67,7 +58,7 @@ result {{ win player(2) }}
     # a trigger set off by setup calls a procedure that ends the game
     "setup { move top(deck) to pile }\nwhen c enters pile { stop() }",
 ])
-def test_a_game_ended_while_setup_runs_ends_there_and_works_out_its_result(engine, rule):
+def test_a_game_ended_while_setup_runs_ends_there_and_works_out_its_result(rule):
     match = play(SETUP_CHOICE.format(rule=rule))
     assert match.is_over and match.result["winners"] == [2] and match.result["rounds"] == 0
     assert match.s.log[-1] == "over"
@@ -83,7 +74,7 @@ def test_end_where_nothing_it_ends_runs_at_the_start_or_end_of_the_game_is_refus
     assert "found.rules:3:" in report and what in report, report
 
 
-def test_end_game_at_the_start_of_the_game_is_allowed(engine):
+def test_end_game_at_the_start_of_the_game_is_allowed():
     match = play('game "E" { players 2; round: p; max rounds 3 }\nphase p { }\nat start of game { end game }\n')
     assert match.is_over and match.result["rounds"] == 0
 
@@ -115,20 +106,20 @@ phase p {{
     ('repeat odd(1) times { log "a" }', "`repeat ... times` needs a whole number, not Player 1"),
     ("discard top(pile)", "C cards are discarded to a zone, not to [1]"),
 ])
-def test_a_statement_given_a_value_of_another_kind_is_a_rules_error_naming_its_line(engine, statement, message):
+def test_a_statement_given_a_value_of_another_kind_is_a_rules_error_naming_its_line(statement, message):
     report = rules_error(ODD.format(statement=statement))
     assert report.startswith(f"found.rules:8:3: error: {message}"), report
 
 
-def test_cards_created_in_something_else_than_a_zone_is_a_rules_error(engine):
+def test_cards_created_in_something_else_than_a_zone_is_a_rules_error():
     text = ODD.format(statement='log "p"') + "setup { create cs in odd(1) }\n"
     assert rules_error(text).startswith("found.rules:10:9: error: cards are created in a zone, not in Player 1")
 
 
 # ---------------------------------------------------------------- a text's "{name}" reads that name
 
-def test_a_loop_name_shown_in_a_text_inside_a_built_in_the_generator_does_not_write(engine):
-    # `matched` is the closure engine's inside generated code: it is given the loop's name
+def test_a_loop_name_shown_in_a_text_inside_matched():
+    # `matched` in generated code is given the loop's name
     text = """game "K" { players 2; round: p; max rounds 1 }
 component C { n: int = 0 }
 cards cs in pile { C() * 3 }
@@ -139,7 +130,7 @@ phase p { move [g in pile where matched([2, "v {g}"], pile, fits)] to pile on bo
     play(text)
 
 
-def test_an_option_binding_whose_list_shows_an_earlier_binding_in_a_text(engine):
+def test_an_option_binding_whose_list_shows_an_earlier_binding_in_a_text():
     text = """game "K" { players 2; round: p; max rounds 1 }
 phase p {
   take turns once {
@@ -152,7 +143,7 @@ phase p {
     assert sorted(o.label for o in match.legal_options()) == ["o 1, a1", "o 1, b", "o 2, a2", "o 2, b"]
 
 
-def test_a_def_shown_in_a_text_is_called_by_it_chance_and_turn_included(engine):
+def test_a_def_shown_in_a_text_is_called_by_it_chance_and_turn_included():
     # a def of chance shown in a text is not remembered; one of the turn is worked out for each turn
     text = """game "K" { players 2; round: p; max rounds 1 }
 def whose = current
@@ -190,7 +181,7 @@ def test_a_heuristic_of_two_players_is_refused_by_the_checker():
     assert "it takes one player (not 2 values)" in checker_report(text)
 
 
-def test_a_heuristic_that_fails_or_gives_no_number_is_a_rules_error_for_the_greedy_bot(engine, tmp_path):
+def test_a_heuristic_that_fails_or_gives_no_number_is_a_rules_error_for_the_greedy_bot(tmp_path):
     from rulelang.balance.simulate import simulate
 
     for body, says in [("if p.score > 100 then 1 else p.score / (p.score - p.score)", "division by zero"),
@@ -209,7 +200,7 @@ def test_a_heuristic_that_fails_or_gives_no_number_is_a_rules_error_for_the_gree
     assert "as a number, but it gave x" in info.value.format()
 
 
-def test_a_result_that_cannot_be_worked_out_mid_game_says_nothing_to_the_greedy_bot(engine):
+def test_a_result_that_cannot_be_worked_out_mid_game_says_nothing_to_the_greedy_bot():
     text = HEURISTIC.format(body="p.score", result='if round < 2 { fail "not yet" } else { win player(1) }')
     match = rulelang.load("found.rules", text=text).new_match(seed=1)
     assert match.evaluate(0) == 0.0

@@ -191,6 +191,12 @@ NESTED = {  # a construct nested n times, in a game that works its value out and
 }
 
 
+NESTED_VALUE = {  # what each game leaves in v, for n levels
+    "sum of terms": lambda n: n, "quantifier in quantifier": lambda n: 1, "list in list": lambda n: 1,
+    "if in if": lambda n: 1, "loop in a continuous rule": lambda n: 1,
+}
+
+
 def _deepest_accepted(make) -> int:
     """The largest n whose text the parser accepts (parser.MAX_NESTING levels of its rules)."""
     from rulelang.language import parser
@@ -208,27 +214,24 @@ def _deepest_accepted(make) -> int:
 @pytest.mark.parametrize("kind", list(NESTED))
 def test_rules_nested_as_deeply_as_the_parser_allows_play_and_one_level_more_is_refused(kind, tmp_path, monkeypatch):
     """Every stage works at the deepest nesting the parser reads (parser.MAX_NESTING): the AST cache
-    (too deep to pickle: parsed each time instead), the checker, both engines (the code generator
-    hands a game nested deeper than Python compiles to the closure engine) and the games are the
-    same in both. One level deeper is a diagnostic at the construct, never a crash."""
-    from rulelang.compile import codegen
-
+    (too deep to pickle: parsed each time instead), the checker, the code generator (it writes a part
+    nested deeper than Python compiles as a function of its own) and the game, with the value it
+    should work out, loaded anew and again from the caches. One level deeper is a diagnostic at the
+    construct, never a crash."""
     make = NESTED[kind]
     n = _deepest_accepted(make)
     path = tmp_path / "deep.rules"
     path.write_text(make(n))
     monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
-    outcomes = {}
-    for engine in ("closures", "codegen", "codegen"):  # the second codegen load reads the caches
-        monkeypatch.setenv(codegen.ENGINE_ENV, engine)
+    outcomes = []
+    for _load in range(2):  # the second load reads the caches
         game = rulelang.load(path)
+        assert game.program.generated is not None
         match = game.new_match(seed=1)
         while not match.is_over:
             match.apply(0)
-        outcomes.setdefault(engine, []).append((match.s.globals["v"], match.s.decisions))
-        if engine == "codegen" and kind in ("sum of terms", "quantifier in quantifier"):
-            assert game.program.generated is None  # too many parentheses, too many nested loops for Python
-    assert outcomes["codegen"] == outcomes["closures"] * 2
+        outcomes.append((match.s.globals["v"], match.s.decisions))
+    assert outcomes == [(NESTED_VALUE[kind](n), 0)] * 2
     path.write_text(make(n + 1))
     with pytest.raises(RulesError) as caught:
         rulelang.load(path)
@@ -302,18 +305,16 @@ def test_a_number_beyond_the_bound_in_a_long_deck_is_refused_at_its_line(tmp_pat
     assert rulelang.load(path).new_match().s.entities[-1].attrs["n"] == 10**18  # the bound itself is a number
 
 
-@pytest.mark.parametrize("engine", ["codegen", "closures"])
 @pytest.mark.parametrize("expr, message", [
     # Python repeats a tuple: a direction times a billion filled the memory until the process was killed
     ("d * 1000000000", '"*" cannot multiply a cell or a direction ((1, 0) * 1000000000)'),
     ("3 * d", '"*" cannot multiply a cell or a direction (3 * (1, 0))'),
     ("d + e", '"+" cannot add cells or directions ((1, 0) + (0, 1))'),
 ])
-def test_a_cell_is_not_repeated_or_joined_by_arithmetic(engine, expr, message, tmp_path, monkeypatch):
+def test_a_cell_is_not_repeated_or_joined_by_arithmetic(expr, message, tmp_path):
     """A cell or direction times a number, or two added, is an error at its line that says how to
-    write what was meant, in both engines: it was Python's repetition (a tuple of two billion
-    numbers, memory exhausted) or a joined tuple of four numbers that no board has."""
-    monkeypatch.setenv("RULELANG_ENGINE", engine)
+    write what was meant: it was Python's repetition (a tuple of two billion numbers, memory
+    exhausted) or a joined tuple of four numbers that no board has."""
     path = tmp_path / "cells.rules"
     path.write_text('game "Cells" { players 2  round: play }\n'
                     "phase play {\n  let d = (1, 0)\n  let e = (0, 1)\n"

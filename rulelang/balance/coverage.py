@@ -1,23 +1,22 @@
 """Which rules lines some matches ran, and which they never reached: `rulelang test --coverage`,
 `rulelang simulate --coverage`, and the language server's hints on lines no scenario reaches.
 
-A game is loaded for coverage by ``load_for_coverage``: it is compiled with the closure engine
-(``RULELANG_ENGINE=closures``: each statement is then one op of the VM, where the code generator
-fuses runs of statements into one generated op), and each of its ops and defs is
+A game is loaded for coverage by ``load_for_coverage``: it is compiled with ``load(..., fused=False)``
+(each statement is then one op of the VM, where the code generator otherwise
+fuses runs of statements into one generated op), and each of its ops is
 made to note its rules line in ``VM.coverage`` when that is a set. Only the matches handed to
 ``Coverage.watch`` have one: the copies bots plan on record nothing, and a game loaded the usual
 way is not touched, so ordinary runs pay nothing.
 
 The lines counted are those of statements (in setup, phases, steps, triggers, continuous rules,
-procedures, keywords' effects and triggers, the result) and of defs (a def is reached when it is
-called). A statement's line is its first line of code (a doc comment above it is not counted). For
+procedures, keywords' effects and triggers, the result). Defs are not counted: the generated code
+calls them directly or writes them into the expressions that use them, so no op stands for them.
+A statement's line is its first line of code (a doc comment above it is not counted). For
 `rulelang test` every statement of the file counts, variants' too; for `simulate`, those of the
 game as it was loaded (its variants applied).
 """
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,51 +44,17 @@ def _recording(cls: type) -> type:
     return sub
 
 
-def _recording_def(fn, line: int):
-    def recorded(c, args):
-        lines = getattr(c.vm, "coverage", None)
-        if lines is not None:
-            lines.add(line)
-        return fn(c, args)
-    return recorded
-
-
-@contextmanager
-def _closure_engine():
-    """RULELANG_ENGINE=closures while a game is compiled (codegen.engine() reads it then)."""
-    from rulelang.compile.codegen import ENGINE_ENV
-
-    before = os.environ.get(ENGINE_ENV)
-    os.environ[ENGINE_ENV] = "closures"
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(ENGINE_ENV, None)
-        else:
-            os.environ[ENGINE_ENV] = before
-
-
 def load_for_coverage(path, variant=None, settings=None, text=None):
     """The game, loaded so that a match whose ``vm.coverage`` is a set notes there every rules line it
     runs (see the module's docstring). A game of its own: never share it with ordinary runs."""
     from rulelang.compile.loader import load
 
-    with _closure_engine():
-        game = load(path, variant=variant, settings=settings, text=text)
+    game = load(path, variant=variant, settings=settings, text=text, fused=False)
     program = game.program
     for code in program.codes:
         for op in code.ops:
             if type(op) not in _RECORDING.values():
                 op.__class__ = _recording(type(op))
-    loaded, _ = apply_variants(game.rules, list(game.variants), DiagnosticBag())
-    defs = {d.name: d for d in loaded if isinstance(d, N.DefDecl)}
-    for name, fn in list(program.defs.items()):
-        decl = defs.get(name)
-        if decl is not None:
-            program.defs[name] = _recording_def(fn, decl.span.line)
-    if program.heuristic is not None and "heuristic" in program.defs:  # (the bots' `def heuristic(p)`)
-        program.heuristic = program.defs["heuristic"]
     return game
 
 
@@ -135,9 +100,6 @@ def countable_lines(decls: list, text: str) -> dict[int, tuple[int, str]]:
         if isinstance(d, N.VariantDecl):
             for item in d.items:
                 visit(item, f"variant {d.name}: {_title(item)}")
-            return
-        if isinstance(d, N.DefDecl):
-            out.setdefault(d.span.line, (code_line(d.span.line), where))
             return
         if isinstance(d, (N.SetupDecl, N.ResultDecl, N.PhaseDecl, N.TriggerDecl, N.AlwaysDecl, N.ProcDecl,
                           N.KeywordDecl)):

@@ -29,7 +29,6 @@ _ENGINE_PARTS = {
     "model/board.py": "moving cards, changing values",
     "engine/values.py": "moving cards, changing values",
     "compile/statements.py": "statements the engine runs itself",
-    "compile/expressions.py": "expressions the engine works out itself",
     "compile/codegen_helpers.py": "helpers of the generated code",
     "compile/codegen_statements.py": "helpers of the generated code",
     "model/builtins.py": "built-in functions",
@@ -97,7 +96,7 @@ def profiled(run: Callable[[], object], generator, rules_file: str | Path | None
 
 def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None, games: int) -> RulesProfile:
     """The profile of some games (``stats``), by rules line of the game whose generated code is
-    ``generator`` (None with the closure engine: everything is then the engine's). The time of
+    ``generator`` (None: everything is then the engine's). The time of
     Python's own functions (``len``, a list's ``append``, ...) is counted where they were called."""
     raw = stats.stats  # type: ignore[attr-defined]  # {(file, line, name): (calls, calls, own, total, callers)}
     filename = getattr(generator, "filename", None)

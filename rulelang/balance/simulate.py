@@ -164,7 +164,7 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
     the address of a Dask scheduler. The games and so the summary are the same whatever runs them.
     With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
     says where the time went, by rules line (rulesprofile). With ``coverage``, the games run in this
-    process with the closure engine and ``summary.coverage`` says which rules lines they ran and which
+    process, every statement an op of its own (coverage.load_for_coverage), and ``summary.coverage`` says which rules lines they ran and which
     they never reached (coverage.py). ``statistics``: the modules imported
     while a pool plays (metrics.import_statistics)."""
     resolved = find_game(str(path))

@@ -1,4 +1,4 @@
-"""AST -> `Program`: the compiler, its closures for expressions and statements, the code
-generator (`codegen` and its parts) and `load()`, which parses, checks and compiles a file
+"""AST -> `Program`: the compiler, its ops for statements, the code generator of expressions
+and defs (`codegen` and its parts) and `load()`, which parses, checks and compiles a file
 into a `Game` (`loader`).
 """

@@ -8,23 +8,23 @@ calls as direct calls of generated functions with positional parameters. Every f
 (and of one set of variants and settings) goes into ONE source, compiled once with ``compile()``
 and cached by the hash of that source (with rulelang's and Python's versions): in the process, and
 as marshalled code in the user's cache folder (`cache_dir()`), so a second load, even by another
-process, does not compile again (Jinja2 compiles and caches a template the same way).
+process, does not compile again (Jinja2 compiles and caches a template the same way; codegen_cache).
 
-A node the generator does not write yet is compiled by the closure engine and called from the
-generated code as a constant of the module's namespace, so every game always works.
+The generator writes every kind of expression itself; it is the only engine of expressions. A part
+nested deeper than Python compiles is written as a function of its own (``Generator.split``).
+Values worked out at load time (a deck's cards, a setting's default) are generated functions too,
+of a small module of their own (``Generator.for_load_time``), and a scenario's expressions are
+written beside its game's module (``Generator.beside``).
 
 Errors keep naming their rules line: the generator keeps a line map (generated line -> the rules
 construct and its span). A built-in that fails inside generated code is found on its line of the
-traceback and becomes the same ``RuleError`` (same message, same span) the closure engine raises;
-everything that can fail with a value-dependent message (fields, arithmetic, comparisons, indexes)
-goes through helpers that raise the closure engine's errors themselves.
+traceback and becomes a ``RuleError`` at the call's span, in the rules' words; everything that can
+fail with a value-dependent message (fields, arithmetic, comparisons, indexes) goes through helpers
+that raise their errors themselves.
 
-``RULELANG_ENGINE=closures`` in the environment switches the generator off (the closure engine
-alone), for comparison and as a fallback.
-
-This module holds the compiled-code cache and the ``Generator`` with its expressions; the generator's
-other parts are mixins of their own modules: ``codegen_facts`` (what an expression is for sure),
-``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
+This module holds the ``Generator`` with its expressions; the compiled code is kept by
+``codegen_cache``, and the generator's other parts are mixins of their own modules: ``codegen_facts``
+(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
 functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
 ``codegen_helpers`` is what the generated code calls at run time.
 """
@@ -32,179 +32,43 @@ from __future__ import annotations
 
 import hashlib
 import linecache
-import marshal
-import os
 import re
 import sys
 import types
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Callable
 
 from rulelang.language import nodes as N
-from rulelang.core.cachefiles import prune, write_whole
-from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, RuleFailure
+from rulelang.model.builtins import BUILTIN_VALUES, RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.compile.expressions import ExpressionCompiler
-from rulelang.check.dependencies import TEMPLATE_NAMES, mentioned
+from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
-from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRIAL_CALLS, _placeholder
+from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
+                                            cache_info)
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
+from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
 from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionRecords, StatementWriter, fuse_code,
                                                  fuse_regions)
 
 # what other modules and the tests use (the statements' ops and fusing are codegen_statements')
-__all__ = ["CACHE_ENV", "ENGINE_ENV", "GENERATOR_VERSION", "TRIAL_CALLS", "FusedExec", "FusedRegion", "Generator",
-           "RegionRecords", "TooDeepToGenerate", "cache_dir", "cache_info", "engine", "fuse_code", "fuse_regions"]
+__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "FusedExec", "FusedRegion", "Generator",
+           "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
 
-ENGINE_ENV = "RULELANG_ENGINE"
-GENERATOR_VERSION = "43"  # bump when the generated code changes shape (part of the cache key)
-
-
-def engine() -> str:
-    """The engine new games are compiled with: "codegen" (default) or "closures" (RULELANG_ENGINE)."""
-    chosen = os.environ.get(ENGINE_ENV, "").strip().lower()
-    return "closures" if chosen in ("closures", "closure", "old") else "codegen"
-
-
-# ------------------------------------------------------------------ the compiled-code cache
-
-_CODE_CACHE: dict[str, list[types.CodeType]] = {}  # by the whole source: its units, placed
-_STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}
-CACHE_ENV = "RULELANG_CACHE_DIR"
-
-
-def cache_info() -> dict:
-    """How often a generated module was found compiled already in this process (hits), on disk
-    (disk_hits), or compiled anew (misses)."""
-    return {**_STATS, "size": len(_CODE_CACHE)}
-
-
-def cache_dir() -> Path | None:
-    """Where compiled modules are kept between processes: $RULELANG_CACHE_DIR, else the user's cache
-    folder ($XDG_CACHE_HOME or ~/.cache) /rulelang/codegen. `RULELANG_CACHE_DIR=off` keeps none."""
-    chosen = os.environ.get(CACHE_ENV, "").strip()
-    if chosen.lower() in ("off", "none", "0"):
-        return None
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rulelang" / "codegen"
-
-
-CACHE_KEEP = 200  # compiled modules kept on disk (about 0.1 to 0.6 MB each); the oldest go first
-
-
-def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str) -> list[types.CodeType]:
-    """The code of a generated module, one code object per top-level unit (a def and what goes with
-    it), each placed at its line of the module and named by its file: from this process's cache,
-    from the disk, or compiled. After an edit, only the units whose text changed are compiled again:
-    the others come from the units kept for the last version of the same game (`_unit_code`)."""
-    codes = _CODE_CACHE.get(key)
-    if codes is not None and codes and codes[0].co_filename == filename:
-        _STATS["hits"] += 1
-        return codes
-    folder = cache_dir()
-    path = folder / f"{key}.marshal" if folder is not None else None
-    codes = None
-    if path is not None:
-        try:
-            codes = marshal.loads(path.read_bytes())
-            if not (isinstance(codes, list) and len(codes) == len(units)
-                    and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
-                codes = None
-        except (OSError, ValueError, EOFError, TypeError):
-            codes = None  # not there, unreadable or from another Python: compile again
-    if codes is not None:
-        _STATS["disk_hits"] += 1
-    else:
-        _STATS["misses"] += 1
-        codes = _unit_code(units, filename, label, folder)
-        if path is not None:
-            _write_marshal(folder, path, codes)
-    if len(_CODE_CACHE) > 64:  # a long session editing rules: keep the newest
-        _CODE_CACHE.pop(next(iter(_CODE_CACHE)))
-    _CODE_CACHE[key] = codes
-    return codes
-
-
-# units compiled at line 1 under a neutral name, by their text (comments giving rules lines left out)
-_UNIT_CACHE: dict[str, types.CodeType] = {}
-_UNIT_FILE = "<rulelang generated unit>"
-_RULES_LINE_COMMENT = re.compile(r"^(def [^\n]*?:  # [^\n]*?)rules lines? [0-9]+(?:-[0-9]+)?$", re.M)
-
-
-class TooDeepToGenerate(Exception):
-    """Rules nested deeper than Python compiles them (parentheses in parentheses, loops in loops) or
-    than the generator writes them: the compiler plays that game with the closure engine instead."""
-
-
-# what Python's compiler says of code nested too deeply (its limits, not mistakes of the generator)
-_TOO_DEEP = ("too many nested parentheses", "too many statically nested blocks", "too many levels of indentation")
-
-
-def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: Path | None) -> list[types.CodeType]:
-    from rulelang import __version__
-
-    kept: dict = {}
-    keep_path = None
-    if folder is not None:
-        # the units of the last module made for a game of this title (another version of the file)
-        name = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}/{label}".encode()).hexdigest()
-        keep_path = folder / f"units-{name[:40]}.marshal"
-        try:
-            kept = marshal.loads(keep_path.read_bytes())
-            if not isinstance(kept, dict):
-                kept = {}
-        except (OSError, ValueError, EOFError, TypeError):
-            kept = {}
-    codes, now = [], {}
-    for first, text in units:
-        # the comments that give rules lines change when lines are added above: not the code
-        unit_key = hashlib.sha256(_RULES_LINE_COMMENT.sub(r"\1", text).encode()).hexdigest()
-        code = _UNIT_CACHE.get(unit_key) or kept.get(unit_key)
-        if not isinstance(code, types.CodeType):
-            try:
-                code = compile(text, _UNIT_FILE, "exec")
-            except SyntaxError as exc:
-                if any(words in str(exc.msg) for words in _TOO_DEEP):
-                    raise TooDeepToGenerate(exc.msg) from None
-                raise
-            except (RecursionError, MemoryError) as exc:  # (Python's parser, on deeply nested code)
-                raise TooDeepToGenerate(str(exc)) from None
-            _STATS["units_compiled"] += 1
-        _UNIT_CACHE[unit_key] = now[unit_key] = code
-        codes.append(_placed(code, first, filename))
-    if len(_UNIT_CACHE) > 50_000:
-        _UNIT_CACHE.clear()
-    if keep_path is not None:
-        _write_marshal(folder, keep_path, now)
-    return codes
-
-
-def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.CodeType:
-    """A unit's code (compiled as if it began at line 1) moved down to its line of the module, in its
-    file, nested code (comprehensions, lambdas) included: tracebacks then name the module's lines."""
-    consts = tuple(_placed(c, lines_above, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_firstlineno=code.co_firstlineno + lines_above, co_filename=filename, co_consts=consts)
-
-
-def _write_marshal(folder: Path, path: Path, value) -> None:
-    try:
-        data = marshal.dumps(value)
-    except ValueError:  # (only code objects and plain values are written: not expected)
-        return
-    if write_whole(path, data):  # best effort: a read-only home only costs the compile next time
-        prune(folder, "*.marshal", CACHE_KEEP)
 
 
 # operations nested deeper than this are written as calls of their helpers (one level of Python's
 # parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
 ARITH_IN_PLACE = 16
+
+# expression levels written inside one function (Generator.x); a part nested deeper is a function
+# of its own (Generator.split). Each level is at most a few of Python's parentheses (it allows 200)
+SPLIT_DEPTH = 24
+_LEAVES = (N.IntLit, N.BoolLit, N.NoneLit, N.Name)
 
 # the generated code's helper for each operator but "+" (_add, values.add_values: it also joins lists and texts)
 _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
@@ -212,13 +76,14 @@ _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 # what read_once finds in a function's body: the cells of a shared board, the current player, a loop
 _BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
 _CURRENT = "_current(c.s)"  # the current player, as g_Name writes it
+_CALLED = re.compile(r"\bD_(\w+)")  # the defs a generated function calls (define_called)
 _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehension
 
 
 # ------------------------------------------------------------------ the generator
 
 
-class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
+class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
     expressions are written here; what an expression is for sure (NodeFacts), quantifiers as loops
     (LoopWriter), defs as functions (DefWriter) and statements as ops (StatementWriter) by its parts."""
@@ -252,6 +117,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         # local (g_Name); None while no def is written
         self.constant_reads: dict | None = None
         self.arith_depth = 0  # operations written inside one another (g_BinOp)
+        self.depth = 0  # expressions written inside one another in the function being written (x, split)
         self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
@@ -269,6 +135,52 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         self.lifted_written: set[str] = set()
         self.turn_defs: set[str] | None = None  # defs that read the turn (None: any may); see dependencies.turn_defs
         self.recursive_defs: set[str] | None = None  # defs that may call themselves (None: any may)
+        self.load_time = False  # functions worked out at load time (for_load_time)
+        self.defined: set[str] = set()  # the defs written so far
+        self.def_functions: dict | None = None  # the module's functions of defs, once compiled (beside)
+        self.on_disk = True  # the compiled module kept in the cache folder too (cache_dir)
+
+    @classmethod
+    def for_load_time(cls, compiler) -> "Generator":
+        """A generator of functions worked out at load time (a deck's values, a setting's default),
+        before any match: it knows what the game's generator knows of its defs, and writes each def
+        to be evaluated at each call (nothing is remembered: there is no state to stamp a value with);
+        `define_called` writes the defs its functions call, `finish` compiles them at once."""
+        main = compiler.gen
+        title = getattr(getattr(compiler.t, "game", None), "title", None) or "game"
+        compiler.load_time_modules += 1  # (each its own label: its units are kept apart on disk, _unit_code)
+        gen = cls(compiler, f"{title} (load time {compiler.load_time_modules})")
+        gen.load_time = True
+        gen.def_decls = dict(compiler.def_decls)
+        if main is not None:
+            for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs"):
+                setattr(gen, attr, getattr(main, attr))
+        return gen
+
+    @classmethod
+    def beside(cls, compiler, game: "Generator") -> "Generator":
+        """A generator of more functions for a game already compiled (a scenario's expressions and
+        statements, on a compiler of its own): they call the game's own defs, as its module has them."""
+        gen = cls(compiler, f"{game.label} (more)")
+        if game.def_functions is None:
+            game.def_functions = {k: v for k, v in game.ns.items() if k.startswith(("D_", "E_", "P_", "R_"))}
+        gen.ns.update(game.def_functions)
+        gen.on_disk = False  # (small and made anew each time: kept in this process only)
+        for attr in ("def_decls", "constant_defs", "setting_defs", "turn_defs", "recursive_defs", "neighbourhood_defs",
+                     "_inlinable"):
+            setattr(gen, attr, getattr(game, attr))
+        gen.defined = set(game.defined)
+        return gen
+
+    def define_called(self) -> None:
+        """(load time) The defs that the functions written so far call, and those that these call."""
+        while True:
+            wanted = sorted({n for n in _CALLED.findall("\n".join(self.sources)) if n in self.def_decls} - self.defined)
+            if not wanted:
+                return
+            for name in wanted:
+                self.enter("De", name)
+                self.define(self.def_decls[name], True)
 
     # ---- bookkeeping
     def fresh(self, prefix: str) -> str:
@@ -333,6 +245,8 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         player when a loop reads it. Such a board always exists, and nothing moves and no turn passes
         while an expression is worked out, so each is the same object throughout. (Another zone given
         to `at` fails where it is read, at the call's line.)"""
+        if self.load_time:  # (no match: what a function reads of it fails where it is read)
+            return body
         zones = self.cc.program.zones
         boards = [z for z in dict.fromkeys(_BOARD_CELLS.findall(body))
                   if (info := zones.get(z[1:-1])) is not None and info.topology is not None and not info.per_player]
@@ -384,7 +298,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         self.filename = f"<rulelang generated {label} {key[:12]}>"
         self.source = source
         self.linemap = linemap
-        codes = _compiled(units, self.filename, key, label)
+        codes = _compiled(units, self.filename, key, label, self.on_disk)
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
         for code in codes:  # the module's statements in order, as exec of the whole module would run them
             exec(code, self.ns)
@@ -402,7 +316,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         return None
 
     def _translate(self, exc: BaseException) -> BaseException:
-        """A Python exception out of generated code, as the closure engine would have reported it."""
+        """A Python exception out of generated code, as a rules error at the construct that failed."""
         line = None
         tb = exc.__traceback__
         while tb is not None:
@@ -424,25 +338,38 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
 
     # ---- expressions
     def x(self, node) -> str:
-        method = getattr(self, "g_" + type(node).__name__, None)
-        if method is None:
-            return self.fallback(node)
-        return method(node)
+        self.depth += 1
+        try:
+            if self.depth > SPLIT_DEPTH and type(node) not in _LEAVES:
+                return self.split(node)
+            return getattr(self, "g_" + type(node).__name__)(node)
+        finally:
+            self.depth -= 1
 
-    def fallback(self, node) -> str:
-        """The closure engine compiles this node; the generated code calls it (its sub-expressions
-        become generated functions of their own)."""
-        fn = getattr(ExpressionCompiler, "x_" + type(node).__name__)(self.cc, node)
-        k = self.const(fn, "F")
-        if not self.pylocals:
-            return f"{k}(c)"
-        used = mentioned(node)  # (a text's "{name}" reads a local too)
-        names = [n for n in self.pylocals if n in used]
-        if not names:
-            return f"{k}(c)"
-        pairs = ", ".join(f"{n!r}: {self.pylocals[n]}" for n in names)
-        base = "" if self.in_def else "**c.v, "
-        return f"{k}(_Ctx({{{base}{pairs}}}, c.s, c.vm))"
+    def split(self, node) -> str:
+        """A sub-expression nested deeper than one function holds (SPLIT_DEPTH levels of x, or loops
+        in loops in body_lines) written as a function of its own, H...(c, locals...), called in
+        its place: Python then compiles every function of a game, however deeply its rules nest.
+        Its locals are passed to it; nothing read once at the top of a def (g_Index, g_Name) is."""
+        if any(id(n) in self.hoisted for n in nodes_in(node)):  # (a call worked out just before: left in place)
+            return getattr(self, "g_" + type(node).__name__)(node)
+        params = list(dict.fromkeys(v for v in self.pylocals.values() if v.isidentifier()))
+        fname = self.fresh("H")
+        saved = self.depth, self.no_walrus
+        self.depth, self.no_walrus = 0, False
+        try:
+            with self.no_def_parameters():
+                body = "\n".join(self.body_lines(node, "value", "        "))
+        finally:
+            self.depth, self.no_walrus = saved
+        line = getattr(getattr(node, "span", None), "line", 0)
+        self.sources.append(f"def {fname}({', '.join(['c'] + params)}):  # rules line {line}\n"
+                            f"    try:\n"
+                            f"{body}\n"
+                            f"    except _CATCH as exc:\n"
+                            f"        raise _translate(exc) from None\n"
+                            f"    return value\n")
+        return f"{fname}({', '.join(['c'] + params)})"
 
     def span(self, node) -> str:
         return self.const(node.span, "S")
@@ -492,10 +419,11 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
                       "current": "_current(c.s)", "phase": "c.s.phase", "player_count": "len(c.s.players)"}
             if name in simple:
                 return simple[name]
-            return self.fallback(x)
+            if name == "eliminated":
+                return "_eliminated(c.s)"
         sym = self.cc.t.symbols.get(name)
         if sym is None:
-            return self.fallback(x)
+            raise RuleError(x.span, f'"{name}" is not defined')
         kind = sym.kind
         if kind == "var":
             return f"c.s.globals[{name!r}]"
@@ -524,19 +452,24 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
                     var = self.constant_reads[name] = self.fresh("_k")
                 return f"({var} if {var} is not _MISS else ({var} := D_{name}(c)))"
             return f"D_{name}(c)"
+        if kind == "def":  # (a def the generator was not given: called as the program has it)
+            return f"c.vm.program.defs[{name!r}](c, ())"
         if kind == "keyword":
             return self.const(KeywordValue(name))
+        if kind == "component":
+            return f"_cards_of_component(c.s, {name!r})"
+        if kind == "cards":
+            return f"_cards_of_set(c.s, {name!r})"
         if kind == "phase":
             return repr(name)
-        return self.fallback(x)
+        raise RuleError(x.span, f'"{name}" cannot be used as a value')
 
     def loop_scope(self, var: str, coll):
         """local_scope for a loop's name over `coll`, with what the collection says its items are."""
         return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
 
     def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
-        """Enter a comprehension: its names become Python locals (and locals of the closure engine's scope,
-        for nodes that fall back). With `cards`, they hold cards (yields_cards); with `ints`, whole
+        """Enter a comprehension: its names become Python locals (and rules names of the compiler's scope). With `cards`, they hold cards (yields_cards); with `ints`, whole
         numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
         generator = self
 
@@ -589,118 +522,6 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         finally:
             self.no_walrus = saved
 
-
-    def g_Call(self, x):
-        hoisted = self.hoisted.get(id(x))
-        if hoisted is not None:  # worked out just before, in place (body_lines)
-            return hoisted
-        name = x.func
-        scope = self.cc.scope
-        if name in scope or name in self.pylocals:
-            return self.fallback(x)
-        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
-                and x.args[0].keep == "where":
-            f = x.args[0]
-            coll = self.iterable(f.coll)
-            with self.loop_scope(f.var, f.coll):
-                cond = self.x(f.cond)
-            var = f"L_{f.var}"
-            if self.walks_cards(f.coll):  # already a list or tuple of cards
-                return f"{name}(({cond}) for {var} in {coll})"
-            if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
-                return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
-            return f"{name}(({cond}) for {var} in _as_list({coll}))"
-        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
-            found = self.empty_early(x.args[0])
-            if found is not None:
-                return found
-        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
-            found = self.first_early(x.args[0])
-            if found is not None:
-                return found
-        if name == "has" and len(x.args) == 2 and isinstance(x.args[1], N.Name):
-            return f"_has({self.x(x.args[0])}, {x.args[1].id!r})"
-        if name in ("has", "usable", "matched", "matching"):
-            return self.fallback(x)
-        sym = self.cc.t.symbols.get(name)
-        if sym is None and name in BUILTINS:
-            return self.builtin(x, name)
-        kind = sym.kind if sym else None
-        if kind == "def" and name in self.def_decls:
-            inline = self.inline_leaf(name, x.args)
-            if inline is not None:
-                return inline
-            args = "".join(f", {self.x(a)}" for a in x.args)
-            return f"D_{name}(c{args})"
-        if kind == "keyword":
-            return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
-        if kind == "zone" and len(x.args) == 1:
-            return f"_player_zone(c, {self.x(x.args[0])}, {name!r}, {self.span(x)})"
-        return self.fallback(x)
-
-
-    def builtin(self, x, name: str) -> str:
-        if name == "owner" and len(x.args) == 1 and not self.no_walrus:
-            # the built-in's own code, inline; a failure is reported as the built-in's (its line is marked)
-            t = self.fresh("_t")
-            return (f"{self.mark('builtin', x.span, name)}(c.s.players[{t}.owner] if ({t} := {self.x(x.args[0])}).owner "
-                    f"is not None else None)")
-        inner = x.args[0] if len(x.args) == 1 else None
-        if (name in ("empty", "count") and isinstance(inner, N.Call) and inner.func == "at" and len(inner.args) == 2
-                and "at" not in self.cc.scope and "at" not in self.pylocals and self.cc.t.symbols.get("at") is None):
-            board, cell = self.x(inner.args[0]), self.x(inner.args[1])
-            stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
-            return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
-        if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
-            # region(board, cell, owned_cells(board, p)): the group the board keeps (_region_owned);
-            # anything but a player is the built-ins' (and their failures, at their lines)
-            board, cell = self.x(x.args[0]), self.x(x.args[1])
-            t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[2], x.args[0].id, board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
-        if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
-            # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
-            # but a player is the built-ins' (and their failures, at their lines)
-            board = self.x(x.args[0])
-            t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[1], x.args[0].id, board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
-        if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
-            inline = self.board_distance(x)
-            if inline is not None:
-                return inline
-        impl = self.const(BUILTINS[name].impl, "B")
-        args = "".join(f", {self.x(a)}" for a in x.args)
-        return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
-
-
-    def owned_cells_of(self, node, board_id: str, board: str, t: str) -> tuple[str, str]:
-        """For an owned_cells_call: the player's expression, and the call of the cells with the player
-        in Python local t (the built-in, or the def: a failure is said at its own line)."""
-        if self.is_builtin(node, "owned_cells", 2):
-            impl = f"{self.mark('builtin', node.span, 'owned_cells')}{self.const(BUILTINS['owned_cells'].impl, 'B')}"
-            return self.x(node.args[1]), f"{impl}(c, {board}, {t})"
-        return self.x(node.args[0]), f"D_{node.func}(c, {t})"
-
-    def board_distance(self, x) -> str | None:
-        """`distance(board, a, b)` on a grid or hex board the rules name: the board's formula
-        (board.Topology.distance) written in place for two cells; anything else is the built-in's."""
-        topology = self.cc.program.zones[x.args[0].id].topology
-        board, a, b = (self.x(arg) for arg in x.args)
-        ta, tb = self.fresh("_t"), self.fresh("_t")
-        dx, dy = f"{ta}[0] - {tb}[0]", f"{ta}[1] - {tb}[1]"
-        if topology.kind == "hex":
-            formula = f"(abs({dx}) + abs({dy}) + abs({dx} + {dy})) // 2"
-        elif topology.kind == "grid":
-            formula = f"max(abs({dx}), abs({dy}))" if topology.neighbours == 8 else f"abs({dx}) + abs({dy})"
-        else:
-            return None
-        impl = self.const(BUILTINS["distance"].impl, "B")
-        # (`&`, not `and`: both cells are worked out, whichever is not a cell)
-        return (f"{self.mark('builtin', x.span, 'distance')}({formula} if (type({ta} := {a}) is tuple) "
-                f"& (type({tb} := {b}) is tuple) else {impl}(c, {board}, {ta}, {tb}))")
 
     def g_Attr(self, x):
         obj = self.x(x.obj)
@@ -808,7 +629,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
         a, b = self.x(x.left), self.x(x.right)
         span = self.span(x)
 
-        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else as the closure engine does
+        def helper(left: str, right: str = b) -> str:  # whole numbers at once; anything else by values._arith
             if x.op == "+":
                 return f"_add(c, {left}, {right}, {span})"
             name = _ARITHMETIC.get(x.op)

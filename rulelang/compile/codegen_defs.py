@@ -1,5 +1,6 @@
 """Defs as generated Python functions (`DefWriter`, a part of `codegen.Generator`): evaluated each
-time (leaves), remembered until the state changes, on trial, or per card and its neighbourhood.
+time (leaves, and defs with parameters that walk no list), remembered until the state changes,
+once per match (constants), or per card and its neighbourhood.
 """
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Callable
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned, nodes_in
 from rulelang.engine.program import DEF_CALL_WORK
-from rulelang.compile.codegen_helpers import TRIAL_CALLS
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
@@ -40,7 +40,7 @@ def _coordinates_read(reads: dict, indent: str) -> str:
 
 
 class DefWriter:
-    """Writes each def as the functions `E_` (evaluates), `R_` (remembers), `T_` (on trial) and `D_`."""
+    """Writes each def as the functions `E_` (evaluates), `R_` (remembers) and `D_` (the one called)."""
 
     def define(self, d: N.DefDecl, pure: bool, charge: bool = True, card_params: frozenset = frozenset()) -> Callable:
         """A def: E_name evaluates it (budgets, recursion), D_name adds the cache of chance-free defs,
@@ -72,7 +72,7 @@ class DefWriter:
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
                        "this condition calls defs too deeply; they never stop")
-        guarded = (  # the body, its errors reported as the closure engine reports them
+        guarded = (  # the body, its errors reported as rules errors
             f"    try:\n"
             f"{body}\n"
             f"    except RecursionError:\n"
@@ -92,7 +92,7 @@ class DefWriter:
             # recursion depth to count (dependencies.recursive_defs), only its work
             evaluate = charged
         else:
-            evaluate = (  # the closure engine's compile_def/evaluate: recursion depth, steps, errors
+            evaluate = (  # recursion depth, steps, errors
                 f"    vm = c.vm\n"
                 f"    meter = vm.meter if vm is not None else None\n"
                 f"    if meter is not None:\n"
@@ -108,8 +108,10 @@ class DefWriter:
                 f"        if meter is not None and meter.depth > 0:\n"
                 f"            meter.depth -= 1\n")
         self.sources.append(f"def E_{name}({sig}):  # def {name}, rules line {d.span.line}\n{evaluate}    return value\n")
-        args = ", ".join(py)
-        if pure and self._is_leaf(d.body, set(params)):
+        self.defined.add(name)
+        if self.load_time:  # before any match: evaluated at each call
+            self.sources.append(f"D_{name} = E_{name}\n")
+        elif pure and self._is_leaf(d.body, set(params)):
             # a leaf (fields, comparisons, arithmetic; no calls, no lists built): evaluating it costs less
             # than looking it up, so it is not remembered. It calls no def, so it cannot recurse.
             self.sources.append(
@@ -155,60 +157,45 @@ class DefWriter:
                 f"{evaluate}"
                 f"    mine[{card}] = (changed, count, zone, where, value)\n"
                 f"    return value\n")
-        elif pure:
-            # a def without chance is a pure function of the state: its values are remembered until the
-            # state changes (the closure engine's cache, same keys, same stamp); a miss evaluates inline
-            # each def's values in a table of its own (`cache[name]`), so that a change of one field or
-            # global forgets only the values of the defs that read it (values.keep_remembered)
-            key = f"({args},)" if py else "()"
+        elif pure and (not params or any(isinstance(n, (N.FilterList, N.MapList)) for n in nodes_in(d.body))):
+            # a def without chance is a pure function of the state: its values are remembered until
+            # the state changes, when looking them up may pay, as decided here (never by timing
+            # calls): a def without parameters (a value of the state, which other options, rules
+            # and bots ask again), and one that walks a list (a quantifier, a count, a filtered
+            # list). One with parameters that walks nothing (`chain(p, cell)`, a board's group) is
+            # evaluated each time, as is a call given a list (no key). See the commit for figures.
+            # Each def's values are in a table of its own (`cache[name]`), so that a change of one
+            # field or global forgets only the values of the defs that read it (values.keep_remembered)
             if self.turn_defs is None or name in self.turn_defs:  # remembered for this turn of this state
                 stamp, cache = "(s.version, s.current, s.round, s.phase)", "s.def_cache"
             else:  # it reads no turn (dependencies.turn_defs): remembered for as long as the state stays
                 stamp, cache = "s.version", "s.state_cache"
-            def remembered(fname: str, what: str, hit: str = "", before: str = "", after: str = "") -> str:
-                timing = "    began = _clock()\n" if after else ""
-                return (
-                    f"def {fname}({sig}):  # def {name} ({what}), rules line {d.span.line}\n"
-                    f"{before}"
-                    f"    s = c.s\n"
-                    f"    stamp = {stamp}\n"
-                    f"    cache = {cache}\n"
-                    f"    if cache.get('__stamp') != stamp:\n"
-                    f"        cache.clear()\n"
-                    f"        cache['__stamp'] = stamp\n"
-                    f"    mine = cache.get({name!r})\n"
-                    f"    if mine is None:\n"
-                    f"        mine = cache[{name!r}] = {{}}\n"
-                    f"    key = {key}\n"
-                    f"    try:\n"
-                    f"        found = mine.get(key, _MISS)\n"  # not mine[key]: a miss raising KeyError costs more
-                    f"    except TypeError:\n"
-                    f"        return E_{name}({sig})\n"
-                    f"    if found is not _MISS:\n"
-                    f"{hit}"
-                    f"        return found\n"
-                    f"{timing}"
-                    f"{evaluate}"
-                    f"    mine[key] = value\n"
-                    f"{after}"
-                    f"    return value\n")
-
-            # Remembering costs a look-up on every call; it pays only when the same arguments come
-            # back before the state changes (a def of the cell just played never does). The first
-            # TRIAL_CALLS calls (T_) count the hits and time the misses, then D_ becomes the
-            # remembering version (R_) or plain evaluation (E_), whichever costs less (_settle_trial).
-            # Values are the same either way, so games are too.
-            self.ns[f"_T_{name}"] = [0, 0, 0.0]  # calls, hits, seconds spent on misses
-            self.sources.append(remembered(f"R_{name}", "remembered"))
-            self.sources.append(remembered(
-                f"T_{name}", "remembered, on trial",
-                before=(f"    trial = _T_{name}\n"
-                        f"    trial[0] += 1\n"
-                        f"    if trial[0] == {TRIAL_CALLS}:\n"
-                        f"        _settle_trial(globals(), {name!r})\n"),
-                hit="        trial[1] += 1\n",
-                after="    trial[2] += _clock() - began\n"))
-            self.sources.append(f"D_{name} = T_{name}\n")
+            listed = (f"    if {' or '.join(f'type({p}) is list' for p in py)}:\n"
+                      f"        return E_{name}({sig})\n") if py else ""
+            key = f"({', '.join(py)},)" if py else "()"
+            self.sources.append(
+                f"def R_{name}({sig}):  # def {name} (remembered), rules line {d.span.line}\n"
+                f"{listed}"
+                f"    s = c.s\n"
+                f"    stamp = {stamp}\n"
+                f"    cache = {cache}\n"
+                f"    if cache.get('__stamp') != stamp:\n"
+                f"        cache.clear()\n"
+                f"        cache['__stamp'] = stamp\n"
+                f"    mine = cache.get({name!r})\n"
+                f"    if mine is None:\n"
+                f"        mine = cache[{name!r}] = {{}}\n"
+                f"    key = {key}\n"
+                f"    try:\n"
+                f"        found = mine.get(key, _MISS)\n"  # not mine[key]: a miss raising KeyError costs more
+                f"    except TypeError:\n"
+                f"        return E_{name}({sig})\n"
+                f"    if found is not _MISS:\n"
+                f"        return found\n"
+                f"{evaluate}"
+                f"    mine[key] = value\n"
+                f"    return value\n")
+            self.sources.append(f"D_{name} = R_{name}\n")
         else:
             self.sources.append(f"D_{name} = E_{name}\n")
         self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")

@@ -1,17 +1,17 @@
 """What generated code calls at run time: the helpers of a generated module's namespace (`_HELPERS`).
 
-Each raises exactly the error the closure engine raises for the same construct; the code generator
-(`codegen.py`) writes calls of them by name.
+Each raises the rules error of its construct, in the rules' words; the code generator (`codegen.py`)
+writes calls of them by name.
 """
 from __future__ import annotations
 
 import itertools
-import time
 
 from rulelang.core.budgets import NUMBER_BOUND, check_size, exceeded
-from rulelang.model.builtins import BUILTINS, RuleFailure, as_list, describe, keywords_of
+from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
+                                     saturating_matching_exists)
 from rulelang.model.things import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, out_seats, players_in
-from rulelang.engine.program import RuleError
+from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import (_arith, _update, add_values, move_cards, one_value_changed, outside_the_list,
                                     read_field, set_field, the_zone)
 
@@ -190,20 +190,42 @@ def _has(e, name):
     return any(k.name == name for k in keywords_of(e))
 
 
-TRIAL_CALLS = 1000  # calls of a remembered def counted before it is decided whether remembering pays
+def _eliminated(s):
+    return [s.players[i] for i in out_seats(s)]
 
 
-LOOKUP_SECONDS = 0.5e-6  # about what looking a value up costs (a stamp, a key, two dict reads)
+def _cards_of_component(s, name):
+    return [e for e in s.entities if e.card.component == name]
 
 
-def _settle_trial(ns: dict, name: str) -> None:
-    """After a remembered def's trial: keep remembering it when what its hits saved (hits times the
-    mean cost of a miss) exceeds what its look-ups cost (calls times LOOKUP_SECONDS); otherwise
-    evaluate it every time. Only speed depends on this, never a value."""
-    calls, hits, seconds = ns[f"_T_{name}"]
-    misses = calls - hits
-    saved = hits * (seconds / misses) if misses else float("inf")
-    ns[f"D_{name}"] = ns[f"R_{name}" if saved > calls * LOOKUP_SECONDS else f"E_{name}"]
+def _cards_of_set(s, name):
+    return [e for e in s.entities if e.card.set_name == name]
+
+
+def _usable(c, kw, card):
+    """usable(keyword, card): whether a keyword value's `usable` condition holds for the card (a
+    keyword without one: whether it has an effect); none is never usable."""
+    if kw is None:
+        return False
+    info = c.vm.program.keywords[kw.name]
+    if info.usable is None:
+        return info.effect is not None
+    v = dict(zip(info.params, kw.args))
+    v["self"] = card
+    return bool(info.usable(Ctx(v, c.s, c.vm)))
+
+
+def _matched(c, left, right, name):
+    """matched(a, b, fits): whether every item of the shorter list can be paired with its own item of
+    the other, by the def `fits` (model.builtins.saturating_matching_exists)."""
+    fits = c.vm.program.defs[name]
+    return saturating_matching_exists(as_list(left), as_list(right), lambda p, q: fits(c, (p, q)))
+
+
+def _matching(c, left, right, name):
+    """matching(a, b, fits): the pairs of a largest matching by the def `fits` (model.builtins.bipartite_matching)."""
+    fits = c.vm.program.defs[name]
+    return [list(p) for p in bipartite_matching(as_list(left), as_list(right), lambda p, q: bool(fits(c, (p, q))))]
 
 
 def _placeholder(c):
@@ -215,5 +237,7 @@ _HELPERS = {
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
-    "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_clock": time.perf_counter, "_settle_trial": _settle_trial, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+    "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
+    "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
+    "_usable": _usable, "_matched": _matched, "_matching": _matching,
 }

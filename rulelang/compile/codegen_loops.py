@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned, nodes_in, rebuilt
 
+SPLIT_LOOPS = 10  # loops in loops written in one function (body_lines); deeper ones: Generator.split
+
 
 def _arg_names(args: list) -> set:
     """The names a call's arguments read (those that are names, and those inside the others)."""
@@ -78,7 +80,7 @@ class LoopWriter:
                                             and (self.holds_quantifier(d.body) or self._counts(d.body)) else False)
         if bound is False:
             return None
-        # (the closure engine's scope holds the names of every body written around this one too)
+        # (the compiler's scope holds the names of every body written around this one too)
         clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
         if any(self.cc.t.symbols.get(v) is not None for v in clashes):
             return None  # (a loop name that is also a global's, which renaming would change: left as it is)
@@ -125,7 +127,10 @@ class LoopWriter:
 
     def body_lines(self, node, target: str, indent: str) -> list[str]:
         """Statements that leave the value of `node` in `target`. A quantifier is written as a `for` loop
-        with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit."""
+        with `break` (nested quantifiers as nested loops): no generator per call, same short-circuit.
+        Loops nested deeper than SPLIT_LOOPS are a function of their own (Generator.split)."""
+        if len(indent) > 4 * (SPLIT_LOOPS + 2) and not isinstance(node, (N.IntLit, N.BoolLit, N.NoneLit, N.Name)):
+            return [f"{indent}{target} = {self.split(node)}"]
         if (self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
                 and node.args[0].var not in self.pylocals and node.args[0].var not in self.cc.scope
                 and (node.args[0].keep != "where" or self.lifted_condition(node.args[0]) is None)):

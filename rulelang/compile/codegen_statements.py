@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from rulelang.compile.codegen import Generator
 
 
+_SYNC_DEPTH = 14  # levels of `if` and `for each` a continuous rule written as one function may use
+
+
 class _NotSimple(Exception):
     """A statement `Generator.sync_block` does not write: the block stays the VM's."""
 
@@ -79,6 +82,7 @@ class _RegionWriter:
     """Writes the body of a FusedRegion: each op it stands for, in the order the VM would run it."""
 
     MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
+    MAX_LOOPS = 12  # loops in loops a region may hold (Python allows 20 nested blocks)
 
     INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
 
@@ -131,6 +135,8 @@ class _RegionWriter:
         if kind is N.If:
             self.branches(st, a, b, indent, loops)
         elif kind is N.For:
+            if len(loops) >= self.MAX_LOOPS:
+                raise _NotSimple()
             init, head = ops[a], ops[a + 1]
             n = len(loops)
             items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
@@ -347,6 +353,8 @@ class StatementWriter:
 
     def _sync_stmt(self, st, lines: list, indent: str, in_loop: bool) -> None:
         kind = type(st)
+        if kind in (N.If, N.For) and len(indent) // 4 >= _SYNC_DEPTH:
+            raise _NotSimple()  # (nested deeper than Python's 20 blocks: the rule runs on its ops)
         if kind is N.If:
             self._sync_step(lines, indent, st.span)
             for k, (cond, body) in enumerate(st.branches):
@@ -410,8 +418,8 @@ class StatementWriter:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
         Python loops: W(c, rows) appends the values of every binding that passes, in the order
         ChooseAmong.enumerate's walk finds them. A collection that names no earlier binding is
-        worked out once, when first reached; each bound name is also set in c.v, for the parts the
-        code generator leaves to closures."""
+        worked out once, when first reached; each bound name is also set in c.v (the names of
+        the option's statements)."""
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
         lines = []

@@ -1,13 +1,13 @@
-"""The compiler: checked AST -> a ``Program`` of Python closures and flat op lists.
+"""The compiler: checked AST -> a ``Program`` of generated functions and flat op lists.
 
-Expressions become closures ``fn(ctx)``. Statement blocks become ``Code``: a flat
+Expressions become generated functions ``fn(ctx)``. Statement blocks become ``Code``: a flat
 list of ops with jumps, run by the VM in ``runtime``. A block's position (code id,
 op index, local variables) is plain data, so a match can be saved while a player
 is thinking and resumed exactly. Every op keeps the span of its statement, so a
 rule that fails at run time names its line in the .rules file.
 
-The work is split by concept: expressions in ``compile/expressions.py`` (or Python source from
-``codegen.py``), statements in ``compile/statements.py``, the ops they become in ``ops.py``, the program's
+The work is split by concept: expressions and defs as Python source in ``codegen.py`` (and its
+parts), statements in ``compile/statements.py``, the ops they become in ``ops.py``, the program's
 containers in ``program.py``, run-time value helpers in ``values.py`` and the dependency analysis of
 defs in ``dependencies.py``. This module compiles the program itself: declarations, cards, defs,
 keywords, triggers and the game's skeleton of rounds and phases.
@@ -17,50 +17,88 @@ The pydantic AST is only read here, once, before play.
 from __future__ import annotations
 
 import re
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable
 
 from rulelang.language import nodes as N
 from rulelang.model.board import Topology
 from rulelang.core.budgets import Meter, check_size, current_budgets, exceeded
-from rulelang.model.builtins import as_list, describe, holds_keyword
+from rulelang.model.builtins import BUILTIN_VALUES, as_list, describe, holds_keyword
 from rulelang.check.types import type_name
 from rulelang.check.checker import SymbolTable
 from rulelang.core.errors import Span
-from rulelang.compile.expressions import ExpressionCompiler
 from rulelang.compile.statements import StatementCompiler
 from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, lifted_conditions,
                                          neighbourhood_defs, recursive_defs, setting_defs, turn_defs)
 from rulelang.engine.ops import FlowOp
-from rulelang.engine.program import (Code, Ctx, DEF_CALL_WORK, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError,
+from rulelang.engine.program import (Code, Ctx, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError,
                                      TriggerInfo, ZoneInfo)
-from rulelang.model.things import CardDef
+from rulelang.model.things import CardDef, KeywordValue
 
 # ------------------------------------------------------------------ the compiler
 
 
-class Compiler(ExpressionCompiler, StatementCompiler):
-    """Checked declarations -> a ``Program``: expressions by ``ExpressionCompiler`` (or the code
-    generator), statements by ``StatementCompiler``, and here the program itself: zones, cards, defs,
+class Compiler(StatementCompiler):
+    """Checked declarations -> a ``Program``: expressions by the code generator (``codegen.Generator``),
+    statements by ``StatementCompiler``, and here the program itself: zones, cards, defs,
     keywords, triggers, phases and the game's skeleton (``compile_flow``)."""
 
-    def __init__(self, table: SymbolTable, settings: dict[str, Any], engine: str | None = None):
+    scope: frozenset = frozenset()  # the rules names of the place being compiled (read as c.v[name])
+
+    def __init__(self, table: SymbolTable, settings: dict[str, Any]):
         self.t = table
         self.settings = settings
-        self.engine = engine  # "codegen" or "closures"; None: as codegen.engine() says
+        self.fused = True  # runs of statements written as one generated op (False: one op per statement)
         self.slot_counter = 0
         self.program: Program | None = None
         self.cards_made = 0  # cards declared so far (the cards budget)
         self.tables: dict[str, list] = {}
-        self.gen = None  # the code generator (codegen.Generator) while compiling a program with it
-        self.def_reads = None  # what each def reads (dependencies.def_reads), with the code generator
+        self.gen = None  # the code generator (codegen.Generator) while a program is compiled
+        self.def_reads = None  # what each def reads (dependencies.def_reads)
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
         self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
         self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
+        self.load_time_modules = 0  # generated modules of functions worked out at load time, so far
         self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)
 
-    def closures_only(self):
-        """Compile with the closure engine alone inside this block (values computed at load time)."""
-        return _ClosuresOnly(self)
+    # ---- expressions: each a generated function fn(ctx) (codegen.Generator)
+    def expr(self, x) -> Callable:
+        return self.gen.function(x)
+
+    def opt(self, x):
+        return None if x is None else self.expr(x)
+
+    def template(self, text: str, span: Span) -> Callable:
+        """A text that shows values, "{p} draws {n} cards" (names and fields only), as a function."""
+        return self.expr(N.StrLit(span=span, value=text))
+
+    @contextmanager
+    def scoped(self, names):
+        """While compiling inside: `names` are rules names of the place too (a loop's, a def's)."""
+        saved = self.scope
+        self.scope = saved | frozenset(names)
+        try:
+            yield
+        finally:
+            self.scope = saved
+
+    def table_rows(self, d) -> list:
+        """The rows of a `table` declaration's data file (see tables.py), read once when the game is compiled."""
+        from rulelang.language.tables import TableError, read_table
+
+        cached = self.tables.get(d.name)
+        if cached is not None:
+            return cached
+        src = d.source
+        name = src.value if isinstance(src, N.StrLit) else self.settings.get(getattr(src, "id", ""))
+        if not isinstance(name, str) or not name:
+            raise RuleError(src.span, f'table "{d.name}" needs a file name, but got {describe(name)}')
+        try:
+            _header, rows = read_table(name, d.span.file)
+        except TableError as exc:
+            raise RuleError(src.span, f'table "{d.name}": {exc}') from None
+        self.tables[d.name] = rows
+        return rows
 
     def slot(self, what: str) -> str:
         self.slot_counter += 1
@@ -77,23 +115,21 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         program = Program(game=game, table=t, settings=dict(self.settings), components=dict(t.components))
         self.program = program
         self.def_decls = {d.name: d for d in decls if isinstance(d, N.DefDecl)}  # (as the variants leave them)
-        from rulelang.compile.codegen import Generator, engine
+        from rulelang.compile.codegen import Generator
 
-        analysed = decls  # with the code generator, the lifted conditions too (below)
-        if (self.engine or engine()) == "codegen":
-            self.gen = Generator(self, g.title)
-            self.gen.turn_defs = turn_defs(decls)
-            self.gen.constant_defs = constant_defs(decls)
-            self.gen.recursive_defs = recursive_defs(decls)
-            self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place (codegen)
-            self.gen.setting_defs = setting_defs(self.fixer)
-            # each def as the generated code writes it: what the settings fix, simplified away
-            self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
-            # conditions that look around their card, as defs of their own (remembered by neighbourhood
-            # if they qualify, below): a change of what they read must forget them too
-            lifted = lifted_conditions(decls)
-            analysed = decls + list(lifted.values())
-            self.def_reads = def_reads(analysed)  # the generated defs' tables forget only what a change touches
+        self.gen = Generator(self, g.title)
+        self.gen.turn_defs = turn_defs(decls)
+        self.gen.constant_defs = constant_defs(decls)
+        self.gen.recursive_defs = recursive_defs(decls)
+        self.fixer = Fixer(decls, self.settings)  # what the settings fix: written in place
+        self.gen.setting_defs = setting_defs(self.fixer)
+        # each def as the generated code writes it: what the settings fix, simplified away
+        self.gen.def_decls = {d.name: _simplified(d, self.fixer) for d in decls if isinstance(d, N.DefDecl)}
+        # conditions that look around their card, as defs of their own (remembered by neighbourhood
+        # if they qualify, below): a change of what they read must forget them too
+        lifted = lifted_conditions(decls)
+        analysed = decls + list(lifted.values())
+        self.def_reads = def_reads(analysed)  # the generated defs' tables forget only what a change touches
         for d in decls:
             if isinstance(d, N.ZoneDecl):
                 topo = None
@@ -110,17 +146,15 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                                     shape=b.shape, places=places, capacities=dict(b.capacities))
                 program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
         self.impure_defs = impure_defs(analysed)
-        if self.gen is not None:
-            self.gen.neighbourhood_defs = neighbourhood_defs(analysed, self.def_reads, self.impure_defs)
-            self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
-                               if d.name in self.gen.neighbourhood_defs}
+        self.gen.neighbourhood_defs = neighbourhood_defs(analysed, self.def_reads, self.impure_defs)
+        self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
+                           if d.name in self.gen.neighbourhood_defs}
         for d in decls:
             if isinstance(d, N.EnumDecl):
                 program.member_colours.update({m: col for m, col in zip(d.members, d.member_colours) if col})
         def enter(d) -> None:  # the code generator numbers its names within each declaration
-            if self.gen is not None:
-                name = getattr(d, "name", None)
-                self.gen.enter(type(d).__name__[:2], name if isinstance(name, str) else None)
+            name = getattr(d, "name", None)
+            self.gen.enter(type(d).__name__[:2], name if isinstance(name, str) else None)
 
         for d in decls:
             if isinstance(d, (N.ComponentDecl, N.PlayerDecl, N.VarDecl, N.DefDecl, N.ProcDecl)):
@@ -159,80 +193,24 @@ class Compiler(ExpressionCompiler, StatementCompiler):
                 program.always.append(self.code(d.name or "always", "always", d.span, d.body))
             elif isinstance(d, N.CardsDecl):
                 self.compile_cards(d)
-        if self.gen is not None:
-            self.gen.enter("flow", "")
+        self.gen.enter("flow", "")
         if "heuristic" in program.defs:
             program.heuristic = program.defs["heuristic"]
         program.flow = self.compile_flow()
         program.has_continuous = bool(program.always) or any(k.always for k in program.keywords.values())
-        if self.gen is not None and not any(k.always for k in program.keywords.values()):
-            # with the code generator only: the closure engine settles every time, and the tests that
-            # play every game in both engines check that skipping changes nothing
+        if not any(k.always for k in program.keywords.values()):
             program.always_reads = always_reads(decls, self.fixer)
         program.at_timings = {(k[1], k[2]) for table in (program.triggers, program.keyword_triggers)
                               for k in table if k[0] == "at"}
-        if self.gen is not None:
-            self.gen.finish()
-            program.generated = self.gen
-            self.gen = None
+        self.gen.finish()
+        program.generated = self.gen
+        self.gen = None
         return program
 
-    def compile_def(self, d: N.DefDecl, load_time: bool = False):
-        """A def as a function `(ctx, args)`; `load_time`: for a deck's cards, worked out before any
-        match (by the closure engine, never remembered: there is no state to stamp a value with)."""
-        if self.gen is not None and self.gen.active:
-            written = self.gen.def_decls.get(d.name, d)  # (simplified by the settings)
-            return self.gen.define(written, d.name not in self.impure_defs)  # a Python function (codegen.py)
-        params = [p.name for p in d.params]
-        with self.scoped(set(params)):
-            body = self.expr(d.body)
-        span = d.span
-        name = d.name
-        pure = name not in self.impure_defs
-
-        def evaluate(c, args):
-            vm = c.vm
-            meter = vm.meter if vm is not None else None
-            if meter is not None:
-                meter.depth += 1
-                if meter.depth > meter.budgets.recursion_depth:
-                    meter.depth = 0
-                    raise exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
-                                   f"{meter.budgets.recursion_depth} deep; it probably never stops",
-                                   meter.budgets.recursion_depth)
-                meter.charge(DEF_CALL_WORK, span)
-            try:
-                if len(params) == 1:
-                    return body(Ctx({params[0]: args[0]}, c.s, vm))
-                return body(Ctx(dict(zip(params, args)), c.s, vm))
-            except RecursionError:
-                raise RuleError(span, f'def "{name}" calls itself too deeply; it never stops') from None
-            finally:
-                if meter is not None and meter.depth > 0:
-                    meter.depth -= 1
-
-        if not pure or load_time:
-            return evaluate
-
-        def call(c, args):
-            # a def without chance is a pure function of the state: remember its values until the state changes
-            s = c.s
-            stamp = (s.version, s.current, s.round, s.phase)
-            cache = s.def_cache
-            if cache.get("__stamp") != stamp:
-                cache.clear()
-                cache["__stamp"] = stamp
-            key = (name, *args) if args else name
-            try:
-                return cache[key]
-            except KeyError:
-                pass
-            except TypeError:  # an argument that cannot be a key (a list): just compute
-                return evaluate(c, args)
-            value = cache[key] = evaluate(c, args)
-            return value
-
-        return call
+    def compile_def(self, d: N.DefDecl):
+        """A def as a function `(ctx, args)` (codegen_defs.DefWriter.define: remembered when pure)."""
+        written = self.gen.def_decls.get(d.name, d)  # (simplified by the settings)
+        return self.gen.define(written, d.name not in self.impure_defs)
 
     def compile_keyword(self, d: N.KeywordDecl):
         params = [p.name for p in d.params]
@@ -264,8 +242,7 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         table.setdefault(key, []).append(info)
 
     def compile_cards(self, d: N.CardsDecl):
-        with self.closures_only():  # card values are computed now, at load time, once per card
-            self._compile_cards(d)
+        self._compile_cards(d)
         if d.zone is not None:
             self.program.auto_sets.append((d.name, self.expr(d.zone)))
 
@@ -274,17 +251,53 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         defs: list[CardDef] = []
         limit = current_budgets().cards
         total = self.cards_made
+        # first what each entry's values are made by: literals as they are, other expressions as
+        # generated functions, all of the block's in one module (load_time_functions); a condition
+        # field's, which a match works out, by the game's own module
+        asked: list = []
+        plans = []
+
+        def later(node, names: set):
+            value = _folded(node, names, self.t.symbols)
+            if value is not _NOT_FOLDED:
+                return _Folded(node, names, self.t.symbols)
+            asked.append((node, names))
+            return len(asked) - 1
+
         for entry in d.entries:
             comp = self.t.components[entry.ctor.component]
-            label = self.compile_label(comp)
             fields = {f.name: f for f in comp.fields}
-            combos = [dict()]
+            names: set = set()
+            colls = []
             for gen in entry.gens:
+                colls.append(later(gen.coll, set(names)))
+                names.add(gen.var)
+            args, given = [], set()
+            for arg in entry.ctor.args:
+                f = fields[arg.name]
+                given.add(arg.name)
+                if type_name(f.type) == "condition":
+                    with self.scoped(names | {"self"}):
+                        args.append((arg, True, self.expr(arg.value)))
+                else:
+                    args.append((arg, False, later(arg.value, names)))
+            defaults = {f.name: later(f.default, set()) for f in comp.fields
+                        if f.name not in given and f.default is not None}
+            plans.append((entry, comp, colls, args, defaults))
+        fns = self.load_time_functions(asked) if asked else []
+
+        def value_of(made, combo: dict, span: Span):
+            if isinstance(made, _Folded):
+                return made.value()
+            return fns[made](self.load_time_ctx(combo, span))
+
+        for entry, comp, colls, args, defaults in plans:
+            label = self.compile_label(comp)
+            combos = [dict()]
+            for gen, coll in zip(entry.gens, colls):
                 new = []
                 for combo in combos:
-                    with self.scoped(set(combo)):
-                        coll = self.expr(gen.coll)
-                    for value in as_list(coll(self.load_time_ctx(combo, gen.coll.span))):
+                    for value in as_list(value_of(coll, combo, gen.coll.span)):
                         new.append({**combo, gen.var: value})
                     if total + len(new) * entry.copies > limit:
                         raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
@@ -299,19 +312,16 @@ class Compiler(ExpressionCompiler, StatementCompiler):
             for combo in combos:
                 values: dict[str, Any] = {}
                 code: dict[str, Any] = {}
-                with self.scoped(set(combo)):
-                    for arg in entry.ctor.args:
-                        f = fields[arg.name]
-                        if type_name(f.type) == "condition":
-                            with self.scoped({"self"}):
-                                code[arg.name] = (self.expr(arg.value), dict(combo))
-                        else:
-                            values[arg.name] = self.const(arg.value, combo, arg.value.span)
+                for arg, condition, made in args:
+                    if condition:
+                        code[arg.name] = (made, dict(combo))
+                    else:
+                        values[arg.name] = value_of(made, combo, arg.value.span)
                 for f in comp.fields:
                     if f.name in values or f.name in code:
                         continue
                     if f.default is not None:
-                        values[f.name] = self.const(f.default, {}, f.default.span)
+                        values[f.name] = value_of(defaults[f.name], {}, f.default.span)
                     else:
                         values[f.name] = _type_default(f.type)(None)
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
@@ -322,9 +332,48 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         self.cards_made = total
 
     def const(self, x, combo: dict, span: Span | None = None):
-        with self.scoped(set(combo)), self.closures_only():
-            fn = self.expr(x)
+        """The value of an expression worked out now, at load time (a setting's default), with the
+        names of `combo`: a literal as it is, anything else by a generated function."""
+        if _folded(x, set(combo), self.t.symbols) is not _NOT_FOLDED:
+            return _folded(x, set(combo), self.t.symbols)
+        (fn,) = self.load_time_functions([(x, set(combo))])
         return fn(self.load_time_ctx(combo, span or x.span))
+
+    def load_time_functions(self, asked: list) -> list:
+        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
+        read from its ctx): one small generated module for all of them, with the defs they call
+        (`Generator.for_load_time`: nothing is remembered, there is no match yet)."""
+        from rulelang.compile.codegen import Generator
+
+        gen = Generator.for_load_time(self)
+        saved = self.scope
+        fns = []
+        try:
+            for node, names in asked:
+                self.scope = frozenset(names)
+                gen.enter("Lt")
+                fns.append(gen.function(node))
+            self.scope = frozenset()
+            gen.define_called()
+        finally:
+            self.scope = saved
+        gen.finish()
+        return fns
+
+    def load_time_def(self, name: str):
+        """A def as a function `(ctx, args)` for load time (a deck's values), in a module of its own."""
+        from rulelang.compile.codegen import Generator
+
+        gen = Generator.for_load_time(self)
+        saved, self.scope = self.scope, frozenset()
+        try:
+            gen.enter("De", name)
+            fn = gen.define(gen.def_decls.get(name) or self.def_decls[name], True)
+            gen.define_called()
+        finally:
+            self.scope = saved
+        gen.finish()
+        return fn
 
     def load_time_ctx(self, combo: dict, span: Span) -> Ctx:
         """What a deck's expressions see while its cards are made, at load time: their own names,
@@ -375,19 +424,6 @@ class Compiler(ExpressionCompiler, StatementCompiler):
         return flow
 
 
-class _ClosuresOnly:
-    def __init__(self, compiler):
-        self.gen = compiler.gen
-
-    def __enter__(self):
-        if self.gen is not None:
-            self.saved, self.gen.active = self.gen.active, False
-
-    def __exit__(self, *exc):
-        if self.gen is not None:
-            self.gen.active = self.saved
-
-
 class _NoState:
     """Stands in for the state while card values are computed at load time."""
 
@@ -401,8 +437,8 @@ class _NoState:
 
 class _LoadTime:
     """Stands in for the VM while a deck's cards are made at load time: the program, with its defs
-    compiled by the closure engine on first use (`Compiler.compile_def` with `load_time`), and a meter
-    of the budgets (a def that never stops is a rules error, not a hang)."""
+    generated on first use for load time (`Compiler.load_time_def`), and a meter of the budgets (a
+    def that never stops is a rules error, not a hang)."""
 
     def __init__(self, compiler):
         self.compiler = compiler
@@ -423,14 +459,49 @@ class _LoadTimeDefs(dict):
         self.compiler = compiler
 
     def __missing__(self, name):
-        compiler = self.compiler
-        saved, compiler.scope = compiler.scope, frozenset()
-        try:
-            with compiler.closures_only():
-                fn = self[name] = compiler.compile_def(compiler.def_decls[name], load_time=True)
-        finally:
-            compiler.scope = saved
+        fn = self[name] = self.compiler.load_time_def(name)
         return fn
+
+
+_NOT_FOLDED = object()
+
+
+def _folded(node, names: set, symbols: dict):
+    """The value of a literal of the rules (a number, a text without values in it, true, false,
+    none, a member or keyword named, and lists and cells of them), made anew at each call; else
+    _NOT_FOLDED. A deck's cards are mostly such values: they need no generated code."""
+    kind = type(node)
+    if kind in (N.IntLit, N.BoolLit):
+        return node.value
+    if kind is N.NoneLit:
+        return None
+    if kind is N.StrLit:
+        return node.value if "{" not in node.value else _NOT_FOLDED
+    if kind is N.Name:
+        sym = symbols.get(node.id)
+        if node.id in names or node.id in BUILTIN_VALUES or sym is None:
+            return _NOT_FOLDED
+        if sym.kind == "member":
+            return node.id
+        if sym.kind == "keyword":
+            return KeywordValue(node.id)
+        return _NOT_FOLDED
+    if kind is N.ListLit or kind is N.CellLit:
+        items = [_folded(i, names, symbols) for i in (node.items if kind is N.ListLit else (node.a, node.b))]
+        if any(i is _NOT_FOLDED for i in items):
+            return _NOT_FOLDED
+        return items if kind is N.ListLit else tuple(items)
+    return _NOT_FOLDED
+
+
+class _Folded:
+    """A deck's literal value (_folded), made anew for each card."""
+
+    def __init__(self, node, names: set, symbols: dict):
+        self.node, self.names, self.symbols = node, names, symbols
+
+    def value(self):
+        return _folded(self.node, self.names, self.symbols)
 
 
 def _type_default(t: N.TypeRef):
@@ -451,14 +522,8 @@ def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
     return d if body is d.body else d.model_copy(update={"body": body})
 
 
-def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any]) -> Program:
-    from rulelang.compile.codegen import TooDeepToGenerate, engine
-
-    try:
-        return Compiler(table, settings).compile(decls)
-    except (TooDeepToGenerate, RecursionError):
-        if engine() != "codegen":
-            raise
-        # rules nested deeper than generated Python can be (parser.MAX_NESTING allows more): the same
-        # game, played by the closure engine
-        return Compiler(table, settings, engine="closures").compile(decls)
+def compile_program(decls: list, table: SymbolTable, settings: dict[str, Any], fused: bool = True) -> Program:
+    """`fused=False`: every statement one op (see loader.load)."""
+    compiler = Compiler(table, settings)
+    compiler.fused = fused
+    return compiler.compile(decls)

@@ -77,8 +77,11 @@ def resolve_settings(table, decls, overrides: list, cli: dict[str, str] | None, 
 
 
 def load(path: str | Path, variant: str | list[str] | None = None, settings: dict[str, str] | None = None,
-         text: str | None = None, budgets: "Budgets | dict | None" = None) -> Game:
+         text: str | None = None, budgets: "Budgets | dict | None" = None, fused: bool = True) -> Game:
     """Parse, check and compile a .rules file; raise RulesError with every problem found.
+
+    `fused=False` keeps every statement an op of its own (no runs written as one generated op), so
+    each op run stands for one rules line: what coverage (balance/coverage.py) records. Slower.
 
     `budgets` raises or lowers the resource budgets (see `rulelang.core.budgets.Budgets`), e.g.
     ``budgets={"cards": 500_000}``; matches of the game run within them."""
@@ -86,7 +89,7 @@ def load(path: str | Path, variant: str | list[str] | None = None, settings: dic
     memory_base = resident_mb()
     with using(chosen_budgets):
         try:
-            game = _load(path, variant, settings, text)
+            game = _load(path, variant, settings, text, fused)
         except BudgetExceeded as exc:
             raise RulesError(Diagnostic(exc.span, exc.message, hint=exc.hint)) from None
         except MemoryError:
@@ -97,7 +100,7 @@ def load(path: str | Path, variant: str | list[str] | None = None, settings: dic
     return game
 
 
-def _load(path, variant, settings, text) -> Game:
+def _load(path, variant, settings, text, fused=True) -> Game:
     from rulelang.language.astcache import parse_text_cached, read_and_parse  # an unchanged file is not parsed again
     from rulelang.core.resources import find_game
 
@@ -116,7 +119,7 @@ def _load(path, variant, settings, text) -> Game:
     chosen = resolve_settings(table, decls, overrides, settings, bag, rules)
     bag.raise_if_any()
     try:
-        program = compile_program(decls, table, chosen)
+        program = compile_program(decls, table, chosen, fused)
     except RuleError as exc:
         raise RulesError(Diagnostic(exc.span, exc.message)) from None
     game_decl = next((d for d in decls if isinstance(d, N.GameDecl)), None)

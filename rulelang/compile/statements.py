@@ -52,23 +52,19 @@ class StatementCompiler:
 
     # ---- statements
     def code(self, name: str, kind: str, span: Span, body: list, params=()) -> Code:
+        from rulelang.compile.codegen_statements import RegionRecords, fuse_code, fuse_regions
+
         code = self.program.new_code(name, kind, span)
         saved = self._regions
-        if self.gen is not None:
-            from rulelang.compile.codegen_statements import RegionRecords
-
-            self._regions = RegionRecords(code)
+        self._regions = records = RegionRecords(code)
         try:
             with self.scoped(set(params)):
                 self.block(code, body, loops=[])
-                if self.gen is not None and kind == "always":
+                if kind == "always" and self.fused:
                     code.sync = self.gen.sync_block(body, span)
-            records = self._regions if self.gen is not None else None
         finally:
             self._regions = saved
-        if self.gen is not None:
-            from rulelang.compile.codegen_statements import fuse_code, fuse_regions
-
+        if self.fused:
             fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
             fuse_code(self.gen, code)  # runs of simple statements become one generated op
         if kind == "proc":
@@ -359,8 +355,7 @@ class StatementCompiler:
                 body_pc = self.here(code)
                 op.alts.append((opt.name, bindings, cond, body_pc))
             # the bindings as generated loops (the code generator's), for the options' walk
-            op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span)
-                              if self.gen is not None and opt.bindings else None)
+            op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span) if opt.bindings else None)
             with self.scoped(names):
                 self.block(code, opt.body, loops)
             j = Jump(None, opt.span)

@@ -195,7 +195,7 @@ class Program:
     # into (a rules file may put a keyword into a field of any type); VM.bearers reads only these
     keyword_fields: set = field(default_factory=set)
     member_colours: dict[str, str] = field(default_factory=dict)  # enum member -> colour for pictures
-    generated: Any = None  # the generated Python module's generator (codegen.Generator), None with closures only
+    generated: Any = None  # the generated Python module's generator (codegen.Generator)
     budgets: Any = None  # the resource budgets matches run within (`budgets.Budgets`), set by `load`
     memory_base: float | None = None  # the process's memory (MiB) when the game was loaded
 

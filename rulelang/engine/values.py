@@ -1,7 +1,7 @@
 """What compiled rules do to values and cards while they run: arithmetic and updates that fail
 with rules errors (``_arith``, ``_update``), a card's computed and pseudo-fields (``entity_extra``),
-setting a field (``set_field``), moving cards (``move_cards``, ``_put``). Shared by the closure
-engine and the generated code.
+setting a field (``set_field``), moving cards (``move_cards``, ``_put``). Called by the
+statements' closures and the generated code.
 """
 from __future__ import annotations
 

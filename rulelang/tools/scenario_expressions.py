@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from rulelang.model.builtins import BUILTINS, describe
+from rulelang.compile.codegen import Generator
 from rulelang.compile.compiler import Compiler
 from rulelang.engine.program import Code, Ctx, RuleError
 from rulelang.core.errors import did_you_mean
@@ -24,8 +25,11 @@ class ScenarioExpressions:
 
 
     def compiler(self, match: Match) -> Compiler:
-        comp = ScenarioCompiler(match.game.program.table, match.game.settings)
-        comp.program = match.game.program
+        program = match.game.program
+        comp = ScenarioCompiler(program.table, match.game.settings)
+        comp.program = program
+        comp.impure_defs = program.generated.cc.impure_defs
+        comp.gen = ScenarioGenerator.beside(comp, program.generated)  # (finish() compiles what it wrote)
         return comp
 
     def eval(self, match: Match, expr, extra: dict | None = None):
@@ -43,6 +47,7 @@ class ScenarioExpressions:
             names.update(extra or {})
             comp.scope = frozenset(comp.scope) | frozenset(names)
             fn = comp.expr(expr)
+            comp.gen.finish()
             return fn(Ctx(names, match.s, match.vm))
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message, hint=self.hint_for(match, exc.message, names)) from None
@@ -65,24 +70,28 @@ class ScenarioExpressions:
         code = Code(-1, "scenario", "always", stmt.span)
         try:
             comp.block(code, [stmt], loops=[])
+            comp.gen.finish()
             match.vm.run_sync(code, dict(names or {}))
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message) from None
 
 class ScenarioCompiler(Compiler):
+    """The game's expressions and statements, written by a ScenarioGenerator (`compiler`)."""
+
+
+class ScenarioGenerator(Generator):
     """The game's expressions, with the functions only a scenario has: `contains(text or list, part)`
     and `visible_to(player, card)`."""
 
-    def x_Call(self, x):
+    def g_Call(self, x):
         name = x.func
-        if name in SCENARIO_FUNCTIONS and name not in self.scope and name not in self.t.symbols:
+        if name in SCENARIO_FUNCTIONS and name not in self.cc.scope and name not in self.pylocals \
+                and name not in self.cc.t.symbols:
             if len(x.args) != 2 or x.kwargs:
                 raise RuleError(x.span, f"{name}() takes 2 values: {SCENARIO_FUNCTIONS[name]}")
-            first, second = self.expr(x.args[0]), self.expr(x.args[1])
-            if name == "contains":
-                return lambda c: _contains(first(c), second(c), x.span)
-            return lambda c: _visible_to(first(c), second(c), x.span)
-        return super().x_Call(x)
+            fn = self.const(_contains if name == "contains" else _visible_to, "B")
+            return f"{fn}({self.x(x.args[0])}, {self.x(x.args[1])}, {self.span(x)})"
+        return super().g_Call(x)
 
 
 SCENARIO_FUNCTIONS = {"contains": "contains(TEXT, PART) or contains(LIST, ITEM)",
