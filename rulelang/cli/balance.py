@@ -127,6 +127,11 @@ def _skill_ladder(args) -> int:
                               progress=lambda: progress.advance(task))
     print_ladder(console, ladder)
     data = ladder.to_json()
+    # how to play it again, for a page that shows the kept results
+    data["command"] = " ".join(["rulelang tournament", args.file, "--skill", "--bots", ",".join(rungs), "-n", str(args.n),
+                                "--players", str(ladder.players), "--seed", str(args.seed)]
+                               + (["--variant", args.variant] if args.variant else [])
+                               + [f"--set {pair}" for pair in args.set or []])
     if args.out:
         Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         console.print(f"results written to {args.out}", markup=False)
