@@ -88,3 +88,17 @@ def test_greedy_climbs_over_random_in_a_race(tmp_path):
     rung = ladder.rungs[0]
     assert rung.pair.seeds_b == 0 and rung.climbs() and ladder.climb() == 1
     assert ladder.summary().startswith("the ladder climbs 1 of 1 rungs: every rung beats the one below")
+
+
+def test_the_kept_ladders_read_as_they_were_written():
+    """docs/ladders/*.json: made by the command each one names, and shown by ladder_markdown."""
+    kept = sorted((REPO / "docs" / "ladders").glob("*.json"))
+    assert kept
+    for path in kept:
+        data = json.loads(path.read_text())
+        assert data["command"].startswith("rulelang tournament ") and " --skill " in data["command"]
+        climbs = [r["climbs"] for r in data["rungs"]]
+        assert data["climb"] == (climbs.index(False) if False in climbs else len(climbs))
+        assert data["summary"].startswith(f"the ladder climbs {data['climb']} of {len(climbs)} rungs")
+        shown = ladder_markdown(data)
+        assert all(f"| {r['bot']} | {r['below']} |" in shown for r in data["rungs"])

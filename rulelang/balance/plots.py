@@ -218,7 +218,7 @@ def ladder_plot(data: dict, folder, name: str = "skill_ladder") -> list[Path]:
     high = [max(0.0, (r["high"] if r["high"] is not None else v) - v) for v, r in zip(values, rates)]
     colors = [COLORS[2] if r["climbs"] else "#aaaaaa" for r in rungs]
     ax.axhline(0.5, color="#888888", linestyle="--", linewidth=1)
-    ax.text(len(rungs) - 0.5, 0.5, " as strong as the rung below", va="bottom", ha="right", fontsize=7, color="#666666")
+    ax.text(-0.45, 0.5, "as strong as the rung below", va="bottom", ha="left", fontsize=7, color="#666666")
     ax.errorbar(xs, values, yerr=[low, high], fmt="none", ecolor="#333333", elinewidth=1.2, capsize=4)
     ax.scatter(xs, values, s=40, c=colors, zorder=3)
     ax.plot(xs, values, color="#bbbbbb", linewidth=1, zorder=2)
