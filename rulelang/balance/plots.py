@@ -3,7 +3,8 @@
 * ``win_rates.*``: win rate per seat with its interval, the fair share marked;
 * ``length.*``: histogram of game length in rounds and in decisions;
 * ``compare_win_rates.*`` / ``compare_length.*``: arms A and B side by side;
-* ``sweep_<metric>.*``: a metric across the cells of a sweep, with intervals.
+* ``sweep_<metric>.*``: a metric across the cells of a sweep, with intervals;
+* ``skill_ladder.*``: each rung of a skill ladder against the one below, and how far it climbs.
 """
 from __future__ import annotations
 
@@ -201,3 +202,38 @@ def sweep_plots(rows: list[dict], folder, title: str) -> list[Path]:
         ax.spines[["top", "right"]].set_visible(False)
         out += _save(fig, folder, f"sweep_{key}")
     return out
+
+
+def ladder_plot(data: dict, folder, name: str = "skill_ladder") -> list[Path]:
+    """A skill ladder (``tournament.Ladder.to_json``): each rung's share of the games won alone against
+    the rung below, with its interval; the rungs that climb (stronger than the rung below by the sign test
+    on the seeds) in colour."""
+    plt = _plt()
+    rungs = data["rungs"]
+    fig, ax = plt.subplots(figsize=(1.1 * len(rungs) + 2.2, 3.4))
+    rates = [r["rate"] for r in rungs]
+    xs = range(len(rungs))
+    values = [r["rate"] if r["rate"] is not None else 0.5 for r in rates]
+    low = [max(0.0, v - (r["low"] if r["low"] is not None else v)) for v, r in zip(values, rates)]
+    high = [max(0.0, (r["high"] if r["high"] is not None else v) - v) for v, r in zip(values, rates)]
+    colors = [COLORS[2] if r["climbs"] else "#aaaaaa" for r in rungs]
+    ax.axhline(0.5, color="#888888", linestyle="--", linewidth=1)
+    ax.text(-0.45, 0.5, "as strong as the rung below", va="bottom", ha="left", fontsize=7, color="#666666")
+    ax.errorbar(xs, values, yerr=[low, high], fmt="none", ecolor="#333333", elinewidth=1.2, capsize=4)
+    ax.scatter(xs, values, s=40, c=colors, zorder=3)
+    ax.plot(xs, values, color="#bbbbbb", linewidth=1, zorder=2)
+    for x, v, h in zip(xs, values, high):
+        ax.text(x + 0.08, v, f"{v:.0%}", ha="left", va="center", fontsize=8)
+    top = data["climb"]
+    if 0 < top < len(rungs):
+        ax.axvline(top - 0.5, color=COLORS[3], linestyle=":", linewidth=1.2)
+        ax.text(top - 0.45, 0.02, "wins stop rising", fontsize=7, color=COLORS[3], va="bottom")
+    ax.set_xticks(list(xs), [f"{r['bot']}\nvs {r['below']}" for r in rungs], fontsize=8)
+    ax.set_xlim(-0.5, len(rungs) - 0.5)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of the games won alone")
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    ax.set_title(f"{data['game']}: skill ladder ({data['seeds']} seeds per rung, seats swapped)\n"
+                 f"{data['summary']}", fontsize=8.5)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, folder, name)

@@ -105,9 +105,10 @@ def seating(a: str, b: str, players: int, g: int) -> list[str]:
 
 def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = None, settings: dict | None = None,
                players: int | None = None, seed: int = 0, jobs: int | None = 1, cluster: str | None = None,
-               progress=None, duplicate: bool = False) -> Tournament:
-    """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair).
-    With ``duplicate``, 2n: every seed with the seats as in game 0 and again swapped."""
+               progress=None, duplicate: bool = False, pairs: list[tuple[str, str]] | None = None) -> Tournament:
+    """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair), or
+    for the given ``pairs`` only. With ``duplicate``, 2n: every seed with the seats as in game 0 and
+    again swapped."""
     resolved = find_game(str(path))
     # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
     text = read_source(resolved) if resolved.is_file() else None
@@ -120,7 +121,8 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     for name in bots:
         make_agent(name, 0)
     result = Tournament(game.title, list(bots), players)
-    pairs = list(combinations(dict.fromkeys(bots), 2))
+    if pairs is None:
+        pairs = list(combinations(dict.fromkeys(bots), 2))
     tasks, owners = [], []
     for a, b in pairs:
         for g in range(n):
@@ -198,3 +200,121 @@ def print_tournament(console, t: Tournament) -> None:
                          f"even {p.seeds_even}" if p.duplicate else "") + f": {verdict}",
                       markup=False, emoji=False)
     console.print(f"{sum(p.games for p in t.pairs)} games in {t.seconds:.1f} s", markup=False)
+
+
+# ------------------------------------------------------------------ the skill ladder
+
+#: The rungs of the skill ladder, weakest first: random, the one-ply greedy bot, then tree search
+#: at budgets doubling (iterations per move).
+LADDER = ("random", "greedy", "mcts:25", "mcts:50", "mcts:100", "mcts:200")
+#: The p-value under which a rung is stronger than the rung below (the sign test on the seeds).
+CLIMB_P = 0.05
+
+
+@dataclass
+class Rung:
+    """One rung of the ladder against the rung below: the games one of them won alone."""
+
+    bot: str
+    below: str
+    pair: PairResult
+
+    def rate(self) -> dict:
+        """The share of the games won by one bot alone that this rung won, with a Wilson interval."""
+        from rulelang.balance.metrics import wilson
+
+        p = self.pair
+        return wilson(p.only_a, p.only_a + p.only_b)
+
+    def climbs(self) -> bool:
+        """Stronger than the rung below: it won more of the games won alone, and the sign test on the
+        seeds (exact whatever the correlation of a seed's two games) says so at p < 0.05."""
+        p = self.pair
+        pv = p.p_value()
+        return p.seeds_a > p.seeds_b and pv is not None and pv < CLIMB_P
+
+
+@dataclass
+class Ladder:
+    """A skill trace (as in Ludii): each rung plays the one below it in duplicate games."""
+
+    title: str
+    players: int
+    games: int  # seeds per rung (each played twice, the seats swapped)
+    rungs: list[Rung]
+    seconds: float = 0.0
+
+    def climb(self) -> int:
+        """How many rungs, from the bottom, each beat the rung below: where the wins stop rising."""
+        count = 0
+        for rung in self.rungs:
+            if not rung.climbs():
+                break
+            count += 1
+        return count
+
+    def summary(self) -> str:
+        """The ladder's one figure in words."""
+        top = self.climb()
+        out = f"the ladder climbs {top} of {len(self.rungs)} rungs"
+        if top == len(self.rungs):
+            return out + f": every rung beats the one below, up to {self.rungs[-1].bot}; the game rewards more skill still"
+        stop = self.rungs[top]
+        r = stop.rate()
+        shown = f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else "no game won alone"
+        pv = stop.pair.p_value()
+        return out + (f": {stop.bot} is not shown stronger than {stop.below} ({shown} of the games won alone, "
+                      f"p {'-' if pv is None else f'= {pv:.2f}'})")
+
+    def to_json(self) -> dict:
+        return {"game": self.title, "players": self.players, "seeds": self.games, "duplicate": True,
+                "seconds": round(self.seconds, 1), "climb": self.climb(), "summary": self.summary(),
+                "rungs": [{"bot": r.bot, "below": r.below, "won_alone": r.pair.only_a,
+                           "lost_alone": r.pair.only_b, "neither": r.pair.neither, "both": r.pair.both,
+                           "rate": r.rate(), "p_value": r.pair.p_value(), "climbs": r.climbs()}
+                          for r in self.rungs]}
+
+
+def skill_ladder(path: str, n: int, rungs: tuple[str, ...] | list[str] = LADDER, variant: list[str] | None = None,
+                 settings: dict | None = None, players: int | None = None, seed: int = 0, jobs: int | None = 1,
+                 cluster: str | None = None, progress=None) -> Ladder:
+    """Every rung against the rung below it, n seeds each played twice with the seats swapped."""
+    rungs = list(rungs)
+    if len(rungs) < 2 or len(set(rungs)) != len(rungs):
+        raise ValueError("a skill ladder needs at least two different bots, each once")
+    pairs = list(zip(rungs[1:], rungs[:-1]))
+    t = tournament(path, rungs, n, variant=variant, settings=settings, players=players, seed=seed, jobs=jobs,
+                   cluster=cluster, progress=progress, duplicate=True, pairs=pairs)
+    by_pair = {(p.a, p.b): p for p in t.pairs}
+    return Ladder(t.title, t.players, n, [Rung(a, b, by_pair[(a, b)]) for a, b in pairs], t.seconds)
+
+
+def print_ladder(console, ladder: Ladder) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{ladder.title}, {ladder.players} players: skill ladder, each rung against the one below "
+                        f"({ladder.games} seeds, each played twice with the seats swapped)")
+    for name, justify in (("rung", "left"), ("against", "left"), ("won alone", "right"), ("lost alone", "right"),
+                          ("neither/both", "right"), ("win rate (95%)", "right"), ("p", "right"), ("", "left")):
+        table.add_column(name, justify=justify)
+    for r in ladder.rungs:
+        rate, p = r.rate(), r.pair.p_value()
+        table.add_row(r.bot, r.below, str(r.pair.only_a), str(r.pair.only_b), f"{r.pair.neither}/{r.pair.both}",
+                      f"{rate['rate']:.0%} [{rate['low']:.0%}, {rate['high']:.0%}]" if rate["rate"] is not None else "-",
+                      "-" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}"),
+                      "climbs" if r.climbs() else "")
+    console.print(table)
+    console.print(ladder.summary(), markup=False, emoji=False)
+    console.print(f"{sum(r.pair.games for r in ladder.rungs)} games in {ladder.seconds:.1f} s", markup=False)
+
+
+def ladder_markdown(data: dict) -> str:
+    """A kept ladder (``Ladder.to_json``, as ``rulelang tournament FILE --skill --out`` writes it) as a
+    few lines of Markdown, for a rulebook page's balance section."""
+    lines = ["| rung | against | win rate of the games won alone (95% interval) | |", "|---|---|---|---|"]
+    for r in data["rungs"]:
+        rate = r["rate"]
+        shown = f"{rate['rate']:.0%} ({rate['low']:.0%} to {rate['high']:.0%})" if rate["rate"] is not None else "-"
+        lines.append(f"| {r['bot']} | {r['below']} | {shown} | {'climbs' if r['climbs'] else ''} |")
+    return "\n".join([f"Skill ladder ({data['seeds']} seeds per rung, each played twice with the seats swapped): "
+                      f"{data['summary']}.", ""] + lines)

@@ -82,9 +82,13 @@ class GreedyAgent:
         best_value = None
         last = len(indexes) - 1
         for n, index in enumerate(indexes):
-            trial = world if n == last else world.clone()  # (the last option uses the imagined copy itself)
             try:
-                trial.apply(index)
+                if n == last:  # the last option is tried on the imagined copy itself
+                    world.apply(index)
+                    trial = world
+                else:  # a copy keeping only this option (the others are not copied), its option 0
+                    trial = world.clone(answer=index)
+                    trial.apply(0)
             except Exception:  # an option the imagined deal cannot play: tried last
                 value = (-1, float("-inf"), float("-inf"))
             else:  # (a heuristic that fails is the rules' error, said at its line)

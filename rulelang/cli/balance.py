@@ -152,6 +152,12 @@ def cmd_tournament(args) -> int:
     from rulelang.cli.console import console, err_console
     from rulelang.balance.tournament import print_tournament, tournament
 
+    if args.skill:
+        return _skill_ladder(args)
+    if not args.bots:
+        err_console.print("rulelang tournament: say which bots play (--bots random,greedy), or ask for the "
+                          "skill ladder (--skill)", markup=False)
+        return 2
     bots = [b for b in args.bots.split(",") if b]
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
     with progress_bar(err_console, args.quiet) as progress:
@@ -163,6 +169,36 @@ def cmd_tournament(args) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
         console.print(f"results written to {args.out}", markup=False)
+    return 0
+
+
+def _skill_ladder(args) -> int:
+    """`rulelang tournament FILE --skill`: each rung of the ladder against the one below it."""
+    from rulelang.cli.args import _settings
+    from rulelang.cli.console import console, err_console
+    from rulelang.balance.tournament import LADDER, print_ladder, skill_ladder
+
+    rungs = [b for b in (args.bots or ",".join(LADDER)).split(",") if b]
+    with progress_bar(err_console, args.quiet) as progress:
+        task = progress.add_task("climbing", total=args.n * 2 * max(len(rungs) - 1, 1))
+        ladder = skill_ladder(args.file, args.n, rungs, variant=_variants(args.variant), settings=_settings(args.set),
+                              players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
+                              progress=lambda: progress.advance(task))
+    print_ladder(console, ladder)
+    data = ladder.to_json()
+    # how to play it again, for a page that shows the kept results
+    data["command"] = " ".join(["rulelang tournament", args.file, "--skill", "--bots", ",".join(rungs), "-n", str(args.n),
+                                "--players", str(ladder.players), "--seed", str(args.seed)]
+                               + (["--variant", args.variant] if args.variant else [])
+                               + [f"--set {pair}" for pair in args.set or []])
+    if args.out:
+        Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        console.print(f"results written to {args.out}", markup=False)
+    if args.plot:
+        from rulelang.balance.plots import ladder_plot
+
+        paths = ladder_plot(data, args.plot)
+        console.print("plot: " + ", ".join(str(p) for p in paths), markup=False)
     return 0
 
 
@@ -181,12 +217,17 @@ def add_commands(sub) -> None:
     """Register compare, sweep and tournament on the `rulelang` argument parser."""
     p = sub.add_parser("tournament", help="play bots against each other and print a win matrix")
     _common(p, 20)
-    p.add_argument("--bots", required=True, help="bots to pit against each other, comma-separated: "
-                   "random, greedy, mc, mcts (with a budget: mc:40, mcts:100)")
+    p.add_argument("--bots", help="bots to pit against each other, comma-separated: "
+                   "random, greedy, mc, mcts (with a budget: mc:40, mcts:100); with --skill, the rungs, weakest "
+                   "first (default: random,greedy,mcts:25,mcts:50,mcts:100,mcts:200)")
     p.add_argument("--variant", help="variant(s) to apply, comma-separated")
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--duplicate", action="store_true",
                    help="play every seed twice, the seats swapped, and test on the seeds (luck of the deal cancels)")
+    p.add_argument("--skill", action="store_true",
+                   help="the skill ladder: each rung against the one below it (duplicate games), its win rate "
+                        "with an interval, and how far the ladder climbs before wins stop rising")
+    p.add_argument("--plot", metavar="DIR", help="with --skill: draw the ladder (skill_ladder.png and .svg) into DIR")
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("compare", help="A/B: play two versions of a game on the same seeds and test every difference")

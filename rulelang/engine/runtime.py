@@ -702,8 +702,10 @@ class Match:
         data["variants"] = self.game.variants
         return data
 
-    def clone(self) -> "Match":
-        return Match(self.game, copy_state(self.s))
+    def clone(self, answer: int | None = None) -> "Match":
+        """A copy of the match. With `answer`, its pending choice keeps only that option, as its
+        option 0 (``saves.copy_state``): ``clone(i).apply(0)`` plays option i on a copy, cheaper."""
+        return Match(self.game, copy_state(self.s, answer))
 
     def sample_for(self, seat: int, rng: random.Random) -> "Match":
         """A copy of the match as the given player might imagine it: every card they cannot see is
@@ -718,16 +720,20 @@ class Match:
         program = self.game.program
         if program.heuristic is None:
             return None
-        sym = program.table.symbols.get("heuristic") if program.table is not None else None
-        at = _At(sym.decl.span if sym is not None else Span())
         try:
             h = program.heuristic(Ctx({}, self.s, self.vm), (self.s.players[seat],))
         except Exception as exc:
-            raise as_rules_error(exc, at) from None
+            raise as_rules_error(exc, self._heuristic_at()) from None
         if h is not None and type(h) not in (int, float, bool):
-            raise RulesError(Diagnostic(at.span, f"`def heuristic(p)` tells the bots how well a player stands, "
-                                        f"as a number, but it gave {describe(h)}"))
+            raise RulesError(Diagnostic(self._heuristic_at().span, f"`def heuristic(p)` tells the bots how well a "
+                                        f"player stands, as a number, but it gave {describe(h)}"))
         return float(h or 0)
+
+    def _heuristic_at(self) -> "_At":
+        """Where a failure of the rules' heuristic is reported: the def's line."""
+        program = self.game.program
+        sym = program.table.symbols.get("heuristic") if program.table is not None else None
+        return _At(sym.decl.span if sym is not None else Span())
 
     def evaluate(self, seat: int, in_place: bool = False) -> float:
         """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic.

@@ -17,6 +17,8 @@ SAVE_FORMAT = 1
 
 
 _PLAIN_OR_TUPLE = PLAIN_TYPES | {tuple}
+#: values a copy shares with its original: plain ones, and keywords (a keyword never changes)
+_SHARED = PLAIN_TYPES | {KeywordValue}
 
 
 def holds_no_object(items) -> bool:
@@ -31,8 +33,10 @@ def holds_no_object(items) -> bool:
     return PLAIN_TYPES.issuperset(map(type, chain.from_iterable([x for x in items if type(x) is tuple])))
 
 
-def copy_state(s: State) -> State:
-    """A deep copy of a match state, much faster than a JSON round trip."""
+def copy_state(s: State, answer: int | None = None) -> State:
+    """A deep copy of a match state, much faster than a JSON round trip. With `answer`, the copy's
+    pending choice keeps only that option, as its option 0: a copy made to try one option (a bot
+    that plans), without copying the others."""
     rng = None  # (a generator not used yet stays so: the copy makes its own from the seed)
     if s._rng is not None:
         rng = random.Random.__new__(random.Random)
@@ -41,15 +45,22 @@ def copy_state(s: State) -> State:
     new.players = [Player(p.seat, {}) for p in s.players]
     entity_map = new.entities  # an entity's id is its index in state.entities
     plain = PLAIN_TYPES
+    shared = _SHARED
     blank = Entity.__new__
-    listed = []  # the cards whose component has fields holding a list: those lists are copied below
     for e in s.entities:
         c = blank(Entity)
-        c.id, c.card, c.owner, c.zone, c.cell, c.place, c.face_down = e.id, e.card, e.owner, None, e.cell, e.place, e.face_down
+        c.id = e.id
+        c.card = e.card
+        c.owner = e.owner
+        c.zone = None  # (set below, zone by zone)
+        c.cell = e.cell
+        c.place = e.place
+        c.face_down = e.face_down
         c.known = e.known  # (a frozenset: replaced, never changed)
-        c.attrs = e.attrs.copy()  # (the values of the cards in State.holding are copied below)
-        if e.card.list_fields:
-            listed.append(c)
+        # the values of the cards in State.holding are copied below. The others hold plain values and
+        # the lists the card was made with (a list put in a field puts its card in State.holding), and a
+        # list is never changed in place (a new one replaces it): the copy shares those lists
+        c.attrs = e.attrs.copy()
         entity_map.append(c)
     new.holding = set(s.holding)
     zones = {}
@@ -75,7 +86,7 @@ def copy_state(s: State) -> State:
         if t is tuple:  # a cell, a direction: itself (a tuple never changes) unless it holds a card
             return v if plain.issuperset(map(type, v)) else tuple([remap(x) for x in v])
         if t is list:  # a new list: the copy's frames and fields change theirs
-            if plain.issuperset(map(type, v)):
+            if shared.issuperset(map(type, v)):
                 return v[:]
             # (a list of lists of plain values, such as a card's needs, without a call for each)
             return [x[:] if type(x) is list and plain.issuperset(map(type, x)) else remap(x) for x in v]
@@ -91,15 +102,7 @@ def copy_state(s: State) -> State:
             return {remap(x) for x in v}
         return v
 
-    holding = s.holding
-    for c in listed:
-        if c.id not in holding:  # (those are copied whole below)
-            attrs = c.attrs
-            for k in c.card.list_fields:  # the lists a card was made with, or what replaced them
-                v = attrs[k]
-                if type(v) not in plain:
-                    attrs[k] = remap(v)
-    for i in holding:  # the cards whose fields may hold a card, a player, a zone, a list...
+    for i in s.holding:  # the cards whose fields may hold a card, a player, a zone, a list...
         attrs = entity_map[i].attrs
         for k, v in attrs.items():  # (a new value for a key already there: the dict keeps its size)
             if type(v) not in plain:
@@ -116,6 +119,8 @@ def copy_state(s: State) -> State:
     if s.pending is not None:
         p = s.pending
         options = p["options"]
+        if answer is not None:
+            options = [options[answer]]
         new.pending = {"player": p["player"], "prompt": p["prompt"], "span": p["span"],
                        "options": options.remap(remap, holds_no_object) if type(options) is Options else
                        [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in options]}

@@ -233,15 +233,15 @@ def search_rates(game, players: int, seconds: float, positions: int = 24, slices
                 for world, seat, indexes in trials:
                     if side == "copy":
                         start = time.perf_counter()
-                        for i in indexes:
-                            trial = world.clone()
-                            trial.apply(i)
+                        for i in indexes:  # as the greedy bot does: a copy keeping only the option tried
+                            trial = world.clone(answer=i)
+                            trial.apply(0)
                             position_value(trial, seat)
                     else:
-                        copies = [world.clone() for _ in indexes]
+                        copies = [world.clone(answer=i) for i in indexes]
                         start = time.perf_counter()
-                        for i, trial in zip(indexes, copies):
-                            trial.apply(i)
+                        for trial in copies:
+                            trial.apply(0)
                             position_value(trial, seat)
                     spent += time.perf_counter() - start
                     count += len(indexes)
