@@ -94,6 +94,9 @@ def move_cards(c, items, zone: Zone, cell, bottom: bool, face_down: bool, span: 
     if type(items) is Entity and slot_fn is None:  # the common case: one card
         _put(c, items, zone, cell, bottom, face_down, span)
         return
+    if items is None:  # (`move first([])`: a rule that moves nothing must not pass unnoticed)
+        raise RuleError(span, "there is no card to move here: the cards to move are none (when there may be "
+                              "none, say so: `if c != none { move c to ... }`)")
     items = list(items.items) if isinstance(items, Zone) else as_list(items)
     for e in items:
         if not isinstance(e, Entity):
