@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 from pathlib import Path
@@ -68,9 +69,13 @@ def _with_balance(md: str, path: Path, folder_uri: str, config, files) -> str:
 
     key = (str(path), path.stat().st_mtime_ns)
     if key not in _balance_cache:
+        kept = ROOT / "docs" / "ladders" / f"{path.stem}.json"  # a skill ladder played once and kept
+        ladder = json.loads(kept.read_text(encoding="utf-8")) if kept.is_file() else None
+        image = f"../ladders/{path.stem}.png" if (kept.with_suffix(".png")).is_file() else None
         try:
             _balance_cache[key] = balance_section(path, source_path=path.relative_to(ROOT).as_posix(),
-                                                  plot_name=f"{path.stem}-balance.svg")
+                                                  plot_name=f"{path.stem}-balance.svg", ladder=ladder,
+                                                  ladder_image=image)
         except (RulesError, ValueError) as exc:
             log.warning("%s: no balance section, the simulation failed: %s", path.name, exc)
             return md

@@ -14,8 +14,11 @@ GAMES = 12  # seeded games per page
 
 
 def balance_section(path: str | Path, games: int = GAMES, seed: int = 0, source_path: str | None = None,
-                    plot_name: str = "balance.svg", guide_link: str = "../balance.md") -> tuple[str, str]:
-    """(markdown, svg) of the balance section of one game's page."""
+                    plot_name: str = "balance.svg", guide_link: str = "../balance.md",
+                    ladder: dict | None = None, ladder_image: str | None = None) -> tuple[str, str]:
+    """(markdown, svg) of the balance section of one game's page. `ladder`: a skill ladder kept in the
+    repository (what `rulelang tournament FILE --skill --out` wrote), shown as it was played, never
+    played here; `ladder_image`: its plot, beside it."""
     from rulelang.balance.simulate import simulate
 
     summary = simulate(str(path), games, seed=seed, jobs=None)
@@ -37,6 +40,15 @@ def balance_section(path: str | Path, games: int = GAMES, seed: int = 0, source_
             f"![Win rate per seat and game length of {summary.count} seeded games]({plot_name})", "",
             "```bash", f"rulelang simulate {shown} -n 1000 --seed {seed} --plot plots/   # more games, more metrics",
             "```", ""]
+    if ladder is not None:
+        from rulelang.balance.tournament import ladder_markdown
+
+        out += ["### How much skill it rewards", "", ladder_markdown(ladder), ""]
+        if ladder_image:
+            out += [f"![Skill ladder: each rung's win rate against the rung below]({ladder_image})", ""]
+        if ladder.get("command"):
+            out += ["Played once and kept in the repository; this command plays it again:", "",
+                    "```bash", ladder["command"], "```", ""]
     return "\n".join(out), _plot(summary)
 
 
