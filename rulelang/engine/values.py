@@ -39,7 +39,7 @@ def entity_extra(c, e: Entity, name: str, span: Span):
 
 def read_field(c, o, name, span):
     """`o.name`: a card's or player's field, a table row's column, a zone's size or owner; else the
-    rules error that says why not (both engines read fields with it)."""
+    rules error that says why not (the generated code and the statements read fields with it)."""
     if type(o) is Entity:
         attrs = o.attrs
         if name in attrs:
@@ -119,7 +119,7 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
 
 
 def outside_the_list(i: int, n: int) -> str:
-    """What a read of position i of a list of n items says (both engines' `xs[i]`)."""
+    """What a read of position i of a list of n items says (`xs[i]`)."""
     if n == 0:
         return f"position {i} is outside the list: it is empty"
     if n == 1:
@@ -188,7 +188,7 @@ def _arith(l, r, op, span):
 
 def add_values(c, l, r, span):
     """`l + r`: whole numbers within the bound, lists joined, texts joined (a value beside a text shown
-    as a text), else `_arith`'s sum or its error (both engines add with it)."""
+    as a text), else `_arith`'s sum or its error (the generated code adds with it)."""
     if type(l) is int and type(r) is int:
         result = l + r
         if -NUMBER_BOUND <= result <= NUMBER_BOUND:
