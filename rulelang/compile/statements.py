@@ -181,7 +181,7 @@ class StatementCompiler:
 
     # ---- elimination, responses, offers (the last two are written with choices)
     def s_Eliminate(self, code, s, loops):
-        who, span = self.expr(s.who), s.span
+        who, span, until = self.expr(s.who), s.span, s.until
 
         def do_eliminate(c):
             out = list(out_seats(c.s))
@@ -190,7 +190,11 @@ class StatementCompiler:
                     raise RuleError(span, f"only players can be eliminated, not {describe(p)}")
                 if p.seat not in out:
                     out.append(p.seat)
-                    c.s.log.append(f"{describe(p)} is eliminated")
+                    if until is None:
+                        c.s.log.append(f"{describe(p)} is eliminated")
+                    else:  # back in when the round (turn, phase) ends: model/things.expire
+                        remember_undo(c.s, until, None, OUT_KEY, "out", p.seat)
+                        c.s.log.append(f"{describe(p)} is out until the end of the {until}")
             c.s.globals[OUT_KEY] = out
             c.s.version += 1
 

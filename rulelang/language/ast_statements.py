@@ -230,7 +230,7 @@ class StatementsToAst:
 
     @v_args(meta=True)
     def eliminate_stmt(self, meta, c):
-        return N.Eliminate(span=self._span(meta), who=c[0])
+        return N.Eliminate(span=self._span(meta), who=c[0], until=c[1])
 
     @v_args(meta=True)
     def respond_stmt(self, meta, c):

@@ -383,8 +383,10 @@ class Return(Stmt):
 
 
 class Eliminate(Stmt):
-    """`eliminate p`: the player (or list of players) is out of the game."""
+    """`eliminate p`: the player (or list of players) is out of the game; with `until end of round`
+    (or turn, phase) only until then."""
     who: AnyExpr
+    until: Optional[Literal["round", "turn", "phase"]] = None
 
 
 class Respond(Stmt):

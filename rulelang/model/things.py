@@ -236,6 +236,13 @@ def expire(state: "State", timing: str) -> None:
         if when != timing:
             keep.append(entry)
             continue
+        if op == "out":  # `eliminate p until end of ...`: the seat comes back in
+            back = [seat for seat in state.globals.get(OUT_KEY) or [] if seat != value]
+            if back:
+                state.globals[OUT_KEY] = back
+            else:
+                state.globals.pop(OUT_KEY, None)
+            continue
         attrs = state.globals if owner is None else owner.attrs
         if type(owner) is Entity:
             state.cards_version += 1
