@@ -135,6 +135,24 @@ class ExpressionChecks:
                          hint=did_you_mean(m.group(1), fields),
                          fold=(("ctor field", comp.name, m.group(1)), f'"{m.group(1)}" is used again'))
 
+    def check_label_case(self, case: N.LabelCase, comp: N.ComponentDecl):
+        """`label "..." if COND`: the text as any label's, and a condition that reads only the card's
+        fields, enum members, settings and built-ins of plain values (it is worked out with no match)."""
+        from rulelang.check.dependencies import VALUE_BUILTINS, nodes_in
+
+        self.check_label(case.text, comp, case.span)
+        fields = {f.name for f in comp.fields}
+        ty = self.expr(case.when, set(fields))
+        if ty not in ("bool", "any"):
+            self.err(case.when.span, f"a label's condition is true or false, but this is {describe_type(ty)}")
+        for x in nodes_in(case.when):
+            if isinstance(x, N.Name) and x.id not in fields and self.t.kind(x.id) not in ("member", "setting", None):
+                self.err(x.span, f'a label\'s condition reads only the card\'s own fields, not "{x.id}"',
+                         expected=f"a field of {comp.name}: {', '.join(sorted(fields)) or 'none'}")
+            elif isinstance(x, N.Call) and (x.func not in VALUE_BUILTINS or x.func in self.t.symbols):
+                self.err(x.span, f"a label's condition reads only the card's own fields, so it cannot call {x.func}()",
+                         expected="the fields compared, counted or added with each other")
+
     def card_ctor(self, ctor: N.CardCtor, scope: set):
         comp = self.t.components.get(ctor.component)
         if comp is None:

@@ -49,6 +49,7 @@ class Compiler(StatementCompiler):
         self.t = table
         self.settings = settings
         self.fused = True  # runs of statements written as one generated op (False: one op per statement)
+        self._labels: dict = {}  # component name -> (its declaration, its label with conditions)
         self.slot_counter = 0
         self.program: Program | None = None
         self.cards_made = 0  # cards declared so far (the cards budget)
@@ -383,10 +384,31 @@ class Compiler(StatementCompiler):
         return Ctx(dict(combo), _NoState(span), self._load_time)
 
     def compile_label(self, comp: N.ComponentDecl):
-        if not comp.label:
+        plain = self._label_template(comp.label)
+        if not comp.labels_if:
+            return plain
+        known = self._labels.get(comp.name)
+        if known is not None and known[0] is comp:  # (each `cards` entry of the component asks again)
+            return known[1]
+        # `label "..." if COND`: the first case whose condition holds, else the plain label
+        conditions = self.load_time_functions([(case.when, {f.name for f in comp.fields}) for case in comp.labels_if])
+        cases = [(when, self._label_template(case.text), case.span)
+                 for when, case in zip(conditions, comp.labels_if)]
+
+        def render(e):
+            for when, template, span in cases:
+                if when(self.load_time_ctx(e.attrs, span)):
+                    return template(e)
+            return plain(e) if plain is not None else None
+
+        self._labels[comp.name] = (comp, render)
+        return render
+
+    def _label_template(self, label: str | None):
+        if not label:
             return None
         # "{kind} {point}" split once into texts and field names: ["", "kind", " ", "point", ""]
-        parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", comp.label)
+        parts = re.split(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", label)
         texts, keys = parts[0::2], parts[1::2]
 
         def render(e):

@@ -127,6 +127,8 @@ class DeclarationsToAst(Transformer):
             if isinstance(spec, N.FieldDecl):
                 spec.doc = doc
                 decl.fields.append(spec)
+            elif isinstance(spec, tuple) and spec[0] == "label" and spec[3] is not None:
+                decl.labels_if.append(N.LabelCase(span=spec[2], text=spec[1], when=spec[3]))
             elif isinstance(spec, tuple) and spec[0] == "label":
                 decl.label = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "discards":
@@ -151,7 +153,7 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def label_spec(self, meta, c):
-        return ("label", _unquote(c[0]), self._span(meta))
+        return ("label", _unquote(c[0]), self._span(meta), c[1])
 
     @v_args(meta=True)
     def discards_spec(self, meta, c):

@@ -467,10 +467,17 @@ class FieldDecl(Node):
     default: Optional[AnyExpr] = None
 
 
+class LabelCase(Node):
+    """`label "Q of {suit}" if rank == 12`: a label used when its condition (on the card's fields) holds."""
+    text: str
+    when: AnyExpr
+
+
 class ComponentDecl(Decl):
     name: str
     fields: list[FieldDecl] = Field(default_factory=list)
-    label: Optional[str] = None
+    label: Optional[str] = None  # the label without a condition
+    labels_if: list[LabelCase] = Field(default_factory=list)  # tried first, in order
     discards_to: Optional[AnyExpr] = None
 
 

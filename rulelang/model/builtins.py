@@ -107,7 +107,9 @@ def describe(x) -> str:
 
 def label(e: Entity) -> str:
     if e.card.label is not None:
-        return e.card.label(e)
+        shown = e.card.label(e)  # (None: only `label ... if` cases, and none of them holds)
+        if shown is not None:
+            return shown
     if e.card.name:
         return e.card.name
     shown = ", ".join(f"{k}: {describe(v)}" for k, v in e.attrs.items() if not isinstance(v, (list, dict)))
