@@ -297,6 +297,8 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.expect_zone(d.discards_to, {"self"})
             if d.label:
                 self.check_label(d.label, d, d.span)
+            if d.back:
+                self.check_label(d.back, d, d.span)
             for case in d.labels_if:
                 self.check_label_case(case, d)
         elif isinstance(d, N.PlayerDecl):

@@ -293,7 +293,7 @@ class Compiler(StatementCompiler):
             return fns[made](self.load_time_ctx(combo, span))
 
         for entry, comp, colls, args, defaults in plans:
-            label = self.compile_label(comp)
+            label, back = self.compile_label(comp), self._label_template(comp.back)
             combos = [dict()]
             for gen, coll in zip(entry.gens, colls):
                 new = []
@@ -328,7 +328,7 @@ class Compiler(StatementCompiler):
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
                 name = values.get("name") if isinstance(values.get("name"), str) else None
                 for _ in range(entry.copies):
-                    defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label))
+                    defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label, back))
         program.card_sets[d.name] = defs
         self.cards_made = total
 

@@ -39,9 +39,21 @@ def move_label(state: State, option: dict, seat: int) -> str:
     return _option_label(option["name"], tuple(option["values"].values()), lambda v: _public_part(v, seat))
 
 
+def back_of(e: Entity) -> str | None:
+    """What the back of a card shows everyone (`back "level {level}"`), or None."""
+    back = e.card.back
+    return back(e) if back is not None else None
+
+
+def hidden_card(e: Entity) -> str:
+    """A card seen from its back: "a hidden card", or "a hidden card (level 2)" when its back shows that."""
+    back = back_of(e)
+    return f"a hidden card ({back})" if back else "a hidden card"
+
+
 def _public_part(value, seat: int) -> str:
     if type(value) is Entity:
-        return describe(value) if visible(value, seat) else "a hidden card"
+        return describe(value) if visible(value, seat) else hidden_card(value)
     if isinstance(value, list):
         return "[" + ", ".join(_public_part(v, seat) for v in value) + "]"
     if isinstance(value, tuple):
@@ -99,7 +111,7 @@ def option_keys(state: State) -> dict[tuple, int]:
 def seen_as(state: State, value, seat: int) -> str:
     if type(value) is Entity and not visible(value, seat):
         where = value.zone.key.replace("#", " of player ") if value.zone else "nowhere"
-        return f"a hidden card in {where}"
+        return f"{hidden_card(value)} in {where}"
     return describe(value)
 
 
@@ -138,6 +150,9 @@ def player_view(state: State, seat: int, program: Program) -> dict:
         out = {"hidden": True}
         if e.face_down and e.zone is not None and e.zone.visibility == "public":
             out["face_down"] = True
+        back = back_of(e)
+        if back:
+            out["back"] = back
         return out
 
     zones = {}

@@ -131,6 +131,8 @@ class DeclarationsToAst(Transformer):
                 decl.labels_if.append(N.LabelCase(span=spec[2], text=spec[1], when=spec[3]))
             elif isinstance(spec, tuple) and spec[0] == "label":
                 decl.label = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "back":
+                decl.back = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "discards":
                 decl.discards_to = spec[1]
 
@@ -154,6 +156,10 @@ class DeclarationsToAst(Transformer):
     @v_args(meta=True)
     def label_spec(self, meta, c):
         return ("label", _unquote(c[0]), self._span(meta), c[1])
+
+    @v_args(meta=True)
+    def back_spec(self, meta, c):
+        return ("back", _unquote(c[0]), self._span(meta))
 
     @v_args(meta=True)
     def discards_spec(self, meta, c):

@@ -621,8 +621,9 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         allowed = [lookup for n in expected_set if (lookup := _literal_patterns().get(n)) and lookup.isalpha()]
         hint = did_you_mean(str(token), allowed)
         # (not for a type's name, `cost int`: "into" is no better a guess than a ":" left out)
+        # (nor where a "," may be missing between names: `{ red black }` is not "back" misspelt)
         if hint is None and source[stop_col - 1 + len(str(token)):][:1] not in ("(", ".") \
-                and str(token) not in BASE_TYPES:
+                and str(token) not in BASE_TYPES and "COMMA" not in expected_set:
             hint = did_you_mean(str(token), [v for v in _literal_patterns().values() if v.isalpha()])
     if str(token) == "if" and before.endswith("else"):
         hint = 'write "elif CONDITION { ... }" for "else if"'

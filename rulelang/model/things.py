@@ -14,10 +14,12 @@ from rulelang.model.board import BoardCells, Topology
 class CardDef:
     """The printed side of a card: its component and the values it was declared with."""
 
-    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "list_fields", "plain")
+    __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "back", "list_fields",
+                 "plain")
 
-    def __init__(self, index, set_name, component, values, code, name, span, label=None):
+    def __init__(self, index, set_name, component, values, code, name, span, label=None, back=None):
         self.label = label  # compiled `label "..."` template of the component, or None
+        self.back = back  # compiled `back "..."`: what everyone sees of the card's back, or None
         self.index = index
         self.set_name = set_name
         self.component = component

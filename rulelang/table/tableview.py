@@ -17,7 +17,7 @@ from typing import Any
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity, Player, Zone
 from rulelang.engine.runtime import Match
-from rulelang.engine.visibility import card_view, option_label, seen_as, visible
+from rulelang.engine.visibility import back_of, card_view, option_label, seen_as, visible
 
 KIND_FIELDS = ("colour", "color", "kind", "suit", "type")
 PALETTE = ["#f2d45c", "#a8d672", "#6fb57c", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",
@@ -86,6 +86,9 @@ def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
         out: dict[str, Any] = {"ref": refs.ref(e, False), "hidden": True}
         if e.face_down:
             out["face_down"] = True
+        back = back_of(e)
+        if back:
+            out["back"] = back
         return out
     data = card_view(e)
     fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}

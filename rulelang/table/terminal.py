@@ -51,14 +51,15 @@ def card_style(card: dict) -> str:
 
 def card_text(card: dict) -> str:
     if card.get("hidden"):
-        return "face down" if card.get("face_down") else "hidden"
+        shown = "face down" if card.get("face_down") else "hidden"
+        return f"{shown}: {card['back']}" if card.get("back") else shown
     return pretty(card["label"])
 
 
 def look(card: dict) -> tuple:
     """What a card shows at the table: two cards of one look are told apart by nothing but place."""
     if card.get("hidden"):
-        return ("hidden", bool(card.get("face_down")))
+        return ("hidden", bool(card.get("face_down")), card.get("back"))
     return ("seen", card["label"], json.dumps(card.get("fields", {}), sort_keys=True, default=str),
             card.get("owner"), bool(card.get("face_down")))
 

@@ -170,7 +170,8 @@ function isPicked(key) { return picked.some((t) => t.key === key); }
 function cardEl(card, targets, placed) {
   if (card.hidden) {
     const e = el("div", { class: "card back" + (card.face_down ? " facedown" : ""), "data-ref": card.ref,
-                          title: card.face_down ? "a face-down card" : "a hidden card" }, "?");
+                          title: (card.face_down ? "a face-down card" : "a hidden card") + (card.back ? ` (${card.back})` : "") },
+                 card.back || "?");
     markCard(e, card, targets, placed);
     return e;
   }
@@ -215,7 +216,7 @@ function zoneEl(zone, targets, placed, title) {
     // cards alike (same name and fields) are shown once, with how many there are
     const groups = new Map();
     for (const c of cards) {
-      const key = c.hidden ? `hidden/${!!c.face_down}` : JSON.stringify([c.label, c.colour, c.fields, !!c.face_down]);
+      const key = c.hidden ? `hidden/${!!c.face_down}/${c.back || ""}` : JSON.stringify([c.label, c.colour, c.fields, !!c.face_down]);
       if (groups.has(key)) groups.get(key).n += 1; else groups.set(key, { card: c, n: 1 });
     }
     if (groups.size < cards.length) {
@@ -350,7 +351,7 @@ function boardEl(zone, targets, placed, title) {
     else { sh.classList.add("occupied"); sh.style.fill = top.colour; }
     g.append(sh);
     if (top) {
-      const txt = top.hidden ? "face down" : pretty(top.label);
+      const txt = top.hidden ? (top.back || "face down") : pretty(top.label);
       const lines = wrap(txt, board.kind === "hex" ? 11 : 10);
       const lh = 13;
       lines.forEach((ln, i) => {
@@ -364,7 +365,7 @@ function boardEl(zone, targets, placed, title) {
         g.append(t);
       }
       const tip = svg("title", {});
-      tip.textContent = c.cards.slice().reverse().map((cd) => cd.hidden ? "a hidden card" : cd.label).join("\n") + `\ncell ${c.key}`;
+      tip.textContent = c.cards.slice().reverse().map((cd) => cd.hidden ? "a hidden card" + (cd.back ? ` (${cd.back})` : "") : cd.label).join("\n") + `\ncell ${c.key}`;
       g.append(tip);
     } else {
       const t = svg("text", { x, y, class: "coord" });
