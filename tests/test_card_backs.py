@@ -1,4 +1,4 @@
-"""`back "..."` (issue 41: "The back of a face-down card shows nothing, not even which deck it came
+"""`label back "..."` (issue 41: "The back of a face-down card shows nothing, not even which deck it came
 from, though a real card back shows its level. A component should be able to name what its back
 shows"): what everyone sees of a card they may not see, on every surface that shows it."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ component Card {
   level: int
   points: int
   label "level {level}, {points} points"
-  back "level {level}"
+  label back "level {level}"
 }
 cards decks in stock { Card(level: l, points: p) for l in 1..2, p in 1..3 }
 zone stock hidden
@@ -59,7 +59,7 @@ def test_a_hidden_card_shows_its_back_and_nothing_more(tmp_path):
 
 def test_a_back_names_only_fields(tmp_path):
     path = tmp_path / "bad.rules"
-    path.write_text(GAME.replace('back "level {level}"', 'back "level {tier}"'), encoding="utf-8")
+    path.write_text(GAME.replace('label back "level {level}"', 'label back "level {tier}"'), encoding="utf-8")
     try:
         rulelang.load(path)
     except rulelang.RulesError as exc:

@@ -40,7 +40,7 @@ def move_label(state: State, option: dict, seat: int) -> str:
 
 
 def back_of(e: Entity) -> str | None:
-    """What the back of a card shows everyone (`back "level {level}"`), or None."""
+    """What the back of a card shows everyone (`label back "level {level}"`), or None."""
     back = e.card.back
     return back(e) if back is not None else None
 

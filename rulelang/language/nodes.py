@@ -478,7 +478,7 @@ class ComponentDecl(Decl):
     fields: list[FieldDecl] = Field(default_factory=list)
     label: Optional[str] = None  # the label without a condition
     labels_if: list[LabelCase] = Field(default_factory=list)  # tried first, in order
-    back: Optional[str] = None  # what the back of such a card shows to everyone: `back "level {level}"`
+    back: Optional[str] = None  # what the back of such a card shows to everyone: `label back "level {level}"`
     discards_to: Optional[AnyExpr] = None
 
 
