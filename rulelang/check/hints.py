@@ -18,27 +18,39 @@ from rulelang.check.dependencies import nodes_in
 
 def hints(rules: N.RulesFile) -> list[Diagnostic]:
     """The hints of a file (its variants' declarations included), in the order of the file."""
-    zones = {d.name: d for d in nodes_in(rules.decls) if isinstance(d, N.ZoneDecl)}
+    decls = list(_declarations(rules.decls))
+    zones = {d.name: d for d in decls if isinstance(d, N.ZoneDecl)}
     shared = {name for name, z in zones.items() if not z.per_player}
+    players_public = {name for name, z in zones.items() if z.per_player and z.visibility == "public" and z.board is None}
     out: list[Diagnostic] = []
-    for decl in _declarations(rules.decls):
-        if any(_sets_an_owner(x) for x in nodes_in(decl)):
+    if not players_public:
+        return out
+    for decl in decls:
+        if not isinstance(decl, _WITH_STATEMENTS):  # (a deck of thousands of cards holds no move)
             continue
+        moves, owner_set = [], False
         for x in nodes_in(decl):
-            if isinstance(x, (N.Move, N.Draw)) and x.place.face == "down":
-                into = _zone_named(x.to)
-                zone = zones.get(into)
-                if zone is None or not zone.per_player or zone.visibility != "public" or zone.board is not None:
-                    continue
-                source = x.source if isinstance(x, N.Draw) else x.what
-                if not any(isinstance(n, N.Name) and n.id in shared for n in nodes_in(source)):
-                    continue
-                out.append(Diagnostic(
-                    x.span, f'nobody owns these face-down cards in "{into}", so its player cannot see them: a '
-                            "face-down card is seen by its owner only, and a card from a shared zone has none",
-                    hint=f"set the owner after the move (`c.owner = p`), or declare `zone {into} per player private`",
-                    severity="hint"))
+            if isinstance(x, (N.Move, N.Draw)) and x.place.face == "down" and _zone_named(x.to) in players_public:
+                moves.append(x)
+            elif _sets_an_owner(x):
+                owner_set = True
+        if owner_set:
+            continue
+        for x in moves:
+            into = _zone_named(x.to)
+            source = x.source if isinstance(x, N.Draw) else x.what
+            if not any(isinstance(n, N.Name) and n.id in shared for n in nodes_in(source)):
+                continue
+            out.append(Diagnostic(
+                x.span, f'nobody owns these face-down cards in "{into}", so its player cannot see them: a '
+                        "face-down card is seen by its owner only, and a card from a shared zone has none",
+                hint=f"set the owner after the move (`c.owner = p`), or declare `zone {into} per player private`",
+                severity="hint"))
     return sorted(out, key=lambda d: (d.span.line, d.span.column))
+
+
+#: the declarations that hold statements
+_WITH_STATEMENTS = (N.SetupDecl, N.PhaseDecl, N.TriggerDecl, N.AlwaysDecl, N.ProcDecl, N.KeywordDecl, N.ResultDecl)
 
 
 def _declarations(decls):
