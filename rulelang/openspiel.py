@@ -131,7 +131,7 @@ def load_game(path_or_bundled_name, variant=None, players: int | None = None, se
     info = game.program.game
     n = info.players_default if players is None else int(players)
     if not info.players_min <= n <= info.players_max:
-        raise ValueError(f"{game.title} is played by {info.players_min} to {info.players_max} players, not {n}")
+        raise ValueError(game.player_count_refused(n).message)
     unknown = set(parameters) - set(PARAMETERS)
     if unknown:
         raise ValueError(f"unknown parameter {', '.join(sorted(unknown))} (known: {', '.join(PARAMETERS)})")

@@ -59,7 +59,7 @@ class raw_env(AECEnv):
         info = game.program.game
         n = info.players_default if players is None else int(players)
         if not info.players_min <= n <= info.players_max:
-            raise ValueError(f"{game.title} is played by {info.players_min} to {info.players_max} players, not {n}")
+            raise ValueError(game.player_count_refused(n).message)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.game, self.players = game, n

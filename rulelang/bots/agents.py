@@ -160,13 +160,7 @@ def bot_hint(rules) -> str | None:
     ``score`` (in the file or any of its variants). None when it has either."""
     from rulelang.language import nodes as N
 
-    def decls(items):
-        for d in items:
-            yield d
-            if isinstance(d, N.VariantDecl):
-                yield from decls(d.items)
-
-    for d in decls(rules.decls):
+    for d in rules.every_declaration():
         if isinstance(d, N.DefDecl) and d.name == "heuristic" and len(d.params) == 1:
             return None
         if isinstance(d, N.PlayerDecl) and any(f.name == SCORE_FIELD for f in d.fields):

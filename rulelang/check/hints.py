@@ -18,7 +18,7 @@ from rulelang.check.dependencies import nodes_in
 
 def hints(rules: N.RulesFile) -> list[Diagnostic]:
     """The hints of a file (its variants' declarations included), in the order of the file."""
-    decls = list(_declarations(rules.decls))
+    decls = [d for d in rules.every_declaration() if not isinstance(d, N.VariantDecl)]
     zones = {d.name: d for d in decls if isinstance(d, N.ZoneDecl)}
     shared = {name for name, z in zones.items() if not z.per_player}
     players_public = {name for name, z in zones.items() if z.per_player and z.visibility == "public" and z.board is None}
@@ -51,15 +51,6 @@ def hints(rules: N.RulesFile) -> list[Diagnostic]:
 
 #: the declarations that hold statements
 _WITH_STATEMENTS = (N.SetupDecl, N.PhaseDecl, N.TriggerDecl, N.AlwaysDecl, N.ProcDecl, N.KeywordDecl, N.ResultDecl)
-
-
-def _declarations(decls):
-    """Top-level declarations, those inside variants too."""
-    for d in decls:
-        if isinstance(d, N.VariantDecl):
-            yield from _declarations(d.items)
-        else:
-            yield d
 
 
 def _zone_named(expr) -> str | None:

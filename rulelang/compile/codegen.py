@@ -227,13 +227,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         finally:
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
-        line = getattr(getattr(x, "span", None), "line", 0)
-        self.sources.append(f"def {fname}(c):  # rules line {line}\n"
-                            f"    try:\n"
-                            f"{body}\n"
-                            f"    except _CATCH as exc:\n"
-                            f"        raise _translate(exc) from None\n"
-                            f"    return value\n")
+        self.sources.append(_value_function(fname, "c", x, body))
         stub = self.stub(fname)
         self.expression_bodies[id(stub)] = body
         return stub
@@ -362,13 +356,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
                 body = "\n".join(self.body_lines(node, "value", "        "))
         finally:
             self.depth, self.no_walrus = saved
-        line = getattr(getattr(node, "span", None), "line", 0)
-        self.sources.append(f"def {fname}({', '.join(['c'] + params)}):  # rules line {line}\n"
-                            f"    try:\n"
-                            f"{body}\n"
-                            f"    except _CATCH as exc:\n"
-                            f"        raise _translate(exc) from None\n"
-                            f"    return value\n")
+        self.sources.append(_value_function(fname, ", ".join(["c"] + params), node, body))
         return f"{fname}({', '.join(['c'] + params)})"
 
     def span(self, node) -> str:
@@ -717,3 +705,15 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
 
     def g_CellLit(self, x):
         return f"({self.x(x.a)}, {self.x(x.b)})"
+
+
+def _value_function(fname: str, signature: str, node, body: str) -> str:
+    """The source of a generated function whose `body` lines set `value`: a Python failure in it is
+    reported as the rules error of its line (`_translate`)."""
+    line = getattr(getattr(node, "span", None), "line", 0)
+    return (f"def {fname}({signature}):  # rules line {line}\n"
+            f"    try:\n"
+            f"{body}\n"
+            f"    except _CATCH as exc:\n"
+            f"        raise _translate(exc) from None\n"
+            f"    return value\n")

@@ -559,7 +559,7 @@ class Game:
     def title(self) -> str:
         return self.program.game.title
 
-    def _player_count_refused(self, n: int) -> Diagnostic:
+    def player_count_refused(self, n: int) -> Diagnostic:
         """Why `n` players cannot play, at the `game` line that says how many may: a variant's own
         `game` when a variant replaced it."""
         g = self.program.game
@@ -576,7 +576,7 @@ class Game:
         n = players if players is not None else self.program.game.players_default
         g = self.program.game
         if not g.players_min <= n <= g.players_max:
-            raise RulesError(self._player_count_refused(n))
+            raise RulesError(self.player_count_refused(n))
         try:  # the defaults of player fields and globals are rules expressions too
             limit = (self.program.budgets or as_budgets(None)).players
             if n > limit:

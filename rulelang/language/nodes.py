@@ -733,6 +733,15 @@ class RulesFile(Node):
     def variants(self) -> dict[str, VariantDecl]:
         return {d.name: d for d in self.decls if isinstance(d, VariantDecl)}
 
+    def every_declaration(self):
+        """The file's declarations and, after each variant, the declarations inside it."""
+        todo = list(reversed(self.decls))
+        while todo:
+            d = todo.pop()
+            yield d
+            if isinstance(d, VariantDecl):
+                todo.extend(reversed(d.items))
+
     def game(self) -> Optional[GameDecl]:
         for d in self.decls:
             if isinstance(d, GameDecl):

@@ -130,9 +130,10 @@ class PositionBuilder(ScenarioExpressions):
         players = players_items[0].number if players_items else game.program.game.players_default
         info = game.program.game
         if not info.players_min <= players <= info.players_max:
-            raise ScenarioFailure(players_items[0].span if players_items else self.sc.span,
-                                  f"{info.title} is played by {info.players_min} to {info.players_max} players, not {players}",
-                                  expected=f"`players N` with N from {info.players_min} to {info.players_max}")
+            refused = game.player_count_refused(players)  # (the game's words, said at the scenario's line)
+            raise ScenarioFailure(players_items[0].span if players_items else self.sc.span, refused.message,
+                                  expected=f"`players N` with N from {info.players_min} to {info.players_max}",
+                                  hint=refused.hint)
         seed_items = self._items("seed")
         seed = seed_items[0].number if seed_items else 0
         positions = self._items("position")
