@@ -62,6 +62,27 @@ def one_text(path, size: int):
     return path
 
 
+def dense(path, size: int):
+    """A game followed by short definitions, about 6 words and symbols each, the file `size` bytes long:
+    millions of tokens, which the parser would take minutes to read."""
+    lines, total, i = [HEAD, TAIL], len(HEAD) + len(TAIL), 0
+    while total < size - 30:
+        line = f"def d{i} = {i} + 1\n"
+        lines.append(line)
+        total += len(line)
+        i += 1
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def deck(path, size: int):
+    """A game with one deck written out card by card, the file `size` bytes long (about 1.9 million cards)."""
+    head = HEAD + "component C { n: int }\nzone pile\ncards deck in pile {\n"
+    line, tail = "  C(n: 1)\n", "}\n" + TAIL
+    path.write_text(head + line * ((size - len(head) - len(tail)) // len(line)) + tail, encoding="utf-8")
+    return path
+
+
 def comments(path, size: int):
     """A game followed by short comment lines (about 1.5 million of them), the file `size` bytes long."""
     line = "// a comment\n"
@@ -78,7 +99,9 @@ def big_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("big")
     files = {"over": one_text(folder / "over.rules", SOURCE_BYTES + 1000),
              "under": one_text(folder / "under.rules", 19_000_000),
-             "comments": comments(folder / "comments.rules", SOURCE_BYTES - 1000)}
+             "comments": comments(folder / "comments.rules", SOURCE_BYTES - 1000),
+             "dense": dense(folder / "dense.rules", 17_000_000),
+             "deck": deck(folder / "deck.rules", 19_000_000)}
     assert files["over"].stat().st_size > SOURCE_BYTES >= files["comments"].stat().st_size
     return files
 
@@ -121,6 +144,48 @@ def test_a_file_of_comments_loads_as_the_small_game_it_is(big_files, tmp_path, c
     assert run["code"] == 0, run["err"]
     if command == "check":
         assert "comments.rules: ok" in run["out"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_file_dense_with_tokens_is_refused_before_it_is_parsed(big_files, tmp_path, command):
+    """Parsing takes tens of microseconds a token: 17 MB of definitions (about 5 million tokens) would
+    take minutes. The source_tokens budget refuses the file where it passes the budget, before the
+    parser reads a token."""
+    run = measured(tmp_path, *COMMANDS[command], str(big_files["dense"]))
+    within_budgets(run, f"{command} of 17 MB of definitions")
+    assert run["code"] == 1
+    limit = Budgets().source_tokens
+    assert (f"error: the file has more than {limit:,} words and symbols for the parser to read (budget "
+            f"source_tokens = {limit:,}") in run["err"]
+    assert "dense.rules:1:1" not in run["err"] and "--budget source_tokens=" in run["err"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_deck_written_out_beyond_the_cards_budget_is_refused_before_it_is_built(big_files, tmp_path, command):
+    """A deck's lines are counted before its cards are made: 1.9 million cards written out are refused
+    at the card that passes the cards budget."""
+    run = measured(tmp_path, *COMMANDS[command], str(big_files["deck"]))
+    within_budgets(run, f"{command} of a deck of 1.9 million cards")
+    assert run["code"] == 1
+    limit = Budgets().cards
+    assert f"deck.rules:{limit + 5}:3: error: this would make more than {limit:,} cards (budget cards" in run["err"]
+
+
+def test_source_tokens_counts_every_word_and_symbol_but_not_comments(tmp_path, monkeypatch):
+    """The count stops at the token that passes the budget, in the file as a whole or declaration by
+    declaration (a file the parse cache knows in part), and comments are not counted."""
+    path = tmp_path / "g.rules"
+    path.write_text(HEAD + "// " + "many words in a comment " * 50 + "\n" + TAIL, encoding="utf-8")
+    assert rulelang.load(str(path), budgets={"source_tokens": 20}).title == "Long"  # 14 + 6 tokens
+    with pytest.raises(RulesError) as info:
+        rulelang.load(str(path), budgets={"source_tokens": 19})
+    said = info.value.format()
+    assert f"{path}:3:19: error: the file has more than 19 words and symbols" in said  # the last `}`
+    assert "--budget source_tokens=" in said
+    for cache in ("0", "1"):  # parsed whole, and declaration by declaration (the parse cache)
+        monkeypatch.setenv("RULELANG_CACHE", cache)
+        code, said = run_main("check", str(path), "--budget", "source_tokens=19")
+        assert code == 1 and "3:19: error: the file has more than 19 words and symbols" in said, said
 
 
 # ------------------------------------------------------------------ every command reads a file alike
@@ -257,7 +322,7 @@ def test_a_long_deck_is_held_to_the_cards_budget_as_it_is_read(tmp_path):
 def test_reading_a_dense_file_is_held_to_the_memory_budget(tmp_path):
     path = tmp_path / "dense.rules"
     path.write_text(HEAD + "".join(f"def f{i} = {i} + {i}\n" for i in range(40_000)) + TAIL, encoding="utf-8")
-    run = measured(tmp_path, "check", str(path), "--budget", "memory_mb=20")
+    run = measured(tmp_path, "check", str(path), "--budget", "memory_mb=20", "--budget", "source_tokens=300000")
     assert run["code"] == 1, run["err"]
     assert "error: reading the rules up to here took" in run["err"]
     assert "(budget memory_mb = 20: MiB of memory a match may take)" in run["err"]

@@ -144,7 +144,7 @@ def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
     while changed:
         changed = False
         for name, used in list(kept.items()):
-            if not used <= kept.keys() | outside:
+            if any(u not in kept and u not in outside for u in used):  # (no new set for each name)
                 del kept[name]
                 changed = True
     return set(kept)

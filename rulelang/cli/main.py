@@ -515,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     for p in sub.choices.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
-                            "recursion_depth, memory_mb, source_bytes")
+                            "recursion_depth, memory_mb, source_bytes, source_tokens, players")
     return parser
 
 

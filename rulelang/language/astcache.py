@@ -47,13 +47,13 @@ def _builder_fingerprint() -> bytes:
 
 def _builder_key():
     """A hash started with the builder's fingerprint and the budgets the parser holds a file to (list_size
-    for texts and lists written out, cards for long decks): a file parsed under larger ones is not
+    for texts and lists written out, cards for long decks, source_tokens): a file parsed under larger ones is not
     taken from the cache under smaller ones."""
     from rulelang.core.budgets import current_budgets
 
     budgets = current_budgets()
     h = hashlib.sha256(_builder_fingerprint())
-    h.update(b"list_size %d cards %d\0" % (budgets.list_size, budgets.cards))
+    h.update(b"list_size %d cards %d source_tokens %d\0" % (budgets.list_size, budgets.cards, budgets.source_tokens))
     return h
 
 
@@ -240,8 +240,9 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str,
 def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
     on its own (the whole file is parsed then). `parse_alone` gets the texts of those that do."""
-    from rulelang.language.parser import parse_declarations
+    from rulelang.language.parser import parse_declarations, refuse_too_many_tokens
 
+    refuse_too_many_tokens(missing, file)
     parsed = []
     for offset, chunk in missing:
         part = parse_declarations(chunk, file, offset)

@@ -72,15 +72,18 @@ def _value(text: str, file: str, line: int, col: int):
 _LONG_NUMBER = re.compile(r"[0-9]{19}")  # may be beyond the bound of every number: the parser says so
 
 
-def _entry(m: re.Match, file: str, line: int) -> N.CardEntry | None:
-    # (written out flat: this runs once a card, and calls cost)
+def _plain(m: re.Match) -> bool:
+    """A line that matched _ENTRY holds only values the fast path reads as the parser would."""
     if _LONG_NUMBER.search(m.string, m.start(), m.end()):
-        return None
+        return False
+    return not any(a.group(2) in _NOT_VALUES for a in _ARG_RE.finditer(m.string, m.start("args"), m.end("args")))
+
+
+def _entry(m: re.Match, file: str, line: int) -> N.CardEntry:
+    # (written out flat: this runs once a card, and calls cost)
     args = []
     for a in _ARG_RE.finditer(m.string, m.start("args"), m.end("args")):
         value_text = a.group(2)
-        if value_text in _NOT_VALUES:
-            return None
         vcol = a.start(2) + 1
         vend = vcol + len(value_text)
         value = _atom(value_text, file, line, vcol) if value_text[0] != "[" else _value(value_text, file, line, vcol)
@@ -121,7 +124,7 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
         start, j = head.end() + 1, i + 1  # line j starts at start
         if start > len(text):  # (the head is the last line)
             break
-        entries: list[tuple[int, int, int, N.CardEntry]] = []
+        lines: list[tuple[int, int, int, re.Match]] = []  # (a block's cards are counted before any is built)
         closed, made = False, 0  # (the cards budget: a deck of more cards than a file may create is not read on)
         while start <= len(text):
             run = _SKIPPED.match(text, start)
@@ -140,22 +143,25 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
             if len(line) > longest:  # a text or list longer than a game's may be in it: the parser says so
                 break
             m = _ENTRY.match(line)
-            entry = _entry(m, file, j + 1) if m else None
-            if entry is None:
+            if m is None or not _plain(m):
                 break
-            entries.append((start, end, j, entry))
-            made, read = made + entry.copies, read + 1
+            lines.append((start, end, j, m))
+            made += int(m.group("copies") or 1)
             if made > budgets.cards:
-                _over(file, entry.span, "cards", f"this would make more than {budgets.cards:,} cards", budgets.cards)
-            if not read % WATCH_EVERY and resident_mb() - memory_base > budgets.memory_mb:
-                _over(file, entry.span, "memory_mb", "reading the rules up to here took "
-                      f"{resident_mb() - memory_base:,.0f} MiB of memory", budgets.memory_mb)
+                _over(file, _entry(m, file, j + 1).span, "cards", f"this would make more than {budgets.cards:,} cards",
+                      budgets.cards)
             j, start = j + 1, end + 1
         else:  # the text ended inside the block
             break
-        if closed and len(entries) >= MIN_ENTRIES:
-            blanked.extend((a, b) for a, b, _, _ in entries[1:])
-            found[i + 1] = [e for _, _, _, e in entries[1:]]
+        if closed and len(lines) >= MIN_ENTRIES:
+            blanked.extend((a, b) for a, b, _, _ in lines[1:])
+            entries = found[i + 1] = []
+            for _, _, at, m in lines[1:]:
+                entries.append(_entry(m, file, at + 1))
+                read += 1
+                if not read % WATCH_EVERY and resident_mb() - memory_base > budgets.memory_mb:
+                    _over(file, entries[-1].span, "memory_mb", "reading the rules up to here took "
+                          f"{resident_mb() - memory_base:,.0f} MiB of memory", budgets.memory_mb)
         pos, line_no = end + 1, j + 1  # after the block's last line ("}", or the line that is no card)
         if pos > len(text):
             break

@@ -9,9 +9,11 @@ made from anything else is not used.
 
 While Lark reads, its lexer callbacks refuse what no game may hold: a number beyond NUMBER_BOUND, a
 text longer than the list_size budget, a name of Python's own (`__class__`); and they count the
-tokens, so that the memory a parse takes is looked at as it grows (`watching`). Before Lark reads,
-a list written out longer than list_size is refused (`_refuse_long_lists`); after, a tree nested
-deeper than MAX_NESTING (`_too_deep`).
+names, numbers and texts read, so that the memory a parse takes is looked at as it grows
+(`watching`). Before Lark reads, a file's words and symbols are counted against the source_tokens
+budget (`_refuse_too_many_tokens`: parsing time grows with them), and a list written out longer
+than list_size is refused (`_refuse_long_lists`); after, a tree nested deeper than MAX_NESTING
+(`_too_deep`).
 
 Measured and not taken (first `check` of the largest seed game, empty caches; the figures and
 commands are in the commit that added this paragraph; bench/_parse_speed.py and
@@ -225,6 +227,29 @@ def _counted(tok: Token) -> Token:
         if not watch.read % WATCH_EVERY:
             watch.check(tok.line, tok.column)
     return tok
+
+
+# A word, a number, a text or a symbol as the parser will read them, or a comment, which it skips.
+# (Parsing takes tens of microseconds a token: their number, not the file's size, makes a dense file slow.)
+_TOKEN = re.compile(r'(//[^\n]*)|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\w+|\S')
+
+
+def _refuse_too_many_tokens(text: str, counted: int = 0) -> int:
+    """`counted` plus the words and symbols of `text` (the tokens of a file's texts read before it),
+    held to the source_tokens budget before the parser reads any of them."""
+    limit = current_budgets().source_tokens
+    for m in _TOKEN.finditer(text):
+        if m.lastindex is None:
+            counted += 1
+            if counted > limit:
+                start = m.start()
+                line = text.count("\n", 0, start) + 1
+                column = start - text.rfind("\n", 0, start)
+                span = Span(line=line, column=column, end_line=line, end_column=column + len(m.group()))
+                over = exceeded(span, "source_tokens", f"the file has more than {limit:,} words and symbols "
+                                "for the parser to read", limit)
+                raise _OverBudget(span, over.message, over.hint, whole=True)
+    return counted
 
 
 def _unquote(tok) -> str:

@@ -25,7 +25,8 @@ from rulelang.language.ast_statements import StatementsToAst
 from rulelang.language.chunks import header_doc, split_top_level
 from rulelang.language.fastcards import restore_card_blocks, split_card_blocks
 from rulelang.language.lark_parser import (MAX_NESTING, _lark, _OverBudget, _refuse_long_lists,  # noqa: F401
-                                           _SyntaxProblem, _too_deep, watching, write_tables)
+                                           _refuse_too_many_tokens, _SyntaxProblem, _too_deep, watching,
+                                           write_tables)
 
 
 class _ToAst(StatementsToAst, DeclarationsToAst):
@@ -68,6 +69,7 @@ def parse_text(text: str, file: str = "<rules>", parse_alone: Collection[str] = 
     remember_source(file, text)
     fast_text, fast_cards = split_card_blocks(text, file)  # long decks read line by line (fastcards.py)
     try:
+        _refuse_too_many_tokens(fast_text)
         decls = _parse_chunk(fast_text, file, 0)
         restore_card_blocks(decls, fast_cards)
     except (UnexpectedInput, _SyntaxProblem) as problem:
@@ -112,6 +114,17 @@ def _rules_file(text: str, file: str, decls: list[N.AnyDecl]) -> N.RulesFile:
 # token that opens a declaration acts as the end of the text does, or opens a new declaration: no
 # declaration can run on into the next chunk); when one does not, the caller parses the whole
 # file, which reports the errors as always.
+
+
+def refuse_too_many_tokens(chunks: list[tuple[int, str]], file: str) -> None:
+    """Chunks about to be parsed one by one, their words and symbols held together to the
+    source_tokens budget before any is parsed (as `parse_text` holds a whole file)."""
+    counted = 0
+    for offset, chunk in chunks:
+        try:
+            counted = _refuse_too_many_tokens(chunk, counted)
+        except _OverBudget as over:
+            raise RulesError(Diagnostic(_in_file(over.span, file, offset), over.message, hint=over.hint)) from None
 
 
 def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | None:
