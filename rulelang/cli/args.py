@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+# help texts several commands share
+GAME_FILE = "a .rules file or the name of a bundled game"
+AGENTS = "agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)"
+
 
 def whole_number(least: int):
     """An argparse type: a whole number of at least `least`."""
@@ -60,7 +64,13 @@ def output_folder(text: str) -> str:
     return text
 
 
-def _settings(pairs: list[str] | None) -> dict[str, str]:
+def variants(value: str | None) -> list[str]:
+    """`--variant a,b`: the variants named."""
+    return [v for v in (value or "").split(",") if v]
+
+
+def settings(pairs: list[str] | None) -> dict[str, str]:
+    """`--set NAME=VALUE`, repeated: the settings named."""
     out = {}
     for pair in pairs or []:
         if "=" not in pair:
@@ -68,6 +78,16 @@ def _settings(pairs: list[str] | None) -> dict[str, str]:
         k, v = pair.split("=", 1)
         out[k.strip()] = v.strip()
     return out
+
+
+def seats(text: str, players: int, option: str) -> list[str]:
+    """One agent per seat, comma-separated (one name: every seat)."""
+    names = text.split(",")
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise SystemExit(f"{option} lists {len(names)} {option[2:]} for {players} players")
+    return names
 
 
 def bench_arguments(p) -> None:

@@ -5,10 +5,8 @@
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from rulelang.cli.args import output_file, output_folder, whole_number
+from rulelang.cli.args import GAME_FILE, output_file, output_folder, settings, variants, whole_number
+from rulelang.cli.console import console, err_console, print_written, progress_bar, write_json
 
 # rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
 # and `rulelang check` starts faster without it
@@ -32,13 +30,6 @@ def mean_cell(m: dict, digits=2) -> str:
     if m.get("mean") is None:
         return "-"
     return f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
-
-
-def progress_bar(err_console, quiet: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
 
 
 def _short(x: float) -> str:
@@ -143,13 +134,7 @@ def print_metrics(console, summary) -> None:
 # ------------------------------------------------------------------ commands
 
 
-def _variants(value: str | None) -> list[str]:
-    return [v for v in (value or "").split(",") if v]
-
-
 def cmd_tournament(args) -> int:
-    from rulelang.cli.args import _settings
-    from rulelang.cli.console import console, err_console
     from rulelang.balance.tournament import print_tournament, tournament
 
     if args.skill:
@@ -160,28 +145,25 @@ def cmd_tournament(args) -> int:
         return 2
     bots = [b for b in args.bots.split(",") if b]
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
-    with progress_bar(err_console, args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
-        result = tournament(args.file, bots, args.n, variant=_variants(args.variant), settings=_settings(args.set),
+        result = tournament(args.file, bots, args.n, variant=variants(args.variant), settings=settings(args.set),
                             players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
                             progress=lambda: progress.advance(task), duplicate=args.duplicate)
     print_tournament(console, result)
     if args.out:
-        Path(args.out).write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
-        console.print(f"results written to {args.out}", markup=False)
+        write_json(args.out, result.to_json())
     return 0
 
 
 def _skill_ladder(args) -> int:
     """`rulelang tournament FILE --skill`: each rung of the ladder against the one below it."""
-    from rulelang.cli.args import _settings
-    from rulelang.cli.console import console, err_console
     from rulelang.balance.tournament import LADDER, print_ladder, skill_ladder
 
     rungs = [b for b in (args.bots or ",".join(LADDER)).split(",") if b]
-    with progress_bar(err_console, args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         task = progress.add_task("climbing", total=args.n * 2 * max(len(rungs) - 1, 1))
-        ladder = skill_ladder(args.file, args.n, rungs, variant=_variants(args.variant), settings=_settings(args.set),
+        ladder = skill_ladder(args.file, args.n, rungs, variant=variants(args.variant), settings=settings(args.set),
                               players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
                               progress=lambda: progress.advance(task))
     print_ladder(console, ladder)
@@ -192,8 +174,7 @@ def _skill_ladder(args) -> int:
                                + (["--variant", args.variant] if args.variant else [])
                                + [f"--set {pair}" for pair in args.set or []])
     if args.out:
-        Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        console.print(f"results written to {args.out}", markup=False)
+        write_json(args.out, data, end="\n")
     if args.plot:
         from rulelang.balance.plots import ladder_plot
 
@@ -203,7 +184,7 @@ def _skill_ladder(args) -> int:
 
 
 def _common(p, n_default: int = 100) -> None:
-    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("file", help=GAME_FILE)
     p.add_argument("-n", type=whole_number(1), default=n_default, help=f"games (default {n_default})")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
@@ -307,36 +288,32 @@ def print_comparison(console, c) -> None:
 
 
 def cmd_compare(args) -> int:
-    from rulelang.cli.console import console, err_console
     from rulelang.balance.compare import compare
 
     agents = args.agents.split(",") if args.agents else None
-    with progress_bar(err_console, args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         task = progress.add_task("simulating A and B", total=2 * args.n)
         c = compare(args.file, args.a, args.b, args.n, players=args.players, agents=agents, seed=args.seed,
                     jobs=args.jobs, cluster=args.cluster, alpha=args.alpha, independent=args.independent,
                     progress=lambda: progress.advance(task))
     print_comparison(console, c)
     if args.out:
-        Path(args.out).write_text(json.dumps(c.to_json(), indent=1, default=str), encoding="utf-8")
-        console.print(f"results written to {args.out}", markup=False)
+        write_json(args.out, c.to_json())
     if args.plot:
         from rulelang.balance.plots import compare_plots
 
-        for path in compare_plots(c, args.plot):
-            console.print(f"plot written to {path}", markup=False)
+        print_written(compare_plots(c, args.plot))
     return 0
 
 
 def cmd_sweep(args) -> int:
     from rich.table import Table
 
-    from rulelang.cli.console import console, err_console
     from rulelang.balance.sweep import grid, sweep, write_tables
 
     agents = args.agents.split(",") if args.agents else None
     cells = len(grid(args.set, args.variant))
-    with progress_bar(err_console, args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         task = progress.add_task(f"{cells} cells", total=cells * args.n)
         title, rows = sweep(args.file, args.set, args.variant, args.n, players=args.players, agents=agents,
                             seed=args.seed, jobs=args.jobs, cluster=args.cluster,
@@ -355,11 +332,9 @@ def cmd_sweep(args) -> int:
                       f"{r['decisions']['value']:.1f}")
     console.print(table)
     out = args.out or "sweep"
-    for path in write_tables(rows, out):
-        console.print(f"table written to {path}", markup=False)
+    print_written(write_tables(rows, out), "table")
     if args.plot:
         from rulelang.balance.plots import sweep_plots
 
-        for path in sweep_plots(rows, args.plot, title):
-            console.print(f"plot written to {path}", markup=False)
+        print_written(sweep_plots(rows, args.plot, title))
     return 0

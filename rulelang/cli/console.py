@@ -1,4 +1,6 @@
 """The consoles the `rulelang` command prints on (rich, made on first use)."""
+import json
+from pathlib import Path
 
 
 class _LazyConsole:
@@ -28,3 +30,22 @@ class _LazyConsole:
 # brackets ("[red]" is a fine word in a title); the few styled lines ask for markup themselves
 console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False, markup=False)  # "mcts:100:depth=0" is no emoji code
 err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
+
+
+def progress_bar(quiet: bool):
+    """The progress bar of many games, on stderr (none with --quiet)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
+
+
+def write_json(path: str, data, end: str = "") -> None:
+    """`--out FILE`: the results as JSON, and a line saying where they went."""
+    Path(path).write_text(json.dumps(data, indent=1, default=str) + end, encoding="utf-8")
+    console.print(f"results written to {path}")
+
+
+def print_written(paths, what: str = "plot") -> None:
+    for path in paths:
+        console.print(f"{what} written to {path}")

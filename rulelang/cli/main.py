@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 from pathlib import Path
 
-from rulelang.cli.args import _settings, output_file, output_folder, port_number, whole_number
-from rulelang.cli.console import console, err_console
+from rulelang.cli.args import (AGENTS, GAME_FILE, output_file, output_folder, port_number, seats, settings, variants,
+                               whole_number)
+from rulelang.cli.console import console, err_console, print_written, progress_bar, write_json
 
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
 # answers from its kept verdict without them)
@@ -48,10 +48,7 @@ def cmd_check(args) -> int:
                 remember_pass(path, text, variants, data_files.paths)
             except RulesError as exc:
                 failed += 1
-                sys.stdout.flush()
-                n = len(exc.diagnostics)
-                sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
-                sys.stderr.flush()
+                _print_errors(path, exc)
                 continue
         print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
         for diagnostic in found:
@@ -59,6 +56,13 @@ def cmd_check(args) -> int:
         if hint:
             print(f"{path}: hint: {hint}")
     return 1 if failed else 0
+
+
+def _print_errors(path, exc) -> None:
+    sys.stdout.flush()
+    n = len(exc.diagnostics)
+    sys.stderr.write(f"{exc.format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
+    sys.stderr.flush()
 
 
 def _is_scenario_file(rules) -> bool:
@@ -79,10 +83,7 @@ def _check_scenario_file(path, rules, games: dict) -> int:
     scenarios = [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
     problems = check_scenarios(path, scenarios, games)
     if problems:
-        sys.stdout.flush()
-        n = len(problems)
-        sys.stderr.write(f"{RulesError(problems).format()}\n{path}: {n} error{'s' if n != 1 else ''}\n")
-        sys.stderr.flush()
+        _print_errors(path, RulesError(problems))
         return 1
     n = len(scenarios)
     print(f"{path}: ok ({n} scenario{'s' if n != 1 else ''})")
@@ -93,18 +94,16 @@ def _check_scenario_file(path, rules, games: dict) -> int:
 
 
 def cmd_simulate(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.table import Table
 
     from rulelang.cli.balance import print_metrics, print_seats
     from rulelang.balance.simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=False, disable=args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         task = progress.add_task("simulating", total=args.n)
-        summary = simulate(args.file, args.n, variant=_variants(args.variant), players=args.players, agents=agents,
-                           seed=args.seed, jobs=args.jobs, settings=_settings(args.set),
+        summary = simulate(args.file, args.n, variant=variants(args.variant), players=args.players, agents=agents,
+                           seed=args.seed, jobs=args.jobs, settings=settings(args.set),
                            progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile,
                            coverage=args.coverage)
     print_seats(console, summary)
@@ -149,13 +148,11 @@ def cmd_simulate(args) -> int:
     if summary.coverage is not None:
         _print_coverage([summary.coverage])
     if args.out:
-        Path(args.out).write_text(json.dumps(summary.to_json(), indent=1, default=str), encoding="utf-8")
-        console.print(f"results written to {args.out}")
+        write_json(args.out, summary.to_json())
     if args.plot:
         from rulelang.balance.plots import simulate_plots
 
-        for path in simulate_plots(summary, args.plot):
-            console.print(f"plot written to {path}", markup=False)
+        print_written(simulate_plots(summary, args.plot))
     return 0
 
 
@@ -167,8 +164,11 @@ def _print_coverage(reports) -> None:
             console.print(line, markup=False, highlight=False)
 
 
-def _variants(value: str | None) -> list[str]:
-    return [v for v in (value or "").split(",") if v]
+def _load(args):
+    """The game a command plays: FILE with its --variant and --set."""
+    from rulelang.compile.loader import load
+
+    return load(args.file, variant=variants(args.variant), settings=settings(args.set))
 
 
 # ------------------------------------------------------------------ play
@@ -176,19 +176,14 @@ def _variants(value: str | None) -> list[str]:
 
 def cmd_play(args) -> int:
     from rulelang.bots.agents import AgentHandle, make_agent
-    from rulelang.compile.loader import load
     from rulelang.engine.visibility import move_label
     from rulelang.table.tableview import table_view
     from rulelang.table.terminal import QUIT, ask, draw_result
 
-    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    game = _load(args)
     players = args.players or game.program.game.players_default
-    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
-    if len(seats) == 1:
-        seats = seats * players
-    if len(seats) != players:
-        raise SystemExit(f"--seats lists {len(seats)} seats for {players} players")
-    agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    names = seats(args.seats or ("human," + ",".join(["random"] * (players - 1))), players, "--seats")
+    agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     humans = [i for i, a in enumerate(agents) if a is None]
     # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
     viewer = humans[0] if len(humans) == 1 else -1
@@ -196,7 +191,7 @@ def cmd_play(args) -> int:
     from rich.markup import escape  # (a title, like any text of the rules file, is shown as it is written)
 
     console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
-                  f"Seats: {escape(', '.join(seats))}", markup=True)
+                  f"Seats: {escape(', '.join(names))}", markup=True)
     shown_log = 0
     while not match.is_over:
         for line in match.s.log[shown_log:]:
@@ -210,10 +205,10 @@ def cmd_play(args) -> int:
             # it is done: said before the move is applied, so a card hidden from them then is "a
             # hidden card", neither named nor placed where the move (or a new round) puts it
             label = move_label(match.s, match.s.pending["options"][index], viewer)
-            console.print(f"Player {seat + 1} ({seats[seat]}): {label}", markup=False)
+            console.print(f"Player {seat + 1} ({names[seat]}): {label}", markup=False)
             match.apply(index)
             continue
-        index = ask(console, match, seat, seats=seats)
+        index = ask(console, match, seat, seats=names)
         if index is None:
             return 1
         if index == QUIT:
@@ -224,7 +219,7 @@ def cmd_play(args) -> int:
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
-    draw_result(console, table_view(match, viewer), seats)
+    draw_result(console, table_view(match, viewer), names)
     return 0
 
 
@@ -236,12 +231,10 @@ def cmd_serve(args) -> int:
         from rulelang.table.server import Table, serve
     except ImportError as exc:
         raise SystemExit(f"rulelang serve needs the web extra: pip install 'rulelang[web]' ({exc})")
-    from rulelang.compile.loader import load
-
-    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    game = _load(args)
     players = args.players or game.program.game.players_default
-    seats = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
-    table = Table(game, seats, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
+    names = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    table = Table(game, names, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
     if args.load:
         data = table.load_file(Path(args.load))
         table.restart(data["base"], data["choices"])
@@ -329,9 +322,7 @@ def cmd_docs(args) -> int:
 def cmd_render(args) -> int:
     from rulelang.bots.agents import make_agent, play_match, AgentHandle
     from rulelang.tools.render import render_board
-    from rulelang.compile.loader import load
-
-    game = load(args.file, variant=_variants(args.variant), settings=_settings(args.set))
+    game = _load(args)
     if not args.list and not args.out:
         raise SystemExit("rulelang render: error: name the image to write with -o FILE "
                          "(or --list the boards the game has)")
@@ -347,12 +338,7 @@ def cmd_render(args) -> int:
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     players = args.players or game.program.game.players_default
-    seats = (args.agents or "random").split(",")
-    if len(seats) == 1:
-        seats = seats * players
-    if len(seats) != players:
-        raise SystemExit(f"--agents lists {len(seats)} agents for {players} players")
-    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats)]
+    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats(args.agents or "random", players, "--agents"))]
     match = game.new_match(players=players, seed=args.seed)
     if args.list:
         from rulelang.tools.render import describe_boards
@@ -398,6 +384,14 @@ def cmd_bench(args) -> int:
 # ------------------------------------------------------------------ main
 
 
+def _match_arguments(p, file_help: str | None = None) -> None:
+    """FILE, --variant, --players, --seed: the match a command plays."""
+    p.add_argument("file", help=file_help)
+    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
+    p.add_argument("--players", type=int)
+    p.add_argument("--seed", type=int, default=0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rulelang", description="Check, play and simulate board and card games written as .rules files.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -407,19 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check, short_lived=True)
 
     p = sub.add_parser("play", help="play a game in the terminal")
-    p.add_argument("file")
-    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
-    p.add_argument("--players", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    _match_arguments(p)
     p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc, mcts")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("serve", help="play a game at a table in the browser (people and bots)")
-    p.add_argument("file")
-    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
-    p.add_argument("--players", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    _match_arguments(p)
     p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
@@ -437,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=whole_number(1), default=100, help="number of games")
     p.add_argument("--variant")
     p.add_argument("--players", type=int)
-    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
+    p.add_argument("--agents", help=AGENTS)
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
     p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
@@ -467,16 +455,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
-    p.add_argument("file", help="a .rules file or the name of a bundled game")
+    p.add_argument("file", help=GAME_FILE)
     p.add_argument("-o", "--out", type=output_file, help="write the page to this file (default: print it)")
     p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
-    p.add_argument("file", help="a .rules file or the name of a bundled game")
-    p.add_argument("--variant", help="variant(s) to apply, comma-separated")
-    p.add_argument("--players", type=int)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--agents", help="agents per seat (or one for all): random, greedy, mc, mcts (mcts:ITERATIONS, mc:PLAYOUTS)")
+    _match_arguments(p, file_help=GAME_FILE)
+    p.add_argument("--agents", help=AGENTS)
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
     p.add_argument("--zone", help="the board zone to draw (default: the first board; a player's board is NAME#SEAT, "
                                   "tableau#2; --list lists them); several, comma-separated, "
