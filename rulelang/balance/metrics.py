@@ -33,16 +33,14 @@ def _standing_fn(match):
     """The number that says how well a player is doing: the rules' heuristic, else their score."""
     program = match.game.program
     if program.heuristic is not None:
-        def standing(p):
-            return program.heuristic(Ctx({}, match.s, match.vm), (p,))
-        return standing, "heuristic"
+        return lambda p: program.heuristic(Ctx({}, match.s, match.vm), (p,))
     if match.s.players and "score" in match.s.players[0].attrs:
-        return (lambda p: p.attrs.get("score")), "score"
-    return None, None
+        return lambda p: p.attrs.get("score")
+    return None
 
 
-def _standings(match, fn) -> list[float] | None:
-    """Every player's standing now, without disturbing the match (its chance and version are kept)."""
+def _note_standings(match, fn, snapshots: list) -> None:
+    """Every player's standing now, noted without disturbing the match (its chance and version are kept)."""
     s = match.s
     rng_state, version = s.rng.getstate(), s.version
     try:
@@ -52,9 +50,8 @@ def _standings(match, fn) -> list[float] | None:
     finally:
         s.rng.setstate(rng_state)
         s.version = version
-    if values is None or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        return None
-    return [float(v) for v in values]
+    if values is not None and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        snapshots.append([float(v) for v in values])
 
 
 def _cards_in(value, out: list[str]):
@@ -70,7 +67,7 @@ def play_recorded(match, agents: list) -> dict:
     from rulelang.bots.agents import AgentHandle
 
     players = len(match.s.players)
-    standing, _source = _standing_fn(match)
+    standing = _standing_fn(match)
     snapshots: list[list[float]] = []
     options_offered = 0
     decisions = 0
@@ -98,13 +95,9 @@ def play_recorded(match, agents: list) -> dict:
                 keywords.setdefault(k, [0] * players)[seat] += v - before.get(k, 0)
         if standing is not None and match.s.round != last_round and not match.is_over:
             last_round = match.s.round
-            values = _standings(match, standing)
-            if values is not None:
-                snapshots.append(values)
+            _note_standings(match, standing, snapshots)
     if standing is not None:
-        values = _standings(match, standing)
-        if values is not None:
-            snapshots.append(values)
+        _note_standings(match, standing, snapshots)
     out = {"options_offered": options_offered, "choices": decisions, "option_kinds": option_kinds,
            "cards": cards, "keywords_by_seat": keywords}
     out.update(lead_metrics(snapshots, match.s.winners))
@@ -200,10 +193,7 @@ def mean_ci(values: list[float], confidence: float = CONFIDENCE) -> dict:
     arr = np.asarray(values)
     mean = float(arr.mean())
     sd = float(arr.std(ddof=1)) if n > 1 else 0.0
-    if n > 1 and sd > 0:
-        half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * sd / math.sqrt(n)
-    else:
-        half = 0.0
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * sd / math.sqrt(n) if sd > 0 else 0.0
     q = np.quantile(arr, [0, 0.25, 0.5, 0.75, 1])
     return {"mean": mean, "low": mean - half, "high": mean + half, "stdev": sd, "n": n,
             "min": float(q[0]), "q1": float(q[1]), "median": float(q[2]), "q3": float(q[3]), "max": float(q[4])}
@@ -212,7 +202,7 @@ def mean_ci(values: list[float], confidence: float = CONFIDENCE) -> dict:
 # ------------------------------------------------------------------ the summary of many games
 
 
-def _use_table(games, key: str, players: int, limit: int | None = None) -> dict:
+def _use_table(games, key: str, limit: int | None = None) -> dict:
     """How often each thing (keyword, option kind, card) was used, and how its users did."""
     total: Counter = Counter()
     users: dict[str, list[int]] = {}  # name -> [seat-games in which it was used, of which won]
@@ -263,9 +253,9 @@ def summarise(summary) -> dict:
     out["lead_changes"] = mean_ci([g.lead_changes for g in games])
     out["drama"] = mean_ci([g.drama for g in games])
     out["decided_at"] = mean_ci([g.decided_at for g in games])
-    out["keywords"] = _use_table(games, "keywords_by_seat", players)
-    out["option_kinds"] = _use_table(games, "option_kinds", players)
-    out["cards"] = _use_table(games, "cards", players, limit=TOP_CARDS)
+    out["keywords"] = _use_table(games, "keywords_by_seat")
+    out["option_kinds"] = _use_table(games, "option_kinds")
+    out["cards"] = _use_table(games, "cards", limit=TOP_CARDS)
     return out
 
 

@@ -36,19 +36,12 @@ from pathlib import Path
 
 from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, RulesError
-from rulelang.tools.docgen_flow import FlowNode, build_flow, flow_list, flow_mermaid, flow_svg, line_link
-from rulelang.tools.docgen_text import (Assumption, Source, cell, child_blocks, code, collect_assumptions,  # noqa: F401
-                                        decl_bodies, decl_title, doc_text, first_sentence, walk_stmts)
+from rulelang.tools.docgen_flow import build_flow, flow_list, flow_mermaid, flow_svg, line_link
+from rulelang.tools.docgen_text import (Source, cell, child_blocks, code, collect_assumptions, decl_bodies, decl_title,
+                                        doc_text, first_sentence, walk_stmts)  # noqa: F401
 from rulelang.tools.docgen_reference import (BUILTINS_BEGIN, BUILTINS_END, REGENERATE_BUILTINS,  # noqa: F401
-                                             builtins_section, builtins_table, cli_usage, grammar_rule,
-                                             grammar_rules, grammar_rules_by_name, main, with_builtins_table)
-
-__all__ = [
-    "GamePage", "Assumption", "FlowNode", "render_game_page", "build_page", "collect_assumptions",
-    "build_flow", "flow_mermaid", "flow_list", "flow_svg", "grammar_rule", "grammar_rules", "builtins_table",
-    "builtins_section", "with_builtins_table",
-]
-
+                                             builtins_section, builtins_table, cli_usage, grammar_rules,
+                                             grammar_rules_by_name, main)
 
 # ------------------------------------------------------------------ cards
 
@@ -188,11 +181,6 @@ class GamePage:
     title: str
     markdown: str
     problems: list[str] = field(default_factory=list)  # why parts of the page could not be made
-
-
-def render_game_page(path: str | Path, site: bool = False) -> str:
-    """The Markdown page of a .rules file (raises RulesError when the file does not parse)."""
-    return build_page(path, site=site).markdown
 
 
 def build_page(path: str | Path, site: bool = False, source_path: str | None = None) -> GamePage:
@@ -472,27 +460,22 @@ class _Renderer:
 
     @staticmethod
     def topology(t: N.Topology) -> str:
-        return _Renderer.topology_shape(t) + _Renderer.places_text(t)
-
-    @staticmethod
-    def topology_shape(t: N.Topology) -> str:
         if t.kind == "grid":
             size = f", {t.width} by {t.height}" if t.width else ", open (grows)"
-            return f"square grid, {t.neighbours} neighbours{size}"
-        if t.kind == "hex" and t.shape is not None:
-            return f"hex grid, a {t.shape} of {t.width} by {t.height} cells"
-        if t.kind == "hex":
-            return "hex grid" + (f", radius {t.radius}" if t.radius is not None else ", open (grows)")
-        if t.kind == "track":
-            return f"track of {t.length} spaces" + (", a loop" if t.loop else "")
-        return f"graph of {len(t.nodes)} nodes and {len(t.edges)} edges"
-
-    @staticmethod
-    def places_text(t: N.Topology) -> str:
+            shape = f"square grid, {t.neighbours} neighbours{size}"
+        elif t.kind == "hex" and t.shape is not None:
+            shape = f"hex grid, a {t.shape} of {t.width} by {t.height} cells"
+        elif t.kind == "hex":
+            shape = "hex grid" + (f", radius {t.radius}" if t.radius is not None else ", open (grows)")
+        elif t.kind == "track":
+            shape = f"track of {t.length} spaces" + (", a loop" if t.loop else "")
+        else:
+            shape = f"graph of {len(t.nodes)} nodes and {len(t.edges)} edges"
         if t.places is None:
-            return ""
+            return shape
         caps = ", ".join(f"{name} holds {n}" for name, n in t.capacities)
-        return f"; each cell divided into the places of {t.places}" + (f" ({caps}; the others any number)" if caps else "")
+        return shape + f"; each cell divided into the places of {t.places}" + (
+            f" ({caps}; the others any number)" if caps else "")
 
     def settings(self):
         settings = [d for d in self.base if isinstance(d, N.SettingDecl)]
@@ -566,19 +549,10 @@ class _Renderer:
                     replaced.append(item)
                 else:
                     added.append(item)
-            if replaced:
-                self.w("**Replaced**", "")
-                for item in replaced:
-                    self.w(f"- {code(decl_title(item, self.src))} ({self.ref(item)})" + (f": {first_sentence(item.doc)}" if item.doc else ""))
-                self.w("")
-            if removed:
-                self.w("**Removed**", "")
-                self.w(*removed, "")
-            if added:
-                self.w("**Added**", "")
-                for item in added:
-                    self.w(f"- {code(decl_title(item, self.src))} ({self.ref(item)})" + (f": {first_sentence(item.doc)}" if item.doc else ""))
-                self.w("")
+            for heading, items in (("Replaced", replaced), ("Removed", removed), ("Added", added)):
+                if items:
+                    self.w(f"**{heading}**", "")
+                    self.w(*(i if type(i) is str else self.item_line(i) for i in items), "")
             if sets:
                 self.w("**Settings changed**", "")
                 self.w("| setting | base game | this variant |", "|---|---|---|", *sets, "")
@@ -599,6 +573,10 @@ class _Renderer:
                 self.decl_prose(item)
             if len(self.out) == before:
                 del self.out[prose_start:]
+
+    def item_line(self, item: N.Node) -> str:
+        return f"- {code(decl_title(item, self.src))} ({self.ref(item)})" + (
+            f": {first_sentence(item.doc)}" if item.doc else "")
 
     def assumptions(self):
         items = collect_assumptions(self.text)

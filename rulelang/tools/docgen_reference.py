@@ -41,15 +41,12 @@ def grammar_rules_by_name() -> dict[str, str]:
     return out
 
 
-def grammar_rule(name: str) -> str:
-    rules = grammar_rules_by_name()
-    if name not in rules:
-        raise KeyError(f"the grammar has no rule named {name!r}")
-    return rules[name]
-
-
 def grammar_rules(names: Iterable[str]) -> str:
-    return "\n".join(grammar_rule(n) for n in names)
+    rules = grammar_rules_by_name()
+    for name in names:
+        if name not in rules:
+            raise KeyError(f"the grammar has no rule named {name!r}")
+    return "\n".join(rules[n] for n in names)
 
 
 def builtins_table() -> str:

@@ -49,31 +49,25 @@ class Source:
         if not s.line or s.line > len(self.lines):
             return ""
         line = _strip_comment(self.lines[s.line - 1][s.column - 1:]).strip()
-        line = re.sub(r"\s+", " ", _before_block(line)).strip()
+        line = re.sub(r"\s+", " ", _up_to(line, "{")).strip()
         if len(line) > max_len:
             line = line[: max_len - 1].rstrip() + "…"
         return line
 
 
-def _before_block(line: str) -> str:
-    """A line up to its first `{` outside a text."""
+def _up_to(line: str, marker: str) -> str:
+    """A line up to its first `marker` outside a text (`{`: the block it opens; `//`: a comment)."""
     in_string = False
     for i, ch in enumerate(line):
         if ch == '"' and (i == 0 or line[i - 1] != "\\"):
             in_string = not in_string
-        elif ch == "{" and not in_string:
+        elif not in_string and line.startswith(marker, i):
             return line[:i].rstrip()
     return line
 
 
 def _strip_comment(line: str) -> str:
-    in_string = False
-    for i, ch in enumerate(line):
-        if ch == '"' and (i == 0 or line[i - 1] != "\\"):
-            in_string = not in_string
-        elif not in_string and line.startswith("//", i):
-            return line[:i].rstrip()
-    return line
+    return _up_to(line, "//")
 
 
 def code(text: str) -> str:
