@@ -32,6 +32,7 @@ deserializing in another process needs `load_game` called there first with the s
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -42,7 +43,7 @@ import numpy as np
 import pyspiel
 
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, NO_DECISION,
-                                   Encoding, GameFacts, decision, load_rules_game, returns, view_of)
+                                   Encoding, GameFacts, decision, load_rules_game, player_count, returns, view_of)
 from rulelang.engine.runtime import Game
 from rulelang.engine.visibility import move_label
 
@@ -64,41 +65,31 @@ class _Rules:
 
     def __init__(self, short_name: str, game: Game, players: int, facts: GameFacts):
         self.short_name, self.game, self.players, self.facts = short_name, game, players, facts
-        self._start = None  # a game without chance: the match as it starts (copied for each state)
-        self._start_views: dict[int, dict] = {}
-        self._start_tensors: dict[tuple, np.ndarray] = {}
-        self._encodings: dict[int, Encoding] = {}
 
     def start(self, seed: int):
         if self.facts.chance:
             return self.game.new_match(players=self.players, seed=seed)
-        return self._started().clone()
+        return self._started.clone()
 
+    @functools.cached_property
     def _started(self):
-        if self._start is None:
-            self._start = self.game.new_match(players=self.players, seed=0)
-        return self._start
+        """A game without chance: the match as it starts (copied for each state)."""
+        return self.game.new_match(players=self.players, seed=0)
 
+    # (a _Rules lives as long as the process: it is registered with pyspiel)
+    @functools.cache
     def start_view(self, seat: int) -> dict:
         """A seat's view of the start of a game without chance (OpenSpiel asks for the tensor of
         a new state each time it wants to know the tensor's size)."""
-        match = self._started()
-        found = self._start_views.get(seat)
-        if found is None:
-            found = self._start_views[seat] = view_of(match, seat)
-        return found
+        return view_of(self._started, seat)
 
+    @functools.cache
     def start_tensor(self, board_radius: int, seat: int) -> np.ndarray:
-        found = self._start_tensors.get((board_radius, seat))
-        if found is None:
-            found = self._start_tensors[(board_radius, seat)] = self.encoding(board_radius).encode(self.start_view(seat))
-        return found
+        return self.encoding(board_radius).encode(self.start_view(seat))
 
+    @functools.cache
     def encoding(self, board_radius: int) -> Encoding:
-        found = self._encodings.get(board_radius)
-        if found is None:
-            found = self._encodings[board_radius] = Encoding(self.game, self.players, board_radius)
-        return found
+        return Encoding(self.game, self.players, board_radius)
 
     def __deepcopy__(self, memo):
         return self
@@ -128,10 +119,7 @@ def load_game(path_or_bundled_name, variant=None, players: int | None = None, se
     """The rules as a pyspiel game (see the module's doc); `parameters` are OpenSpiel's
     (num_actions, seeds, max_game_length, board_radius)."""
     game = load_rules_game(path_or_bundled_name, variant, settings)
-    info = game.program.game
-    n = info.players_default if players is None else int(players)
-    if not info.players_min <= n <= info.players_max:
-        raise ValueError(game.player_count_refused(n).message)
+    n = player_count(game, players)
     unknown = set(parameters) - set(PARAMETERS)
     if unknown:
         raise ValueError(f"unknown parameter {', '.join(sorted(unknown))} (known: {', '.join(PARAMETERS)})")

@@ -36,7 +36,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, HIGH, LOW,
-                                   NO_DECISION, Encoding, decision, load_rules_game, returns, table_text, view_of)
+                                   NO_DECISION, Encoding, decision, load_rules_game, player_count, returns, table_text, view_of)
 
 
 def env(path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None, **options):
@@ -56,10 +56,7 @@ class raw_env(AECEnv):
                  render_seat: int | None = None, seed: int | None = None):
         super().__init__()
         game = load_rules_game(path_or_bundled_name, variant, settings)
-        info = game.program.game
-        n = info.players_default if players is None else int(players)
-        if not info.players_min <= n <= info.players_max:
-            raise ValueError(game.player_count_refused(n).message)
+        n = player_count(game, players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.game, self.players = game, n

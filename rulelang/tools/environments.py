@@ -1,7 +1,7 @@
 """Games as environments: what the OpenSpiel game (`rulelang.openspiel`) and the PettingZoo
 environment (`rulelang.pettingzoo`) share. Neither library is imported here.
 
-* `load_rules_game`: a .rules file, a bundled game's name or a loaded `Game`.
+* `load_rules_game`: a .rules file, a bundled game's name or a loaded `Game`; `player_count`.
 * `GameFacts`: what the declarations say about a game: whether the rules use chance (`shuffle`,
   `roll`, `random`) and whether anything is ever hidden (a hidden or private zone, a card put or
   turned face down, `hide`).
@@ -56,6 +56,15 @@ def load_rules_game(path_or_bundled_name, variant=None, settings=None) -> Game:
     chosen = {k: ("true" if v else "false") if isinstance(v, bool) else str(v) for k, v in (settings or {}).items()}
     return load(str(path_or_bundled_name) if isinstance(path_or_bundled_name, Path) else path_or_bundled_name,
                 variant=variant, settings=chosen or None)
+
+
+def player_count(game: Game, players: int | None) -> int:
+    """The number of players asked for (None: the game's default), refused unless the game allows it."""
+    info = game.program.game
+    n = info.players_default if players is None else int(players)
+    if not info.players_min <= n <= info.players_max:
+        raise ValueError(game.player_count_refused(n).message)
+    return n
 
 
 def _nodes(root):

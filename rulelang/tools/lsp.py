@@ -162,13 +162,13 @@ class Analysis:
 
     # ---- positions (0-based, as LSP counts)
     def word_at(self, line: int, character: int) -> str | None:
+        m = self._word_match(line, character)
+        return m.group() if m is not None else None
+
+    def _word_match(self, line: int, character: int) -> re.Match | None:
         if not 0 <= line < len(self.lines):
             return None
-        text = self.lines[line]
-        for m in WORD.finditer(text):
-            if m.start() <= character <= m.end():
-                return m.group()
-        return None
+        return next((m for m in WORD.finditer(self.lines[line]) if m.start() <= character <= m.end()), None)
 
     def hover(self, line: int, character: int) -> str | None:
         word = self.word_at(line, character)
@@ -180,15 +180,9 @@ class Analysis:
             return f"```rules\n{sym.detail or sym.kind + ' ' + sym.name}\n```" + (f"\n\n{doc}" if doc else "")
         # A local name shadows a built-in or a word the language also uses as a keyword (`cell`).
         bound = self.local_definition(word, line, character)
-        if bound is not None and (bound.line - 1, bound.column - 1) != (line, self._word_start(line, character)):
+        if bound is not None and (bound.line - 1, bound.column - 1) != (line, self._word_match(line, character).start()):
             return f"`{word}`: a local name, bound at line {bound.line}:\n```rules\n{self.lines[bound.line - 1].strip()}\n```"
         return builtin_help(word)
-
-    def _word_start(self, line: int, character: int) -> int:
-        for m in WORD.finditer(self.lines[line]):
-            if m.start() <= character <= m.end():
-                return m.start()
-        return character
 
     def definition(self, line: int, character: int) -> Span | None:
         word = self.word_at(line, character)
@@ -226,43 +220,25 @@ class Analysis:
     def field_completions(self) -> list[tuple[str, str, str]]:
         """(label, kind, detail) for what can follow a dot: fields of components and players, and
         the pseudo-fields every card has."""
-        out, seen = [], set()
-        for s in self.all_symbols():
-            if s.kind in ("field", "player field") and s.name not in seen:
-                seen.add(s.name)
-                out.append((s.name, s.kind, s.detail))
-        for name, doc in CARD_PSEUDO_FIELDS.items():
-            if name not in seen:
-                seen.add(name)
-                out.append((name, "field", doc))
-        return out
+        return _first_of_each([(s.name, s.kind, s.detail) for s in self.all_symbols()
+                               if s.kind in ("field", "player field")]
+                              + [(name, "field", doc) for name, doc in CARD_PSEUDO_FIELDS.items()])
 
     def completions(self) -> list[tuple[str, str, str]]:
         """(label, kind, detail) for every name that can be written here."""
-        seen: set[str] = set()
-        out = []
-        for s in self.all_symbols():
-            if s.kind in ("game", "player") or s.name in seen:
-                continue
-            seen.add(s.name)
-            out.append((s.name, s.kind, s.detail))
-        for name, b in BUILTINS.items():
-            if name not in seen:
-                seen.add(name)
-                out.append((name, "built-in", b.doc))
-        for name, (_, _, doc) in SPECIAL_FUNCS.items():
-            if name not in seen:
-                seen.add(name)
-                out.append((name, "built-in", doc))
-        for name, doc in BUILTIN_VALUES.items():
-            if name not in seen:
-                seen.add(name)
-                out.append((name, "built-in value", doc))
-        for k in language_keywords():
-            if k not in seen:
-                seen.add(k)
-                out.append((k, "keyword", "a keyword of the language"))
-        return out
+        return _first_of_each([(s.name, s.kind, s.detail) for s in self.all_symbols() if s.kind not in ("game", "player")]
+                              + [(name, "built-in", b.doc) for name, b in BUILTINS.items()]
+                              + [(name, "built-in", doc) for name, (_, _, doc) in SPECIAL_FUNCS.items()]
+                              + [(name, "built-in value", doc) for name, doc in BUILTIN_VALUES.items()]
+                              + [(k, "keyword", "a keyword of the language") for k in language_keywords()])
+
+
+def _first_of_each(items: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The items, each name once (its first)."""
+    first: dict[str, tuple[str, str, str]] = {}
+    for item in items:
+        first.setdefault(item[0], item)
+    return list(first.values())
 
 
 def after_dot(line_text: str, character: int) -> bool:
@@ -298,8 +274,7 @@ def _type(t) -> str:
 def _detail(d, kind: str) -> str:
     if isinstance(d, (N.DefDecl, N.ProcDecl, N.KeywordDecl)):
         params = ", ".join(p.name + (f": {_type(p.type)}" if p.type is not None else "") for p in d.params)
-        word = {"def": "def", "procedure": "procedure", "keyword": "keyword"}[kind]
-        return f"{word} {d.name}" + (f"({params})" if params or kind != "keyword" else "")
+        return f"{kind} {d.name}" + (f"({params})" if params or kind != "keyword" else "")
     if isinstance(d, N.ZoneDecl):
         where = " per player" if d.per_player else ""
         board = f": board {d.board.kind}" if d.board is not None else ""
