@@ -1,34 +1,16 @@
-"""Every .rules file as an OpenSpiel game (a pyspiel game written in Python).
+"""Every .rules file as an OpenSpiel game (a pyspiel game written in Python): `load_game(path or
+bundled name, variant=None, players=None, settings=None, **parameters)`, described for users in
+docs/environments.md (parameters, chance, observations, serialization).
 
-    import pyspiel
-    from rulelang.openspiel import load_game
+A game is registered under a short name of its own (one per rules text, variant, settings and
+number of players). A game whose rules use chance starts with one explicit chance node whose
+outcomes are the match's seed; all later chance comes from the match's own seeded generator. Nobody
+observes the seed, so such a game is of imperfect information even without hidden cards.
 
-    game = load_game("my_game.rules")              # a path, or a bundled game's name
-    state = game.new_initial_state()
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
-
-`load_game(path_or_bundled_name, variant=None, players=None, settings=None, **parameters)`
-registers the game with pyspiel under a short name of its own (`rulelang_<file>_<digest>`: one
-per rules text, variant, settings and number of players) and loads it. The parameters are
-OpenSpiel game parameters: `num_actions` (the size of the action space), `seeds` (the chance
-outcomes of the first move), `max_game_length` (decisions before a match is cut short) and
-`board_radius` (the cells of a growing board in the observation tensor).
-
-Chance: a game whose rules use chance (`shuffle`, `roll`, `random`) starts with one explicit
-chance node: its outcomes are the seeds 0..seeds-1, equally likely, and the outcome drawn is the
-seed of the match (`Game.new_match(seed=...)`); everything random after that comes from the match's
-own seeded generator, inside the rules. Nobody observes the seed, so such a game is declared of
-imperfect information even without hidden cards. A game without chance has no chance node
-(DETERMINISTIC), and is of perfect information unless it hides cards.
-
-Information: the information state of a seat is its view (`visibility.player_view`, as JSON)
-with a digest of every move as that seat saw it made (`visibility.move_label`) and of its own
-view at each of its choices: perfect recall of moves and choices, never more than the seat may see. The observation is the view alone; the observation tensor
-is `environments.Encoding` of the view.
-
-A state's Python attributes are copied for `clone()` with `Match.clone()` and pickled for
-`serialize()` as the match's JSON save (`Match.to_json`, read back by `Game.match_from_json`);
-deserializing in another process needs `load_game` called there first with the same arguments.
+The information state of a seat is its view (`visibility.player_view`) with a digest of every move
+as that seat saw it made (`visibility.move_label`) and of its own view at each of its choices:
+perfect recall, never more than the seat may see. `clone()` copies with `Match.clone()`;
+`serialize()` pickles the match's JSON save, so another process needs `load_game` called first.
 """
 from __future__ import annotations
 

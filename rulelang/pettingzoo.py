@@ -1,28 +1,10 @@
-"""Every .rules file as a PettingZoo AEC environment.
+"""Every .rules file as a PettingZoo AEC environment: `env(path or bundled name, variant=None,
+players=None, settings=None, **options)`, described for users in docs/environments.md.
 
-    from rulelang.pettingzoo import env
-
-    e = env("my_game.rules")              # a path, or a bundled game's name
-    e.reset(seed=1)
-    for agent in e.agent_iter():
-        observation, reward, terminated, truncated, info = e.last()
-        if terminated or truncated:
-            action = None
-        else:
-            action = e.action_space(agent).sample(observation["action_mask"])
-        e.step(action)
-
-Agents are `player_0`, `player_1`, ... (seat 0 is the rules' Player 1). Each observation is a
-dict: `observation`, the agent's view (`visibility.player_view`) as a float32 vector of fixed length
-(`environments.Encoding`), and `action_mask`, an int8 vector over the action space (all zeros
-for an agent that is not choosing). The action space is `Discrete(num_actions)`; an option's id
-is `environments.decision`'s (a hash of its name and label as its chooser sees it). Rewards come
-at the end only: +1 for a winner, -1 for another player, 0 for all when nobody won. A match still
-going after `max_game_length` decisions is truncated (rewards 0). `reset(seed=S)` starts the
-match `Game.new_match(seed=S)`; a reset without a seed draws the next seed from the last one.
-`render()` draws the table as the terminal does (`rulelang play`), for the agent choosing (or a
-watcher, once the match is over, or `render_seat`): printed with render_mode="human", returned as
-text with render_mode="ansi".
+Agents are `player_0`, `player_1`, ... (seat 0 is the rules' Player 1). An observation is the
+agent's view encoded (`environments.Encoding`) and an `action_mask` over the action ids
+(`environments.decision`); rewards come at the end only (`environments.returns`), and a match
+still going after `max_game_length` decisions is truncated.
 """
 from __future__ import annotations
 

@@ -40,11 +40,6 @@ class Budgets:
     source_tokens: int = 40_000  # words and symbols the parser reads in one file (long `cards` lists aside)
     players: int = 1_000  # players in one match
 
-    # what each budget bounds, in words (for messages and `--budget help`)
-    @staticmethod
-    def describe(name: str) -> str:
-        return _WORDS[name]
-
     @classmethod
     def names(cls) -> list[str]:
         return [f.name for f in fields(cls)]
@@ -67,6 +62,7 @@ class Budgets:
         return replace(self, **values)
 
 
+# what each budget bounds, in words (for messages)
 _WORDS = {
     "cards": "cards a file may create",
     "list_size": "items in one list, range, text or board built by the rules",

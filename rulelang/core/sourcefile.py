@@ -53,23 +53,22 @@ def read_source(path: str | Path) -> str:
     limit = current_budgets().source_bytes
     try:
         if p.is_dir():
-            return _raise(_error(name, 1, 1, "this is a folder, not a rules file",
-                                 expected="a .rules file (a text file)",
-                                 hint=f"name a file inside it, e.g. {name.rstrip('/')}/GAME.rules"))
+            raise _error(name, 1, 1, "this is a folder, not a rules file", expected="a .rules file (a text file)",
+                         hint=f"name a file inside it, e.g. {name.rstrip('/')}/GAME.rules")
         info = p.stat()
         if not stat.S_ISREG(info.st_mode):
             # a device such as /dev/zero never ends, a pipe waits for a writer: neither is read
-            return _raise(_error(name, 1, 1, "this is not a file of text but a device, a pipe or a socket",
-                                 expected="a .rules file (a text file)"))
+            raise _error(name, 1, 1, "this is not a file of text but a device, a pipe or a socket",
+                         expected="a .rules file (a text file)")
         if info.st_size > limit:
-            return _raise(_too_big(name, f"the file is {info.st_size:,} bytes", info.st_size, limit, p))
+            raise _too_big(name, f"the file is {info.st_size:,} bytes", info.st_size, limit, p)
         with p.open("rb") as f:
             data = f.read(limit + 1)  # (a file that grew since: no more than the budget is read)
         if len(data) > limit:
-            return _raise(_too_big(name, f"the file is more than {limit:,} bytes", limit + 1, limit, p))
+            raise _too_big(name, f"the file is more than {limit:,} bytes", limit + 1, limit, p)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return _raise(_error(name, 1, 1, f"cannot read the file: {reason}"))
+        raise _error(name, 1, 1, f"cannot read the file: {reason}")
     if data.startswith(b"\xef\xbb\xbf"):  # a byte order mark some editors write: not part of the text
         data = data[3:]
     try:
@@ -146,10 +145,6 @@ def _control_character(name: str, data: bytes, text: str) -> None:
                  f"control character 0x{ord(ch):02x} at byte offset {offset}: this is not a text file",
                  expected="a text file in UTF-8 (letters, digits, spaces, tabs and newlines)",
                  hint="a .rules file is plain text; check that this is the file you meant")
-
-
-def _raise(exc: RulesError):
-    raise exc
 
 
 class NotAJsonObject(ValueError):

@@ -1,26 +1,10 @@
 """Rulebook pages: a Markdown page for a game, rendered from its parsed ``.rules`` file.
 
 ``rulelang docs FILE`` prints the page; the documentation site renders one page per
-``games/*.rules`` file at build time (``docs/hooks.py``), so a page never goes stale.
-
-A page holds, in this order:
-
-* the ``//!`` header prose, then the game at a glance (players, turn order, round, variants);
-* how a game flows: a Mermaid diagram of setup -> round -> phases -> steps (``step NAME { }``
-  blocks, ``take turns`` loops) with the ``at start|end of ...`` triggers in their places, and
-  the same flow as a nested list (Mermaid needs JavaScript; the list always reads);
-* the rules as prose: every ``///`` doc comment in file order, under the declaration it
-  documents, with ``// ---- title`` divider comments as section headings;
-* components (fields and types), enums, zones, and the decks: the cards are computed by loading
-  the game with ``rulelang.load`` and reading ``game.program.card_sets``;
-* settings, and a glossary of the game's keywords;
-* each variant as what it changes against the base game (replaced, removed and added
-  declarations, settings changed), with its own flow when it changes the flow;
-* every doc comment line that starts with ``Assumption`` or has ``Assumption:`` after the rule it
-  reads, with its line number;
-* the full rules source.
-
-Nothing here knows any particular game: everything comes from the AST.
+``games/*.rules`` file at build time (``docs/hooks.py``), so a page never goes stale. The page's
+sections are ``_Renderer.page``'s calls, in order. The cards are computed by loading the game
+(``game.program.card_sets``); everything else comes from the AST, and nothing here knows any
+particular game. A file that parses but does not load still gets a page that says what is missing.
 
 The parts live beside it: ``docgen_text`` (source text, walking the AST, assumptions),
 ``docgen_flow`` (the flow: diagram, picture, list) and ``docgen_reference`` (the reference's

@@ -37,7 +37,7 @@ class Source:
             parts.append(self.lines[s.end_line - 1][:s.end_column - 1])
             text = "\n".join(parts)
         # drop comments inside the quoted text, then collapse the layout
-        text = "\n".join(_strip_comment(line) for line in text.split("\n"))
+        text = "\n".join(strip_comment(line) for line in text.split("\n"))
         text = re.sub(r"\s+", " ", text).strip()
         if max_len and len(text) > max_len:
             text = text[: max_len - 1].rstrip() + "…"
@@ -48,7 +48,7 @@ class Source:
         s = node.span
         if not s.line or s.line > len(self.lines):
             return ""
-        line = _strip_comment(self.lines[s.line - 1][s.column - 1:]).strip()
+        line = strip_comment(self.lines[s.line - 1][s.column - 1:]).strip()
         line = re.sub(r"\s+", " ", _up_to(line, "{")).strip()
         if len(line) > max_len:
             line = line[: max_len - 1].rstrip() + "…"
@@ -66,7 +66,8 @@ def _up_to(line: str, marker: str) -> str:
     return line
 
 
-def _strip_comment(line: str) -> str:
+def strip_comment(line: str) -> str:
+    """A line without its `//` comment (one outside a text)."""
     return _up_to(line, "//")
 
 
@@ -224,7 +225,7 @@ def collect_assumptions(source: str) -> list[Assumption]:
         while j < len(lines):
             stripped = lines[j].strip()
             if stripped and not stripped.startswith("//"):
-                before = re.sub(r"\s*\{\s*$", "", _strip_comment(stripped))
+                before = re.sub(r"\s*\{\s*$", "", strip_comment(stripped))
                 break
             j += 1
         out.append(Assumption(start + 1, " ".join(text), before))

@@ -48,20 +48,9 @@ def grammar_keywords() -> tuple[set[str], set[str]]:
         return set(_FALLBACK_KEYWORDS), {"game", "enum", "component", "cards", "zone", "var", "setting",
                                          "def", "procedure", "keyword", "phase", "setup", "result",
                                          "variant", "scenario", "always"}
-    # Drop comments (`//` to the end of the line) outside string literals.
-    lines = []
-    for line in text.splitlines():
-        out, in_string, i = [], False, 0
-        while i < len(line):
-            ch = line[i]
-            if ch == '"' and (i == 0 or line[i - 1] != "\\"):
-                in_string = not in_string
-            if not in_string and line.startswith("//", i):
-                break
-            out.append(ch)
-            i += 1
-        lines.append("".join(out))
-    text = "\n".join(lines)
+    from rulelang.tools.docgen_text import strip_comment
+
+    text = "\n".join(strip_comment(line) for line in text.splitlines())
     literal = re.compile(r'"([A-Za-z_][A-Za-z_]*)"')
     keywords = set(literal.findall(text))
     declaration: set[str] = set()

@@ -1,26 +1,19 @@
 """Golden replays: stored seeded games that show any change of behaviour as a game, a step and a rule.
 
 A replay file (`tests/replays/GAME[--VARIANT][--SETTING=VALUE].json`) holds, for one game and
-mode, a few games:
-each its seed, the index of the option chosen at every decision, and a digest of the whole match
-state after every step (step 0 is the state before the first decision). Replaying checks each
-digest; the first mismatch names the game, the mode, the seed, the step, the choice made and the
-rules line that asked for it.
-
-    rulelang replay --record games/GAME.rules       # (re)record one game's modes
-    rulelang replay --record games/GAME.rules --set map_mode=tile_laying   # a mode chosen by a setting
-    rulelang replay --record                        # every game in games/ and examples/
-    rulelang replay tests/replays/GAME.json         # show a stored game step by step
-    rulelang replay --check                         # replay every stored file
+mode, a few games: each its seed, the index of the option chosen at every decision, and a digest
+of the whole match state after every step (step 0 is the state before the first decision).
+Replaying checks each digest; the first mismatch names the game, the mode, the seed, the step, the
+choice made and the rules line that asked for it. `rulelang replay --record [FILE]`, `--check`
+and `rulelang replay FILE.json` (show one) are the commands (HACKING.md has the recipes).
 
 While replaying, `audit` checks after every step that no card was created or lost and that no
 player's view holds a card that player may not see; saves taken at random steps are resumed
 from JSON and must reach the same digests.
 
 The modes of a game are its base game and each variant (each must have a replay), and any
-setting values recorded with `--set` (a game whose rulebook describes modes as a setting's
-choices, e.g. how the map is made): their files are found in the folder and re-recorded with
-the game's other modes.
+setting values recorded with `--set` (modes a rulebook describes as a setting's choices): their
+files are found in the folder and re-recorded with the game's other modes.
 """
 from __future__ import annotations
 

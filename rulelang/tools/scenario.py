@@ -1,43 +1,8 @@
-"""Rule tests that designers write: a position, a step, the expected outcome.
+"""Rule tests that designers write: a position, a step, the expected outcome (`rulelang test FILE...`).
 
-A scenario file holds ``scenario "name" { ... }`` blocks (rules syntax) or is a JSON
-file with the same parts. ``rulelang test FILE...`` runs them::
-
-    /// "A piece with no neighbour is removed at the end of the round."
-    scenario "a lonely piece is removed" {
-      game "games/mygame.rules"
-      players 2
-      position {
-        round 2
-        phase cleanup
-        set first_player = player(1)
-        board at (0, 0): Piece(colour: red, strength: 3)
-      }
-      run step remove_lonely
-      expect count(board) == 0
-    }
-
-Cards named in a position are taken from the game's own cards (never made up), so
-cards stay conserved. Piles are listed from the top down.
-
-`choose "text"` lines queue answers; a `run` uses them in order for the choices it meets
-(an exact label, or the one label containing the text). `run choice` answers one choice
-and runs on to the next one; with no `choose` queued it only runs up to the next choice
-and stops there. In an `expect`, `chooser` is the player who must answer the pending
-choice (none when nothing is asked), `offered` the labels of its options, `game_over` is
-true once the game has ended and `winners` lists the players who won::
-
-    run choice
-    expect chooser == player(1)
-    expect "place red 3, (2, 0)" not in offered
-
-A `choose` only queues an answer; the `run` that takes it fails the scenario when it
-matches none or several of the options, unless the line after that `run` is
-`expect error "matches none"` (or `"matches 2"`): `choose "x"`, `run choice`, `expect error ...`. When labels are equal (two
-cards with the same label), name the option another way: `choose option 2` (the second
-option as listed), `choose card EXPR` (the option that binds that card, e.g.
-`choose card hand(player(1))[0]`) or `choose cell EXPR` (the option at that cell, e.g.
-`choose cell (1, 0)`).
+A scenario file holds ``scenario "name" { ... }`` blocks (rules syntax) or is a JSON file with the
+same parts; docs/scenarios.md describes every line. Cards named in a position are taken from the
+game's own cards (never made up), so cards stay conserved; piles are listed from the top down.
 
 The parts live beside it: ``scenario_report`` (results and failures), ``scenario_expressions``
 (the game's expressions in a scenario), ``scenario_position`` (the game and the position),

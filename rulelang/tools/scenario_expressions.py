@@ -23,7 +23,6 @@ from rulelang.tools.scenario_report import ScenarioFailure
 class ScenarioExpressions:
     """Computing the game's expressions and statements in a scenario (mixed into ScenarioRunner)."""
 
-
     def compiler(self, match: Match) -> Compiler:
         program = match.game.program
         comp = ScenarioCompiler(program.table, match.game.settings)

@@ -1,27 +1,10 @@
 """Scenario files in JSON form: a JSON scenario (an object, or a list of them) written as the rules
-syntax of a scenario, which the parser then reads (see docs/scenarios.md, "Scenarios in JSON").
+syntax of a scenario, which the parser then reads (docs/scenarios.md, "Scenarios in JSON", lists
+every key).
 
 Every line of the text form has a JSON spelling; expressions and cards stay texts of the rules
 language (``"player(2)"``, ``"Card(suit: clubs, rank: 3) * 2"``). A key the form does not know, or
-a value of the wrong kind, is refused at its place in the JSON file (``json_problem``), as is JSON
-that does not read.
-
-The scenario (an object): ``name``, ``rule`` (the rulebook sentence: a text or a list of lines),
-``game``, ``variant``/``variants``, ``players``, ``seed``, ``setting``/``settings`` (an object of
-names and values), ``position`` (an object, below) or ``position_file`` (a saved match or position
-file beside the scenario), ``steps`` (a list).
-
-The position: ``round``, ``phase``, ``step``, ``set`` (targets and expressions), ``zones`` (a zone,
-or ``"hand of player 2"``, to a list of cards, or for a board to an object of cells), ``next_roll``,
-``next_random``, ``next_shuffle``, and ``for`` (a list of ``{"var", "in", ...}`` objects holding
-``set``, ``zones``, ``next_*`` and ``for`` of their own). They apply in that order.
-
-A step: ``{"run": "phase play"}`` (``"stop_at_every_choice": true`` beside it for `run ... stop at
-every choice`), ``{"choose": "text"}``, ``{"choose_option": 2}``, ``{"choose_card": EXPR}``,
-``{"choose_cell": EXPR}``, ``{"expect": EXPR}``, ``{"expect_error": "text"}``, ``{"next_roll":
-[6, 4]}``, ``{"next_random": [EXPR, ...]}``, ``{"next_shuffle": {ZONE: [cards]}}``,
-``{"stop_at_every_choice": true}``, ``{"repeat": N, "steps": [...]}``; any step may carry
-``"rule"``, the sentence it checks.
+a value of the wrong kind, is refused at its place in the JSON file, as is JSON that does not read.
 """
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ class PositionBuilder(ScenarioExpressions):
     """The game and the starting match of a scenario (mixed into ScenarioRunner, whose __init__
     sets ``sc``, ``base_dir``, ``cache``, ``coverage`` and ``chance``)."""
 
-
     def _items(self, kind):
         return [i for i in self.sc.items if i.kind == kind]
 
@@ -67,7 +66,7 @@ class PositionBuilder(ScenarioExpressions):
         variants = [n for i in self._items("variant") for n in i.names]
         settings = {i.names[0]: i.names[1] for i in self._items("setting")}
         if variants or settings:
-            self.check_variants_and_settings(path, games[0], variants)
+            self.check_variants_and_settings(path, variants)
         key = (str(Path(path).resolve()), tuple(variants))
         if settings:
             key += (tuple(sorted(settings.items())),)
@@ -89,7 +88,7 @@ class PositionBuilder(ScenarioExpressions):
                 raise
         return self.cache[key]
 
-    def check_variants_and_settings(self, path, game_item: N.ScenarioItem, variants: list[str]):
+    def check_variants_and_settings(self, path, variants: list[str]):
         """A `variant` or `setting` line naming none of the game's: said at that line of the scenario
         (the loader would point at the game's first line and speak of --variant and --set)."""
         from rulelang.language.astcache import parse_file_cached

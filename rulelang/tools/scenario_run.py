@@ -28,7 +28,6 @@ class ScenarioRunner(PositionBuilder):
         self.base_dir = base_dir
         self.cache = game_cache
         self.answers: list[N.ScenarioItem] = []
-        self.last_error: RulesError | None = None
         self.checks = 0
         self.failures: list[ScenarioFailure] = []
         self.chance = FixedChance()  # results of chance the scenario queued (`next roll 6`)
