@@ -51,11 +51,11 @@ def _win_bars(ax, rates: list[dict], offsets: float = 0.0, width: float = 0.6, c
     return bars
 
 
-def win_rate_plot(summary, folder, name: str = "win_rates", small: bool = False) -> list[Path]:
+def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     plt = _plt()
     m = summary.metrics()
     rates = m["win_rate"]
-    fig, ax = plt.subplots(figsize=(3.6, 2.4) if small else (5.5, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
     _win_bars(ax, rates)
     fair = 1.0 / summary.players
     ax.axhline(fair, color="#888888", linestyle="--", linewidth=1)
@@ -88,23 +88,17 @@ def _integer_axis(ax, values):
         ax.set_xlim(lo - 2, hi + 2)
 
 
-def length_plot(summary, folder, name: str = "length", small: bool = False) -> list[Path]:
+def length_plot(summary, folder, name: str = "length") -> list[Path]:
     plt = _plt()
-    if small:
-        fig, axes = plt.subplots(1, 1, figsize=(3.6, 2.4))
-        axes = [axes]
-        keys = [("rounds", "rounds")]
-    else:
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-        keys = [("rounds", "rounds"), ("decisions", "decisions")]
-    for ax, (key, label) in zip(axes, keys):
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for ax, key in zip(axes, ("rounds", "decisions")):
         values = [getattr(g, key) for g in summary.games]
         _hist(ax, values, COLORS[0])
         mean = sum(values) / max(len(values), 1)
         ax.axvline(mean, color="#b5484b", linewidth=1.2, label=f"mean {mean:.1f}")
         _integer_axis(ax, values)
         ax.legend(fontsize=8, frameon=False, loc="upper right")
-        ax.set_xlabel(f"game length ({label})")
+        ax.set_xlabel(f"game length ({key})")
         ax.set_ylabel("games")
         ax.spines[["top", "right"]].set_visible(False)
     fig.suptitle(f"{_title(summary)}: game length, {summary.count} games", fontsize=9)

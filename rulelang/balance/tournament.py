@@ -139,19 +139,14 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     net = 0  # duplicate games: A's games won alone minus B's, in the seed being counted
     for number, ((a, b), task, record) in enumerate(zip(owners, tasks, records)):
         p = by_pair[(a, b)]
-        seats = task[5]
+        seats_a = [i + 1 for i, name in enumerate(task[5]) if name == a]
+        seats_b = [i + 1 for i, name in enumerate(task[5]) if name != a]
+        wins_a = sum(seat in record.winners for seat in seats_a)
+        wins_b = sum(seat in record.winners for seat in seats_b)
         p.games += 1
-        won_a = won_b = False
-        for i, name in enumerate(seats):
-            won = (i + 1) in record.winners
-            if name == a:
-                p.seats_a += 1
-                p.wins_a += won
-                won_a |= won
-            else:
-                p.seats_b += 1
-                p.wins_b += won
-                won_b |= won
+        p.seats_a, p.seats_b = p.seats_a + len(seats_a), p.seats_b + len(seats_b)
+        p.wins_a, p.wins_b = p.wins_a + wins_a, p.wins_b + wins_b
+        won_a, won_b = wins_a > 0, wins_b > 0
         if won_a and not won_b:
             p.only_a += 1
             net += 1

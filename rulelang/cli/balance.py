@@ -78,9 +78,8 @@ def print_seats(console, summary) -> None:
     else:
         import statistics
 
-        ft.add_column("all seats", justify="right", no_wrap=True)
-        ft.add_column("lowest seat", justify="right", no_wrap=True)
-        ft.add_column("highest seat", justify="right", no_wrap=True)
+        for head in ("all seats", "lowest seat", "highest seat"):
+            ft.add_column(head, justify="right", no_wrap=True)
         for name, seats in fields.items():
             means = [m for m, _ in seats]
             low = min(range(len(means)), key=means.__getitem__)
@@ -122,10 +121,8 @@ def print_metrics(console, summary) -> None:
         kt = Table(title=f"{title} use (and the win rate of the seats that used it)")
         # the figures never wrap (a narrow console folds the names instead)
         kt.add_column(title, overflow="fold")
-        kt.add_column("uses", justify="right", no_wrap=True)
-        kt.add_column("per game", justify="right", no_wrap=True)
-        kt.add_column("% of games", justify="right", no_wrap=True)
-        kt.add_column("users' win rate", justify="right", no_wrap=True)
+        for head in ("uses", "per game", "% of games", "users' win rate"):
+            kt.add_column(head, justify="right", no_wrap=True)
         for name, v in table.items():
             kt.add_row(name, str(v["uses"]), f"{v['per_game']:.2f}", _pct(v["games_used"]), rate_cell(v["users_win_rate"]))
         console.print(kt)
@@ -183,14 +180,14 @@ def _skill_ladder(args) -> int:
     return 0
 
 
-def _common(p, n_default: int = 100) -> None:
+def _common(p, n_default: int = 100, out_help: str = "write the results as JSON", out_type=output_file) -> None:
     p.add_argument("file", help=GAME_FILE)
     p.add_argument("-n", type=whole_number(1), default=n_default, help=f"games (default {n_default})")
     p.add_argument("--players", type=int)
     p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i")
     p.add_argument("--jobs", type=whole_number(1), default=None, help="processes to use (default: all cores; 1: no pool)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the games on a Dask cluster (tcp://host:8786)")
-    p.add_argument("--out", type=output_file, help="write the results as JSON")
+    p.add_argument("--out", type=out_type, help=out_help)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -224,12 +221,7 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("sweep", help="simulate every combination of settings (and variants); a table and plots")
-    _common(p, 100)
-    p.set_defaults(out=None)
-    for action in p._actions:
-        if action.dest == "out":
-            action.help = "folder for sweep.csv and sweep.json (default: ./sweep)"
-            action.type = output_folder
+    _common(p, 100, out_help="folder for sweep.csv and sweep.json (default: ./sweep)", out_type=output_folder)
     p.add_argument("--set", action="append", metavar="NAME=V1,V2,...", default=[],
                    help="a setting and the values to try; repeat for a grid")
     p.add_argument("--variant", action="append", metavar="VARIANTS",
@@ -267,11 +259,8 @@ def print_comparison(console, c) -> None:
     how = "same seeds (paired)" if c.paired else "different seeds (independent)"
     table = Table(title=f"{sa.title}: A = {c.a.spec}, B = {c.b.spec}; {sa.count} games each, {how}")
     table.add_column("metric")
-    table.add_column("A", justify="right")
-    table.add_column("B", justify="right")
-    table.add_column("B - A [95% interval]", justify="right")
-    table.add_column("p", justify="right")
-    table.add_column("p (Holm)", justify="right")
+    for head in ("A", "B", "B - A [95% interval]", "p", "p (Holm)"):
+        table.add_column(head, justify="right")
     table.add_column("significant")
     for d in c.diffs:
         table.add_row(d.metric, _value(d, d.a), _value(d, d.b), _diff_cell(d), _p(d.p), _p(d.p_adjusted),
@@ -323,9 +312,8 @@ def cmd_sweep(args) -> int:
     table.add_column("cell")
     for s in seats:
         table.add_column(f"{s} win rate", justify="right")
-    table.add_column("no winner", justify="right")
-    table.add_column("rounds", justify="right")
-    table.add_column("decisions", justify="right")
+    for head in ("no winner", "rounds", "decisions"):
+        table.add_column(head, justify="right")
     for r in rows:
         table.add_row(r["cell"], *[f"{r['win_rate'][s]['rate']:.1%}" for s in seats],
                       f"{r['no_winner_rate']['value']:.1%}", f"{r['rounds']['value']:.2f}",

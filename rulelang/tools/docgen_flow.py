@@ -328,17 +328,10 @@ def flow_list(flow: list[FlowNode], site: bool = False) -> str:
     def item(n: FlowNode, depth: int, numbered: bool, index: int):
         pad = "    " * depth
         bullet = f"{index}." if numbered else "-"
-        text = {"setup": "**Setup**", "round": "**Every round**", "end": "**The game ends**",
-                "result": "**Result**", "anytime": "**At any time**"}.get(n.kind)
-        if text is None:
-            text = code(n.label) if n.kind != "turns" else n.label
-            if n.kind == "note":
-                text = code(n.label) + " (every time)"
-        detail = ""
-        if n.detail:
-            detail = f" when {n.detail}" if n.kind == "end" else f": {n.detail}"
-            if n.kind == "end":
-                detail = ": when " + n.detail
+        text = {"setup": "**Setup**", "round": "**Every round**", "end": "**The game ends**", "result": "**Result**",
+                "anytime": "**At any time**", "turns": n.label, "note": code(n.label) + " (every time)"}.get(
+            n.kind, code(n.label))
+        detail = ((": when " if n.kind == "end" else ": ") + n.detail) if n.detail else ""
         out.append(f"{pad}{bullet} {text}{detail}{line_ref(n)}")
         for i, c in enumerate(n.children, 1):
             item(c, depth + 1, n.kind == "round", i)

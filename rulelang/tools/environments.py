@@ -134,14 +134,10 @@ NO_DECISION = Decision((), {}, {}, {}, 0)
 
 
 def decision(match: Match, num_actions: int = DEFAULT_NUM_ACTIONS) -> Decision:
-    """The pending choice's options as action ids in 0..num_actions-1.
-
-    Options are taken as their chooser sees them: two options with the same name and label (two
-    identical cards in a hand, two hidden cards of one pile) are one action, the first of them.
-    Each distinct option goes to the slot `action_hash(name, label) % num_actions`, or, when that
-    slot is taken in this decision, to the next free one; the options are placed in the order of
-    their hash, so the ids depend only on which options there are, not on their order. A choice
-    with more distinct options than `num_actions` offers the first `num_actions` of them."""
+    """The pending choice's options as action ids in 0..num_actions-1 (docs/environments.md, "Action
+    ids"): options that look the same to their chooser are one action; each goes to the slot of its
+    hash, or the next free one, placed in the order of their hashes so that the ids depend only on
+    which options there are, not on their order."""
     if match.is_over:
         return NO_DECISION
     found = option_keys(match.s)  # (name, label) -> the first option's index, in the options' order
@@ -215,27 +211,10 @@ def board_cells(topology, radius: int) -> list:
 
 
 class Encoding:
-    """One seat's view as a vector of `size` float32 numbers, laid out from the declarations.
-
-    Seats are counted from the observer: slot 0 is the observer, slot 1 the next seat, and so on.
-    The blocks, in order (`blocks` lists each one's name, start and length):
-
-    * `seat`: the observer's seat, one-hot (players long);
-    * `turn`: 1 when the observer must choose now; the current player's slot, one-hot; the round;
-    * `phase`: the phase, one-hot over the declared phases and one more for none;
-    * `player:S` for each slot S: each player field that starts as a number or true/false;
-    * `globals`: each global variable that starts as a number or true/false;
-    * `zone:NAME` (shared) or `zone:NAME:S` (per player, by slot): for a zone that is not a board,
-      the number of cards, how many the observer sees, how many are hidden from it, how many lie
-      face down, then the cards it sees counted by label (each label a card declaration prints,
-      one more for any other label), then the sum of each numeric card field over the cards it
-      sees; a hidden pile gives its count only;
-    * for a board zone: the number of cards, then for each encoded cell (`board_cells`): the cards
-      it sees there owned by each slot, owned by nobody, hidden from it, counted by label, and the
-      sums of numeric card fields. Cards on cells outside the encoded ones count in the number only.
-
-    true is 1, false 0; numbers are as the rules hold them (within ±10^18), not scaled.
-    """
+    """One seat's view as a vector of `size` float32 numbers, laid out from the declarations in
+    blocks (`blocks` lists each one's name, start and length): docs/environments.md, "Observations",
+    gives the layout. Seats are counted from the observer: slot 0 is the observer, slot 1 the next
+    seat, and so on."""
 
     def __init__(self, game: Game, players: int, board_radius: int = DEFAULT_BOARD_RADIUS):
         program = game.program

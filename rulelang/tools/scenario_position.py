@@ -144,9 +144,8 @@ class PositionBuilder(ScenarioExpressions):
             return match
         if files:
             data = self.position_data(files[0])
-            match = game.match_from_json(data) if "stack" in data else match
             if "stack" in data:
-                return match
+                return game.match_from_json(data)
         box = Zone("box", "__box", None, "hidden")
         state.zones["__box"] = box
         used: set[int] = set()
