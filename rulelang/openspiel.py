@@ -380,12 +380,8 @@ class RulesState(pyspiel.State):
 
 
 class ViewObserver:
-    """OpenSpiel's observer of a .rules game: strings and tensors from a seat's view only.
-
-    The default observation is the seat's view (a JSON text) and its `Encoding` (the tensor);
-    with perfect recall (the information state), the view and a digest of every move as the
-    seat saw it. An observer of public information (`PrivateInfoType.NONE`) sees as a watcher
-    does, the public cards only. No observer sees all players' private information."""
+    """OpenSpiel's observer of a .rules game: strings and tensors from a seat's view only (an observer
+    of public information sees as a watcher does; none sees every seat's private cards)."""
 
     def __init__(self, game: RulesGame, iig_obs_type=None, params=None):
         if params:

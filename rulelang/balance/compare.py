@@ -89,12 +89,9 @@ class Comparison:
             p = "p < 0.001" if d.p_adjusted < 0.001 else f"p = {d.p_adjusted:.3f}"
             name = d.metric
             if name.startswith("seat "):
-                seat = name.split()[1]
-                name = f"seat {seat}'s win rate"
-            if d.rate:
-                out.append(f"{name} {verb} from {d.a:.0%} to {d.b:.0%} ({p})")
-            else:
-                out.append(f"{name} {verb} from {d.a:.2f} to {d.b:.2f} ({p})")
+                name = f"seat {name.split()[1]}'s win rate"
+            shown = ".0%" if d.rate else ".2f"
+            out.append(f"{name} {verb} from {d.a:{shown}} to {d.b:{shown}} ({p})")
         return out
 
     def to_json(self) -> dict:

@@ -321,7 +321,8 @@ def cmd_docs(args) -> int:
 
 def cmd_render(args) -> int:
     from rulelang.bots.agents import make_agent, play_match, AgentHandle
-    from rulelang.tools.render import render_board
+    from rulelang.tools.render import board_zones, describe_boards, render_board
+
     game = _load(args)
     if not args.list and not args.out:
         raise SystemExit("rulelang render: error: name the image to write with -o FILE "
@@ -338,11 +339,10 @@ def cmd_render(args) -> int:
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     players = args.players or game.program.game.players_default
-    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(seats(args.agents or "random", players, "--agents"))]
+    names = seats(args.agents or "random", players, "--agents")
+    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     match = game.new_match(players=players, seed=args.seed)
     if args.list:
-        from rulelang.tools.render import describe_boards
-
         lines = describe_boards(match)
         console.print(f"the boards of {game.title} with {players} players (--zone NAME):" if lines
                       else f"{game.title} has no board to draw", markup=False)
@@ -361,8 +361,6 @@ def cmd_render(args) -> int:
     variants = f" ({', '.join(game.variants)})" if game.variants else ""
     title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
     out = render_board(match, args.out, zone=args.zone, title=title, mark=args.mark, colour_by=args.colour_by)
-    from rulelang.tools.render import board_zones
-
     boards = [z.key for z in board_zones(match)]
     if args.zone is None and len(boards) > 1:
         console.print(f"board {boards[0]} written to {out}; the game's other boards: {', '.join(boards[1:])} "

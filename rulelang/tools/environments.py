@@ -1,19 +1,9 @@
 """Games as environments: what the OpenSpiel game (`rulelang.openspiel`) and the PettingZoo
-environment (`rulelang.pettingzoo`) share. Neither library is imported here.
-
-* `load_rules_game`: a .rules file, a bundled game's name or a loaded `Game`; `player_count`.
-* `GameFacts`: what the declarations say about a game: whether the rules use chance (`shuffle`,
-  `roll`, `random`) and whether anything is ever hidden (a hidden or private zone, a card put or
-  turned face down, `hide`).
-* `decision`: the pending choice's options as stable integer action ids in a fixed action space:
-  each option as its chooser sees it (name and label, `visibility.option_keys`) hashed into
-  `num_actions` slots, collisions moved to the next free slot.
-* `Encoding`: a seat's view (`visibility.player_view`) as a vector of fixed length, laid out from
-  the rules' declarations (phases, player fields, globals, zones, boards, cards).
-* `returns`: +1 for each winner and -1 for each other player, 0 for everyone when nobody won.
-* `table_text`: the terminal's drawing of the table as one seat sees it.
-
-docs/environments.md describes the action ids and the encoding for users.
+environment (`rulelang.pettingzoo`) share, neither library imported here: the game loaded
+(`load_rules_game`, `player_count`), what its rules say of chance and hidden cards (`GameFacts`),
+the pending choice as stable action ids (`decision`), a seat's view as a vector of fixed length
+(`Encoding`), the returns at the end (`returns`) and the terminal's drawing of the table
+(`table_text`). docs/environments.md describes the action ids and the encoding for users.
 """
 from __future__ import annotations
 

@@ -80,6 +80,9 @@ def unknown(span: Span, what: str, name: str, known) -> ScenarioFailure:
                            hint=did_you_mean(name, known))
 
 
+_BASE_KINDS = {"int": int, "bool": bool, "str": str, "player": Player, "card": Entity}
+
+
 def fits(v, tref: N.TypeRef, table) -> bool:
     """Whether a value set by a position is of the kind the var or field is declared with (none
     fits any: a var without a default starts as none)."""
@@ -88,16 +91,8 @@ def fits(v, tref: N.TypeRef, table) -> bool:
     if tref.list_of is not None:
         return type(v) is list and all(fits(x, tref.list_of, table) for x in v)
     name = tref.name
-    if name == "int":
-        return type(v) is int
-    if name == "bool":
-        return type(v) is bool
-    if name == "str":
-        return type(v) is str
-    if name == "player":
-        return type(v) is Player
-    if name == "card":
-        return type(v) is Entity
+    if name in _BASE_KINDS:
+        return type(v) is _BASE_KINDS[name]
     if name in table.components:
         return type(v) is Entity and v.card.component == name
     if table.kind(name) == "enum":
