@@ -64,8 +64,7 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
     decls = [d for d in rules.decls if isinstance(d, N.CardsDecl)]
     if not decls:
         return ["This game declares no cards."]
-    out.append("| cards | component | how many | where they start |")
-    out.append("|---|---|---:|---|")
+    out += ["| cards | component | how many | where they start |", "|---|---|---:|---|"]
     for d in decls:
         defs = (card_sets or {}).get(d.name)
         count = str(len(defs)) if defs is not None else "?"
@@ -74,18 +73,14 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
         out.append(f"| {code(d.name)} | {', '.join(comps)} | {count} | {where} |")
     out.append("")
     for d in decls:
-        out.append(f"{'#' * level} Cards {code(d.name)}")
-        out.append("")
+        out += [f"{'#' * level} Cards {code(d.name)}", ""]
         if d.doc:
-            out.append(doc_text(d.doc))
-            out.append("")
+            out += [doc_text(d.doc), ""]
         defs = (card_sets or {}).get(d.name)
         if defs is None:
-            out.append("The cards could not be computed (the game does not load).")
-            out.append("")
+            out += ["The cards could not be computed (the game does not load).", ""]
             continue
-        out.extend(_cards_table(d, defs, src))
-        out.append("")
+        out += _cards_table(d, defs, src) + [""]
     return out
 
 
@@ -132,18 +127,15 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
     combination = len(components) == 1 and len(fields) > 1 and total == len(rows)
     if combination or len(rows) > 80:
         # every combination of a few values (a suit-and-rank deck), or very many cards: a summary
-        out.append(f"{len(defs)} cards, {len(rows)} different ones.")
-        out.append("")
-        out.append("| field | values |")
-        out.append("|---|---|")
+        out += [f"{len(defs)} cards, {len(rows)} different ones.", "", "| field | values |", "|---|---|"]
         for f in fields:
             summary = _value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields else "an expression per card"
             out.append(f"| {code(f)} | {cell(summary)} |")
         if combination:
             copies = set(rows.values())
             each = "once" if copies == {1} else (f"{copies.pop()} times" if len(copies) == 1 else "")
-            out.append("")
-            out.append(f"One card for every combination of {', '.join(code(f) for f in fields)}" + (f", each {each}." if each else "."))
+            out += ["", f"One card for every combination of {', '.join(code(f) for f in fields)}"
+                    + (f", each {each}." if each else ".")]
         return out
     show_copies = set(rows.values()) != {1}
     head = (["component"] if len(components) > 1 else []) + fields + (["copies"] if show_copies else [])
@@ -228,10 +220,7 @@ class _Renderer:
         if self.rules.header_doc:
             self.w(doc_text(self.rules.header_doc), "")
         if self.problems:
-            self.w("!!! warning", "")
-            for p in self.problems:
-                self.w(f"    {p}")
-            self.w("")
+            self.w("!!! warning", "", *(f"    {p}" for p in self.problems), "")
             self.w("**Not everything on this page could be made:** " + "; ".join(self.problems), "")
         self.glance(game)
         self.flow()
@@ -252,8 +241,8 @@ class _Renderer:
             self.w("The file declares no `game`.", "")
             return
         players = f"{game.players_min}" if game.players_min == game.players_max else f"{game.players_min} to {game.players_max}"
-        if game.players_default and game.players_default not in (game.players_min, game.players_max) or \
-                (game.players_default and game.players_min != game.players_max):
+        if game.players_default and (game.players_default not in (game.players_min, game.players_max)
+                                     or game.players_min != game.players_max):
             players += f" (default {game.players_default})"
         rows = [("players", players), ("turn order", game.direction),
                 ("a round", " → ".join(code(p) for p in game.round_phases) or "(no phases)")]
@@ -317,17 +306,13 @@ class _Renderer:
                 heading = None
 
     def decl_prose(self, d: N.Node):
-        parts = []
-        if d.doc:
-            parts.append(doc_text(d.doc))
         members = self.member_docs(d)
         nested = self.nested_docs(d)
-        if not parts and not members and not nested:
+        if not d.doc and not members and not nested:
             return
-        lead = f"**{code(('replace ' if d.replace else '') + decl_title(d, self.src))}** ({self.ref(d)})"
-        self.w(lead, "")
-        for p in parts:
-            self.w(p, "")
+        self.w(f"**{code(('replace ' if d.replace else '') + decl_title(d, self.src))}** ({self.ref(d)})", "")
+        if d.doc:
+            self.w(doc_text(d.doc), "")
         if members:
             self.w(*members, "")
         if nested:
