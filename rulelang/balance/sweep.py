@@ -26,14 +26,9 @@ def grid(sets: list[str], variants: list[str] | None) -> list[tuple[list[str], d
         if not choices:
             raise ValueError(f"--set {name} lists no values")
         axes.append((name.strip(), choices))
-    variant_choices = []
-    for v in variants or ["base"]:
-        variant_choices.append([x for x in v.split(",") if x and x != "base"])
-    cells = []
-    for vs in variant_choices:
-        for combo in itertools.product(*[values for _, values in axes]):
-            cells.append((vs, {name: value for (name, _), value in zip(axes, combo)}))
-    return cells
+    variant_choices = [[x for x in v.split(",") if x and x != "base"] for v in variants or ["base"]]
+    return [(vs, {name: value for (name, _), value in zip(axes, combo)})
+            for vs in variant_choices for combo in itertools.product(*[values for _, values in axes])]
 
 
 def cell_name(variants: list[str], settings: dict[str, str]) -> str:

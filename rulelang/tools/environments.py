@@ -173,20 +173,14 @@ def view_of(match: Match, seat: int) -> dict:
 
 def card_labels(game: Game) -> list[str]:
     """The label of every card the rules declare, as printed (sorted, each once)."""
-    labels = set()
-    for defs in game.program.card_sets.values():
-        for card in defs:
-            labels.add(describe(Entity(0, card, dict(card.values))))
-    return sorted(labels)
+    return sorted({describe(Entity(0, card, dict(card.values)))
+                   for defs in game.program.card_sets.values() for card in defs})
 
 
 def card_number_fields(game: Game) -> list[tuple[str, str]]:
     """(component, field) of each card field printed as a number or true/false."""
-    fields = set()
-    for defs in game.program.card_sets.values():
-        for card in defs:
-            fields.update((card.component, k) for k, v in card.values.items() if type(v) in NUMBERS)
-    return sorted(fields)
+    return sorted({(card.component, k) for defs in game.program.card_sets.values() for card in defs
+                   for k, v in card.values.items() if type(v) in NUMBERS})
 
 
 def board_cells(topology, radius: int) -> list:

@@ -17,10 +17,11 @@ from rulelang.language import nodes as N
 from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
-from rulelang.core.resources import find_game
 from rulelang.core.sourcefile import check_file_size
 from rulelang.tools.scenario_json import json_file_to_rules, json_to_rules  # noqa: F401
+from rulelang.tools.scenario_position import game_path
 from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
+from rulelang.tools.scenario_expressions import SCENARIO_VALUES
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_to_rules", "load_scenarios",
@@ -72,7 +73,7 @@ def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
             match = runner.build()
             for item in _expectations(sc.items):
                 comp = runner.compiler(match)
-                names = {"chooser", "offered", "prompt", "game_over", "winners", "turn_number", "current_step"}
+                names = set(SCENARIO_VALUES)
                 comp.scope = frozenset(comp.scope) | frozenset(n for n in names if n not in comp.t.symbols)
                 try:
                     comp.expr(item.expr)
@@ -83,12 +84,6 @@ def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
         except RulesError as exc:  # the game's own errors (or a setting's value of the wrong kind)
             problems.extend(exc.diagnostics)
     return problems
-
-
-def _game_of(item: N.ScenarioItem, base_dir: Path) -> Path:
-    """The rules file a scenario's `game "..."` line names, found as ScenarioRunner.load_game finds it."""
-    path = base_dir / item.text
-    return path if path.is_file() else find_game(item.text)
 
 
 def scenario_files_for(rules_path: str | Path, limit: int = 2000) -> list[Path]:
@@ -129,7 +124,7 @@ def scenario_files_for(rules_path: str | Path, limit: int = 2000) -> list[Path]:
                 continue  # (a file that does not read is `rulelang test`'s to report)
             for sc in scenarios:
                 games = [i for i in sc.items if i.kind == "game"]
-                if games and _game_of(games[0], f.parent).resolve() == rules_path:
+                if games and game_path(games[0].text, f.parent).resolve() == rules_path:
                     found.append(f)
                     break
     return found

@@ -20,6 +20,10 @@ from rulelang.engine.visibility import visible
 from rulelang.tools.scenario_report import ScenarioFailure
 
 
+# the values only a scenario's expressions have (computed by ScenarioExpressions.eval)
+SCENARIO_VALUES = ("chooser", "offered", "prompt", "game_over", "winners", "turn_number", "current_step")
+
+
 class ScenarioExpressions:
     """Computing the game's expressions and statements in a scenario (mixed into ScenarioRunner)."""
 

@@ -22,6 +22,13 @@ from rulelang.tools.scenario_expressions import ScenarioExpressions, round_start
 from rulelang.tools.scenario_report import ScenarioFailure, fits, type_words, unknown, value_words
 
 
+def game_path(text: str, base_dir: Path) -> Path:
+    """The rules file a scenario's `game "..."` line names: beside the scenario, else a bundled game
+    (a folder of the same name beside the scenario is not the game)."""
+    path = base_dir / text
+    return path if path.is_file() else find_game(text)
+
+
 class PositionBuilder(ScenarioExpressions):
     """The game and the starting match of a scenario (mixed into ScenarioRunner, whose __init__
     sets ``sc``, ``base_dir``, ``cache``, ``coverage`` and ``chance``)."""
@@ -54,9 +61,7 @@ class PositionBuilder(ScenarioExpressions):
         if not games:
             raise ScenarioFailure(self.sc.span, 'the scenario does not say which game it tests: add `game "path/to/game.rules"`')
         text = games[0].text
-        path = self.base_dir / text
-        if not path.is_file():  # a folder of the same name beside the scenario is not the game
-            path = find_game(text)
+        path = game_path(text, self.base_dir)
         if not Path(path).exists():
             bundled = sorted({p.stem for d in (games_dir(), examples_dir()) for p in Path(d).glob("*.rules")})
             raise ScenarioFailure(games[0].span, f'cannot find the game "{text}": there is no file {self.base_dir / text} '
