@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -67,11 +68,10 @@ class Summary:
         return statistics.fmean(values), statistics.pstdev(values)
 
     def keyword_uses(self) -> dict[str, int]:
-        out: dict[str, int] = {}
+        total: Counter = Counter()
         for g in self.games:
-            for k, v in g.keyword_uses.items():
-                out[k] = out.get(k, 0) + v
-        return dict(sorted(out.items()))
+            total.update(g.keyword_uses)
+        return dict(sorted(total.items()))
 
     def numeric_player_fields(self) -> dict[str, list[tuple[float, float]]]:
         """For each number players carry (such as a score): mean and spread per seat."""

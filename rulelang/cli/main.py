@@ -379,6 +379,15 @@ def cmd_bench(args) -> int:
     return run_bench(args)
 
 
+# ------------------------------------------------------------------ replay
+
+
+def cmd_replay(args) -> int:
+    from rulelang.tools.replay import cmd_replay as replay
+
+    return replay(args, console)
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -493,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="with --record: record the mode these settings choose (a file of its own)")
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
-    p.set_defaults(func=lambda args: __import__("rulelang.tools.replay", fromlist=["cmd_replay"]).cmd_replay(args, console))
+    p.set_defaults(func=cmd_replay)
 
     for p in sub.choices.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",

@@ -58,11 +58,7 @@ class Formatted(ScenarioFailure):
 
 
 UNUSED_CHANCE = {"roll": "the runs rolled no more dice", "random": "the runs picked nothing more at random",
-           "shuffle": "the runs did not shuffle that zone again"}
-
-
-def at_place(span: Span) -> str:
-    return f"{span.file}:{span.line}:{span.column}"
+                 "shuffle": "the runs did not shuffle that zone again"}
 
 
 class AnswerNotOffered(ScenarioFailure):

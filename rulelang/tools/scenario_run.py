@@ -16,7 +16,7 @@ from rulelang.engine.fixed_chance import FixedChance, Queued
 from rulelang.engine.ops import StepOp
 from rulelang.tools.scenario_position import PositionBuilder
 from rulelang.tools.scenario_report import (UNUSED_CHANCE, AnswerNotOffered, Formatted, ScenarioFailure, ScenarioResult,
-                                            StopsTheBlock, at_place, unknown, value_words)
+                                            StopsTheBlock, unknown, value_words)
 
 
 class ScenarioRunner(PositionBuilder):
@@ -74,7 +74,7 @@ class ScenarioRunner(PositionBuilder):
         if not failures:
             return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
         reports = [(f.span, f.report()) for f in failures]
-        message = reports[0][1] + "".join(f"\nalso failed at {at_place(span)}:\n{report}" for span, report in reports[1:])
+        message = reports[0][1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in reports[1:])
         return ScenarioResult(self.sc.name, self.sc.span, False, message, failures[0].span, self.checks, reports)
 
     def run_items(self, match: Match, items: list[N.ScenarioItem]):
