@@ -64,12 +64,12 @@ def output_folder(text: str) -> str:
     return text
 
 
-def variants(value: str | None) -> list[str]:
+def chosen_variants(value: str | None) -> list[str]:
     """`--variant a,b`: the variants named."""
     return [v for v in (value or "").split(",") if v]
 
 
-def settings(pairs: list[str] | None) -> dict[str, str]:
+def chosen_settings(pairs: list[str] | None) -> dict[str, str]:
     """`--set NAME=VALUE`, repeated: the settings named."""
     out = {}
     for pair in pairs or []:
@@ -80,7 +80,7 @@ def settings(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
-def seats(text: str, players: int, option: str) -> list[str]:
+def seat_agents(text: str, players: int, option: str) -> list[str]:
     """One agent per seat, comma-separated (one name: every seat)."""
     names = text.split(",")
     if len(names) == 1:

@@ -5,7 +5,8 @@
 """
 from __future__ import annotations
 
-from rulelang.cli.args import GAME_FILE, output_file, output_folder, settings, variants, whole_number
+from rulelang.cli.args import (GAME_FILE, chosen_settings, chosen_variants, output_file, output_folder,
+                               whole_number)
 from rulelang.cli.console import console, err_console, print_written, progress_bar, write_json
 
 # rich is imported inside the functions that draw: `add_commands` runs for every `rulelang` command,
@@ -144,9 +145,9 @@ def cmd_tournament(args) -> int:
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
     with progress_bar(args.quiet) as progress:
         task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
-        result = tournament(args.file, bots, args.n, variant=variants(args.variant), settings=settings(args.set),
-                            players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
-                            progress=lambda: progress.advance(task), duplicate=args.duplicate)
+        result = tournament(args.file, bots, args.n, variant=chosen_variants(args.variant),
+                            settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
+                            cluster=args.cluster, progress=lambda: progress.advance(task), duplicate=args.duplicate)
     print_tournament(console, result)
     if args.out:
         write_json(args.out, result.to_json())
@@ -160,9 +161,9 @@ def _skill_ladder(args) -> int:
     rungs = [b for b in (args.bots or ",".join(LADDER)).split(",") if b]
     with progress_bar(args.quiet) as progress:
         task = progress.add_task("climbing", total=args.n * 2 * max(len(rungs) - 1, 1))
-        ladder = skill_ladder(args.file, args.n, rungs, variant=variants(args.variant), settings=settings(args.set),
-                              players=args.players, seed=args.seed, jobs=args.jobs, cluster=args.cluster,
-                              progress=lambda: progress.advance(task))
+        ladder = skill_ladder(args.file, args.n, rungs, variant=chosen_variants(args.variant),
+                              settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
+                              cluster=args.cluster, progress=lambda: progress.advance(task))
     print_ladder(console, ladder)
     data = ladder.to_json()
     # how to play it again, for a page that shows the kept results

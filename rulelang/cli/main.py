@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from rulelang.cli.args import (AGENTS, GAME_FILE, output_file, output_folder, port_number, seats, settings, variants,
-                               whole_number)
+from rulelang.cli.args import (AGENTS, GAME_FILE, chosen_settings, chosen_variants, output_file, output_folder,
+                               port_number, seat_agents, whole_number)
 from rulelang.cli.console import console, err_console, print_written, progress_bar, write_json
 
 # (errors, and with them pydantic, are imported where needed: a `check` of a file that passed before
@@ -102,8 +102,8 @@ def cmd_simulate(args) -> int:
     agents = args.agents.split(",") if args.agents else ["random"]
     with progress_bar(args.quiet) as progress:
         task = progress.add_task("simulating", total=args.n)
-        summary = simulate(args.file, args.n, variant=variants(args.variant), players=args.players, agents=agents,
-                           seed=args.seed, jobs=args.jobs, settings=settings(args.set),
+        summary = simulate(args.file, args.n, variant=chosen_variants(args.variant), players=args.players,
+                           agents=agents, seed=args.seed, jobs=args.jobs, settings=chosen_settings(args.set),
                            progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile,
                            coverage=args.coverage)
     print_seats(console, summary)
@@ -168,7 +168,7 @@ def _load(args):
     """The game a command plays: FILE with its --variant and --set."""
     from rulelang.compile.loader import load
 
-    return load(args.file, variant=variants(args.variant), settings=settings(args.set))
+    return load(args.file, variant=chosen_variants(args.variant), settings=chosen_settings(args.set))
 
 
 # ------------------------------------------------------------------ play
@@ -182,7 +182,7 @@ def cmd_play(args) -> int:
 
     game = _load(args)
     players = args.players or game.program.game.players_default
-    names = seats(args.seats or ("human," + ",".join(["random"] * (players - 1))), players, "--seats")
+    names = seat_agents(args.seats or ("human," + ",".join(["random"] * (players - 1))), players, "--seats")
     agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     humans = [i for i, a in enumerate(agents) if a is None]
     # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
@@ -339,7 +339,7 @@ def cmd_render(args) -> int:
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     players = args.players or game.program.game.players_default
-    names = seats(args.agents or "random", players, "--agents")
+    names = seat_agents(args.agents or "random", players, "--agents")
     agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     match = game.new_match(players=players, seed=args.seed)
     if args.list:
