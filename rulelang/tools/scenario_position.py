@@ -307,7 +307,7 @@ class PositionBuilder(ScenarioExpressions):
         s = match.s
         program = match.game.program
         if pc.name is not None:
-            matches = [e for e in s.entities if e.card.name == pc.name and e.id not in used]
+            same = [e for e in s.entities if e.card.name == pc.name]
             wanted = f'"{pc.name}"'
             ctor_values = None
         else:
@@ -321,11 +321,12 @@ class PositionBuilder(ScenarioExpressions):
                                           expected=f"a field of {ctor.component}: " + ", ".join(fields),
                                           hint=did_you_mean(a.name, fields))
             ctor_values = {a.name: self.eval(match, a.value, names) for a in ctor.args}
-            matches = [e for e in s.entities if e.card.component == ctor.component and e.id not in used
-                       and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
+            same = [e for e in s.entities if e.card.component == ctor.component
+                    and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
             wanted = f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in ctor_values.items()) + ")"
-        if matches:
-            return matches[0]
+        free = next((e for e in same if e.id not in used), None)
+        if free is not None:
+            return free
         # a card of a set that is only created during setup: take it from the game's card lists (with
         # `* N`, as many copies as N: setup may create such a set more than once)
         declared = {name for name, _ in program.auto_sets}
@@ -344,7 +345,7 @@ class PositionBuilder(ScenarioExpressions):
                 s.entities.append(e)
                 move_entity(s, e, s.zones["__box"])
                 return e
-        raise self.no_such_card(match, pc, wanted, ctor_values, used)
+        raise self.no_such_card(match, pc, wanted, ctor_values, same)
 
     def too_few_copies(self, match: Match, pc: N.PosCard, taken: int, names=None) -> ScenarioFailure | None:
         """`CARD * N` of a deck's cards when the game has fewer than N such cards left for this line
@@ -379,15 +380,10 @@ class PositionBuilder(ScenarioExpressions):
         return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
                                                  for a in pc.ctor.args) + ")"
 
-    def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, used: set[int]) -> ScenarioFailure:
-        """Why no card is left for `wanted`: this position placed it already, or the game has no such card
-        (then which values the game's cards of that component do have)."""
+    def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, same: list) -> ScenarioFailure:
+        """Why no card is left for `wanted`: this position placed all of `same` already, or the game has no
+        such card (then which values the game's cards of that component do have)."""
         s = match.s
-        if pc.name is not None:
-            same = [e for e in s.entities if e.card.name == pc.name]
-        else:
-            same = [e for e in s.entities if e.card.component == pc.ctor.component
-                    and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
         if same:
             n = len(same)
             return ScenarioFailure(pc.span, f"every card {wanted} is already placed by this position: the game has "

@@ -33,21 +33,19 @@ class ScenarioRunner(PositionBuilder):
         self.chance = FixedChance()  # results of chance the scenario queued (`next roll 6`)
         self.every_choice = False  # `stop at every choice`: runs stop at a choice of one option too
         self.started = False
-        self.pending_error = None
+        self.pending_error: tuple[RulesError, Span] | None = None  # a failed `run`, for the `expect error` after it
         self.lines: dict[str, list[str]] = {}  # the scenario file's lines, to quote a part of an expectation
 
     # ---- running
     def run(self) -> ScenarioResult:
         """Run the scenario's lines to the end, or to the first `run` that fails; every failed
         expectation is reported, each at its line."""
-        failures: list[ScenarioFailure] = []
-        self.failures = failures
+        failures = self.failures
         try:
             match = self.build()
             if self.coverage is not None:
                 self.coverage.watch(match)
             self.started = any(i.kind in ("position", "position_file") for i in self.sc.items)
-            self.pending_error: tuple[RulesError, Span] | None = None
             try:
                 self.run_items(match, self.sc.items)
                 if self.pending_error is not None:
