@@ -285,6 +285,19 @@ def test_play_tictactoe_through_stdin():
     assert "Traceback" not in proc.stderr
 
 
+def test_play_a_one_player_game_seats_the_person_alone(tmp_path, monkeypatch):
+    """Without --seats, `play` seats a person and random bots in the others: none for a solitaire."""
+    path = tmp_path / "solo.rules"
+    path.write_text('game "Solo" { players 1; round: a; max rounds 2 }\nzone pile\nvar n: int = 0\n'
+                    'phase a { take turns once { choose k from [1, 2] as "Add how many?"; n += k } }\n'
+                    'result { if n >= 3 { win players } }\n',
+                    encoding="utf-8")
+    code, out, err = run_main("play", path, "--seed", 1, stdin="2\n2\n", monkeypatch=monkeypatch)
+    assert code == 0, out + err
+    assert "Add how many?" in out and "Game over" in out
+    assert "seats" not in err
+
+
 def test_play_stops_cleanly_when_input_ends(repo_cwd, monkeypatch):
     code, out, err = run_main("play", "examples/eights.rules", "--seed", 1, "--players", 2, stdin="1\n",
                               monkeypatch=monkeypatch)

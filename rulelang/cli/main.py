@@ -174,6 +174,11 @@ def _load(args):
 # ------------------------------------------------------------------ play
 
 
+def _human_then_random(players: int) -> str:
+    """The seats of `play` and `serve` without --seats: a person, then random bots."""
+    return ",".join(["human"] + ["random"] * (players - 1))
+
+
 def cmd_play(args) -> int:
     from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.engine.visibility import move_label
@@ -182,7 +187,7 @@ def cmd_play(args) -> int:
 
     game = _load(args)
     players = args.players or game.program.game.players_default
-    names = seat_agents(args.seats or ("human," + ",".join(["random"] * (players - 1))), players, "--seats")
+    names = seat_agents(args.seats or _human_then_random(players), players, "--seats")
     agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     humans = [i for i, a in enumerate(agents) if a is None]
     # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
@@ -233,7 +238,7 @@ def cmd_serve(args) -> int:
         raise SystemExit(f"rulelang serve needs the web extra: pip install 'rulelang[web]' ({exc})")
     game = _load(args)
     players = args.players or game.program.game.players_default
-    names = (args.seats or ("human," + ",".join(["random"] * (players - 1)))).split(",")
+    names = (args.seats or _human_then_random(players)).split(",")
     table = Table(game, names, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
     if args.load:
         data = table.load_file(Path(args.load))
