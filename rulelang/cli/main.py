@@ -404,9 +404,36 @@ def _match_arguments(p, file_help: str | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
 
 
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser that keeps what each `add_argument` was given (`arguments`: a name or the
+    option strings, and the keywords), so the reference can list a command's options (docgen's
+    `cli_usage`) from argparse's public API alone; `commands`: the subcommands' parsers by name."""
+
+    def __init__(self, *args, **kwargs):
+        self.arguments: list[tuple[tuple, dict]] = []
+        self.commands: dict[str, "CommandParser"] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *names, **options):
+        if options.get("action") != "help":
+            self.arguments.append((names, options))
+        return super().add_argument(*names, **options)
+
+    def add_mutually_exclusive_group(self, **kwargs):
+        group = super().add_mutually_exclusive_group(**kwargs)
+        add = group.add_argument
+
+        def add_argument(*names, **options):  # (kept here too, in the order given)
+            self.arguments.append((names, options))
+            return add(*names, **options)
+
+        group.add_argument = add_argument
+        return group
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rulelang", description="Check, play and simulate board and card games written as .rules files.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = CommandParser(prog="rulelang", description="Check, play and simulate board and card games written as .rules files.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
 
     p = sub.add_parser("check", help="check .rules files and report every problem")
     p.add_argument("files", nargs="+")
@@ -509,7 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
     p.set_defaults(func=cmd_replay)
 
-    for p in sub.choices.values():
+    parser.commands = dict(sub.choices)
+    for p in parser.commands.values():
         p.add_argument("--budget", action="append", metavar="NAME=N",
                        help="raise (or lower) a resource budget: cards, list_size, steps, trigger_depth, "
                             "recursion_depth, memory_mb, source_bytes, source_tokens, players")

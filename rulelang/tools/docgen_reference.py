@@ -122,24 +122,24 @@ _CLI_MEANINGS = {
 
 def cli_usage(command: str, parser) -> str:
     """The usage and options of one `rulelang` subcommand, from the CLI's own argument parser
-    (``rulelang.cli.main.build_parser()``, passed in so that the docs do not import the CLI)."""
-    import argparse
-
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if command not in sub.choices:
+    (``rulelang.cli.main.build_parser()``, passed in so that the docs do not import the CLI: its
+    `commands` by name, each keeping the `arguments` it was given)."""
+    if command not in parser.commands:
         raise KeyError(f"rulelang has no command {command!r}")
-    p = sub.choices[command]
+    p = parser.commands[command]
     usage = p.format_usage().replace("usage: ", "").strip()
     out = ["```text", re.sub(r"\s+", " ", usage), "```", "", "| argument | meaning |", "|---|---|"]
-    for action in p._actions:
-        if isinstance(action, argparse._HelpAction):
-            continue
-        name = ", ".join(action.option_strings) or action.dest
-        if action.option_strings and action.nargs != 0:
-            name += " " + (action.metavar or action.dest.upper())
-        help_text = action.help or _CLI_MEANINGS.get(action.dest, "")
-        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
-            help_text += f" (default: {action.default})"
+    for names, options in p.arguments:
+        flags = [n for n in names if n.startswith("-")]
+        dest = options.get("dest") or (names[0] if not flags else
+                                        next((f for f in flags if f.startswith("--")), flags[0]).lstrip("-").replace("-", "_"))
+        name = ", ".join(flags) or dest
+        if flags and options.get("action") not in ("store_true", "store_false", "count", "version"):
+            name += " " + (options.get("metavar") or dest.upper())
+        help_text = options.get("help") or _CLI_MEANINGS.get(dest, "")
+        default = options.get("default")
+        if default not in (None, False) and flags:
+            help_text += f" (default: {default})"
         out.append(f"| {code(name)} | {cell(help_text)} |")
     return "\n".join(out)
 
