@@ -140,7 +140,7 @@ def _cache_key(args) -> tuple:
     return (path, hash(text), tuple(variant or ()), tuple(sorted((settings or {}).items())), current_budgets())
 
 
-def _play_one(args) -> GameRecord:
+def play_one(args) -> GameRecord:
     path, text, variant, settings, players, agents, seed = args
     key = _cache_key(args)
     game = _worker_cache.get(key)
@@ -198,7 +198,7 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         _watching = Coverage(whole_file=False)
         _watching.add_game(game)
         try:
-            summary.games = run_tasks(_play_one, tasks, jobs=1, progress=progress)
+            summary.games = run_tasks(play_one, tasks, jobs=1, progress=progress)
         finally:
             watched, _watching = _watching, None
             if tasks:  # (a game loaded for coverage is not for other runs)
@@ -208,10 +208,10 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
         from rulelang.balance.rulesprofile import profiled
 
         game.new_match(players=players, seed=seed)  # what a first match imports (networkx...) is not the games' time
-        summary.games, summary.profile = profiled(lambda: run_tasks(_play_one, tasks, jobs=1, progress=progress),
+        summary.games, summary.profile = profiled(lambda: run_tasks(play_one, tasks, jobs=1, progress=progress),
                                                   game.program.generated, resolved, len(tasks))
     else:
-        summary.games = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
+        summary.games = run_tasks(play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
                                   meanwhile=partial(import_statistics, statistics))
     summary.seconds = time.perf_counter() - start
     summary.games.sort(key=lambda g: g.seed)

@@ -27,7 +27,7 @@ from rulelang.balance.parallel import run_tasks
 from rulelang.core.resources import find_game
 from rulelang.core.sourcefile import read_source
 from rulelang.compile.loader import load
-from rulelang.balance.simulate import _play_one
+from rulelang.balance.simulate import play_one
 
 
 @dataclass
@@ -132,7 +132,7 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
                 owners.append((a, b))
     start = time.perf_counter()
     # (the win rates' intervals and the sign tests: scipy.special and scipy.stats, imported meanwhile)
-    records = run_tasks(_play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
+    records = run_tasks(play_one, tasks, jobs=jobs, cluster=cluster, progress=progress,
                         meanwhile=partial(import_statistics, ("scipy.special", "scipy.stats")))
     result.seconds = time.perf_counter() - start
     by_pair = {pair: PairResult(*pair, duplicate=duplicate) for pair in pairs}
