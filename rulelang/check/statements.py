@@ -371,14 +371,46 @@ class StatementChecks:
             decl = self.zone_decl_of(to) if to is not None else None
             if decl is None:
                 return
-            if decl.board is None:
+            board = self.board_of_decl(decl)
+            if board is None:
                 self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
-            elif decl.board.places is None:
+            elif board.places is None:
                 self.err(p.place.span, f"the board {decl.name} has no places",
                          hint=f"declare them: `zone {decl.name}: board ... places ENUM`")
-            elif ty.startswith("sym:") and ty[4:] != decl.board.places:
-                self.err(p.place.span, f"the places of {decl.name} are the members of {decl.board.places}, "
+            elif ty.startswith("sym:") and ty[4:] != board.places:
+                self.err(p.place.span, f"the places of {decl.name} are the members of {board.places}, "
                          f"but this is {describe_type(ty)}")
+
+    def check_layer(self, d: N.ZoneDecl):
+        """`zone NAME: board on BASE`: BASE is a board zone (or a layer of one), not NAME itself,
+        shared unless NAME is per player too."""
+        span = d.layer_span or d.span
+        sym = self.t.symbols.get(d.layer_of)
+        boards = [n for n, x in self.t.symbols.items() if x.kind == "zone" and n != d.name
+                  and (x.decl.board is not None or x.decl.layer_of is not None)]
+        if sym is None or sym.kind != "zone":
+            self.err(span, f'a layer lies on a board, but "{d.layer_of}" is not a zone',
+                     expected="zone NAME: board on BOARD", hint=did_you_mean(d.layer_of, boards))
+            return
+        seen = {d.name}
+        base = sym.decl
+        while base.layer_of is not None and base.name not in seen:
+            seen.add(base.name)
+            nxt = self.t.symbols.get(base.layer_of)
+            if nxt is None or nxt.kind != "zone":
+                return  # (said at that layer)
+            base = nxt.decl
+        if base.name in seen:
+            self.err(span, f'the layer {d.name} lies on itself (through {" and ".join(sorted(seen))})',
+                     expected="a layer on a board declared with a shape (grid, hex, track, graph)")
+        elif base.board is None:
+            self.err(span, f'a layer lies on a board, but the zone "{d.layer_of}" is not a board',
+                     expected="zone NAME: board on BOARD",
+                     hint=f"the boards are {', '.join(boards)}" if boards else
+                     f"declare it as a board: zone {d.layer_of}: board grid 4")
+        elif sym.decl.per_player and not d.per_player:
+            self.err(span, f"{d.layer_of} is a board per player, so a layer on it is per player too",
+                     expected=f"zone {d.name} per player: board on {d.layer_of}")
 
     def check_places(self, d: N.ZoneDecl):
         b = d.board
