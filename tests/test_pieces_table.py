@@ -98,3 +98,44 @@ def test_the_dominoes_table_in_the_terminal(tmp_path):
     for d in laid:
         label = f"{d.attrs['a']}|{d.attrs['b']}"
         assert text.count(label) >= 2, label  # on both its cells (one pointing to the other)
+
+
+def _drawn_figure(monkeypatch, tmp_path, match, zone=None):
+    """render_board's figure, kept as it is saved."""
+    from matplotlib.figure import Figure
+    from rulelang.tools.render import render_board
+
+    kept = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (kept.append(fig), real(fig, *a, **k))[1])
+    out = render_board(match, tmp_path / "board.png", zone=zone, dpi=40)
+    assert out.exists() and out.stat().st_size > 1000
+    return kept[0].axes[0]
+
+
+def test_render_draws_a_piece_as_one_shape_named_once(monkeypatch, tmp_path):
+    match = rulelang.load(ROOT / "examples/dominoes.rules").new_match(players=2, seed=3)
+    for _ in range(5):
+        match.apply(0)
+    laid = match.s.zones["table"].items
+    ax = _drawn_figure(monkeypatch, tmp_path, match)
+    fills = [p for p in ax.patches if p.get_zorder() == 1.6]
+    edges = [p for p in ax.patches if p.get_zorder() == 1.5]
+    assert len(fills) == len(edges) == 3 * len(laid)  # two squares and the band between them, each
+    names = [t.get_text() for t in ax.texts]
+    for d in laid:
+        assert names.count(f"{d.attrs['a']}|{d.attrs['b']}") == 1
+
+
+def test_render_draws_a_layer_on_its_base(monkeypatch, tmp_path):
+    import random
+
+    match = rulelang.load(ROOT / "games/survivors.rules").new_match(players=4, seed=1)
+    rng = random.Random(2)
+    for _ in range(30):
+        match.apply(rng.randrange(match.option_count()))
+    for zone in ("sites", "map"):
+        ax = _drawn_figure(monkeypatch, tmp_path, match, zone)
+        assert ax.get_title().endswith("map, sites")
+        texts = [t.get_text() for t in ax.texts]
+        assert texts.count("base") == len([e for e in match.s.zones["sites"].items if e.card.component == "Base"]) > 0
