@@ -286,16 +286,6 @@ class BoardCells:
             self.place(cell, entity)
         self.pieces[entity.id] = tuple(cells)
 
-    def remove(self, cell, entity) -> None:
-        """A card taken from its cell; a piece is taken from all its cells."""
-        if self.pieces:
-            covered = self.pieces.pop(entity.id, None)
-            if covered is not None:
-                for c in covered:
-                    self._remove_one(c, entity)
-                return
-        self._remove_one(cell, entity)
-
     def covered_cells(self, entity) -> list:
         """The cells a card on this board lies on: a piece's, first cell first; else its one cell."""
         covered = self.pieces.get(entity.id) if self.pieces else None
@@ -369,7 +359,14 @@ class BoardCells:
                 walk([cell])
         return [list(cells) for cells in found]
 
-    def _remove_one(self, cell, entity) -> None:
+    def remove(self, cell, entity) -> None:
+        """A card taken from its cell; a piece is taken from all its cells."""
+        if self.pieces:
+            covered = self.pieces.pop(entity.id, None)
+            if covered is not None:  # (no longer a piece: each cell below is a plain removal)
+                for c in covered:
+                    self.remove(c, entity)
+                return
         if self._next_to:
             self._forget_next_to(cell)
         if self._near is not None:
