@@ -249,6 +249,8 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
         return [(f"[{mark}]" if mark else "·", style), (coord, style)]
     if len(lines) == 1:  # one card (or one kind): its name over two lines, the number after it
         text, tail, style = lines[0]
+        if mark and not tail:  # (the cell's own number, as compact)
+            tail, mark, style = f" [{mark}]", None, style + " bold"
         wrapped = (textwrap.wrap(text, w) or [""]) + [""]
         first, second = wrapped[0], " ".join(wrapped[1:]).strip()
         second = (second + tail).strip() if len(second) + len(tail) <= w else second[:max(1, w - len(tail) - 1)] + "…" + tail
