@@ -189,3 +189,22 @@ def test_a_layer_of_an_open_board_takes_only_cells_holding_a_card(tmp_path):
     m = match(tmp_path, "move first([k in box where k.component == \"Token\"]) to table at (5, 5)\n"
                         "  move first([k in box where k.component == \"Token\"]) to marks at (5, 5)", board="hex")
     assert len(m.s.zones["marks"].cells.stack((5, 5))) == 1
+
+
+def test_a_long_piece_on_a_graph_stays_within_the_budget(tmp_path):
+    from rulelang.core.budgets import Budgets, using
+
+    game = GAME.replace("covers 2", "covers 12").replace("BOARD", "grid 8 size 5 by 5")
+    path = tmp_path / "long.rules"
+    path.write_text(game.replace("STATEMENTS", "let t = first([t in box where t.component == \"Tile\"])\n"
+                                 "  let n = count(places_for(table, t))\n  log \"{n}\""), encoding="utf-8")
+    # a square grid's pieces turn: 12 in a row fit nowhere on 5 by 5
+    assert rulelang.load(path).new_match(seed=1).s.log[-1] == "0"
+    path.write_text(game.replace("grid 8 size 5 by 5", "graph { a -- b -- c -- d -- e -- f -- g -- h -- i -- j -- k -- l -- m; "
+                                 "a -- c -- e -- g -- i -- k -- m; b -- d -- f -- h -- j -- l }")
+                    .replace("STATEMENTS", "let t = first([t in box where t.component == \"Tile\"])\n"
+                             "  let n = count(places_for(table, t))\n  log \"{n}\""), encoding="utf-8")
+    with using(Budgets(list_size=500)):
+        with pytest.raises(RulesRuntimeError) as caught:
+            rulelang.load(path).new_match(seed=1)
+    assert "places_for() would walk more than 500 paths of table for tile 1 (the list_size budget)" in caught.value.format()

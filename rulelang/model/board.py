@@ -321,11 +321,12 @@ class BoardCells:
         stack = self.stacks.get(cell)
         return not stack or (moving is not None and all(x is moving for x in stack))
 
-    def placements(self, shape: tuple) -> list:
+    def placements(self, shape: tuple, most: int = 1_000_000) -> list:
         """Where a piece of this shape may be laid, each a list of cells (the shape's first cell
         first): on a square or hex board, every turn of the shape with all its cells free and on the
         board (an open board: touching a card already there, or on the origin when it is empty);
-        on a track or a graph, every path of that many free cells."""
+        on a track or a graph, every path of that many free cells. Walking more than `most` cells
+        (a long piece on a graph has very many paths) raises OverflowError."""
         t = self.topology
         stacks = self.stacks
         found: dict = {}
@@ -346,8 +347,12 @@ class BoardCells:
                         found[cells] = None
         else:
             n = len(shape)
+            steps = [0]
 
             def walk(path):
+                steps[0] += 1
+                if steps[0] > most:
+                    raise OverflowError(most)
                 if len(path) == n:
                     found[tuple(path)] = None
                     return

@@ -425,7 +425,14 @@ def _shape_of(piece) -> tuple:
          "(places_for(board, piece); a piece of `covers N` cells in every turn)")
 def _places_for(ctx, board, piece):
     board = _board_of(board)
-    return board.cells.placements(_shape_of(piece))
+    from rulelang.core.budgets import current_budgets
+
+    most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
+    try:
+        return board.cells.placements(_shape_of(piece), most)
+    except OverflowError:
+        raise RuleFailure(f"places_for() would walk more than {most:,} paths of {board.name} for {describe(piece)} "
+                          "(the list_size budget); raise it with --budget list_size=N") from None
 
 
 @builtin("placed_at", 3, 4, "the cells a piece would cover with its first cell on a cell, turned n times "
