@@ -139,3 +139,38 @@ def test_render_draws_a_layer_on_its_base(monkeypatch, tmp_path):
         assert ax.get_title().endswith("map, sites")
         texts = [t.get_text() for t in ax.texts]
         assert texts.count("base") == len([e for e in match.s.zones["sites"].items if e.card.component == "Base"]) > 0
+
+
+def test_an_open_board_shows_every_cell_a_piece_may_go_to(tmp_path):
+    path = tmp_path / "open.rules"
+    path.write_text("""\
+game "Open" {
+  players 2
+  round: play
+}
+component Tile { n: int  covers 2  label "tile {n}" }
+cards tiles in box { Tile(n: 1) * 2 }
+zone box
+zone table: board grid 4
+phase play {
+  move first(box) to table at [(0, 0), (1, 0)]
+  let t = first(box)
+  choose cells from places_for(table, t) by player(1) as "where?"
+  move t to table at cells
+  end game
+}
+""", encoding="utf-8")
+    match = rulelang.load(path).new_match(seed=1)
+    view = table_view(match, 0)
+    table = next(z for z in view["zones"] if z["key"] == "table")
+    shown = {c["key"] for c in table["cells"]}
+    wanted = {k for o in view["choice"]["options"] for t in o["tokens"] if t["kind"] == "cells" for k in t["cells"]}
+    assert "3,0" in wanted and "-1,1" in wanted  # beyond the frontier: a piece's second cell
+    assert wanted <= shown
+
+
+def test_the_rulebook_page_names_a_layers_base():
+    from rulelang.tools.docgen import build_page
+
+    page = build_page(ROOT / "games/survivors.rules")
+    assert "| `sites` |  | everyone | on the cells of map |" in page.markdown

@@ -126,9 +126,11 @@ def _option_cells(match: Match) -> dict[str, set]:
     chooser = match.s.pending["player"]
     for o in match.s.pending["options"]:
         for v in o["values"].values():
-            zone = _board_of_cell(boards, v, chooser)
-            if zone is not None:
-                out.setdefault(zone.key, set()).add(v)
+            # a list of cells is a place for a piece: its cells are drawn too
+            for c in (v if type(v) is list and all(type(x) is tuple for x in v) else (v,)):
+                zone = _board_of_cell(boards, c, chooser)
+                if zone is not None:
+                    out.setdefault(zone.key, set()).add(c)
     return out
 
 

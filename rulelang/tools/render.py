@@ -155,7 +155,9 @@ def offered_cells(match, board: BoardZone) -> set:
     if pending is None or match.s.over or (board.owner is not None and board.owner != pending["player"]):
         return set()
     cells = board.cells
-    return {v for o in pending["options"] for v in o["values"].values()
+    values = [c for o in pending["options"] for v in o["values"].values()  # (a list of cells: a piece's place)
+              for c in (v if type(v) is list else (v,))]
+    return {v for v in values
             if isinstance(v, tuple) and len(v) == 2 and all(type(x) is int for x in v) and not cells.stack(v)}
 
 
