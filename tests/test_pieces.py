@@ -140,7 +140,7 @@ def test_moving_a_piece_frees_all_its_cells_and_it_survives_saves_and_copies(tmp
 @pytest.mark.parametrize("at, said", [
     ("[(0, 0), (1, 0)]\n  move u to table at [(1, 0), (2, 0)]",
      "lay.rules:18:3: error: tile 2 would lie on (1, 0) of table, where tile 1 lies already"),
-    ("[(2, 0), (3, 0)]", "lay.rules:17:3: error: tile 1 would lie off the board table: it has no cell (3, 0)"),
+    ("[(2, 0), (2 + 1, 0)]", "lay.rules:17:3: error: tile 1 would lie off the board table: it has no cell (3, 0)"),
     ("[(0, 0)]", "lay.rules:17:3: error: tile 1 covers 2 cells, but 1 was given"),
     ("(0, 0)", "lay.rules:17:3: error: tile 1 covers 2 cells of a board: give them as a list"),
     ("[(0, 0), (2, 2)]", "lay.rules:17:3: error: the cells of tile 1 must touch one another, and (2, 2) touches none"),
@@ -178,7 +178,7 @@ def test_a_layer_has_its_base_boards_cells_and_its_own_cards(tmp_path):
     assert [str(e) for e in marks.cells.stack((1, 2))] == ["<Token #5>"]
     assert [str(e) for e in table.cells.stack((1, 2))] == ["<Token #6>"]
     with pytest.raises(RulesRuntimeError) as caught:
-        match(tmp_path, "move first([k in box where k.component == \"Token\"]) to marks at (5, 5)")
+        match(tmp_path, "move first([k in box where k.component == \"Token\"]) to marks at (4 + 1, 5)")
     assert "lay.rules:15:3: error: the board marks has no cell (5, 5)" in caught.value.format()
 
 
@@ -208,3 +208,26 @@ def test_a_long_piece_on_a_graph_stays_within_the_budget(tmp_path):
         with pytest.raises(RulesRuntimeError) as caught:
             rulelang.load(path).new_match(seed=1)
     assert "places_for() would walk more than 500 paths of table for tile 1 (the list_size budget)" in caught.value.format()
+
+
+@pytest.mark.parametrize("board, at, said", [
+    ("grid 4 size 3 by 3", "(3, 0)", "the board table has no cell (3, 0)"),
+    ("hex rhombus 3 by 2", "(0, 2)", "the board table has no cell (0, 2)"),
+    ("hex rectangle 3 by 3", "(-2, 2)", "the board table has no cell (-2, 2)"),
+    ("hex radius 1", "[(1, 0), (2, -1)]", "the board table has no cell (2, -1)"),
+])
+def test_cells_written_off_a_fixed_board_are_found_by_the_checker(tmp_path, board, at, said):
+    from rulelang.core.errors import RulesError
+
+    with pytest.raises(RulesError) as caught:
+        match(tmp_path, f"move first([k in box where k.component == \"Token\"]) to table at {at}", board=board)
+    assert f"lay.rules:15:" in caught.value.format() and said in caught.value.format()
+
+
+@pytest.mark.parametrize("board, at", [
+    ("hex rectangle 3 by 3", "(-1, 2)"), ("hex rhombus 3 by 2", "(2, 1)"), ("grid 4 size 3 by 3", "(2, 2)"),
+    ("grid 4", "(50, -3)"),
+])
+def test_cells_written_on_the_board_pass(tmp_path, board, at):
+    m = match(tmp_path, f"move first([k in box where k.component == \"Token\"]) to table at {at}", board=board)
+    assert len(m.s.zones["table"].items) == 1
