@@ -174,3 +174,35 @@ def test_the_rulebook_page_names_a_layers_base():
 
     page = build_page(ROOT / "games/survivors.rules")
     assert "| `sites` |  | everyone | on the cells of map |" in page.markdown
+
+
+HEX_PIECES = """\
+game "Hexp" {
+  players 2
+  round: play
+}
+component Tri { n: int  covers [(0, 0), (1, 0), (0, 1)]  label "tri {n}" }
+component Bar { n: int  covers 3  label "bar {n}" }
+cards tris in box { Tri(n: 1) }
+cards bars in box { Bar(n: 1) }
+zone box
+zone map: board hex radius 3
+phase play {
+  let t = first([t in box where t.component == "Tri"])
+  move t to map at placed_at(map, t, (0, 0), 0)
+  let b = first([t in box where t.component == "Bar"])
+  move b to map at placed_at(map, b, (-1, -2), 0)
+  end game
+}
+"""
+
+
+def test_render_fills_where_three_cells_of_a_hex_piece_meet(monkeypatch, tmp_path):
+    path = tmp_path / "hexp.rules"
+    path.write_text(HEX_PIECES, encoding="utf-8")
+    match = rulelang.load(path).new_match(seed=1)
+    assert match.s.zones["map"].cells.pieces == {0: ((0, 0), (1, 0), (0, 1)), 1: ((-1, -2), (0, -2), (1, -2))}
+    ax = _drawn_figure(monkeypatch, tmp_path, match)
+    fills = [p for p in ax.patches if p.get_zorder() == 1.6]
+    # the tri: 3 hexes, 3 bands, the triangle where they meet; the bar: 3 hexes, 2 bands
+    assert len(fills) == 7 + 5

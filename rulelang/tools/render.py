@@ -363,6 +363,13 @@ def _draw_piece(ax, topology, centres: list, top, face: str, text: str, font) ->
             nx, ny = -(yb - ya) / length * half, (xb - xa) / length * half
             out.append(Polygon([(xa + nx, ya + ny), (xb + nx, yb + ny), (xb - nx, yb - ny), (xa - nx, ya - ny)],
                                closed=True, **style))
+        if near is not None:  # where three hex cells (or four squares) meet, the gap between them
+            reach = near if topology.kind == "hex" else 1.5
+            for i, a in enumerate(centres):
+                for j, b in enumerate(centres[i + 1:], i + 1):
+                    for c in centres[j + 1:]:
+                        if math.dist(a, b) <= reach and math.dist(b, c) <= reach and math.dist(a, c) <= reach:
+                            out.append(Polygon([a, b, c], closed=True, **style))
         return out
 
     for patch in shapes(facecolor="#222222", edgecolor="#222222", linewidth=3.2):

@@ -494,6 +494,12 @@ function boardEl(zone, targets, placed, title, layers) {
         bridge.style.strokeWidth = w;
         parts.push(bridge);
       }
+      // where three hex cells (or four squares) of it meet, the gap between them is filled too
+      const near = (a, b) => Math.hypot(b[0] - a[0], b[1] - a[1]) <= (board.kind === "hex" ? Math.sqrt(3) * HR + 1 : SQ * Math.SQRT2 + 1);
+      for (let i = 0; i < at.length; i++) for (let j = i + 1; j < at.length; j++) for (let k = j + 1; k < at.length; k++) {
+        if (near(at[i], at[j]) && near(at[j], at[k]) && near(at[i], at[k]))
+          parts.push(svg("polygon", { points: [at[i], at[j], at[k]].map((p) => p.join(",")).join(" ") }));
+      }
     } else {
       for (let i = 1; i < at.length; i++) parts.push(svg("line", { x1: at[i - 1][0], y1: at[i - 1][1], x2: at[i][0], y2: at[i][1] }));
       for (const [x, y] of at) parts.push(svg("circle", { cx: x, cy: y, r: SQ * 0.42 }));
