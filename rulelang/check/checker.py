@@ -25,6 +25,52 @@ from rulelang.check.statements import StatementChecks
 from rulelang.check.decks import check_decks, note_deck, note_entry
 
 
+MOST_COVERED = 64  # the most cells one piece may cover
+
+
+def covers_shape(x) -> tuple[tuple | None, str | None]:
+    """The shape of `covers EXPR`: (offsets from its first cell, None), or (None, what is wrong).
+    `covers N` is N cells in a row; `covers [(0, 0), (1, 0), (0, 1)]` the cells of that shape."""
+    def whole(n):
+        if isinstance(n, N.IntLit):
+            return n.value
+        if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
+            return -n.operand.value
+        return None
+
+    if isinstance(x, N.IntLit):
+        if not 1 <= x.value <= MOST_COVERED:
+            return None, f"a piece covers from 1 to {MOST_COVERED} cells, not {x.value}"
+        return tuple((i, 0) for i in range(x.value)), None
+    if not isinstance(x, N.ListLit):
+        return None, "`covers` takes a number of cells in a row or a list of cells written out"
+    cells = []
+    for item in x.items:
+        a = whole(item.a) if isinstance(item, N.CellLit) else None
+        b = whole(item.b) if isinstance(item, N.CellLit) else None
+        if a is None or b is None:
+            return None, "each cell of a piece's shape is a pair of whole numbers, as (1, 0)"
+        cells.append((a, b))
+    if not cells or len(cells) > MOST_COVERED:
+        return None, f"a piece covers from 1 to {MOST_COVERED} cells, not {len(cells)}"
+    if len(set(cells)) < len(cells):
+        return None, "the shape names a cell twice"
+    x0, y0 = cells[0]
+    shape = tuple((a - x0, b - y0) for a, b in cells)
+    # its cells must touch (side by side on a square grid; a hex map's shape is checked when laid)
+    seen, todo = {shape[0]}, [shape[0]]
+    while todo:
+        cx, cy = todo.pop()
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)):
+            o = (cx + dx, cy + dy)
+            if o in shape and o not in seen:
+                seen.add(o)
+                todo.append(o)
+    if len(seen) < len(shape):
+        return None, "the cells of a piece's shape must touch one another: this shape falls apart"
+    return shape, None
+
+
 @dataclass
 class Symbol:
     kind: str  # var, setting, enum, member, zone, component, cards, def, proc, keyword, phase
@@ -295,6 +341,10 @@ class Checker(StatementChecks, ExpressionChecks):
                     self.expr(f.default, set())
             if d.discards_to is not None:
                 self.expect_zone(d.discards_to, {"self"})
+            if d.covers is not None:
+                _shape, problem = covers_shape(d.covers)
+                if problem is not None:
+                    self.err(d.covers.span, problem, expected="covers 2, or covers [(0, 0), (1, 0), (0, 1)]")
             if d.label:
                 self.check_label(d.label, d, d.span)
             if d.back:
@@ -335,6 +385,8 @@ class Checker(StatementChecks, ExpressionChecks):
         elif isinstance(d, N.ZoneDecl):
             if d.board is not None and d.board.places is not None:
                 self.check_places(d)
+            if d.layer_of is not None:
+                self.check_layer(d)
         elif isinstance(d, N.VarDecl):
             self.check_type_ref(d.type)
             if d.default is not None:

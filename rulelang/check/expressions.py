@@ -94,6 +94,17 @@ class ExpressionChecks:
                 return sym.decl
         return None
 
+    def board_of_decl(self, decl: N.ZoneDecl):
+        """A board zone's topology (a layer's is its base's), or None for a zone that is no board."""
+        seen = set()
+        while decl.board is None and decl.layer_of is not None and decl.name not in seen:
+            seen.add(decl.name)
+            sym = self.t.symbols.get(decl.layer_of)
+            if sym is None or sym.kind != "zone":
+                return None
+            decl = sym.decl
+        return decl.board
+
     def expect_zone(self, x, scope):
         ty = self.expr(x, scope)
         if ty not in ("zone", "any"):
@@ -201,10 +212,12 @@ class ExpressionChecks:
         board = c.args[0] if c.args else None
         if isinstance(board, N.Name) and self.t.kind(board.id) == "zone":
             decl = self.t.symbols[board.id].decl
-            if decl.board is None:
-                self.err(board.span, f'{c.func}() works on a board, and the zone "{board.id}" is not one',
-                         expected='a zone declared as a board, as in "zone grid: board grid 8 size 8 by 8"')
-            elif c.func == "edge" and decl.board.width is None:
+            topology = self.board_of_decl(decl)
+            if topology is None:
+                if decl.layer_of is None:  # (a layer on nothing is said at its declaration)
+                    self.err(board.span, f'{c.func}() works on a board, and the zone "{board.id}" is not one',
+                             expected='a zone declared as a board, as in "zone grid: board grid 8 size 8 by 8"')
+            elif c.func == "edge" and topology.width is None:
                 self.err(c.span, f'edge() needs a board with sides: "{board.id}" has no fixed width and height',
                          expected="a square grid with a size (grid 4 size 8 by 8) or a hex rhombus or rectangle")
         if c.func == "edge" and len(c.args) == 2 and isinstance(c.args[1], N.StrLit) \

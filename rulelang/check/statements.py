@@ -366,19 +366,95 @@ class StatementChecks:
     def placement(self, p: N.Placement, scope, to=None):
         if p.at is not None:
             self.expr(p.at, scope)
+            decl = self.zone_decl_of(to) if to is not None else None
+            board = self.board_of_decl(decl) if decl is not None else None
+            if board is not None:
+                self.check_cells_written(p.at, board, decl.name)
         if p.place is not None:
             ty = self.expr(p.place, scope)
             decl = self.zone_decl_of(to) if to is not None else None
             if decl is None:
                 return
-            if decl.board is None:
+            board = self.board_of_decl(decl)
+            if board is None:
                 self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
-            elif decl.board.places is None:
+            elif board.places is None:
                 self.err(p.place.span, f"the board {decl.name} has no places",
                          hint=f"declare them: `zone {decl.name}: board ... places ENUM`")
-            elif ty.startswith("sym:") and ty[4:] != decl.board.places:
-                self.err(p.place.span, f"the places of {decl.name} are the members of {decl.board.places}, "
+            elif ty.startswith("sym:") and ty[4:] != board.places:
+                self.err(p.place.span, f"the places of {decl.name} are the members of {board.places}, "
                          f"but this is {describe_type(ty)}")
+
+    def check_cells_written(self, at, board: N.Topology, name: str):
+        """`at (x, y)` or `at [(x, y), ...]` written out: each cell on a fixed board, none twice."""
+        def whole(n):
+            if isinstance(n, N.IntLit):
+                return n.value
+            if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
+                return -n.operand.value
+            return None
+
+        items = at.items if isinstance(at, N.ListLit) else [at]
+        seen = {}
+        for item in items:
+            cell = (whole(item.a), whole(item.b)) if isinstance(item, N.CellLit) else None
+            if cell is None or None in cell:
+                continue
+            if cell in seen and isinstance(at, N.ListLit):
+                self.err(item.span, f"a card would lie twice on the cell {cell[0], cell[1]} of {name}",
+                         expected="each cell of a piece once", hint=f"a piece of 2 cells: at [({cell[0]}, {cell[1]}), "
+                         f"({cell[0] + 1}, {cell[1]})]")
+            seen[cell] = True
+            q, r = cell
+            if board.kind == "grid" and board.width is not None:
+                off = not (0 <= q < board.width and 0 <= r < board.height)
+                where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
+            elif board.kind == "hex" and board.radius is not None:
+                off = max(abs(q), abs(r), abs(q + r)) > board.radius
+                where = f"its cells lie at most {board.radius} steps from (0, 0)"
+            elif board.kind == "hex" and board.shape == "rhombus":
+                off = not (0 <= q < board.width and 0 <= r < board.height)
+                where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
+            elif board.kind == "hex" and board.shape == "rectangle":
+                off = not (0 <= r < board.height and -(r // 2) <= q < board.width - r // 2)
+                where = f"its rows go from 0 to {board.height - 1}, each {board.width} cells wide"
+            else:
+                continue
+            if off:
+                self.err(item.span, f"the board {name} has no cell {q, r}", expected=f"a cell of {name}: {where}",
+                         hint=f"places_for({name}, card) lists where a piece fits" if isinstance(at, N.ListLit)
+                         else f"cells({name}) lists its cells")
+
+    def check_layer(self, d: N.ZoneDecl):
+        """`zone NAME: board on BASE`: BASE is a board zone (or a layer of one), not NAME itself,
+        shared unless NAME is per player too."""
+        span = d.layer_span or d.span
+        sym = self.t.symbols.get(d.layer_of)
+        boards = [n for n, x in self.t.symbols.items() if x.kind == "zone" and n != d.name
+                  and (x.decl.board is not None or x.decl.layer_of is not None)]
+        if sym is None or sym.kind != "zone":
+            self.err(span, f'a layer lies on a board, but "{d.layer_of}" is not a zone',
+                     expected="zone NAME: board on BOARD", hint=did_you_mean(d.layer_of, boards))
+            return
+        seen = {d.name}
+        base = sym.decl
+        while base.layer_of is not None and base.name not in seen:
+            seen.add(base.name)
+            nxt = self.t.symbols.get(base.layer_of)
+            if nxt is None or nxt.kind != "zone":
+                return  # (said at that layer)
+            base = nxt.decl
+        if base.name in seen:
+            self.err(span, f'the layer {d.name} lies on itself (through {" and ".join(sorted(seen))})',
+                     expected="a layer on a board declared with a shape (grid, hex, track, graph)")
+        elif base.board is None:
+            self.err(span, f'a layer lies on a board, but the zone "{d.layer_of}" is not a board',
+                     expected="zone NAME: board on BOARD",
+                     hint=f"the boards are {', '.join(boards)}" if boards else
+                     f"declare it as a board: zone {d.layer_of}: board grid 4")
+        elif sym.decl.per_player and not d.per_player:
+            self.err(span, f"{d.layer_of} is a board per player, so a layer on it is per player too",
+                     expected=f"zone {d.name} per player: board on {d.layer_of}")
 
     def check_places(self, d: N.ZoneDecl):
         b = d.board

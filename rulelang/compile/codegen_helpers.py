@@ -130,7 +130,10 @@ def _next_to(c, x, cell=None):
         if type(x) is Entity:
             zone = x.zone
             if zone is not None and zone.is_board:
-                return zone.cells.cards_next_to_view(x.cell)
+                cells = zone.cells
+                if cells.pieces and x.id in cells.pieces:
+                    return cells.cards_next_to_piece(x)
+                return cells.cards_next_to_view(x.cell)
     elif type(x) is BoardZone:
         return x.cells.cards_next_to_view(cell)
     return _NEIGHBORS(c, x, cell)

@@ -25,7 +25,7 @@ from rulelang.model.board import Topology
 from rulelang.core.budgets import Meter, check_size, current_budgets, exceeded
 from rulelang.model.builtins import BUILTIN_VALUES, as_list, describe, holds_keyword
 from rulelang.check.types import type_name
-from rulelang.check.checker import SymbolTable
+from rulelang.check.checker import SymbolTable, covers_shape
 from rulelang.core.errors import Span
 from rulelang.compile.statements import StatementCompiler
 from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, lifted_conditions,
@@ -145,7 +145,12 @@ class Compiler(StatementCompiler):
                         places = list(enum.decl.members) if enum is not None and enum.kind == "enum" else ()
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
                                     shape=b.shape, places=places, capacities=dict(b.capacities))
-                program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span)
+                program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span, d.layer_of)
+        for info in program.zones.values():  # a layer has the topology of its base board (checked: a board)
+            base = info
+            while base.topology is None and base.layer_of is not None:
+                base = program.zones[base.layer_of]
+            info.topology = base.topology
         self.impure_defs = impure_defs(analysed)
         self.gen.neighbourhood_defs = neighbourhood_defs(analysed, self.def_reads, self.impure_defs)
         self.gen.lifted = {key: _simplified(d, self.fixer) for key, d in lifted.items()
@@ -327,8 +332,10 @@ class Compiler(StatementCompiler):
                         values[f.name] = _type_default(f.type)(None)
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
                 name = values.get("name") if isinstance(values.get("name"), str) else None
+                shape = covers_shape(comp.covers)[0] if comp.covers is not None else None
                 for _ in range(entry.copies):
                     defs.append(CardDef(len(defs), d.name, comp.name, values, code, name, entry.span, label, back))
+                    defs[-1].shape = shape
         program.card_sets[d.name] = defs
         self.cards_made = total
 

@@ -119,6 +119,7 @@ class ZoneInfo:
     visibility: str
     topology: Topology | None
     span: Span
+    layer_of: str | None = None  # a layer's base board (`board on NAME`): the topology is the base's
 
 
 @dataclass

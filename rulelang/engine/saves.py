@@ -137,6 +137,8 @@ def state_to_json(s: State) -> dict:
         if zone.is_board:
             zones[key] = {"items": [e.id for e in zone.items],
                           "cells": [[enc(c), [e.id for e in zone.cells.stack(c)]] for c in zone.cells.occupied_cells()]}
+            if zone.cells.pieces:  # cards lying on several cells: which, and on which cells
+                zones[key]["pieces"] = [[i, [enc(c) for c in cells]] for i, cells in sorted(zone.cells.pieces.items())]
         else:
             zones[key] = [e.id for e in zone.items]
     pending = None
@@ -193,6 +195,9 @@ def state_from_json(program: Program, data: dict) -> State:
                 for i in ids:
                     zone.cells.place(cell, s.entities[i])
                     s.entities[i].cell = cell
+            for i, cells in content.get("pieces", ()):
+                zone.cells.pieces[i] = covered = tuple(decode(c, s) for c in cells)
+                s.entities[i].cell = covered[0]
             zone.items = [s.entities[i] for i in content["items"]]
             for e in zone.items:
                 e.place = data["entities"][e.id].get("place")

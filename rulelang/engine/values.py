@@ -109,13 +109,53 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
         if cell is None:
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
         cells = zone.cells
-        if not cells.has_cell(cell):
+        if type(cell) is list or e.card.shape is not None:
+            _check_piece(zone, cell, e, span)
+        elif not cells.has_cell(cell):
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
+        if cells.layer_of is not None:
+            _check_on_base(c.s, zone, cell, span)
         if slot is not None or cells.topology.places:
             slot = _check_place(zone, cell, slot, e, span)
     elif slot is not None:
         raise RuleError(span, f"`into` puts a card in a place of a board's cell, but {zone.name} is not a board")
     move_entity(c.s, e, zone, cell, bottom, face_down, c.vm.program.watched_zones, slot)
+
+
+def _check_on_base(s, zone: BoardZone, cell, span: Span) -> None:
+    """A card put on a layer goes on a cell of its base board (an open base's cells are those holding a card)."""
+    base = s.zones[zone.cells.layer_of]
+    for c in cell if type(cell) is list else (cell,):
+        if not (c in base.cells.stacks if base.cells.topology.open else base.cells.has_cell(c)):
+            raise RuleError(span, f"{zone.name} lies on the board {base.name}, which has no cell {describe(c)}"
+                                  + (" yet (nothing lies there)" if base.cells.topology.open else ""))
+
+
+def _check_piece(zone: BoardZone, cell, e: Entity, span: Span) -> None:
+    """A card laid on a list of cells (a piece): as many cells as its shape, each on the board and
+    free (but of the piece itself), touching one another."""
+    shape = e.card.shape
+    n = len(shape) if shape is not None else 1
+    if type(cell) is not list:
+        raise RuleError(span, f"{describe(e)} covers {n} cells of a board: give them as a list, such as one of "
+                              f"places_for({zone.name}, card) or placed_at({zone.name}, card, cell, turn)")
+    if len(cell) != n:
+        raise RuleError(span, f"{describe(e)} covers {n} cell{'s' if n != 1 else ''}, but {len(cell)} "
+                              f"{'were' if len(cell) != 1 else 'was'} given: {describe(cell)}")
+    cells = zone.cells
+    for c in cell:
+        if not cells.has_cell(c):
+            raise RuleError(span, f"{describe(e)} would lie off the board {zone.name}: it has no cell {describe(c)}")
+        if not cells.is_free(c, e):
+            raise RuleError(span, f"{describe(e)} would lie on {describe(c)} of {zone.name}, where "
+                                  f"{describe(cells.stack(c)[-1])} lies already (a piece goes on free cells; "
+                                  f"places_for({zone.name}, card) lists them)")
+    if len(set(cell)) < n:
+        raise RuleError(span, f"{describe(e)} would lie twice on one cell: {describe(cell)}")
+    for i in range(1, n):
+        if not any(cells.is_neighbour(cell[i], cell[j]) for j in range(i)):
+            raise RuleError(span, f"the cells of {describe(e)} must touch one another, and {describe(cell[i])} "
+                                  f"touches none of {describe(cell[:i])}")
 
 
 def outside_the_list(i: int, n: int) -> str:

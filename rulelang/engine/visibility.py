@@ -207,7 +207,9 @@ def determinize(state: State, seat: int, rng: random.Random):
     for entities in groups.values():
         if len(entities) < 2:
             continue
-        slots = [(e.zone, position(e), e.cell, e.face_down, e.owner, e.place) for e in entities]
+        # (a piece's place is its cells: the card dealt there lies on them all)
+        slots = [(e.zone, position(e), e.zone.cells.covered_cells(e) if e.zone.is_board and e.zone.cells.pieces
+                  and e.id in e.zone.cells.pieces else e.cell, e.face_down, e.owner, e.place) for e in entities]
         # places in an order the seat can see (zone, then position), not in the order of the hidden
         # cards lying there, so that deals which look alike to the seat are re-dealt alike
         slots.sort(key=lambda slot: (slot[0].key, slot[1]))
@@ -221,7 +223,11 @@ def determinize(state: State, seat: int, rng: random.Random):
             zone.items[index] = e
             e.zone, e.cell, e.face_down, e.place = zone, cell, face_down, place
             if zone.is_board:
-                zone.cells.place(cell, e)
+                if type(cell) is list:
+                    zone.cells.place_piece(cell, e)
+                    e.cell = cell[0]
+                else:
+                    zone.cells.place(cell, e)
     state.rng.seed(rng.random())
     state.version += 1
     state.cards_version += 1

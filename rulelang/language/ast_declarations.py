@@ -135,6 +135,8 @@ class DeclarationsToAst(Transformer):
                 decl.back = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "discards":
                 decl.discards_to = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "covers":
+                decl.covers = spec[1]
 
     @v_args(meta=True)
     def player_decl(self, meta, c):
@@ -164,6 +166,10 @@ class DeclarationsToAst(Transformer):
     @v_args(meta=True)
     def discards_spec(self, meta, c):
         return ("discards", c[0], self._span(meta))
+
+    @v_args(meta=True)
+    def covers_spec(self, meta, c):
+        return ("covers", c[0], self._span(meta))
 
     @v_args(meta=True)
     def simple_type(self, meta, c):
@@ -207,6 +213,8 @@ class DeclarationsToAst(Transformer):
         decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None)
         if isinstance(kind, N.Topology):
             decl.board = kind
+        elif isinstance(kind, tuple):  # ("layer", base, span)
+            decl.layer_of, decl.layer_span = kind[1], kind[2]
         if visibility is not None:
             decl.visibility = str(visibility)
         return decl
@@ -222,6 +230,10 @@ class DeclarationsToAst(Transformer):
         if len(c) > 1 and c[1] is not None:
             topo.places, topo.capacities, topo.places_span = c[1]
         return topo
+
+    @v_args(meta=True)
+    def layer_kind(self, meta, c):
+        return ("layer", str(c[0]), self._span(meta))
 
     @v_args(meta=True)
     def places_spec(self, meta, c):

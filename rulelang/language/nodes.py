@@ -480,6 +480,8 @@ class ComponentDecl(Decl):
     labels_if: list[LabelCase] = Field(default_factory=list)  # tried first, in order
     back: Optional[str] = None  # what the back of such a card shows to everyone: `label back "level {level}"`
     discards_to: Optional[AnyExpr] = None
+    # `covers 2` or `covers [(0, 0), (1, 0)]`: its cards lie on that many cells of a board (a piece)
+    covers: Optional[AnyExpr] = None
 
 
 class PlayerDecl(Decl):
@@ -535,6 +537,9 @@ class ZoneDecl(Decl):
     per_player: bool = False
     board: Optional[Topology] = None
     visibility: Literal["public", "hidden", "private"] = "public"
+    # `zone bases: board on map`: a layer, a board with the cells of the board `map` and cards of its own
+    layer_of: Optional[str] = None
+    layer_span: Optional[Span] = None
 
 
 class VarDecl(Decl):

@@ -199,6 +199,7 @@ _MEMBER_WORDS = {
     "effect": "`effect { ... }` is written inside `keyword NAME { ... }`",
     "label": '`label "..."` is written inside `component NAME { ... }`',
     "discards": "`discards to ZONE` is written inside `component NAME { ... }`",
+    "covers": "`covers N` (a piece on N cells) is written inside `component NAME { ... }`",
 }
 
 

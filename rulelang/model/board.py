@@ -8,6 +8,16 @@ A board is a zone whose cards sit on cells. Cells are nodes of a networkx graph:
   empty neighbouring cells are found by lattice arithmetic.
 
 Each cell holds a stack of cards (bottom first); most games keep one per cell.
+
+A *piece* is a card lying on several cells at once (a domino, a polyomino tile, a two-cell
+building: its component says `covers N` or `covers [offsets]`). It is in the stack of each of its
+cells, and the board remembers its cells (`pieces`: card id -> its cells, the first one first), so
+that taking it from any of them frees them all. Its neighbours are the cells next to any of its
+cells (`piece_neighbour_cells`); `placements` lists where it may be laid: every turn of its shape
+on free cells of the board.
+
+A *layer* (`zone bases: board on map`) is a board with the same topology as another board (the
+same cells and neighbours) and cards of its own; `layer_of` names the zone of its base board.
 """
 from __future__ import annotations
 
@@ -130,8 +140,10 @@ class BoardCells:
     grows, so each match has its own graph, made from its stacks only when something asks for it
     (tables, renders, graph algorithms): playing needs only the stacks and lattice arithmetic."""
 
-    def __init__(self, topology: Topology):
+    def __init__(self, topology: Topology, layer_of: str | None = None):
         self.topology = topology
+        self.layer_of = layer_of  # a layer's base board (its zone's key), or None
+        self.pieces: dict = {}  # card id -> the cells it covers (a tuple), for cards lying on several cells
         if topology.open:
             # an open board's graph (its occupied cells and the lattice edges between them) is made
             # from the stacks when something asks for it (see graph), then kept up to date
@@ -176,6 +188,8 @@ class BoardCells:
         (entities[card.id])."""
         new = BoardCells.__new__(BoardCells)
         new.topology = self.topology
+        new.layer_of = self.layer_of
+        new.pieces = dict(self.pieces)
         new._shared = self._shared
         if self._shared:
             new._graph, new._sorted_cells, new._neighbour_table = self._graph, self._sorted_cells, self._neighbour_table
@@ -266,7 +280,98 @@ class BoardCells:
                     del self._empty[i]
                     del self._empty_keys[i]
 
+    def place_piece(self, cells, entity) -> None:
+        """A card laid on several cells at once (a piece): in the stack of each of them."""
+        for cell in cells:
+            self.place(cell, entity)
+        self.pieces[entity.id] = tuple(cells)
+
+    def covered_cells(self, entity) -> list:
+        """The cells a card on this board lies on: a piece's, first cell first; else its one cell."""
+        covered = self.pieces.get(entity.id) if self.pieces else None
+        return list(covered) if covered is not None else [entity.cell]
+
+    def piece_neighbour_cells(self, entity) -> list:
+        """The cells next to any cell of a card (a piece's own cells left out), in cell order."""
+        covered = self.pieces.get(entity.id) if self.pieces else None
+        if covered is None:
+            return list(self.neighbour_cells(entity.cell))
+        own = set(covered)
+        return sort_cells({o for c in covered for o in self.neighbour_cells(c) if o not in own})
+
+    def cards_next_to_piece(self, entity) -> list:
+        """The cards on the cells next to a piece, each once, the piece itself left out."""
+        stacks = self.stacks
+        out = []
+        for c in self.piece_neighbour_cells(entity):
+            stack = stacks.get(c)
+            if stack:
+                out.extend(x for x in stack if x is not entity)
+        return list(dict.fromkeys(out))
+
+    def is_neighbour(self, a, b) -> bool:
+        if self.topology.open:
+            return b in self.topology.lattice_neighbours(a)
+        return b in self.neighbour_cells(a)
+
+    def is_free(self, cell, moving=None) -> bool:
+        """A cell of the board with no card on it (but `moving`)."""
+        if not self.has_cell(cell):
+            return False
+        stack = self.stacks.get(cell)
+        return not stack or (moving is not None and all(x is moving for x in stack))
+
+    def placements(self, shape: tuple, most: int = 1_000_000) -> list:
+        """Where a piece of this shape may be laid, each a list of cells (the shape's first cell
+        first): on a square or hex board, every turn of the shape with all its cells free and on the
+        board (an open board: touching a card already there, or on the origin when it is empty);
+        on a track or a graph, every path of that many free cells. Walking more than `most` cells
+        (a long piece on a graph has very many paths) raises OverflowError."""
+        t = self.topology
+        stacks = self.stacks
+        found: dict = {}
+        if t.kind in ("grid", "hex"):
+            turns = list(dict.fromkeys(shape_turns(t.kind, shape)))
+            if t.open:
+                if not any(stacks.values()):
+                    anchors = [(t.origin(), 0)]
+                else:
+                    anchors = [(f, i) for f in self.frontier() for i in range(len(shape))]
+            else:
+                anchors = [(a, 0) for a in self.empty_cells()]
+            for cell, i in anchors:
+                for turn in turns:
+                    ox, oy = cell[0] - turn[i][0], cell[1] - turn[i][1]
+                    cells = tuple((ox + dx, oy + dy) for dx, dy in turn)
+                    if cells not in found and all(not stacks.get(c) and (t.open or c in stacks) for c in cells):
+                        found[cells] = None
+        else:
+            n = len(shape)
+            steps = [0]
+
+            def walk(path):
+                steps[0] += 1
+                if steps[0] > most:
+                    raise OverflowError(most)
+                if len(path) == n:
+                    found[tuple(path)] = None
+                    return
+                for o in self.neighbour_cells(path[-1]):
+                    if o not in path and not stacks.get(o):
+                        walk(path + [o])
+
+            for cell in self.empty_cells():
+                walk([cell])
+        return [list(cells) for cells in found]
+
     def remove(self, cell, entity) -> None:
+        """A card taken from its cell; a piece is taken from all its cells."""
+        if self.pieces:
+            covered = self.pieces.pop(entity.id, None)
+            if covered is not None:  # (no longer a piece: each cell below is a plain removal)
+                for c in covered:
+                    self.remove(c, entity)
+                return
         if self._next_to:
             self._forget_next_to(cell)
         if self._near is not None:
@@ -367,6 +472,8 @@ class BoardCells:
             stack = stacks.get(c)
             if stack:
                 out.extend(stack)
+        if self.pieces and out:
+            out = list(dict.fromkeys(out))  # a piece lying on two of those cells is one card
         self._next_to[cell] = out
         return out
 
@@ -390,6 +497,11 @@ class BoardCells:
         near[cell] = near.get(cell, 0) + 1
         for other in self.neighbour_cells(cell):
             near[other] = near.get(other, 0) + 1
+        if self.pieces:  # a piece's neighbourhood is its cells' (its count is its first cell's)
+            changed = {cell, *self.neighbour_cells(cell)}
+            for covered in self.pieces.values():
+                if covered[0] not in changed and not changed.isdisjoint(covered):
+                    near[covered[0]] = near.get(covered[0], 0) + 1
 
     def empty_neighbour_cells(self, cell) -> list:
         return [c for c in self.neighbour_cells(cell) if not self.stack(c)]
@@ -644,6 +756,25 @@ class BoardCells:
 
 
 _EMPTY: list = []
+
+
+def turn_once(kind: str, offset: tuple) -> tuple:
+    """An offset turned a quarter (square grid) or a sixth (hex, axial) of a turn."""
+    x, y = offset
+    return (-y, x) if kind == "grid" else (-y, x + y)
+
+
+def shape_turns(kind: str, shape: tuple) -> list:
+    """Every turn of a shape (offsets, its first cell first) on a square or hex board, each made
+    relative to its first cell: 4 on a square grid, 6 on a hex map (alike turns are kept: turn n is
+    always the n-th)."""
+    out = []
+    cur = tuple(shape)
+    for _ in range(4 if kind == "grid" else 6):
+        x0, y0 = cur[0]
+        out.append(tuple((x - x0, y - y0) for x, y in cur))
+        cur = tuple(turn_once(kind, o) for o in cur)
+    return out
 BORDERS_KEPT = 512  # lists of cells whose border a board keeps (then it starts again)
 
 

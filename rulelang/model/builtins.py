@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND
 from rulelang.model.things import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
-from rulelang.model.board import GRID4, GRID8, HEX6, cell_sort_key, sort_cells
+from rulelang.model.board import GRID4, GRID8, HEX6, cell_sort_key, shape_turns, sort_cells
 
 
 class RuleFailure(Exception):
@@ -348,6 +348,8 @@ def _neighbors(ctx, x, cell=None):
     if cell is None:
         board = _board_of(x)
         cell = x.cell
+        if board.cells.pieces and x.id in board.cells.pieces:
+            return board.cells.cards_next_to_piece(x)
     else:
         board = x
     return board.cells.cards_next_to(cell)
@@ -359,6 +361,8 @@ def _adjacent(ctx, a, b):
         if a.zone is not b.zone or not isinstance(a.zone, BoardZone):
             return False
         board, ca, cb = a.zone, a.cell, b.cell
+        if board.cells.pieces:  # a piece is next to whatever is next to any of its cells
+            return a is not b and bool(set(board.cells.covered_cells(b)).intersection(board.cells.piece_neighbour_cells(a)))
     else:
         raise RuleFailure("adjacent() compares two cards on a board")
     if board.cells.topology.open:
@@ -397,15 +401,59 @@ def _occupied_cells(ctx, board):
 @builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")
 def _neighbor_cells(ctx, x, cell=None):
     if cell is None:
-        return list(_board_of(x).cells.neighbour_cells(x.cell))
+        return _board_of(x).cells.piece_neighbour_cells(x)
     return list(x.cells.neighbour_cells(cell))
 
 
 @builtin("empty_cells_around", 1, 2, "the empty cells next to a card (or next to a cell: empty_cells_around(board, cell))")
 def _empty_around(ctx, x, cell=None):
     if cell is None:
-        return _board_of(x).cells.empty_neighbour_cells(x.cell)
+        cells = _board_of(x).cells
+        if cells.pieces and x.id in cells.pieces:
+            return [c for c in cells.piece_neighbour_cells(x) if not cells.stack(c)]
+        return cells.empty_neighbour_cells(x.cell)
     return x.cells.empty_neighbour_cells(cell)
+
+
+def _shape_of(piece) -> tuple:
+    if not isinstance(piece, Entity):
+        raise RuleFailure(f"a piece is a card, not {describe(piece)}")
+    return piece.card.shape or ((0, 0),)
+
+
+@builtin("places_for", 2, 2, "where a card may be laid on a board: every list of free cells its shape fits "
+         "(places_for(board, piece); a piece of `covers N` cells in every turn)")
+def _places_for(ctx, board, piece):
+    board = _board_of(board)
+    from rulelang.core.budgets import current_budgets
+
+    most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
+    try:
+        return board.cells.placements(_shape_of(piece), most)
+    except OverflowError:
+        raise RuleFailure(f"places_for() would walk more than {most:,} paths of {board.name} for {describe(piece)} "
+                          "(the list_size budget); raise it with --budget list_size=N") from None
+
+
+@builtin("placed_at", 3, 4, "the cells a piece would cover with its first cell on a cell, turned n times "
+         "(a quarter turn on a square grid, a sixth on a hex map): placed_at(board, piece, cell, n)")
+def _placed_at(ctx, board, piece, cell, turn=0):
+    board = _board_of(board)
+    kind = board.cells.topology.kind
+    if kind not in ("grid", "hex"):
+        raise RuleFailure(f"placed_at() turns a piece on a square grid or a hex map, and {board.name} is a {kind}: "
+                          "name its cells, or choose one of places_for(board, piece)")
+    if not (isinstance(cell, tuple) and len(cell) == 2):
+        raise RuleFailure(f"placed_at() needs a cell (x, y), not {describe(cell)}")
+    if isinstance(turn, bool) or not isinstance(turn, int):
+        raise RuleFailure(f"placed_at() turns a piece a whole number of times, not {describe(turn)}")
+    turns = shape_turns(kind, _shape_of(piece))
+    return [(cell[0] + dx, cell[1] + dy) for dx, dy in turns[turn % len(turns)]]
+
+
+@builtin("covered_cells", 1, 1, "the cells a card on a board lies on (a piece's every cell, its first first)")
+def _covered_cells(ctx, x):
+    return _board_of(x).cells.covered_cells(x)
 
 
 @builtin("at", 2, 3, "the cards on one cell of a board, bottom first (at(board, cell, place): those in one place of it)")

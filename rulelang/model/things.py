@@ -15,7 +15,7 @@ class CardDef:
     """The printed side of a card: its component and the values it was declared with."""
 
     __slots__ = ("index", "set_name", "component", "values", "code", "name", "span", "label", "back", "list_fields",
-                 "plain")
+                 "plain", "shape")
 
     def __init__(self, index, set_name, component, values, code, name, span, label=None, back=None):
         self.label = label  # compiled `label "..."` template of the component, or None
@@ -31,6 +31,9 @@ class CardDef:
         self.plain = all(type(v) in PLAIN_TYPES or type(v) is KeywordValue or type(v) is list
                          or (type(v) is tuple and PLAIN_TYPES.issuperset(map(type, v))) for v in values.values())
         self.code = code  # field -> compiled thunk (condition / effect fields)
+        # the cells a piece covers (`covers` of its component), as offsets from its first cell, or None:
+        # the card lies on one cell
+        self.shape = None
         self.name = name
         self.span = span
 
@@ -111,9 +114,9 @@ class Zone:
 class BoardZone(Zone):
     is_board = True
 
-    def __init__(self, name, key, owner, visibility, topology: Topology):
+    def __init__(self, name, key, owner, visibility, topology: Topology, layer_of: str | None = None):
         super().__init__(name, key, owner, visibility)
-        self.cells = BoardCells(topology)
+        self.cells = BoardCells(topology, layer_of)
 
 
 PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))  # values no copy of a match needs to copy
@@ -331,10 +334,14 @@ def detach(state: State, e: Entity) -> None:
 
 
 def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, slot=None) -> None:
-    """Put a detached entity into a zone (on a cell for boards, in a place of the cell for boards
-    with places: `slot`, or the first place); records enter/leave events."""
+    """Put a detached entity into a zone (on a cell for boards, on a list of cells for a piece, in a
+    place of the cell for boards with places: `slot`, or the first place); records enter/leave events."""
     if zone.is_board:
-        zone.cells.place(cell, e, bottom=bottom)
+        if type(cell) is list:  # a piece: on each of its cells, its first cell its own
+            zone.cells.place_piece(cell, e)
+            cell = cell[0]
+        else:
+            zone.cells.place(cell, e, bottom=bottom)
         e.cell = cell
         places = zone.cells.topology.places
         e.place = (slot if slot is not None else places[0]) if places else None
@@ -381,6 +388,9 @@ def make_zones(program, s: State) -> None:
         for owner in owners:
             key = info.name if owner is None else f"{info.name}#{owner + 1}"
             if info.topology is not None:
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology)
+                base = info.layer_of
+                if base is not None and owner is not None and program.zones[base].per_player:
+                    base = f"{base}#{owner + 1}"
+                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology, base)
             else:
                 s.zones[key] = Zone(info.name, key, owner, info.visibility)

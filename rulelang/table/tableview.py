@@ -126,9 +126,11 @@ def _option_cells(match: Match) -> dict[str, set]:
     chooser = match.s.pending["player"]
     for o in match.s.pending["options"]:
         for v in o["values"].values():
-            zone = _board_of_cell(boards, v, chooser)
-            if zone is not None:
-                out.setdefault(zone.key, set()).add(v)
+            # a list of cells is a place for a piece: its cells are drawn too
+            for c in (v if type(v) is list and all(type(x) is tuple for x in v) else (v,)):
+                zone = _board_of_cell(boards, c, chooser)
+                if zone is not None:
+                    out.setdefault(zone.key, set()).add(c)
     return out
 
 
@@ -173,8 +175,18 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
             if not shown:
                 shown.append(t.origin())
         entry["board"] = _topology(zone)
-        entry["cells"] = [{"cell": cell_json(c), "key": cell_key(c),
-                           "cards": [_card(match, e, seat, refs) for e in cells.stack(c)]} for c in shown]
+        if cells.layer_of is not None:
+            entry["layer_of"] = cells.layer_of  # drawn on the cells of that board
+        pieces = cells.pieces
+        entry["cells"] = []
+        for c in shown:
+            cards = []
+            for e in cells.stack(c):
+                card = _card(match, e, seat, refs)
+                if pieces and e.id in pieces:  # a piece: the cells it lies on, its first first
+                    card["covers"] = [cell_key(x) for x in pieces[e.id]]
+                cards.append(card)
+            entry["cells"].append({"cell": cell_json(c), "key": cell_key(c), "cards": cards})
     elif zone.visibility == "hidden" and not any(seat in e.known for e in zone.items):
         pass  # a face-down pile: only its size
     else:
@@ -195,6 +207,13 @@ def _token(match: Match, value, seat: int, refs: _Refs, boards: list) -> dict:
     if isinstance(value, Player):
         return {"kind": "player", "seat": value.seat + 1, "key": f"player:{value.seat + 1}",
                 "text": f"Player {value.seat + 1}"}
+    if type(value) is list and len(value) > 1 and all(type(c) is tuple for c in value):
+        # a list of cells of one board: where a piece may lie (places_for), drawn on the board
+        board = _board_of_cell(boards, value[0], seat)
+        if board is not None and all(_board_of_cell([board], c) is board for c in value):
+            keys = [cell_key(c) for c in value]
+            return {"kind": "cells", "zone": board.key, "cells": keys,
+                    "key": f"cells:{board.key}:{'|'.join(keys)}", "text": " – ".join(describe(c) for c in value)}
     board = _board_of_cell(boards, value, seat)
     if board is not None:
         token = {"kind": "cell", "zone": board.key, "cell": cell_json(value),

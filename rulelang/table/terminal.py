@@ -10,7 +10,10 @@ ends with.
 Cards that look alike (tokens of one colour, the cards of a hand this seat does not see) are shown
 as one chip with their count ("5 red", "hand: 13 hidden cards"), and alike cards this seat sees in
 one place are one choice. A track whose cells hold several cards is drawn a line per cell with
-every card. Cards on a board are numbered in the board's order.
+every card; a grid or hex cell lists every card on it, a line each (top first, alike ones once
+with their count). A piece lying on several cells shows its name on its first cell and, on the
+others, an arrow towards it ("◀ 2|5"). A layer (`board on BASE`) is drawn on its base's cells,
+below the base's own cards. Cards on a board are numbered in the board's order.
 """
 from __future__ import annotations
 
@@ -191,7 +194,7 @@ def _numbers(next_tokens: list[dict]) -> dict[str, int | str]:
     return {t["key"]: i + 1 for i, t in enumerate(next_tokens)}
 
 
-def draw_grid(zone: dict, numbers: dict[str, int], width: int) -> RichTable:
+def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> RichTable:
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
     xs = [c[0] for c in cells] or [0]
     ys = [c[1] for c in cells] or [0]
@@ -203,31 +206,78 @@ def draw_grid(zone: dict, numbers: dict[str, int], width: int) -> RichTable:
     for y in range(min(ys), max(ys) + 1):
         row = []
         for x in range(min(xs), max(xs) + 1):
-            row.append(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}"))
+            row.append(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ())))
         grid.add_row(*row)
     return grid
 
 
-def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str) -> Text:
-    if cell is None:
-        return Text(" " * w + "\n" + " " * w)
-    top = cell["cards"][-1] if cell["cards"] else None
-    mark = numbers.get(f"card:{top['ref']}") if top else None
-    mark = mark or numbers.get(f"cell:{zone['key']}:{cell['key']}")
-    if top is None:
-        first = f"[{mark}]" if mark else "·"
-        return Text(first.center(w) + "\n" + coord.center(w)[:w], style="bold yellow" if mark else "dim")
-    lines = textwrap.wrap(card_text(top), w) or [""]
-    if len(cell["cards"]) > 1:
-        lines = lines[:1] + [f"+{len(cell['cards']) - 1}"]
-    lines = (lines + [""])[:2]
+def _towards(here: str, there: str, kind: str) -> str:
+    """An arrow from one cell of a piece towards its first cell (where its name is written)."""
+    try:
+        (x, y), (tx, ty) = (tuple(int(v) for v in k.split(",")) for k in (here, there))
+    except ValueError:  # (a track's or a graph's cells)
+        return "←"
+    if kind == "hex":  # axial (q, r): across is q + r / 2, down is r
+        dx, dy = (tx + ty / 2) - (x + y / 2), ty - y
+    else:
+        dx, dy = tx - x, ty - y
+    if abs(dx) >= abs(dy):
+        return "◀" if dx < 0 else "▶"
+    return "▲" if dy < 0 else "▼"
+
+
+def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str, layers=()) -> list[tuple[str, str]]:
+    """The lines of one cell, each (text, style): every card on it, the top first (alike ones as one
+    line with their count), then the cards of the layers on it; a piece's other cells point to its
+    first one ("◀ 2|5"). An empty cell shows its number (if it can be chosen) and its coordinates."""
+    lines: list[tuple[str, str]] = []
+    mark = None
+    for z, c in ([(zone, cell)] if cell is not None else []) + list(layers):
+        mark = mark or numbers.get(f"cell:{z['key']}:{c['key']}")
+        for group in alike_groups(list(reversed(c["cards"]))):
+            first = group[0]
+            text = card_text(first)
+            covers = first.get("covers")
+            if covers and covers[0] != c["key"]:
+                text = f"{_towards(c['key'], covers[0], z['board']['kind'])} {text}"
+            if len(group) > 1:
+                text = f"{len(group)} {text}"
+            marks = [str(numbers[f"card:{x['ref']}"]) for x in group if f"card:{x['ref']}" in numbers]
+            lines.append((text, f" [{','.join(marks)}]" if marks else "", card_style(first) + (" bold" if marks else "")))
+    if not lines:
+        style = "bold yellow" if mark else "dim"
+        return [(f"[{mark}]" if mark else "·", style), (coord, style)]
+    if len(lines) == 1:  # one card (or one kind): its name over two lines, the number after it
+        text, tail, style = lines[0]
+        if mark and not tail:  # (the cell's own number, as compact)
+            tail, mark, style = f" [{mark}]", None, style + " bold"
+        wrapped = (textwrap.wrap(text, w) or [""]) + [""]
+        first, second = wrapped[0], " ".join(wrapped[1:]).strip()
+        second = (second + tail).strip() if len(second) + len(tail) <= w else second[:max(1, w - len(tail) - 1)] + "…" + tail
+        out = [(first, style), (second, style)]
+    else:  # a line per card (or per kind of alike cards)
+        out = [(text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail, style)
+               for text, tail, style in lines]
     if mark:
-        lines[1] = (lines[1] + f" [{mark}]").strip()
-    return Text("\n".join(line.center(w)[:w] for line in lines), style=card_style(top) + (" bold" if mark else ""))
+        out.append((f"[{mark}]", "bold yellow"))
+    return out
 
 
-def draw_hex(zone: dict, numbers: dict[str, int], width: int) -> Text:
-    """A hex map as offset rows: each row of r is shifted by half a cell from the one above."""
+def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
+    if cell is None and not layers:
+        return Text(" " * w + "\n" + " " * w)
+    lines = _cell_lines(zone, cell, numbers, w, coord, layers)
+    out = Text()
+    for i, (line, style) in enumerate(lines):
+        if i:
+            out.append("\n")
+        out.append(line.center(w)[:w], style=style)
+    return out
+
+
+def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> Text:
+    """A hex map as offset rows: each row of r is shifted by half a cell from the one above; a row is
+    as many lines high as its fullest cell needs."""
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
     if not cells:
         return Text("(empty)")
@@ -239,16 +289,19 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int) -> Text:
     rows = sorted({k[1] for k in cells})
     for r in rows:
         row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
-        for line_no in range(2):
+        drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}",
+                                (layers or {}).get(cells[k]["key"], ())) for k in row_cells}
+        height = max(2, max(len(lines) for lines in drawn.values()))
+        for line_no in range(height):
             pos = 0
             for k in row_cells:
                 start = (xs[k] - lo) * half
                 if start > pos:
                     out.append(" " * (start - pos))
                     pos = start
-                t = _cell_text(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}")
-                piece = t.plain.split("\n")[line_no] if "\n" in t.plain else t.plain
-                out.append(piece.ljust(w - 1)[: w - 1], style=t.style)
+                lines = drawn[k]
+                piece, style = lines[line_no] if line_no < len(lines) else ("", "")
+                out.append(piece.center(w - 1)[: w - 1], style=style if piece else "")
                 out.append(" ")
                 pos += w
             out.append("\n")
@@ -344,19 +397,32 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     if glob:
         console.print(Text("  " + " · ".join(glob), style="dim"))
     width = console.width
+    keys = {z["key"] for z in view["zones"]}
+    # a layer (`board on BASE`) is drawn on its base's cells: cell key -> [(layer, its cell)]
+    on_base: dict[str, dict[str, list]] = {}
+    for z in view["zones"]:
+        if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex"):
+            for c in z["cells"]:
+                if c["cards"] or f"cell:{z['key']}:{c['key']}" in numbers:
+                    on_base.setdefault(z["layer_of"], {}).setdefault(c["key"], []).append((z, c))
     for zone in view["zones"]:
-        if "board" not in zone:
+        if "board" not in zone or (zone.get("layer_of") in keys and zone["board"]["kind"] in ("grid", "hex")):
             continue
         owner = f" of Player {zone['owner']}" if zone.get("owner") else ""
-        console.print(Text(f"{pretty(zone['name'])}{owner}", style="bold underline"))
+        title = Text(f"{pretty(zone['name'])}{owner}", style="bold underline")
+        layers = on_base.get(zone["key"], {})
+        names = [pretty(z["name"]) for z in view["zones"] if z.get("layer_of") == zone["key"]]
+        if names and zone["board"]["kind"] in ("grid", "hex"):
+            title.append(f" (with {', '.join(names)} on it)", style="dim")
+        console.print(title)
         kind = zone["board"]["kind"]
-        if zone["board"]["open"] and not zone["count"] and not any(
+        if zone["board"]["open"] and not zone["count"] and not layers and not any(
                 k.startswith(f"cell:{zone['key']}:") for k in numbers):
             console.print(Text("  empty", style="dim"))
         elif kind == "grid":
-            console.print(draw_grid(zone, numbers, width))
+            console.print(draw_grid(zone, numbers, width, layers))
         elif kind == "hex":
-            console.print(draw_hex(zone, numbers, width))
+            console.print(draw_hex(zone, numbers, width, layers))
         else:
             console.print(draw_path(zone, numbers))
     shared = [z for z in view["zones"] if "board" not in z and not z.get("owner")]

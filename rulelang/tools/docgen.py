@@ -412,7 +412,7 @@ class _Renderer:
         if zones:
             self.w("| zone | one per player | who sees the cards | board | meaning |", "|---|---|---|---|---|")
             for z in zones:
-                board = self.topology(z.board) if z.board else ""
+                board = self.topology(z.board) if z.board else f"on the cells of {z.layer_of}" if z.layer_of else ""
                 seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}[z.visibility]
                 self.w(f"| {code(z.name)} | {'yes' if z.per_player else ''} | {seen} | {cell(board)} | {cell(first_sentence(z.doc) if z.doc else '')} |")
             self.w("")

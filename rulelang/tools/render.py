@@ -10,6 +10,10 @@ tile. On boards whose cells are divided into places (`places ENUM { ... }`), the
 first place are listed in the cell and each other place is a small box beside it, empty or
 showing its card. Cards that belong to a player show the player's seat on a shared board.
 
+A piece lying on several cells (`covers`) is drawn as one shape, outlined round all its cells,
+named once in its middle. A layer (`zone sites: board on map`) is drawn on its base board: drawing
+either draws the base with every layer on it.
+
 Each occupied cell shows the label of its top card (and how many cards lie under it). When a
 choice is pending, the empty cells of an open board that it offers are drawn as faint outlines (the
 places where the next card may go, as the rules allow them: a board the rules keep within a size
@@ -151,7 +155,9 @@ def offered_cells(match, board: BoardZone) -> set:
     if pending is None or match.s.over or (board.owner is not None and board.owner != pending["player"]):
         return set()
     cells = board.cells
-    return {v for o in pending["options"] for v in o["values"].values()
+    values = [c for o in pending["options"] for v in o["values"].values()  # (a list of cells: a piece's place)
+              for c in (v if type(v) is list else (v,))]
+    return {v for v in values
             if isinstance(v, tuple) and len(v) == 2 and all(type(x) is int for x in v) and not cells.stack(v)}
 
 
@@ -171,6 +177,11 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     names = [n.strip() for n in zone.split(",")] if zone else [None]
     board = pick_zone(match, names[0])
     overlays = [pick_zone(match, n) for n in names[1:] if n]
+    # a layer (`board on BASE`) is drawn on its base, and a base with its layers on it
+    if board.cells.layer_of is not None and board.cells.layer_of in match.s.zones:
+        overlays.insert(0, board)
+        board = match.s.zones[board.cells.layer_of]
+    overlays += [z for z in board_zones(match) if z.cells.layer_of == board.key and z not in overlays]
     for layer in overlays:
         if layer.cells.topology.kind != board.cells.topology.kind:
             raise ValueError(f'"{layer.key}" is not the same shape of board as "{board.key}": it cannot be drawn on it')
@@ -213,10 +224,13 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     # cells with pieces of an overlay board: the background card's label moves up to make room
     crowded = {c for layer in overlays for c in layer.cells.occupied_cells()}
     shown = list(shown) + [c for c in sorted(crowded, key=str) if c not in set(shown)]
+    pieces = cells_obj.pieces
     for cell in shown:
         x, y = _centre(topology, cell, layout)
         xs.append(x)
         ys.append(y)
+        if pieces and cells_obj.stack(cell) and cells_obj.stack(cell)[-1].id in pieces:
+            continue  # a piece on top: drawn whole below
         if topology.places:
             _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle)
             ys.append(y + 1.5)
@@ -267,6 +281,11 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         if mark and not top.face_down and top.attrs.get(mark):
             ax.add_patch(Circle((x, y + (0.62 if topology.kind == "hex" else 0.3)), 0.13,
                                 facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
+    for ident, covered in pieces.items():
+        top = match.s.entities[ident]
+        _draw_piece(ax, topology, [_centre(topology, c, layout) for c in covered], top,
+                    FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"),
+                    "face down" if top.face_down else describe(top) + whose(top), font)
     owners_seen = set()
     for layer in overlays:
         for cell in layer.cells.occupied_cells():
@@ -313,6 +332,56 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     fig.savefig(out, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return out
+
+
+def _draw_piece(ax, topology, centres: list, top, face: str, text: str, font) -> None:
+    """A piece lying on several cells: its cells' shapes and the bridges between the touching ones,
+    drawn wide and dark, then filled on top, so that one outline goes round the whole; its name
+    once, in its middle."""
+    from matplotlib.patches import Circle, RegularPolygon, Rectangle
+
+    from matplotlib.patches import Polygon
+
+    near = 1.8 if topology.kind == "hex" else 1.1 if topology.kind == "grid" else None
+    if near is not None:  # its touching cells
+        bridges = [(a, b) for i, a in enumerate(centres) for b in centres[i + 1:] if math.dist(a, b) <= near]
+    else:  # a track's or a graph's cells, in the order the piece lies on them
+        bridges = list(zip(centres, centres[1:]))
+    half = 0.47 if topology.kind != "hex" else 0.48
+
+    def shapes(**style):
+        out = []
+        for x, y in centres:
+            if topology.kind == "hex":
+                out.append(RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style))
+            elif topology.kind == "grid":
+                out.append(Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style))
+            else:
+                out.append(Circle((x, y), 0.6, **style))
+        for (xa, ya), (xb, yb) in bridges:  # a band from centre to centre, as wide as a cell's side
+            length = math.dist((xa, ya), (xb, yb)) or 1.0
+            nx, ny = -(yb - ya) / length * half, (xb - xa) / length * half
+            out.append(Polygon([(xa + nx, ya + ny), (xb + nx, yb + ny), (xb - nx, yb - ny), (xa - nx, ya - ny)],
+                               closed=True, **style))
+        if near is not None:  # where three hex cells (or four squares) meet, the gap between them
+            reach = near if topology.kind == "hex" else 1.5
+            for i, a in enumerate(centres):
+                for j, b in enumerate(centres[i + 1:], i + 1):
+                    for c in centres[j + 1:]:
+                        if math.dist(a, b) <= reach and math.dist(b, c) <= reach and math.dist(a, c) <= reach:
+                            out.append(Polygon([a, b, c], closed=True, **style))
+        return out
+
+    for patch in shapes(facecolor="#222222", edgecolor="#222222", linewidth=3.2):
+        patch.set_zorder(1.5)
+        ax.add_patch(patch)
+    for patch in shapes(facecolor=face, edgecolor=face, linewidth=0.1):
+        patch.set_zorder(1.6)
+        ax.add_patch(patch)
+    cx = sum(x for x, _ in centres) / len(centres)
+    cy = sum(y for _, y in centres) / len(centres)
+    ax.text(cx, cy, textwrap.fill(text, 14, break_long_words=False), ha="center", va="center", fontsize=font + 3,
+            fontweight="bold", color="white" if top.face_down else "black", zorder=3)
 
 
 def _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle):

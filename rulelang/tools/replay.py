@@ -166,7 +166,11 @@ def check_conservation(match: Match, audit: Audit, where: str) -> None:
             if s.entities[e.id] is not e:
                 raise ReplayMismatch(f"{where}: card #{e.id} is not the match's card #{e.id}")
         if zone.is_board:
-            on_cells = sorted(x.id for c in zone.cells.occupied_cells() for x in zone.cells.stack(c))
+            pieces = zone.cells.pieces  # (a piece lies on each of its cells: counted on its first)
+            on_cells = sorted(x.id for c in zone.cells.occupied_cells() for x in zone.cells.stack(c)
+                              if x.id not in pieces or pieces[x.id][0] == c)
+            if any(x not in zone.cells.stack(c) for i, cells in pieces.items() for c in cells for x in (s.entities[i],)):
+                raise ReplayMismatch(f"{where}: a piece on board {key} is missing from one of its cells")
             if on_cells != sorted(x.id for x in zone.items):
                 raise ReplayMismatch(f"{where}: the cells of board {key} do not hold the cards the board lists")
     lost = [e.id for e in s.entities if e.id not in seen]

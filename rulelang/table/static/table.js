@@ -212,21 +212,17 @@ function zoneEl(zone, targets, placed, title) {
   }
   let cards = zone.cards;
   const wanted = cards.some((c) => targets.has("card:" + c.ref) || isPicked("card:" + c.ref));
-  if (!wanted) {
-    // cards alike (same name and fields) are shown once, with how many there are
-    const groups = new Map();
-    for (const c of cards) {
-      const key = c.hidden ? `hidden/${!!c.face_down}/${c.back || ""}` : JSON.stringify([c.label, c.colour, c.fields, !!c.face_down]);
-      if (groups.has(key)) groups.get(key).n += 1; else groups.set(key, { card: c, n: 1 });
-    }
-    if (groups.size < cards.length) {
-      box.append(el("div", { class: "cards" }, ...[...groups.values()].map(({ card, n }) => {
-        const e = cardEl(card, targets, placed);
-        if (n > 1) e.append(el("span", { class: "times", text: `×${n}` }));
-        return e;
-      })));
-      return box;
-    }
+  // cards alike (same name, fields and owner) are shown once, with how many there are; one of
+  // them can be chosen for all (hidden cards wanted by the choice are each their own)
+  const groups = alike(cards, wanted);
+  if (groups.length < cards.length) {
+    box.append(el("div", { class: "cards" }, ...groups.map(({ card, cards: same }) => {
+      const first = same.find((c) => targets.has("card:" + c.ref)) || same.find((c) => isPicked("card:" + c.ref)) || card;
+      const e = cardEl(first, targets, placed);
+      if (same.length > 1) e.append(el("span", { class: "times", text: `×${same.length}` }));
+      return e;
+    })));
+    return box;
   }
   const LIMIT = 10;
   if (cards.length > LIMIT && !wanted) {
@@ -277,7 +273,7 @@ function renderPlayers(v, targets, placed) {
       box.append(zoneEl(z, targets, placed));
     }
     if (emptyNames.length) box.append(el("div", { class: "hint", style: "color:var(--muted);font-size:12px", text: "Empty: " + emptyNames.join(", ") }));
-    for (const z of boards) box.append(boardEl(z, targets, placed, `${pretty(z.name)}`));
+    for (const z of boards) if (!isDrawnOnBase(v, z)) box.append(boardEl(z, targets, placed, `${pretty(z.name)}`, layersOf(v, z)));
     const t = targets.get("player:" + seat);
     if (t) { box.classList.add("target"); box.addEventListener("click", () => pick(t)); placed.add(t.key); }
     (seat === v.you ? $("mine") : root).append(box);
@@ -323,51 +319,103 @@ function wrap(text, width) {
   return lines.slice(0, 4);
 }
 
-function boardEl(zone, targets, placed, title) {
+// cards alike (same look) as one entry with how many there are, in the order each look first
+// comes; a card the seat does not see is never merged with one it sees, nor, when it can be
+// chosen, with another (where it lies may be all a player knows of it)
+function lookKey(c, wanted) {
+  if (c.hidden) return wanted ? `hidden/${c.ref}` : `hidden/${!!c.face_down}/${c.back || ""}`;
+  return JSON.stringify([c.label, c.colour, c.fields, c.owner || 0, !!c.face_down]);
+}
+function alike(cards, wanted) {
+  const groups = new Map();
+  for (const c of cards) {
+    const key = lookKey(c, wanted);
+    if (groups.has(key)) groups.get(key).cards.push(c); else groups.set(key, { card: c, cards: [c] });
+  }
+  return [...groups.values()];
+}
+
+// the neighbours of a cell of a square grid or a hex map, as cell keys (for a piece's outline)
+function aroundKeys(board, cell) {
+  const d = board.kind === "hex" ? [[1, 0], [-1, 0], [0, 1], [0, -1], [1, -1], [-1, 1]] : [[1, 0], [-1, 0], [0, 1], [0, -1]];
+  return d.map(([dx, dy]) => `${cell[0] + dx},${cell[1] + dy}`);
+}
+
+function cellLines(c) {
+  // every card of the cell, the top first, alike ones once with their count (a piece's name is
+  // written once, across its cells)
+  const lines = [];
+  for (const { card, cards } of alike(c.cards.slice().reverse(), false)) {
+    if (card.covers) continue;
+    const txt = card.hidden ? (card.back || "face down") : pretty(card.label);
+    lines.push({ text: (cards.length > 1 ? `${cards.length}× ` : "") + txt, hidden: !!card.hidden });
+  }
+  return lines;
+}
+
+function boardEl(zone, targets, placed, title, layers) {
   const board = zone.board;
+  layers = layers || [];
+  const names = layers.map((z) => pretty(z.name));
   const box = el("div", { class: "board", "data-zone": zone.key },
-                 el("h2", { text: title || pretty(zone.name) }));
+                 el("h2", {}, title || pretty(zone.name), names.length ? el("span", { class: "layers", text: ` with ${names.join(", ")} on it` }) : null));
   const s = svg("svg", {});
   const pos = new Map();
-  zone.cells.forEach((c, i) => pos.set(c.key, cellXY(board, c.cell, i, zone.cells.length)));
+  // a layer's cells are its base's: shown on them (a layer's cell the base does not show is added)
+  const cells = zone.cells.slice();
+  const known = new Set(cells.map((c) => c.key));
+  const onCell = new Map();
+  for (const z of layers) for (const c of z.cells) {
+    if (!known.has(c.key)) { known.add(c.key); cells.push({ cell: c.cell, key: c.key, cards: [] }); }
+    if (!onCell.has(c.key)) onCell.set(c.key, []);
+    onCell.get(c.key).push({ zone: z, cell: c });
+  }
+  cells.forEach((c, i) => pos.set(c.key, cellXY(board, c.cell, i, cells.length)));
   if (board.edges || board.kind === "track") {
-    const edges = board.edges || zone.cells.slice(1).map((c, i) => [zone.cells[i].cell, c.cell])
-      .concat(board.loop && zone.cells.length > 2 ? [[zone.cells[zone.cells.length - 1].cell, zone.cells[0].cell]] : []);
+    const edges = board.edges || cells.slice(1).map((c, i) => [cells[i].cell, c.cell])
+      .concat(board.loop && cells.length > 2 ? [[cells[cells.length - 1].cell, cells[0].cell]] : []);
     for (const [a, b] of edges) {
       const pa = pos.get(String(a)), pb = pos.get(String(b));
       if (pa && pb) s.append(svg("line", { class: "edge", x1: pa[0], y1: pa[1], x2: pb[0], y2: pb[1] }));
     }
   }
   const xs = [], ys = [];
-  for (const c of zone.cells) {
+  const pieces = new Map();  // ref -> the piece's card (drawn once, outlined, under its cells' marks)
+  for (const c of cells) for (const cd of c.cards) if (cd.covers && !pieces.has(cd.ref)) pieces.set(cd.ref, cd);
+  const under = svg("g", { class: "pieces" });
+  if (pieces.size) s.append(under);
+  for (const c of cells) {
     const [x, y] = pos.get(c.key);
     xs.push(x); ys.push(y);
     const g = svg("g", { "data-cell": `${zone.key}:${c.key}` });
     const top = c.cards.length ? c.cards[c.cards.length - 1] : null;
     const sh = shape(board, x, y);
     sh.classList.add("cell-shape");
-    if (!top) sh.classList.add("empty");
+    if (top && top.covers) sh.classList.add("under-piece"); // (the piece is drawn whole beneath)
+    else if (!top) sh.classList.add("empty");
     else if (top.hidden) sh.classList.add("occupied", "back");
     else { sh.classList.add("occupied"); sh.style.fill = top.colour; }
     g.append(sh);
-    if (top) {
-      const txt = top.hidden ? (top.back || "face down") : pretty(top.label);
-      const lines = wrap(txt, board.kind === "hex" ? 11 : 10);
+    const lines = cellLines(c);
+    const over = onCell.get(c.key) || [];
+    if (lines.length) {
+      const width = board.kind === "hex" ? 11 : 10;
+      const shown = lines.length > 3 ? lines.slice(0, 2).concat([{ text: `+${lines.length - 2} more`, sub: true }]) : lines;
+      const rows = shown.length === 1 ? wrap(shown[0].text, width).map((t) => ({ ...shown[0], text: t })) : shown;
       const lh = 13;
-      lines.forEach((ln, i) => {
-        const t = svg("text", { x, y: y + (i - (lines.length - 1) / 2) * lh - (c.cards.length > 1 ? 6 : 0), class: top.hidden ? "onback" : "" });
-        t.textContent = ln;
+      const lift = over.length ? 9 : 0;
+      rows.forEach((ln, i) => {
+        const t = svg("text", { x, y: y + (i - (rows.length - 1) / 2) * lh - lift,
+                                class: (ln.sub ? "sub" : "") + (top.hidden && !top.covers ? " onback" : "") });
+        t.textContent = rows.length > 1 && ln.text.length > width + 3 ? ln.text.slice(0, width + 2) + "…" : ln.text;
         g.append(t);
       });
-      if (c.cards.length > 1) {
-        const t = svg("text", { x, y: y + (lines.length / 2) * lh + 2, class: "sub" + (top.hidden ? " onback" : "") });
-        t.textContent = `+${c.cards.length - 1} below`;
-        g.append(t);
-      }
+    }
+    if (c.cards.length) {
       const tip = svg("title", {});
       tip.textContent = c.cards.slice().reverse().map((cd) => cd.hidden ? "a hidden card" + (cd.back ? ` (${cd.back})` : "") : cd.label).join("\n") + `\ncell ${c.key}`;
       g.append(tip);
-    } else {
+    } else if (!over.length) {
       const t = svg("text", { x, y, class: "coord" });
       t.textContent = board.kind === "grid" || board.kind === "hex" ? `${c.cell[0]}, ${c.cell[1]}` : String(c.cell);
       g.append(t);
@@ -377,10 +425,12 @@ function boardEl(zone, targets, placed, title) {
       t.textContent = String(c.cell);
       g.append(t);
     }
-    // what clicking here picks: the top card if it is wanted, else the cell
+    // what clicking here picks: the top card if it is wanted, else the cell (of the board, or of a
+    // layer on it)
     const cardKey = top ? "card:" + top.ref : null;
-    const cellKey = `cell:${zone.key}:${c.key}`;
-    if ((cardKey && isPicked(cardKey)) || isPicked(cellKey)) g.classList.add("chosen");
+    const cellKeys = [`cell:${zone.key}:${c.key}`, ...over.map((o) => `cell:${o.zone.key}:${c.key}`)];
+    if ((cardKey && isPicked(cardKey)) || cellKeys.some(isPicked)) g.classList.add("chosen");
+    const cellKey = cellKeys.find((k) => targets.has(k)) || cellKeys[0];
     const t = (cardKey && targets.get(cardKey)) || targets.get(cellKey);
     if (t) {
       placed.add(t.key);
@@ -390,7 +440,90 @@ function boardEl(zone, targets, placed, title) {
       g.addEventListener("click", () => pick(t));
       if (cardKey && targets.get(cardKey) && targets.get(cellKey)) placed.add(cellKey);
     }
+    // the cards of the layers on this cell: chips along its foot, each to be chosen if wanted
+    const chips = over.flatMap((o) => alike(o.cell.cards.slice().reverse(), o.cell.cards.some((cd) => targets.has("card:" + cd.ref))));
+    const cw = board.kind === "hex" ? 40 : 36, ch = 15;
+    const shownChips = chips.slice(0, board.kind === "hex" ? 2 : 2);
+    shownChips.forEach(({ card, cards }, i) => {
+      const cx = x + (i - (shownChips.length - 1) / 2) * (cw + 3);
+      const cy = y + (board.kind === "hex" ? HR * 0.42 : SQ * 0.27);
+      const chip = svg("g", { class: "layer-chip", "data-ref": card.ref });
+      const r = svg("rect", { x: cx - cw / 2, y: cy - ch / 2, width: cw, height: ch, rx: 5 });
+      r.style.fill = card.hidden ? "var(--back)" : card.colour;
+      chip.append(r);
+      const tx = svg("text", { x: cx, y: cy + 0.5, class: "chip-text" + (card.hidden ? " onback" : "") });
+      const name = card.hidden ? (card.back || "?") : pretty(card.label);
+      tx.textContent = (cards.length > 1 ? `${cards.length} ` : "") + (name.length > 6 ? name.slice(0, 5) + "…" : name);
+      chip.append(tx);
+      const tip = svg("title", {});
+      tip.textContent = (cards.length > 1 ? `${cards.length} × ` : "") + (card.hidden ? "a hidden card" : card.label);
+      chip.append(tip);
+      const want = cards.map((cd) => targets.get("card:" + cd.ref)).find((x) => x);
+      if (cards.some((cd) => isPicked("card:" + cd.ref))) chip.classList.add("chosen");
+      if (want) {
+        placed.add(want.key);
+        chip.classList.add("target");
+        chip.addEventListener("click", (ev) => { ev.stopPropagation(); pick(want); });
+      }
+      g.append(chip);
+    });
+    if (chips.length > shownChips.length) {
+      const more = svg("text", { x, y: y + (board.kind === "hex" ? HR * 0.72 : SQ * 0.42), class: "sub" });
+      more.textContent = `+${chips.slice(shownChips.length).reduce((n, g2) => n + g2.cards.length, 0)} more`;
+      g.append(more);
+    }
     s.append(g);
+  }
+  // pieces: one shape under their cells, outlined, named once in their middle
+  for (const [ref, card] of pieces) {
+    const at = card.covers.map((k) => pos.get(k)).filter((p) => p);
+    if (!at.length) continue;
+    const grp = svg("g", { class: "piece" + (isPicked("card:" + ref) ? " chosen" : "") + (targets.has("card:" + ref) ? " target" : ""), "data-ref": ref });
+    const fill = card.hidden ? "var(--back)" : card.colour;
+    const parts = [];
+    if (board.kind === "grid" || board.kind === "hex") {
+      for (const [x, y] of at)
+        parts.push(board.kind === "hex" ? hexPolygon(x, y, HR - 3) : svg("rect", { x: x - SQ / 2 + 3, y: y - SQ / 2 + 3, width: SQ - 6, height: SQ - 6 }));
+      // bridges over the gaps between its cells side by side, so that it is one shape
+      for (let i = 0; i < at.length; i++) for (let j = i + 1; j < at.length; j++) {
+        const [ax, ay] = at[i], [bx, by] = at[j];
+        const apart = Math.hypot(bx - ax, by - ay);
+        if (apart > (board.kind === "hex" ? Math.sqrt(3) * HR + 1 : SQ + 1)) continue;
+        const w = board.kind === "hex" ? HR * 0.9 : SQ - 6;
+        const bridge = svg("line", { x1: ax, y1: ay, x2: bx, y2: by, class: "bridge" });
+        bridge.style.strokeWidth = w;
+        parts.push(bridge);
+      }
+      // where three hex cells (or four squares) of it meet, the gap between them is filled too
+      const near = (a, b) => Math.hypot(b[0] - a[0], b[1] - a[1]) <= (board.kind === "hex" ? Math.sqrt(3) * HR + 1 : SQ * Math.SQRT2 + 1);
+      for (let i = 0; i < at.length; i++) for (let j = i + 1; j < at.length; j++) for (let k = j + 1; k < at.length; k++) {
+        if (near(at[i], at[j]) && near(at[j], at[k]) && near(at[i], at[k]))
+          parts.push(svg("polygon", { points: [at[i], at[j], at[k]].map((p) => p.join(",")).join(" ") }));
+      }
+    } else {
+      for (let i = 1; i < at.length; i++) parts.push(svg("line", { x1: at[i - 1][0], y1: at[i - 1][1], x2: at[i][0], y2: at[i][1] }));
+      for (const [x, y] of at) parts.push(svg("circle", { cx: x, cy: y, r: SQ * 0.42 }));
+    }
+    // the outline: the same shapes drawn wide and dark under the filled ones, so only the edge of
+    // their union shows
+    for (const p of parts) {
+      const o = p.cloneNode();
+      o.classList.add("piece-edge");
+      if (p.style.strokeWidth) o.style.strokeWidth = parseFloat(p.style.strokeWidth) + 5;
+      grp.append(o);
+    }
+    for (const p of parts) { p.classList.add("piece-fill"); p.style.fill = fill; if (p.tagName === "line") p.style.stroke = fill; grp.append(p); }
+    const cx = at.reduce((n, p) => n + p[0], 0) / at.length, cy = at.reduce((n, p) => n + p[1], 0) / at.length;
+    const words = wrap(card.hidden ? (card.back || "face down") : pretty(card.label), 14);
+    words.forEach((w, i) => {
+      const t = svg("text", { x: cx, y: cy + (i - (words.length - 1) / 2) * 14, class: "piece-name" + (card.hidden ? " onback" : "") });
+      t.textContent = w;
+      grp.append(t);
+    });
+    const tip = svg("title", {});
+    tip.textContent = (card.hidden ? "a hidden piece" : card.label) + `\ncells ${card.covers.join("  ")}`;
+    grp.append(tip);
+    under.append(grp);
   }
   const pad = board.kind === "hex" ? HR + 6 : SQ / 2 + 6;
   const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + pad;
@@ -402,10 +535,34 @@ function boardEl(zone, targets, placed, title) {
   return box;
 }
 
+function hexPolygon(x, y, r) {
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = Math.PI / 180 * (60 * i - 30);
+    pts.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`);
+  }
+  return svg("polygon", { points: pts.join(" ") });
+}
+
+// a layer (`board on BASE`) is drawn on its base's cells, not beside it
+function layersOf(v, zone) { return v.zones.filter((z) => z.board && z.layer_of === zone.key); }
+function isDrawnOnBase(v, zone) { return zone.layer_of && v.zones.some((z) => z.key === zone.layer_of); }
+
 function renderBoards(v, targets, placed) {
   const root = $("boards");
   root.replaceChildren();
-  for (const z of v.zones) if (z.board && z.owner === undefined) root.append(boardEl(z, targets, placed));
+  for (const z of v.zones)
+    if (z.board && z.owner === undefined && !isDrawnOnBase(v, z)) root.append(boardEl(z, targets, placed, null, layersOf(v, z)));
+}
+
+// a place for a piece (a list of cells), chosen from the list: its cells light up on the board
+function previewCells(tok, on) {
+  for (const k of tok.cells) {
+    const g = document.querySelector(`[data-cell="${CSS.escape(tok.zone + ":" + k)}"]`);
+    if (g) g.classList.toggle("preview", on);
+  }
+  const first = document.querySelector(`[data-cell="${CSS.escape(tok.zone + ":" + tok.cells[0])}"]`);
+  if (first) first.classList.toggle("preview-first", on);
 }
 
 // ---- prompt
@@ -434,8 +591,15 @@ function renderPrompt(v, next, placed) {
     root.append(el("div", { class: "hint", text: `Click ${what}${listed.length ? ", or choose below" : ""}.` }));
   }
   for (const t of listed) {
-    root.append(el("button", { class: "option" + (t.text.length <= 12 && t.kind !== "name" ? " short" : ""), "data-key": t.key, onclick: () => pick(t) },
-                   t.kind === "name" ? el("b", { text: t.text }) : t.text));
+    const b = el("button", { class: "option" + (t.text.length <= 12 && t.kind !== "name" ? " short" : ""), "data-key": t.key, onclick: () => { if (t.kind === "cells") previewCells(t, false); pick(t); } },
+                 t.kind === "name" ? el("b", { text: t.text }) : t.text);
+    if (t.kind === "cells") {
+      b.addEventListener("mouseenter", () => previewCells(t, true));
+      b.addEventListener("mouseleave", () => previewCells(t, false));
+      b.addEventListener("focus", () => previewCells(t, true));
+      b.addEventListener("blur", () => previewCells(t, false));
+    }
+    root.append(b);
   }
   const { fitting } = candidates();
   for (const x of fitting) {
