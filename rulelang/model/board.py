@@ -9,7 +9,7 @@ A board is a zone whose cards sit on cells. Cells are nodes of a networkx graph:
 
 Each cell holds a stack of cards (bottom first); most games keep one per cell.
 
-A *piece* is a card lying on several cells at once (a domino, a polyomino tile, a two-cell
+A *piece* is a card lying on several cells at once (a two-square tile, a polyomino, a two-cell
 building: its component says `covers N` or `covers [offsets]`). It is in the stack of each of its
 cells, and the board remembers its cells (`pieces`: card id -> its cells, the first one first), so
 that taking it from any of them frees them all. Its neighbours are the cells next to any of its
