@@ -61,7 +61,12 @@ class GreedyAgent:
     what its seat cannot see re-dealt at random) and keeps the option whose position it values
     most (``position_value``). Ties are broken at random with its own seeded generator, so the same
     seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
-    with more distinct options than that, a random subset is tried."""
+    with more distinct options than that, a random subset is tried.
+
+    Each option is tried on a copy keeping only that option (``Match.clone(answer=i)``; the last
+    on the imagined copy itself) and played up to the next choice of two or more options, which is
+    not listed (``Match.try_option``): the position scored is the one ``apply`` reaches. Copying
+    is most of the time it takes (``rulelang bench --only search``, docs/balance.md)."""
 
     name = "greedy"
 
@@ -83,12 +88,13 @@ class GreedyAgent:
         last = len(indexes) - 1
         for n, index in enumerate(indexes):
             try:
+                # tried up to the next choice of two or more options, which is not listed (try_option)
                 if n == last:  # the last option is tried on the imagined copy itself
-                    world.apply(index)
+                    world.try_option(index)
                     trial = world
                 else:  # a copy keeping only this option (the others are not copied), its option 0
                     trial = world.clone(answer=index)
-                    trial.apply(0)
+                    trial.try_option(0)
             except Exception:  # an option the imagined deal cannot play: tried last
                 value = (-1, float("-inf"), float("-inf"))
             else:  # (a heuristic that fails is the rules' error, said at its line)

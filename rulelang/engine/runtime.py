@@ -37,6 +37,9 @@ class VM:
         self.stopped = False
         self.stop_when_depth: int | None = None
         self.ask_single = False  # ask even a choice of one option (scenarios), instead of taking it
+        # stop at the next choice of two or more options without listing them (ops.NOT_LISTED): a
+        # match tried one option ahead only to be scored (Match.try_option)
+        self.probe = False
         # the rules lines this VM has run, when they are recorded (balance/coverage.py: only the ops of a
         # game loaded for coverage read it); None records nothing, as in every copy of a match
         self.coverage: set | None = None
@@ -671,6 +674,18 @@ class Match:
         vm = self.vm
         vm.answer(index)
         vm.run()
+
+    def try_option(self, index: int):
+        """Apply an option to look at the position after it: as `apply`, but the match stops at the
+        next choice of two or more options without listing them (listing them is often most of the
+        work): it can then be looked at and scored (`heuristic`, `is_over`, `s`), not played on. A
+        choice of one option is taken, as `apply` does. For copies a bot throws away."""
+        vm = self.vm
+        vm.probe = True
+        try:
+            self.apply(index)
+        finally:
+            vm.probe = False
 
     def run_until_stop(self, stop: str):
         """Scenario helper: run until a step, phase or round finishes (choices must be answered by the caller)."""

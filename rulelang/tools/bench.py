@@ -13,7 +13,8 @@ Four measurements, each printed with the figures it is made of:
 - **clone**: copies of a match in mid-game per second (what a planning bot pays per imagined copy).
 - **simulate**: games per second of ``simulate`` with ``--jobs 1`` and ``--jobs 2``.
 - **search**: options tried per second by the greedy bot's one-ply search (copy the position, apply
-  the option, score the position after it), per seed game; beside it the same without the copy
+  the option up to the next choice without listing that choice's options (``Match.try_option``),
+  score the position after it), per seed game; beside it the same without the copy
   (the copies made outside the timer), the most an undo log could gain, in alternating time slices.
 
 Timings are for comparing, not for asserting: the ratios are what a busy machine does not spoil.
@@ -208,8 +209,8 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
 def search_rates(game, players: int, seconds: float, positions: int = 24, slices: int = 6) -> dict:
     """Options tried per second by the greedy bot's search, at up to ``positions`` decisions spread
-    over a seeded random game: "copy" times copy + apply + score (``agents.position_value``) for
-    every distinct option, "no copy" times apply + score on copies made beforehand (what an undo log
+    over a seeded random game: "copy" times copy + try + score (``Match.try_option``,
+    ``agents.position_value``) for every distinct option, "no copy" times try + score on copies made beforehand (what an undo log
     could at best reach: its undoing costs something too). Alternating slices, as in ``race``."""
     import random
 
@@ -235,13 +236,13 @@ def search_rates(game, players: int, seconds: float, positions: int = 24, slices
                         start = time.perf_counter()
                         for i in indexes:  # as the greedy bot does: a copy keeping only the option tried
                             trial = world.clone(answer=i)
-                            trial.apply(0)
+                            trial.try_option(0)
                             position_value(trial, seat)
                     else:
                         copies = [world.clone(answer=i) for i in indexes]
                         start = time.perf_counter()
                         for trial in copies:
-                            trial.apply(0)
+                            trial.try_option(0)
                             position_value(trial, seat)
                     spent += time.perf_counter() - start
                     count += len(indexes)
