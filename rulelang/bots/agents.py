@@ -85,20 +85,19 @@ class GreedyAgent:
             indexes = self.rng.sample(indexes, self.max_options)
         best: list[int] = []
         best_value = None
-        last = len(indexes) - 1
-        for n, index in enumerate(indexes):
-            try:
-                # tried up to the next choice of two or more options, which is not listed (try_option)
-                if n == last:  # the last option is tried on the imagined copy itself
-                    world.try_option(index)
-                    trial = world
-                else:  # a copy keeping only this option (the others are not copied), its option 0
-                    trial = world.clone(answer=index)
-                    trial.try_option(0)
+        # each option tried on the imagined copy, which is then put back as it was (Match.mark); a
+        # copy with chance queued by a scenario is copied once per option instead
+        mark = world.mark() if world.s.fixed_chance is None else None
+        for index in indexes:
+            trial = world if mark is not None else world.clone(answer=index)
+            try:  # up to the next choice of two or more options, which is not listed (try_option)
+                trial.try_option(index if mark is not None else 0)
             except Exception:  # an option the imagined deal cannot play: tried last
                 value = (-1, float("-inf"), float("-inf"))
             else:  # (a heuristic that fails is the rules' error, said at its line)
                 value = position_value(trial, seat)
+            if mark is not None:
+                world.restore(mark)
             if best_value is None or value > best_value:
                 best, best_value = [index], value
             elif value == best_value:

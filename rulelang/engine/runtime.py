@@ -22,7 +22,7 @@ from rulelang.engine.program import Code, Ctx, Frame, Program, RuleError, as_rul
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
-from rulelang.engine.saves import copy_state, state_from_json, state_to_json
+from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
 from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view
 
 SETTLE_LIMIT = 100
@@ -455,6 +455,9 @@ class VM:
             items.append(e)
         s.version += len(cards)
         s.cards_version += 1
+        if s.journal is not None:  # (the cards made are taken away by restore_state: the list is cut)
+            s.journal.zones.add(zone)
+            s.journal.changes += len(cards)
 
 
 # ------------------------------------------------------------------ public API
@@ -721,6 +724,18 @@ class Match:
         """A copy of the match. With `answer`, its pending choice keeps only that option, as its
         option 0 (``saves.copy_state``): ``clone(i).apply(0)`` plays option i on a copy, cheaper."""
         return Match(self.game, copy_state(self.s, answer))
+
+    def mark(self) -> Mark:
+        """Mark the match to try options on it and put it back after each (`restore`), instead of
+        trying each on a copy: from now on it records what changes (``saves.mark_state``)."""
+        return mark_state(self.s)
+
+    def restore(self, mark: Mark) -> None:
+        """Put the match back as it was when marked (``saves.restore_state``)."""
+        restore_state(self.s, mark)
+        self.vm.meter.reset()  # (as a new copy's)
+        self.vm.meter.depth = 0
+        self.vm.sync_floor = None
 
     def sample_for(self, seat: int, rng: random.Random) -> "Match":
         """A copy of the match as the given player might imagine it: every card they cannot see is
