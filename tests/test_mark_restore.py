@@ -36,6 +36,8 @@ def test_restore_puts_the_match_back_and_trials_match_copies(name):
     for world in _positions(game, every=12)[:8]:
         seat = world.to_move
         before = _dump(world)
+        for other in range(2):  # values remembered when marked are kept by every restore (as greedy does)
+            world.heuristic(other)
         mark = world.mark()
         for index in list(option_keys(world.s).values())[:10]:
             copy = world.clone(answer=index)

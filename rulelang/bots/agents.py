@@ -87,7 +87,15 @@ class GreedyAgent:
         best_value = None
         # each option tried on the imagined copy, which is then put back as it was (Match.mark); a
         # copy with chance queued by a scenario is copied once per option instead
-        mark = world.mark() if world.s.fixed_chance is None else None
+        mark = None
+        if world.s.fixed_chance is None:
+            if world.game.program.heuristic is not None:
+                try:  # what the heuristic remembers by neighbourhood now stays right after each restore
+                    for other in range(len(world.s.players)):
+                        world.heuristic(other)
+                except Exception:  # (said, if it matters, when a position after an option is scored)
+                    pass
+            mark = world.mark()
         for index in indexes:
             trial = world if mark is not None else world.clone(answer=index)
             try:  # up to the next choice of two or more options, which is not listed (try_option)

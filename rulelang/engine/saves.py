@@ -151,7 +151,8 @@ class Mark:
     """A state as it was when marked (`mark_state`): what `restore_state` puts back."""
 
     __slots__ = ("count", "slots", "attrs", "holders", "fields", "items", "cells", "players", "globals", "frames", "scalars",
-                 "winners", "stats", "log", "log_length", "events", "touched", "holding", "rng", "bearers")
+                 "winners", "stats", "log", "log_length", "events", "touched", "holding", "rng", "bearers", "local",
+                 "near")
 
 
 def mark_state(s: State) -> Mark:
@@ -169,6 +170,11 @@ def mark_state(s: State) -> Mark:
     m.fields = sum(map(len, m.attrs))
     m.items = {zone: zone.items[:] for zone in s.zones.values()}
     m.cells = {zone: zone.cells.copy(entities) for zone in s.zones.values() if zone.is_board}
+    # the values remembered by neighbourhood (State.local_cache) stay right after a restore: with them,
+    # each board's counts of changes near its cells, and the cards next to each cell it knows
+    m.local = {name: dict(found) for name, found in s.local_cache.items()}
+    m.near = {zone: (None if zone.cells._near is None else dict(zone.cells._near), dict(zone.cells._next_to))
+              for zone in m.cells}
     m.players = [_fresh(p.attrs) for p in s.players]
     m.globals = _fresh(s.globals)
     m.frames = [(f.code, f.pc, _fresh(f.vars), list(f.handlers), f.kind) for f in s.stack]
@@ -200,7 +206,10 @@ def restore_state(s: State, m: Mark) -> None:
     for zone in (m.items if everything else journal.zones):
         zone.items[:] = m.items[zone]
         if zone.is_board:
-            zone.cells = m.cells[zone].copy(entities)
+            cells = zone.cells = m.cells[zone].copy(entities)
+            near, next_to = m.near[zone]
+            cells._near = None if near is None else dict(near)
+            cells._next_to = dict(next_to)
     attrs, holders = m.attrs, m.holders
     for key in journal.keys:  # every change of a card's field goes through one_value_changed or expire
         if key[0] == "$":
@@ -234,8 +243,10 @@ def restore_state(s: State, m: Mark) -> None:
         s._rng = None  # made again from the seed when first used
     elif s._rng is not None:
         s._rng.setstate(m.rng)
-    # what was remembered in between may be for another state with the same version: forgotten
-    s.def_cache, s.state_cache, s.local_cache = {}, {}, {}
+    # what was remembered in between may be for another state with the same version: forgotten, but
+    # for what was remembered by neighbourhood when marked (its stamps are the marked state's again)
+    s.def_cache, s.state_cache = {}, {}
+    s.local_cache = {name: dict(found) for name, found in m.local.items()}
     s.bearers = m.bearers
     s.journal = Journal()
 
