@@ -63,10 +63,12 @@ class GreedyAgent:
     seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
     with more distinct options than that, a random subset is tried.
 
-    Each option is tried on a copy keeping only that option (``Match.clone(answer=i)``; the last
-    on the imagined copy itself) and played up to the next choice of two or more options, which is
-    not listed (``Match.try_option``): the position scored is the one ``apply`` reaches. Copying
-    is most of the time it takes (``rulelang bench --only search``, docs/balance.md)."""
+    The imagined copy is made once per decision, its heuristic worked out for every seat, and
+    marked (``Match.mark``); each option is then played on it up to the next choice of two or more
+    options, which is not listed (``Match.try_option``: the position scored is the one ``apply``
+    reaches), scored, and the copy put back as it was (``Match.restore``): the same decisions as
+    trying each option on a copy of its own, without the copies (``rulelang bench --only search``,
+    docs/balance.md). A copy with chance queued by a scenario is copied once per option instead."""
 
     name = "greedy"
 
