@@ -1,6 +1,8 @@
-"""A match's state copied and saved: `copy_state` (a cheap copy for agents that plan: plain values
-shared, cards and zones copied), `state_to_json` and `state_from_json` (a match saved at any point,
-even while a player is choosing, and read back to resume identically).
+"""A match's state copied, marked and saved: `copy_state` (a cheap copy for agents that plan: plain
+values shared, cards and zones copied), `mark_state` and `restore_state` (options tried one after
+another on one state, put back as it was after each from what `State.journal` recorded), and
+`state_to_json` and `state_from_json` (a match saved at any point, even while a player is choosing,
+and read back to resume identically).
 """
 from __future__ import annotations
 
