@@ -101,3 +101,30 @@ result {
         match.try_option(index)
         match.restore(mark)
         assert _dump(match) == before
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect4", "eights", "gofish", "highcard", "skirmish", "checkers",
+                                  "othello"])
+def test_greedy_decides_alike_putting_back_or_copying(name):
+    """Greedy trying options on one marked copy makes the decisions it makes with a copy per option."""
+    from rulelang.bots.agents import AgentHandle, GreedyAgent
+    from rulelang.core.resources import examples_dir
+
+    game = rulelang.load(str(examples_dir() / f"{name}.rules"))
+    players = max(2, game.program.game.players_min)
+    games = []
+    for put_back in (True, False):
+        chosen = []
+        for seed in (1, 2, 3):
+            match = game.new_match(players=players, seed=seed)
+            bots = [GreedyAgent(seed=seed * 10 + i) for i in range(players)]
+            for bot in bots:
+                bot.put_back = put_back
+            while not match.is_over and len(chosen) < 40 * seed:
+                seat = match.to_move
+                index = bots[seat].choose(AgentHandle(match, seat), match.legal_options())
+                chosen.append(index)
+                match.apply(index)
+        games.append(chosen)
+    assert games[0] == games[1]
+    assert len(games[0]) >= 15

@@ -71,6 +71,8 @@ class GreedyAgent:
     docs/balance.md). A copy with chance queued by a scenario is copied once per option instead."""
 
     name = "greedy"
+    #: False: each option tried on a copy of its own instead (the same decisions, slower; tests compare both)
+    put_back = True
 
     def __init__(self, seed: int = 0, max_options: int = 0):
         self.rng = random.Random(seed)
@@ -90,7 +92,7 @@ class GreedyAgent:
         # each option tried on the imagined copy, which is then put back as it was (Match.mark); a
         # copy with chance queued by a scenario is copied once per option instead
         mark = None
-        if world.s.fixed_chance is None:
+        if world.s.fixed_chance is None and self.put_back:
             if world.game.program.heuristic is not None:
                 try:  # what the heuristic remembers by neighbourhood now stays right after each restore
                     for other in range(len(world.s.players)):

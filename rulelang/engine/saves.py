@@ -213,6 +213,10 @@ def restore_state(s: State, m: Mark) -> None:
             cells._near = None if near is None else dict(near)
             cells._next_to = dict(next_to)
     attrs, holders = m.attrs, m.holders
+    if everything:  # (every card's fields too, should a statement that records nothing change one)
+        for e, old in zip(entities, attrs):
+            e.attrs = old.copy()
+        journal.keys.clear()
     for key in journal.keys:  # every change of a card's field goes through one_value_changed or expire
         if key[0] == "$":
             continue  # (a global's: the globals are put back whole)
