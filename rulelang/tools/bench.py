@@ -210,10 +210,10 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
 def search_rates(game, players: int, seconds: float, positions: int = 24, slices: int = 6) -> dict:
     """Options tried per second by the greedy bot's search, at up to ``positions`` decisions spread
-    over a seeded random game: "put back" as the bot does it (the position marked once, then for
-    every distinct option: ``Match.try_option``, ``agents.position_value``, ``Match.restore``),
-    "copy" with a copy of the position per option instead (``Match.clone(answer=i)``). Alternating
-    slices, as in ``race``."""
+    over a seeded random game: "put back" as the bot does it (every seat's heuristic worked out and
+    the position marked once, then for every distinct option: ``Match.try_option``,
+    ``agents.position_value``, ``Match.restore``), "copy" with a copy of the position per option
+    instead (``Match.clone(answer=i)``). Alternating slices, as in ``race``."""
     import random
 
     from rulelang.bots.agents import position_value
@@ -235,7 +235,9 @@ def search_rates(game, players: int, seconds: float, positions: int = 24, slices
             while spent < per_slice:
                 for world, seat, indexes in trials:
                     start = time.perf_counter()
-                    if side == "put back":  # as the greedy bot does
+                    if side == "put back":  # as the greedy bot does: the heuristic worked out, then marked
+                        for other in range(players):
+                            world.heuristic(other)
                         mark = world.mark()
                         for i in indexes:
                             world.try_option(i)
