@@ -61,9 +61,18 @@ class GreedyAgent:
     what its seat cannot see re-dealt at random) and keeps the option whose position it values
     most (``position_value``). Ties are broken at random with its own seeded generator, so the same
     seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
-    with more distinct options than that, a random subset is tried."""
+    with more distinct options than that, a random subset is tried.
+
+    The imagined copy is made once per decision, its heuristic worked out for every seat, and
+    marked (``Match.mark``); each option is then played on it up to the next choice of two or more
+    options, which is not listed (``Match.try_option``: the position scored is the one ``apply``
+    reaches), scored, and the copy put back as it was (``Match.restore``): the same decisions as
+    trying each option on a copy of its own, without the copies (``rulelang bench --only search``,
+    docs/balance.md). A copy with chance queued by a scenario is copied once per option instead."""
 
     name = "greedy"
+    #: False: each option tried on a copy of its own instead (the same decisions, slower; tests compare both)
+    put_back = True
 
     def __init__(self, seed: int = 0, max_options: int = 0):
         self.rng = random.Random(seed)
@@ -80,19 +89,27 @@ class GreedyAgent:
             indexes = self.rng.sample(indexes, self.max_options)
         best: list[int] = []
         best_value = None
-        last = len(indexes) - 1
-        for n, index in enumerate(indexes):
-            try:
-                if n == last:  # the last option is tried on the imagined copy itself
-                    world.apply(index)
-                    trial = world
-                else:  # a copy keeping only this option (the others are not copied), its option 0
-                    trial = world.clone(answer=index)
-                    trial.apply(0)
+        # each option tried on the imagined copy, which is then put back as it was (Match.mark); a
+        # copy with chance queued by a scenario is copied once per option instead
+        mark = None
+        if world.s.fixed_chance is None and self.put_back:
+            if world.game.program.heuristic is not None:
+                try:  # what the heuristic remembers by neighbourhood now stays right after each restore
+                    for other in range(len(world.s.players)):
+                        world.heuristic(other)
+                except Exception:  # (said, if it matters, when a position after an option is scored)
+                    pass
+            mark = world.mark()
+        for index in indexes:
+            trial = world if mark is not None else world.clone(answer=index)
+            try:  # up to the next choice of two or more options, which is not listed (try_option)
+                trial.try_option(index if mark is not None else 0)
             except Exception:  # an option the imagined deal cannot play: tried last
                 value = (-1, float("-inf"), float("-inf"))
             else:  # (a heuristic that fails is the rules' error, said at its line)
                 value = position_value(trial, seat)
+            if mark is not None:
+                world.restore(mark)
             if best_value is None or value > best_value:
                 best, best_value = [index], value
             elif value == best_value:

@@ -199,10 +199,13 @@ class ChooseOne(Op):
         if self.cond is not None:
             kept = []
             saved = v.get(self.var, _MISSING)
+            most = 2 if vm.probe and not vm.ask_single and not self.optional else 0
             for x in items:
                 v[self.var] = x
                 if self.cond(ctx):
                     kept.append(x)
+                    if len(kept) == most:  # a probing VM stops at a choice of two or more (VM.probe)
+                        break
             if saved is _MISSING:
                 v.pop(self.var, None)
             else:
@@ -221,6 +224,9 @@ class ChooseOne(Op):
         if n == 1 and not vm.ask_single:
             self.resume(vm, frame, options[0])
             return
+        if vm.probe:
+            vm.ask(vm.chooser(self.by, ctx, self.span), NOT_LISTED, None, self.span)
+            return
         vm.ask(vm.chooser(self.by, ctx, self.span), options, shown_prompt(self.prompt, ctx), self.span)
 
     def resume(self, vm, frame, option):
@@ -229,6 +235,42 @@ class ChooseOne(Op):
 
 
 _MISSING = object()
+
+
+class EnoughOptions(Exception):
+    """Raised by `ChooseAmong.enumerate` when it has found as many options as it was asked for."""
+
+
+class _CappedRows(list):
+    """The rows of one alternative's bindings, as a list that raises `EnoughOptions` when it holds
+    `most` rows (the generated walkers only append)."""
+
+    __slots__ = ("most",)
+
+    def __init__(self, most: int):
+        super().__init__()
+        self.most = most
+
+    def append(self, row):
+        list.append(self, row)
+        if len(self) >= self.most:
+            raise EnoughOptions
+
+
+class _NotListed:
+    """The options of a choice a probing VM stopped at (`VM.probe`): more than one, never listed.
+    A match stopped there may be looked at and scored, not played on."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args):
+        raise ValueError("this match stopped at a choice without listing its options (Match.try_option): "
+                         "it can be looked at, not played on")
+
+    __len__ = __getitem__ = __iter__ = remap = _refuse
+
+
+NOT_LISTED = _NotListed()
 
 
 class ChooseAmong(Op):
@@ -244,9 +286,11 @@ class ChooseAmong(Op):
         self.end = None
         self.products = None  # per alternative: independent bindings without conditions (worked out once)
 
-    def enumerate(self, vm, frame) -> Options:
+    def enumerate(self, vm, frame, most: int = 0) -> Options:
         """Every option, in order: alternatives in order, each one's bindings with the first name
-        outermost. Options are made on demand (rulelang/model/options.py): a random bot builds one."""
+        outermost. Options are made on demand (rulelang/model/options.py): a random bot builds one.
+        With `most`, stops by raising `EnoughOptions` as soon as that many options are found (the
+        rows of a binding's conditions are worked out one by one: see `VM.probe`)."""
         options = Options()
         products = self.products
         if products is None:
@@ -264,13 +308,17 @@ class ChooseAmong(Op):
                     items = as_list(value)
                     lists.append(list(items) if items is value else items)
                 options.add_product(index, name, [b[0] for b in bindings], lists)
+                if most and len(options) >= most:
+                    raise EnoughOptions
                 continue
 
             if not bindings:  # `option name if cond`: one option, or none
                 if cond(ctx):
                     options.add_rows(index, name, [], [()])
+                    if most and len(options) >= most:
+                        raise EnoughOptions
                 continue
-            rows = []
+            rows = [] if not most else _CappedRows(most - len(options))
             names = [b[0] for b in bindings]
             walker = self.walkers[index]
             if walker is not None:
@@ -305,7 +353,14 @@ class ChooseAmong(Op):
     def run(self, vm, frame):
         if (vm.program.has_continuous or vm.s.events) and vm.settle_before_choice():  # nothing to settle: no call
             return
-        options = self.enumerate(vm, frame)
+        if vm.probe and not vm.ask_single:
+            try:  # (a choice of one option is taken at once, as below: only the third is never listed)
+                options = self.enumerate(vm, frame, 2)
+            except EnoughOptions:
+                vm.ask(vm.chooser(self.by, Ctx(frame.vars, vm.s, vm), self.span), NOT_LISTED, None, self.span)
+                return
+        else:
+            options = self.enumerate(vm, frame)
         if not options:
             raise RuleError(self.span, "no option of this choice is possible right now"
                             " (write `optional` if doing nothing is allowed)")

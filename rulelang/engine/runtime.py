@@ -22,7 +22,7 @@ from rulelang.engine.program import Code, Ctx, Frame, Program, RuleError, as_rul
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
-from rulelang.engine.saves import copy_state, state_from_json, state_to_json
+from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
 from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view
 
 SETTLE_LIMIT = 100
@@ -37,6 +37,9 @@ class VM:
         self.stopped = False
         self.stop_when_depth: int | None = None
         self.ask_single = False  # ask even a choice of one option (scenarios), instead of taking it
+        # stop at the next choice of two or more options without listing them (ops.NOT_LISTED): a
+        # match tried one option ahead only to be scored (Match.try_option)
+        self.probe = False
         # the rules lines this VM has run, when they are recorded (balance/coverage.py: only the ops of a
         # game loaded for coverage read it); None records nothing, as in every copy of a match
         self.coverage: set | None = None
@@ -452,6 +455,9 @@ class VM:
             items.append(e)
         s.version += len(cards)
         s.cards_version += 1
+        if s.journal is not None:  # (the cards made are taken away by restore_state: the list is cut)
+            s.journal.zones.add(zone)
+            s.journal.changes += len(cards)
 
 
 # ------------------------------------------------------------------ public API
@@ -672,6 +678,18 @@ class Match:
         vm.answer(index)
         vm.run()
 
+    def try_option(self, index: int):
+        """Apply an option to look at the position after it: as `apply`, but the match stops at the
+        next choice of two or more options without listing them (listing them is often most of the
+        work): it can then be looked at and scored (`heuristic`, `is_over`, `s`), not played on. A
+        choice of one option is taken, as `apply` does. For copies a bot throws away."""
+        vm = self.vm
+        vm.probe = True
+        try:
+            self.apply(index)
+        finally:
+            vm.probe = False
+
     def run_until_stop(self, stop: str):
         """Scenario helper: run until a step, phase or round finishes (choices must be answered by the caller)."""
         self.vm.stop_at_step = stop
@@ -706,6 +724,18 @@ class Match:
         """A copy of the match. With `answer`, its pending choice keeps only that option, as its
         option 0 (``saves.copy_state``): ``clone(i).apply(0)`` plays option i on a copy, cheaper."""
         return Match(self.game, copy_state(self.s, answer))
+
+    def mark(self) -> Mark:
+        """Mark the match to try options on it and put it back after each (`restore`), instead of
+        trying each on a copy: from now on it records what changes (``saves.mark_state``)."""
+        return mark_state(self.s)
+
+    def restore(self, mark: Mark) -> None:
+        """Put the match back as it was when marked (``saves.restore_state``)."""
+        restore_state(self.s, mark)
+        self.vm.meter.reset()  # (as a new copy's)
+        self.vm.meter.depth = 0
+        self.vm.sync_floor = None
 
     def sample_for(self, seat: int, rng: random.Random) -> "Match":
         """A copy of the match as the given player might imagine it: every card they cannot see is

@@ -1,6 +1,8 @@
-"""A match's state copied and saved: `copy_state` (a cheap copy for agents that plan: plain values
-shared, cards and zones copied), `state_to_json` and `state_from_json` (a match saved at any point,
-even while a player is choosing, and read back to resume identically).
+"""A match's state copied, marked and saved: `copy_state` (a cheap copy for agents that plan: plain
+values shared, cards and zones copied), `mark_state` and `restore_state` (options tried one after
+another on one state, put back as it was after each from what `State.journal` recorded), and
+`state_to_json` and `state_from_json` (a match saved at any point, even while a player is choosing,
+and read back to resume identically).
 """
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from itertools import chain
 from rulelang.engine.program import Frame, Program
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import Options
-from rulelang.model.things import (PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, State, Zone, decode, encode,
-                                   make_zones)
+from rulelang.model.things import (PLAIN_TYPES, BoardZone, Entity, Journal, KeywordValue, Player, State, Zone, decode,
+                                   encode, make_zones)
 
 SAVE_FORMAT = 1
 
@@ -126,6 +128,133 @@ def copy_state(s: State, answer: int | None = None) -> State:
                        [{"alt": o["alt"], "name": o["name"], "values": remap(o["values"])} for o in options]}
     new.events = [remap(ev) for ev in s.events]
     return new
+
+
+# ------------------------------------------------------------------ marking and putting back
+
+
+_CONTAINERS = frozenset((list, dict, set))
+
+
+def _fresh(v):
+    """A value as a state keeps it, with its own lists, dicts and sets (the cards, players and zones
+    in it are the same): a frame, a player or a global changes its lists in place."""
+    t = type(v)
+    if t is list:
+        return v[:] if _CONTAINERS.isdisjoint(map(type, v)) else [_fresh(x) for x in v]
+    if t is dict:
+        return {k: _fresh(x) for k, x in v.items()} if not _CONTAINERS.isdisjoint(map(type, v.values())) else v.copy()
+    if t is set:
+        return set(v)
+    return v
+
+
+class Mark:
+    """A state as it was when marked (`mark_state`): what `restore_state` puts back."""
+
+    __slots__ = ("count", "slots", "attrs", "holders", "fields", "items", "cells", "players", "globals", "frames", "scalars",
+                 "winners", "stats", "log", "log_length", "events", "touched", "holding", "rng", "bearers", "local",
+                 "near")
+
+
+def mark_state(s: State) -> Mark:
+    """Mark a state to try things on it and put it back as it was after each (`restore_state`): a bot
+    trying one option after another on one copy instead of one copy per option. From now on the
+    state records what changes (`State.journal`). Not for a state with chance queued by a scenario."""
+    if s.fixed_chance is not None:
+        raise ValueError("a state with chance queued by a scenario cannot be marked")
+    m = Mark()
+    entities = s.entities
+    m.count = len(entities)
+    m.slots = [(e.zone, e.cell, e.place, e.face_down, e.known, e.owner) for e in entities]
+    m.attrs = [e.attrs.copy() for e in entities]
+    m.holders = {}  # a field's name -> the cards that have it (made when first needed)
+    m.fields = sum(map(len, m.attrs))
+    m.items = {zone: zone.items[:] for zone in s.zones.values()}
+    m.cells = {zone: zone.cells.copy(entities) for zone in s.zones.values() if zone.is_board}
+    # the values remembered by neighbourhood (State.local_cache) stay right after a restore: with them,
+    # each board's counts of changes near its cells, and the cards next to each cell it knows
+    m.local = {name: dict(found) for name, found in s.local_cache.items()}
+    m.near = {zone: (None if zone.cells._near is None else dict(zone.cells._near), dict(zone.cells._next_to))
+              for zone in m.cells}
+    m.players = [_fresh(p.attrs) for p in s.players]
+    m.globals = _fresh(s.globals)
+    m.frames = [(f.code, f.pc, _fresh(f.vars), list(f.handlers), f.kind) for f in s.stack]
+    m.scalars = (s.round, s.phase, s.current, s.over, s.ending, s.decisions, s.version, s.cards_version,
+                 s.accounted, s.settled_version, s.touched_version, s.settled_turn, s.pending, s.seed)
+    m.winners, m.stats, m.events = list(s.winners), dict(s.stats), list(s.events)
+    m.log, m.log_length = s.log, len(s.log)
+    m.touched, m.holding = set(s.touched), set(s.holding)
+    m.rng = None if s._rng is None else s._rng.getstate()
+    m.bearers = s.bearers
+    s.journal = Journal()
+    return m
+
+
+def restore_state(s: State, m: Mark) -> None:
+    """Put a marked state back as it was when marked (`mark_state`); it goes on recording."""
+    journal = s.journal
+    # a change of the version the journal does not account for (a shuffle, a reveal: statements that
+    # record nothing) may have turned or reordered any card: everything is put back
+    everything = s.version - m.scalars[6] != journal.changes
+    entities = s.entities
+    count = m.count
+    if len(entities) > count:  # cards created
+        del entities[count:]
+    slots = m.slots
+    for e in (entities if everything else journal.cards):
+        if e.id < count:
+            e.zone, e.cell, e.place, e.face_down, e.known, e.owner = slots[e.id]
+    for zone in (m.items if everything else journal.zones):
+        zone.items[:] = m.items[zone]
+        if zone.is_board:
+            cells = zone.cells = m.cells[zone].copy(entities)
+            near, next_to = m.near[zone]
+            cells._near = None if near is None else dict(near)
+            cells._next_to = dict(next_to)
+    attrs, holders = m.attrs, m.holders
+    if everything:  # (every card's fields too, should a statement that records nothing change one)
+        for e, old in zip(entities, attrs):
+            e.attrs = old.copy()
+        journal.keys.clear()
+    for key in journal.keys:  # every change of a card's field goes through one_value_changed or expire
+        if key[0] == "$":
+            continue  # (a global's: the globals are put back whole)
+        having = holders.get(key)
+        if having is None:
+            having = holders[key] = [i for i, old in enumerate(attrs) if key in old]
+        for i in having:
+            entities[i].attrs[key] = attrs[i][key]
+    if journal.keys and sum(map(len, [e.attrs for e in entities])) != m.fields:
+        # a card was given a field it did not have (rules may set any name on any card): taken away
+        for key in journal.keys:
+            for e in entities:
+                if key in e.attrs and key not in attrs[e.id]:
+                    del e.attrs[key]
+    for p, old in zip(s.players, m.players):
+        p.attrs = _fresh(old)
+    s.globals = _fresh(m.globals)
+    s.stack = [Frame(code, pc, _fresh(vars), list(handlers), kind) for code, pc, vars, handlers, kind in m.frames]
+    (s.round, s.phase, s.current, s.over, s.ending, s.decisions, s.version, s.cards_version, s.accounted,
+     s.settled_version, s.touched_version, s.settled_turn, s.pending, s.seed) = m.scalars
+    s.winners, s.stats, s.events = list(m.winners), dict(m.stats), list(m.events)
+    if s.log is m.log and len(s.log) >= m.log_length:
+        del s.log[m.log_length:]
+    else:
+        s.log = m.log[:m.log_length]
+    s.touched = set(m.touched)
+    if len(s.holding) != len(m.holding):  # (only ever grows)
+        s.holding = set(m.holding)
+    if m.rng is None:
+        s._rng = None  # made again from the seed when first used
+    elif s._rng is not None:
+        s._rng.setstate(m.rng)
+    # what was remembered in between may be for another state with the same version: forgotten, but
+    # for what was remembered by neighbourhood when marked (its stamps are the marked state's again)
+    s.def_cache, s.state_cache = {}, {}
+    s.local_cache = {name: dict(found) for name, found in m.local.items()}
+    s.bearers = m.bearers
+    s.journal = Journal()
 
 
 def state_to_json(s: State) -> dict:

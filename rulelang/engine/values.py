@@ -285,6 +285,16 @@ def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, re
 _MISSING = object()
 
 
+def _journal_card(s, e: Entity) -> None:
+    """One change of the version, to a card's built-in field: recorded in the state's journal, if any."""
+    journal = s.journal
+    if journal is not None:
+        journal.cards.add(e)
+        if e.zone is not None:
+            journal.zones.add(e.zone)
+        journal.changes += 1
+
+
 # A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
 # the others only change by moving the card.
 _CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
@@ -298,6 +308,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
             e.known = NOBODY
             c.s.version += 1
             c.s.cards_version += 1
+            _journal_card(c.s, e)
         return
     if attr == "owner" and op == "=":
         if value is not None and not isinstance(value, Player):
@@ -313,6 +324,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
         if e.place != slot:
             e.place = slot
             c.s.version += 1
+            _journal_card(c.s, e)
         return
     if attr in ("face_down", "owner", "place"):
         raise RuleError(span, f'"{attr}" of a card can only be set with `=`')
@@ -393,3 +405,7 @@ def one_value_changed(s, key: str, readers: tuple | None) -> None:
     touched(s, key)
     if readers is not None:
         keep_remembered(s, readers)
+    journal = s.journal
+    if journal is not None:
+        journal.keys.add(key)
+        journal.changes += 1

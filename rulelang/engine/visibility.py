@@ -228,6 +228,8 @@ def determinize(state: State, seat: int, rng: random.Random):
                     e.cell = cell[0]
                 else:
                     zone.cells.place(cell, e)
-    state.rng.seed(rng.random())
+    # chance reseeded, made from the new seed when first used: a copy of this state shares the seed
+    # instead of copying the generator's state (a bot copies it once per option it tries)
+    state.seed, state._rng = rng.random(), None
     state.version += 1
     state.cards_version += 1

@@ -122,6 +122,23 @@ class BoardZone(Zone):
 PLAIN_TYPES = frozenset((int, str, bool, float, type(None)))  # values no copy of a match needs to copy
 
 
+class Journal:
+    """What changed in a state since it was marked (engine/saves.py: `mark_state`, `restore_state`):
+    the cards moved, turned or given to someone (`cards`), the zones whose cards changed (`zones`),
+    the names of the fields and globals given a value (`keys`), and how many of the changes of
+    `State.version` were recorded here (`changes`): a change of the version it does not account for
+    was made by a statement that records nothing (a shuffle, a reveal), and the whole state is put
+    back. Every change of a card's field goes through `values.one_value_changed` or `expire`."""
+
+    __slots__ = ("cards", "zones", "keys", "changes")
+
+    def __init__(self):
+        self.cards: set = set()
+        self.zones: set = set()
+        self.keys: set = set()
+        self.changes = 0
+
+
 class State:
     def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
@@ -178,6 +195,9 @@ class State:
         # only those cards' (copy_state). A card is added when such a value is put in a field
         # (creation, assignment, an undone change, a load), never removed: one too many only costs time
         self.holding: set[int] = set()
+        # what changes while a bot tries an option on this state, to put it back after (a `Journal`,
+        # saves.mark_state); None: nothing is recorded
+        self.journal: Journal | None = None
 
     @property
     def rng(self) -> random.Random:
@@ -249,6 +269,8 @@ def expire(state: "State", timing: str) -> None:
                 state.globals.pop(OUT_KEY, None)
             continue
         attrs = state.globals if owner is None else owner.attrs
+        if state.journal is not None:
+            state.journal.keys.add(name)
         if type(owner) is Entity:
             state.cards_version += 1
             if type(value) not in PLAIN_TYPES:
@@ -265,6 +287,8 @@ def expire(state: "State", timing: str) -> None:
     else:
         del state.globals[UNTIL_KEY]
     state.version += 1
+    if state.journal is not None:
+        state.journal.changes += 1
 
 
 # ------------------------------------------------------------------ JSON encoding
@@ -321,6 +345,10 @@ def detach(state: State, e: Entity) -> None:
     zone = e.zone
     if zone is None:
         return
+    journal = state.journal
+    if journal is not None:
+        journal.cards.add(e)
+        journal.zones.add(zone)
     if zone.is_board:
         zone.cells.remove(e.cell, e)
         e.cell = None
@@ -356,6 +384,11 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     state.version += 1
     state.cards_version += 1
     state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
+    journal = state.journal
+    if journal is not None:
+        journal.cards.add(e)
+        journal.zones.add(zone)
+        journal.changes += 1
 
 
 def set_owner(state: State, e: Entity, seat: int | None) -> None:
@@ -367,6 +400,12 @@ def set_owner(state: State, e: Entity, seat: int | None) -> None:
     if e.zone is not None and e.zone.is_board:
         e.zone.cells.top_owner_changed(e.cell, e, old)
     state.version += 1
+    journal = state.journal
+    if journal is not None:
+        journal.cards.add(e)
+        if e.zone is not None:
+            journal.zones.add(e.zone)
+        journal.changes += 1
 
 
 def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down=False, watched=None, slot=None) -> None:

@@ -1,0 +1,130 @@
+"""Match.mark and Match.restore: options tried one after another on one match, put back as it was
+after each (the greedy bot's search), give what the same options give on copies."""
+import random
+
+import pytest
+
+import rulelang
+from rulelang.bots.agents import position_value
+from rulelang.core.resources import games_dir
+from rulelang.engine.visibility import option_keys
+
+
+def _positions(game, every: int, seed: int = 4):
+    """Copies of a seeded random 2-player match, one every `every` decisions."""
+    rng = random.Random(seed)
+    match = game.new_match(players=2, seed=seed)
+    kept = []
+    while not match.is_over:
+        if match.s.decisions % every == 0:
+            kept.append(match.clone())
+        match.apply(rng.randrange(match.option_count()))
+    return kept
+
+
+def _dump(match) -> dict:
+    """Everything a save holds, and the options in their chooser's words."""
+    data = match.to_json()
+    data["options"] = sorted(option_keys(match.s).items())
+    return data
+
+
+@pytest.mark.parametrize("name", ["zemico", "survivors", "splicers", "ecogon", "evacuation"])
+def test_restore_puts_the_match_back_and_trials_match_copies(name):
+    game = rulelang.load(str(games_dir() / f"{name}.rules"))
+    tried = 0
+    for world in _positions(game, every=12)[:8]:
+        seat = world.to_move
+        before = _dump(world)
+        for other in range(2):  # values remembered when marked are kept by every restore (as greedy does)
+            world.heuristic(other)
+        mark = world.mark()
+        for index in list(option_keys(world.s).values())[:10]:
+            copy = world.clone(answer=index)
+            copy.try_option(0)
+            world.try_option(index)
+            assert position_value(world, seat) == position_value(copy, seat)
+            world.restore(mark)
+            assert _dump(world) == before
+            tried += 1
+        # and it plays on as a copy would
+        follow = world.clone()
+        world.apply(0)
+        follow.apply(0)
+        assert _dump(world) == _dump(follow)
+    assert tried >= 20
+
+
+def test_restore_after_a_shuffle_and_a_reveal():
+    """Statements that record nothing of what they change (a shuffle, a reveal): all is put back."""
+    text = '''
+game "Pile" {
+  players 2
+  turn order clockwise
+  round: play
+}
+component Chip {
+  value: int
+}
+cards chips { Chip(value: 1) * 3 Chip(value: 2) * 3 }
+zone pile hidden
+zone spare
+player {
+  score: int = 0
+}
+setup {
+  create chips in pile
+}
+phase play {
+  take turns from player(1) once {
+    choose {
+      option mix { shuffle pile
+                   current.score += 1 }
+      option take { move top(pile) to spare
+                    current.score += top(spare).value }
+      option show { reveal top(pile) }
+      option tag { top(pile).score = 3 }
+    }
+    if round >= 3 { end game }
+  }
+}
+result {
+  let most = max(p.score for p in players)
+  win [p in players where p.score == most]
+}
+'''
+    game = rulelang.load("pile.rules", text=text)
+    match = game.new_match(players=2, seed=7)
+    before = _dump(match)
+    mark = match.mark()
+    for index in range(match.option_count()):
+        match.try_option(index)
+        match.restore(mark)
+        assert _dump(match) == before
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect4", "eights", "gofish", "highcard", "skirmish", "checkers",
+                                  "othello"])
+def test_greedy_decides_alike_putting_back_or_copying(name):
+    """Greedy trying options on one marked copy makes the decisions it makes with a copy per option."""
+    from rulelang.bots.agents import AgentHandle, GreedyAgent
+    from rulelang.core.resources import examples_dir
+
+    game = rulelang.load(str(examples_dir() / f"{name}.rules"))
+    players = max(2, game.program.game.players_min)
+    games = []
+    for put_back in (True, False):
+        chosen = []
+        for seed in (1, 2, 3):
+            match = game.new_match(players=players, seed=seed)
+            bots = [GreedyAgent(seed=seed * 10 + i) for i in range(players)]
+            for bot in bots:
+                bot.put_back = put_back
+            while not match.is_over and len(chosen) < 40 * seed:
+                seat = match.to_move
+                index = bots[seat].choose(AgentHandle(match, seat), match.legal_options())
+                chosen.append(index)
+                match.apply(index)
+        games.append(chosen)
+    assert games[0] == games[1]
+    assert len(games[0]) >= 15
