@@ -29,11 +29,14 @@ def _dump(match) -> dict:
     return data
 
 
-@pytest.mark.parametrize("name", ["zemico", "survivors", "splicers", "ecogon", "evacuation"])
+@pytest.mark.parametrize("name", ["zemico", "survivors", "splicers", "ecogon", "evacuation", "examples/dominoes"])
 def test_restore_puts_the_match_back_and_trials_match_copies(name):
-    game = rulelang.load(str(games_dir() / f"{name}.rules"))
+    from rulelang.core.resources import examples_dir
+
+    folder, name = (examples_dir(), name.split("/")[1]) if "/" in name else (games_dir(), name)
+    game = rulelang.load(str(folder / f"{name}.rules"))
     tried = 0
-    for world in _positions(game, every=12)[:8]:
+    for world in _positions(game, every=12 if folder == games_dir() else 3)[:8]:  # (an example's game is short)
         seat = world.to_move
         before = _dump(world)
         for other in range(2):  # values remembered when marked are kept by every restore (as greedy does)
@@ -104,7 +107,7 @@ result {
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connect4", "eights", "gofish", "highcard", "skirmish", "checkers",
-                                  "othello"])
+                                  "othello", "dominoes"])
 def test_greedy_decides_alike_putting_back_or_copying(name):
     """Greedy trying options on one marked copy makes the decisions it makes with a copy per option."""
     from rulelang.bots.agents import AgentHandle, GreedyAgent
