@@ -119,6 +119,9 @@ class ZoneInfo:
     visibility: str
     topology: Topology | None
     span: Span
+    # a family of zones (`zone display[2 * player_count + 1]`): how many for each player count the game
+    # allows, worked out when the game is loaded (the count reads only the player count and settings)
+    counts: dict | None = None
 
 
 @dataclass

@@ -135,6 +135,8 @@ class DeclarationsToAst(Transformer):
                 decl.back = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "discards":
                 decl.discards_to = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "colour":
+                decl.colour_by = spec[1]
 
     @v_args(meta=True)
     def player_decl(self, meta, c):
@@ -164,6 +166,18 @@ class DeclarationsToAst(Transformer):
     @v_args(meta=True)
     def discards_spec(self, meta, c):
         return ("discards", c[0], self._span(meta))
+
+    @v_args(meta=True)
+    def colour_spec(self, meta, c):
+        if str(c[0]) not in ("colour", "color"):
+            raise _SyntaxProblem(self._span(meta), f'"{c[0]} by {c[1]}" is not a line of a component: only '
+                                                   '`colour by FIELD` is written with "by"',
+                                 hint=f"a field is written `{c[0]}: TYPE`")
+        return ("colour", str(c[1]), self._span(meta))
+
+    @v_args(meta=True)
+    def map_type(self, meta, c):
+        return N.TypeRef(span=self._span(meta), name=str(c[0]), per=str(c[1]))
 
     @v_args(meta=True)
     def simple_type(self, meta, c):
@@ -203,8 +217,8 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def zone_decl(self, meta, c):
-        name, per_player, kind, visibility = c
-        decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None)
+        name, count, per_player, kind, visibility = c
+        decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None, count=count)
         if isinstance(kind, N.Topology):
             decl.board = kind
         if visibility is not None:
@@ -213,6 +227,9 @@ class DeclarationsToAst(Transformer):
 
     def per_player(self, c):
         return True
+
+    def zone_count(self, c):
+        return c[0]
 
     def stack_kind(self, c):
         return "stack"
