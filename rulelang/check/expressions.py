@@ -409,6 +409,12 @@ class ExpressionChecks:
         if ty.startswith("map:"):  # c.cost[g]: the number of one member
             self.map_key(ty[4:], x.index, scope)
             return "int"
+        if ty == "any":  # a list at a position, or a map at a member (a local or a def's value)
+            at = self.expr(x.index, scope)
+            if at not in ("int", "any") and not (at.startswith("sym:") and not at.startswith("sym:setting:")):
+                self.err(x.index.span, f"this should be a whole number (a position in a list) or a member of an "
+                                       f"enum (in a map), but it is {describe_type(at)}")
+            return "any"
         self.expect_type(x.index, scope, "int", "a whole number")
         return ty[5:] if ty.startswith("list:") else "any"
 
