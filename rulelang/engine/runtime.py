@@ -23,7 +23,7 @@ from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
 from rulelang.engine.saves import copy_state, state_from_json, state_to_json
-from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view
+from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view, result_attrs
 
 SETTLE_LIMIT = 100
 
@@ -685,7 +685,7 @@ class Match:
             "winners": [w + 1 for w in self.s.winners],
             "rounds": self.s.round,
             "decisions": self.s.decisions,
-            "players": [dict(plain_attrs(p.attrs)) for p in self.s.players],
+            "players": [dict(result_attrs(p.attrs)) for p in self.s.players],
             "keyword_uses": dict(self.s.stats),
             **({"eliminated": [i + 1 for i in out_seats(self.s)]} if out_seats(self.s) else {}),
         }

@@ -229,7 +229,12 @@ def map_update(m, member, value, op, span):
     old = map_entry(m, member, span)
     if type(value) is not int:
         raise RuleError(span, f"a map holds whole numbers, not {describe(value)}")
-    return m.with_value(member, _update(old, value, op, span))
+    new = value if op == "=" else old + value if op == "+=" else old - value
+    if not -NUMBER_BOUND <= new <= NUMBER_BOUND:
+        raise RuleError(span, f"a number {BEYOND_BOUND}")
+    values = dict(m.values)
+    values[member] = new
+    return EnumMap(m.enum, values)
 
 
 def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, readers: tuple | None) -> None:

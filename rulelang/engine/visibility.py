@@ -13,12 +13,25 @@ from typing import Any
 from rulelang.model.builtins import describe
 from rulelang.engine.program import Program
 from rulelang.model.options import Options
-from rulelang.model.things import Entity, State
+from rulelang.model.things import EnumMap, Entity, State
 
 
 def plain_attrs(attrs: dict):
     for k, v in attrs.items():
         if isinstance(v, (int, str, bool, float)) or v is None:
+            yield k, v
+        else:
+            yield k, describe(v)
+
+
+def result_attrs(attrs: dict):
+    """A player's fields in a match's result: as plain_attrs, and a number per member of an enum as
+    one number per member, `gems[ruby]` (so that a summary of many matches can add them up)."""
+    for k, v in attrs.items():
+        if type(v) is EnumMap:
+            for member, n in v.values.items():
+                yield f"{k}[{member}]", n
+        elif isinstance(v, (int, str, bool, float)) or v is None:
             yield k, v
         else:
             yield k, describe(v)
