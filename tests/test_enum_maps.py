@@ -157,6 +157,8 @@ def test_views_show_maps_in_words(gems):
     match = gems.new_match(players=2, seed=3)
     match.s.players[0].attrs["gems"] = EnumMap("Gem", {"ruby": 1, "jade": 0, "onyx": 2})
     view = match.view(0)
+    assert [z["name"] for z in __import__("rulelang.table.tableview", fromlist=["x"]).table_view(match, 0)["zones"]
+            if z["key"].startswith("display")] == [f"display {i}" for i in range(1, 6)]
     assert view["players"][0]["gems"] == "1 ruby, 2 onyx"
     assert view["globals"]["bank"] == "4 ruby, 4 jade, 4 onyx"
     from rulelang.table.tableview import table_view
@@ -317,6 +319,24 @@ scenario "a position gives gems, a turn takes one more" {
   expect count(display) == 7
   expect silver < gold
 }
+scenario "a position puts cards on one zone of a family" {
+  game "gems.rules"
+  players 2
+  position {
+    phase turns
+    display(5): Card(cost: {onyx: 3}, points: 2) * 2
+    display(1): empty
+  }
+  expect count([c in display(5) where c.cost == {onyx: 3}]) == 2
+  expect count(display(1)) == 0
+}
+scenario "a family's zone needs its number" {
+  game "gems.rules"
+  players 2
+  position {
+    display: Card(cost: {onyx: 3}, points: 2)
+  }
+}
 scenario "a map is not a number" {
   game "gems.rules"
   players 2
@@ -326,5 +346,6 @@ scenario "a map is not a number" {
 }
 """, encoding="utf-8")
     results = run_file(tmp_path / "gems_test.rules")
-    assert [r.passed for r in results] == [True, False]
-    assert 'var "bank" holds a number per Gem, not the number 3' in results[1].message
+    assert [r.passed for r in results] == [True, True, False, False]
+    assert '"display" is a family of 5 zones in this match: say which, counting from 1' in results[2].message
+    assert 'var "bank" holds a number per Gem, not the number 3' in results[3].message

@@ -472,8 +472,8 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def chance_shuffle(self, meta, c):
-        (zone, player), cards = c[0], [x for x in c[1:] if x is not None]
-        return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, cards=cards)
+        (zone, player, number), cards = c[0], [x for x in c[1:] if x is not None]
+        return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, number=number, cards=cards)
 
     @v_args(meta=True)
     def scen_choose(self, meta, c):
@@ -530,16 +530,19 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def pos_cards(self, meta, c):
-        (zone, player), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
-        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, at=at, cards=cards)
+        (zone, player, number), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
+        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, number=number, at=at, cards=cards)
 
     @v_args(meta=True)
     def pos_empty(self, meta, c):
-        (zone, player), at = c[0], c[1]
-        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, at=at)
+        (zone, player, number), at = c[0], c[1]
+        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, number=number, at=at)
 
     def pos_zone(self, c):
-        return (str(c[0]), int(c[1]) if c[1] is not None else None)
+        return (str(c[0]), int(c[1]) if c[1] is not None else None, None)
+
+    def pos_family_zone(self, c):
+        return (str(c[0]), None, int(c[1]))
 
     @v_args(meta=True)
     def pos_card(self, meta, c):

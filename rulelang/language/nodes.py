@@ -688,6 +688,7 @@ class ChanceItem(Node):
     values: list[AnyExpr] = Field(default_factory=list)
     zone: Optional[str] = None
     player: Optional[int] = None
+    number: Optional[int] = None  # `display(2)`: one zone of a family
     cards: list[PosCard] = Field(default_factory=list)
 
 
@@ -703,6 +704,7 @@ class PosItem(Node):
     value: Optional[AnyExpr] = None
     zone: Optional[str] = None
     player: Optional[int] = None
+    number: Optional[int] = None  # `display(2): ...`: one zone of a family
     at: Optional[AnyExpr] = None
     cards: list[PosCard] = Field(default_factory=list)
 
