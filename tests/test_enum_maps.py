@@ -349,3 +349,14 @@ scenario "a map is not a number" {
     assert [r.passed for r in results] == [True, True, False, False]
     assert '"display" is a family of 5 zones in this match: say which, counting from 1' in results[2].message
     assert 'var "bank" holds a number per Gem, not the number 3' in results[3].message
+
+
+def test_the_rulebook_page_shows_maps_and_families(tmp_path, capsys):
+    from rulelang.cli.main import main
+
+    (tmp_path / "gems.rules").write_text(GEMS, encoding="utf-8")
+    assert main(["docs", str(tmp_path / "gems.rules"), "-o", str(tmp_path / "gems.md")]) == 0
+    page = (tmp_path / "gems.md").read_text(encoding="utf-8")
+    assert "| 1 jade, 1 onyx | 1 | jade | silver |" in page  # a card's cost in words
+    assert "| `display[2 * player_count + 1]` |" in page  # how many displays
+    assert "| `cost` | int per Gem |" in page
