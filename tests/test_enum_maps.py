@@ -160,6 +160,8 @@ def test_views_show_maps_in_words(gems):
     assert [z["name"] for z in __import__("rulelang.table.tableview", fromlist=["x"]).table_view(match, 0)["zones"]
             if z["key"].startswith("display")] == [f"display {i}" for i in range(1, 6)]
     assert view["players"][0]["gems"] == "1 ruby, 2 onyx"
+    # and its numbers, for programs that read views (bots, the learning environments' vectors)
+    assert (view["players"][0]["gems[ruby]"], view["players"][0]["gems[jade]"], view["players"][0]["gems[onyx]"]) == (1, 0, 2)
     assert view["globals"]["bank"] == "4 ruby, 4 jade, 4 onyx"
     from rulelang.table.tableview import table_view
 
