@@ -339,7 +339,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 if f.default is not None:
                     self.typed_default(f.type, f.default)
             if d.colour_by is not None and d.colour_by not in names:
-                self.err(d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
+                self.err(d.colour_by_span or d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
                          expected=f"a field of {d.name}: {', '.join(sorted(names)) or 'none'}",
                          hint=did_you_mean(d.colour_by, names))
             if d.discards_to is not None:

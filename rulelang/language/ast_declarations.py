@@ -136,7 +136,7 @@ class DeclarationsToAst(Transformer):
             elif isinstance(spec, tuple) and spec[0] == "discards":
                 decl.discards_to = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "colour":
-                decl.colour_by = spec[1]
+                decl.colour_by, decl.colour_by_span = spec[1], spec[2]
 
     @v_args(meta=True)
     def player_decl(self, meta, c):

@@ -495,6 +495,7 @@ class ComponentDecl(Decl):
     back: Optional[str] = None  # what the back of such a card shows to everyone: `label back "level {level}"`
     discards_to: Optional[AnyExpr] = None
     colour_by: Optional[str] = None  # `colour by gem`: the field pictures of the board colour these cards by
+    colour_by_span: Optional[Span] = None
 
 
 class PlayerDecl(Decl):
