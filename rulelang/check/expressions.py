@@ -262,6 +262,11 @@ class ExpressionChecks:
             b = BUILTINS[name]
             self.arity(c, b.min_args, b.max_args, f"{name}()")
             types = [self.expr(a, scope) for a in args]
+            if name in ("max", "min") and any(t.startswith(("sym:", "list:sym:")) and ":setting:" not in t for t in types):
+                # (Python would order the members' names alphabetically, not by their place in the enum)
+                self.err(c.span, f"{name}() works on numbers, not on members of an enum",
+                         hint="compare two members by their place in the enum: `if a > b then a else b`; "
+                              "a member's place as a number is index_of(a, ENUM)")
             if (name in BOARD_FUNCTIONS or name in ON_A_BOARD) and types and _not_a_board(types[0]):
                 self.err(args[0].span, f"{name}() works on a board, but this is {describe_type(types[0])}",
                          expected=f'a zone declared as a board, as in "{name}(grid, ...)"')
