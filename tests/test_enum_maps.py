@@ -362,3 +362,18 @@ def test_the_rulebook_page_shows_maps_and_families(tmp_path, capsys):
     assert "| 1 jade, 1 onyx | 1 | jade | silver |" in page  # a card's cost in words
     assert "| `display[2 * player_count + 1]` |" in page  # how many displays
     assert "| `cost` | int per Gem |" in page
+
+
+def test_a_starting_value_may_name_a_zone_of_a_family():
+    # (the zones are made before the players' fields and the globals take their starting values)
+    match = load_rules("""
+game "S" { players 2..3; round: play }
+zone display[player_count]
+zone pile
+player { seen: int = count(display) }
+var first_display: zone = display(1)
+var piled: int = count(pile)
+phase play { end game }
+""").new_match(players=3, seed=0)
+    assert match.s.players[0].attrs["seen"] == 3
+    assert match.s.globals["first_display"] is match.s.zones["display#1"] and match.s.globals["piled"] == 0

@@ -613,13 +613,13 @@ def _new_state(program: Program, n: int, seed: int) -> State:
     vm = VM(program, s)
     for seat in range(n):
         s.players.append(Player(seat, {}))
+    make_zones(program, s)  # (first: a starting value may name a zone, `display(1)` or `count(pile)`)
     ctx = Ctx({}, s, vm)
     for p in s.players:
         for name, default in program.player_fields:
             p.attrs[name] = default(ctx)
     for name, default in program.global_vars:
         s.globals[name] = default(ctx)
-    make_zones(program, s)
     for set_name, zone_fn in program.auto_sets:
         vm.create_cards(set_name, zone_fn(ctx), Span())
     s.version = 0
