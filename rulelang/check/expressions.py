@@ -267,6 +267,10 @@ class ExpressionChecks:
                 self.err(c.span, f"{name}() works on numbers, not on members of an enum",
                          hint="compare two members by their place in the enum: `if a > b then a else b`; "
                               "a member's place as a number is index_of(a, ENUM)")
+            if name == "sorted_by" and len(types) == 2 and types[1].startswith("list:sym:") and ":setting:" not in types[1]:
+                enum = types[1][9:]
+                self.err(args[1].span, "sorted_by() sorts by numbers, not by members of an enum",
+                         hint=f"sort by each member's place in the enum: [index_of(x, {enum}) for ...]")
             if (name in BOARD_FUNCTIONS or name in ON_A_BOARD) and types and _not_a_board(types[0]):
                 self.err(args[0].span, f"{name}() works on a board, but this is {describe_type(types[0])}",
                          expected=f'a zone declared as a board, as in "{name}(grid, ...)"')
