@@ -377,3 +377,25 @@ phase play { end game }
 """).new_match(players=3, seed=0)
     assert match.s.players[0].attrs["seen"] == 3
     assert match.s.globals["first_display"] is match.s.zones["display#1"] and match.s.globals["piled"] == 0
+
+
+def test_triggers_name_the_family_and_a_card_knows_which_zone_of_it():
+    match = load_rules("""
+game "T" { players 2; round: play }
+component Token { n: int }
+cards tokens in box { Token(n: i) for i in 1..3 }
+zone box
+zone display[player_count + 1]
+var entered: list of int = []
+var where: list of str = []
+when t enters display { entered = entered + [t.n]; where = where + ["{t.zone}"] }
+phase play {
+  move first(box) to display(3)
+  move first(box) to display(1)
+  if first(display(3)).zone == display(3) and first(display(3)).zone != display(1) { log "told apart" }
+  end game
+}
+""").new_match(seed=0)
+    assert match.s.globals["entered"] == [1, 2]
+    assert match.s.globals["where"] == ["display 3", "display 1"]
+    assert "told apart" in match.s.log
