@@ -12,7 +12,7 @@ from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_m
                                      saturating_matching_exists)
 from rulelang.model.things import PLAIN_TYPES, BoardZone, EnumMap, Entity, KeywordValue, Player, out_seats, players_in
 from rulelang.engine.program import Ctx, RuleError
-from rulelang.engine.values import (_arith, _update, add_values, map_entry, map_update, move_cards, one_value_changed, outside_the_list,
+from rulelang.engine.values import (_arith, _update, add_values, map_entry, move_cards, one_value_changed, outside_the_list,
                                     read_field, set_field, the_zone)
 
 
@@ -287,5 +287,5 @@ _HELPERS = {
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
     "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
     "_usable": _usable, "_matched": _matched, "_matching": _matching,
-    "_enum_map": _enum_map, "_map_update": map_update, "_zone_family": _zone_family, "_zone_of_family": _zone_of_family,
+    "_enum_map": _enum_map, "_zone_family": _zone_family, "_zone_of_family": _zone_of_family,
 }

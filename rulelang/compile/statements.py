@@ -15,8 +15,8 @@ from rulelang.engine.ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, En
                                  ForInit, ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext,
                                  ReturnOp, SignalOp, StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from rulelang.engine.program import EMPTY_BODY, Code, Ctx, RuleError
-from rulelang.engine.values import (map_update, move_cards, one_value_changed, set_field, the_cards, the_zone, whole_number, _put,
-                                    _update)
+from rulelang.engine.values import (map_update, move_cards, one_value_changed, set_field, the_cards, the_zone,
+                                    whole_number, _put, _update)
 from rulelang.model.things import NOBODY, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 

@@ -232,9 +232,7 @@ def map_update(m, member, value, op, span):
     new = value if op == "=" else old + value if op == "+=" else old - value
     if not -NUMBER_BOUND <= new <= NUMBER_BOUND:
         raise RuleError(span, f"a number {BEYOND_BOUND}")
-    values = dict(m.values)
-    values[member] = new
-    return EnumMap(m.enum, values)
+    return m.with_value(member, new)
 
 
 def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, readers: tuple | None) -> None:
