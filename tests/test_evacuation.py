@@ -28,7 +28,7 @@ GAME = ROOT / "games" / "evacuation.rules"
 MODES = [("", "strict"), ("", "loose"), ("scoring", "strict"), ("scoring", "loose"),
          ("advanced", "loose"), ("advanced,scoring", "loose"), ("advanced,objectives,majorities", "loose"),
          ("objectives,majorities", "strict/side_b"), ("advanced,majorities", "strict")]
-RESOURCES = [f"{w}_{r}" for w in ("old", "new") for r in ("food", "iron", "energy")]
+WORLDS = ("old", "new")  # each a number per resource (`old: int per Res`)
 
 _games: dict = {}
 
@@ -51,7 +51,9 @@ def test_the_file_checks_clean():
 def _check_invariants(match):
     s = match.s
     for p in s.players:
-        for field in RESOURCES + ["people", "penalties"]:
+        for field in WORLDS:
+            assert all(n >= 0 for n in p.attrs[field].values.values()), (p, field, p.attrs[field])
+        for field in ("people", "penalties"):
             assert p.attrs[field] >= 0, (p, field, p.attrs[field])
     taken = {}
     for m in s.zones["track"].items:

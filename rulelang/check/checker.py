@@ -18,7 +18,7 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
 from rulelang.language.variants import apply_variants
-from rulelang.check.types import _TYPE_WORDS, ENTITY_BUILTIN_ATTRS, describe_type, type_name
+from rulelang.check.types import _TYPE_WORDS, ENTITY_BUILTIN_ATTRS, compatible, describe_type, type_name
 from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.expressions import ExpressionChecks
 from rulelang.check.statements import StatementChecks
@@ -265,6 +265,16 @@ class Checker(StatementChecks, ExpressionChecks):
         if t.list_of is not None:
             self.check_type_ref(t.list_of)
             return
+        if t.per is not None:  # `int per Gem`: a whole number for each member of an enum
+            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
+            if self.t.kind(t.per) != "enum":
+                self.err(t.span, f'"{t.per}" is not an enum, so "{t}" has no members to hold a value for',
+                         expected="the name of an enum, as in `int per Gem`", hint=did_you_mean(t.per, enums))
+            if t.name != "int":
+                self.err(t.span, f'a value per member of an enum is a whole number, not {describe_type(t.name)}',
+                         expected=f"int per {t.per}",
+                         hint="for true or false per member, use 0 and 1; for anything else, one field per member")
+            return
         if t.name in BASE_TYPES or t.name in self.t.components:
             return
         sym = self.t.symbols.get(t.name)
@@ -275,6 +285,41 @@ class Checker(StatementChecks, ExpressionChecks):
         hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
                  "a component name, an enum name or `list of T`", hint=hint)
+
+    def check_zone_count(self, d: N.ZoneDecl):
+        """`zone display[2 * player_count + 1]`: a whole number the player count and the settings fix
+        (it is worked out when the match is set up, before anything else happens)."""
+        from rulelang.check.dependencies import nodes_in
+
+        if d.per_player:
+            self.err(d.span, f'"{d.name}" is either a family of zones ([...]) or one zone per player, not both',
+                     hint=f"for several zones per player, give players a list, or write zone {d.name}[...] "
+                          "with a count that includes player_count")
+        ty = self.expr(d.count, set())
+        if ty not in ("int", "any"):
+            self.err(d.count.span, f"the number of {d.name} zones is a whole number, but this is {describe_type(ty)}")
+        allowed_calls = {"min", "max", "abs"}
+        for x in nodes_in(d.count):
+            if isinstance(x, N.Name) and x.id != "player_count" and self.t.kind(x.id) not in ("setting", None):
+                self.err(x.span, f'the number of {d.name} zones is worked out when the match is set up, from the '
+                                 f'player count and the settings only, so it cannot read "{x.id}"',
+                         expected="numbers, player_count, settings, + - * / and min, max, abs")
+            elif isinstance(x, N.Name) and x.id in BUILTIN_VALUES and x.id != "player_count":
+                self.err(x.span, f'the number of {d.name} zones is worked out when the match is set up, from the '
+                                 f'player count and the settings only, so it cannot read "{x.id}"',
+                         expected="numbers, player_count, settings, + - * / and min, max, abs")
+            elif isinstance(x, N.Call) and (x.func not in allowed_calls or x.func in self.t.symbols):
+                self.err(x.span, f"the number of {d.name} zones is worked out when the match is set up, from the "
+                                 f"player count and the settings only, so it cannot call {x.func}()",
+                         expected="numbers, player_count, settings, + - * / and min, max, abs")
+
+    def typed_default(self, t: N.TypeRef, default):
+        """A field's or a var's default, checked; a map's (`int per Gem = {red: 1}`) must be one of that enum."""
+        ty = self.expr(default, set())
+        want = type_name(t)
+        if want.startswith("map:") and not compatible(want, ty, self.t):
+            self.err(default.span, f"this default should be {describe_type(want)}, but it is {describe_type(ty)}",
+                     expected="{member: number, ...} with members of " + want[4:])
 
     # ---- whole program
     def run(self, notes: dict | None = None, unchanged: dict | None = None):
@@ -338,7 +383,11 @@ class Checker(StatementChecks, ExpressionChecks):
                     self.err(f.span, f'"{f.name}" is a built-in property of every card; choose another field name')
                 self.check_type_ref(f.type)
                 if f.default is not None:
-                    self.expr(f.default, set())
+                    self.typed_default(f.type, f.default)
+            if d.colour_by is not None and d.colour_by not in names:
+                self.err(d.colour_by_span or d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
+                         expected=f"a field of {d.name}: {', '.join(sorted(names)) or 'none'}",
+                         hint=did_you_mean(d.colour_by, names))
             if d.discards_to is not None:
                 self.expect_zone(d.discards_to, {"self"})
             if d.covers is not None:
@@ -355,7 +404,7 @@ class Checker(StatementChecks, ExpressionChecks):
             for f in d.fields:
                 self.check_type_ref(f.type)
                 if f.default is not None:
-                    self.expr(f.default, set())
+                    self.typed_default(f.type, f.default)
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
                 zsym = self.zone_decl_of(d.zone)
@@ -387,10 +436,12 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.check_places(d)
             if d.layer_of is not None:
                 self.check_layer(d)
+            if d.count is not None:
+                self.check_zone_count(d)
         elif isinstance(d, N.VarDecl):
             self.check_type_ref(d.type)
             if d.default is not None:
-                self.expr(d.default, set())
+                self.typed_default(d.type, d.default)
         elif isinstance(d, N.SettingDecl):
             if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
                 self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',

@@ -275,6 +275,15 @@ class ExpressionChecks:
             b = BUILTINS[name]
             self.arity(c, b.min_args, b.max_args, f"{name}()")
             types = [self.expr(a, scope) for a in args]
+            if name in ("max", "min") and any(t.startswith(("sym:", "list:sym:")) and ":setting:" not in t for t in types):
+                # (Python would order the members' names alphabetically, not by their place in the enum)
+                self.err(c.span, f"{name}() works on numbers, not on members of an enum",
+                         hint="compare two members by their place in the enum: `if a > b then a else b`; "
+                              "a member's place as a number is index_of(a, ENUM)")
+            if name == "sorted_by" and len(types) == 2 and types[1].startswith("list:sym:") and ":setting:" not in types[1]:
+                enum = types[1][9:]
+                self.err(args[1].span, "sorted_by() sorts by numbers, not by members of an enum",
+                         hint=f"sort by each member's place in the enum: [index_of(x, {enum}) for ...]")
             if (name in BOARD_FUNCTIONS or name in ON_A_BOARD) and types and _not_a_board(types[0]):
                 self.err(args[0].span, f"{name}() works on a board, but this is {describe_type(types[0])}",
                          expected=f'a zone declared as a board, as in "{name}(grid, ...)"')
@@ -303,6 +312,12 @@ class ExpressionChecks:
             if statement:
                 self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
             return "keyword"
+        if sym.kind == "zone" and sym.decl.count is not None:  # display(2): one of a family, counted from 1
+            self.arity(c, 1, 1, f'zone "{name}"')
+            if args and arg_types[0] not in ("int", "any"):
+                self.err(args[0].span, f'"{name}(...)" takes which of the {name} zones, counting from 1, '
+                                       f'but this is {describe_type(arg_types[0])}')
+            return "zone"
         if sym.kind == "zone":
             if not sym.decl.per_player:
                 self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
@@ -372,6 +387,8 @@ class ExpressionChecks:
                 self.undefined(x.id, x.span, scope)
             return "any"
         if sym.kind == "zone":
+            if sym.decl.count is not None:  # a family of zones: all of them, in order
+                return "list:zone"
             if sym.decl.per_player:
                 self.err(x.span, f'each player has their own "{x.id}"; say whose: {x.id}(p)')
             return "zone"
@@ -380,7 +397,7 @@ class ExpressionChecks:
         if sym.kind == "enum":
             return "list:sym:" + x.id
         if sym.kind == "var":
-            return sym.type if sym.type in ("int", "bool", "str", "player") else "any"
+            return sym.type if sym.type in ("int", "bool", "str", "player") or sym.type.startswith("map:") else "any"
         if sym.kind == "setting":  # a number, a text or true/false, as its default is (--set keeps the kind)
             return sym.type
         if sym.kind == "def":
@@ -411,8 +428,55 @@ class ExpressionChecks:
 
     def expr_index(self, x: N.Index, scope: set) -> str:
         ty = self.expr(x.obj, scope)
+        if ty.startswith("map:"):  # c.cost[g]: the number of one member
+            self.map_key(ty[4:], x.index, scope)
+            return "int"
+        if ty == "any":  # a list at a position, or a map at a member (a local or a def's value)
+            at = self.expr(x.index, scope)
+            if at not in ("int", "any") and not (at.startswith("sym:") and not at.startswith("sym:setting:")):
+                self.err(x.index.span, f"this should be a whole number (a position in a list) or a member of an "
+                                       f"enum (in a map), but it is {describe_type(at)}")
+            return "any"
         self.expect_type(x.index, scope, "int", "a whole number")
         return ty[5:] if ty.startswith("list:") else "any"
+
+    def map_key(self, enum: str, key, scope: set):
+        """The member a map of `enum` is read or changed at: a member of that enum."""
+        ty = self.expr(key, scope)
+        if ty in ("any", "sym:" + enum):
+            return
+        members = self.t.symbols[enum].decl.members if self.t.kind(enum) == "enum" else []
+        self.err(key.span, f"this map holds a number per {enum}, so it is read at a {enum}, but this is {describe_type(ty)}",
+                 expected=f"one of {', '.join(members)}" if members else f"a {enum}",
+                 hint=f"a map is read at a member (`m[{members[0]}]`), not at a position" if ty == "int" and members else None)
+
+    def expr_maplit(self, x: N.MapLit, scope: set) -> str:
+        """`{red: 2, blue: 1}`: members of one enum, each once, with whole numbers."""
+        if not x.entries:
+            self.err(x.span, "a map written out names at least one member, so that its enum is known",
+                     expected="{member: number, ...}, as in {red: 0}")
+            return "map:any"
+        enum = None
+        seen = set()
+        for entry in x.entries:
+            of = self.t.enum_of_member(entry.key)
+            if of is None or self.t.kind(of) != "enum":
+                members = [m for n, s in self.t.symbols.items() if s.kind == "member" and not s.type.startswith("setting:")
+                           for m in [n]]
+                self.err(entry.span, f'"{entry.key}" is not a member of an enum, so it cannot be a key of a map',
+                         expected="members of one enum", hint=did_you_mean(entry.key, members))
+            elif enum is None:
+                enum = of
+            elif of != enum:
+                self.err(entry.span, f'"{entry.key}" is a {of}, but this map holds a number per {enum} '
+                                     f'(its first key is a {enum})', expected=f"members of {enum} only")
+            if entry.key in seen:
+                self.err(entry.span, f'"{entry.key}" is given twice in this map')
+            seen.add(entry.key)
+            ty = self.expr(entry.value, scope)
+            if ty not in ("int", "any"):
+                self.err(entry.value.span, f"a map holds whole numbers, but this is {describe_type(ty)}")
+        return "map:" + enum if enum is not None else "map:any"
 
     def expr_list(self, x: N.ListLit, scope: set) -> str:
         if self.one_membership_test(x, scope):
@@ -478,20 +542,29 @@ class ExpressionChecks:
     def expr_compare(self, x: N.Compare, scope: set) -> str:
         a = self.expr(x.left, scope)
         b = self.expr(x.right, scope)
-        if x.op in ("<", ">", "<=", ">="):
+        if x.op in ("<", ">", "<=", ">=") and _ordered_enum(a, b):
+            # two members of one enum: by their place in it (`bronze < gold`)
+            if a.startswith("sym:") and b.startswith("sym:") and a != b:
+                self.err(x.span, f'"{x.op}" orders the members of one enum by their place in it, but this compares '
+                                 f"{describe_type(a)} with {describe_type(b)}",
+                         expected=f"two {a[4:]} values")
+        elif x.op in ("<", ">", "<=", ">="):
             for ty, side in ((a, x.left), (b, x.right)):
                 if ty not in ("int", "any"):
                     enum = ty[4:] if ty.startswith("sym:") and not ty.startswith("sym:setting:") else None
                     self.err(side.span, f'"{x.op}" compares numbers, but this is {describe_type(ty)}',
-                             hint=f"compare members by their place in the enum: index_of(a, {enum}) {x.op} "
-                                  f"index_of(b, {enum})" if enum else None)
+                             hint=f"two members of {enum} compare by their place in it (`a {x.op} b`); a member's "
+                                  f"place as a number is index_of(a, {enum})" if enum else None)
         elif a.startswith("sym:") and b.startswith("sym:") and a != b:
             self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
         return "bool"
 
     def expr_member(self, x: N.Member, scope: set) -> str:
         self.expr(x.elem, scope)
-        self.expr(x.coll, scope)
+        ty = self.expr(x.coll, scope)
+        if ty.startswith("map:"):
+            self.err(x.span, f"a map holds a number for every {ty[4:]}, so whether a member is in it says nothing",
+                     hint=f"to test a member's number write `m[member] > 0`")
         return "bool"
 
     def expr_boolop(self, x: N.BoolOp, scope: set) -> str:
@@ -602,5 +675,13 @@ EXPR_CHECKS = {
     N.ListLit: ExpressionChecks.expr_list, N.FilterList: ExpressionChecks.expr_filter, N.MapList: ExpressionChecks.expr_map,
     N.CondExpr: ExpressionChecks.expr_cond, N.BinOp: ExpressionChecks.expr_binop, N.Compare: ExpressionChecks.expr_compare,
     N.Member: ExpressionChecks.expr_member, N.BoolOp: ExpressionChecks.expr_boolop, N.Not: ExpressionChecks.expr_not, N.Neg: ExpressionChecks.expr_neg,
-    N.Range: ExpressionChecks.expr_range, N.CellLit: ExpressionChecks.expr_cell,
+    N.Range: ExpressionChecks.expr_range, N.CellLit: ExpressionChecks.expr_cell, N.MapLit: ExpressionChecks.expr_maplit,
 }
+
+
+def _ordered_enum(a: str, b: str) -> bool:
+    """Whether `a < b` compares members of enums (not a setting's choices): a member with a member, or
+    with a value whose type is not known."""
+    def member(ty):
+        return ty.startswith("sym:") and not ty.startswith("sym:setting:")
+    return (member(a) and (member(b) or b == "any")) or (member(b) and a == "any")

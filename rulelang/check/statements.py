@@ -85,6 +85,25 @@ class StatementChecks:
             self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
                              f'until the end of the {s.until}',
                      hint="declare it with `var NAME: TYPE`, or change a field (x.field) instead")
+        if isinstance(s.target, N.Index) and isinstance(s.target.obj, (N.Name, N.Attr)):
+            # p.gems[g] += 1: one member's number of a map held by a field, a global `var` or a local
+            base = s.target.obj
+            ty = self.expr(base, scope)
+            if isinstance(base, N.Name) and base.id not in scope and self.t.kind(base.id) != "var":
+                self.err(base.span, f'"{base.id}" is not a variable, so its numbers cannot be changed')
+            elif not ty.startswith("map:") and ty != "any":
+                self.err(s.target.span, f"only a map's numbers are changed this way (`p.gems[red] += 1`), "
+                                        f"but this is {describe_type(ty)}",
+                         hint="a list is a value: make a new one, as in `xs = xs + [x]`")
+            elif ty.startswith("map:"):
+                self.map_key(ty[4:], s.target.index, scope)
+            else:
+                self.expr(s.target.index, scope)
+            if s.until is not None:
+                self.err(s.span, f"one number of a map cannot change only until the end of the {s.until}",
+                         hint="change the whole map instead: `x.field = ... until end of ...`")
+            self.expect_type(s.value, scope, "int", "a whole number")
+            return scope
         if not isinstance(s.target, (N.Name, N.Attr)):
             self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
         elif isinstance(s.target, N.Name):
@@ -126,12 +145,12 @@ class StatementChecks:
         # `for each p in players`: p is a player wherever the loop does not give the name another
         # value (a comprehension, a quantifier or a `let` of the same name inside), so its fields and
         # uses are checked as a player's
-        typed = walked == "list:player" and not any(
+        typed = (walked == "list:player" or (walked.startswith("list:sym:") and ":setting:" not in walked)) and not any(
             getattr(n, "var", None) == s.var or (isinstance(n, N.Let) and n.name == s.var)
             for n in nodes_in([s.cond, s.body]))
         before = self.local_types.get(s.var)
         if typed:
-            self.local_types[s.var] = "player"
+            self.local_types[s.var] = walked[5:]
         else:
             self.local_types.pop(s.var, None)
         try:

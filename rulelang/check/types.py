@@ -27,7 +27,7 @@ ON_A_BOARD = ("at", "top_at", "has_room")
 
 def _not_a_board(ty: str) -> bool:
     """A value's checked type that can never be a board (a player, a number, a card, a list...)."""
-    return ty in ("player", "int", "str", "bool", "keyword") or ty.startswith(("list:", "entity", "sym:"))
+    return ty in ("player", "int", "str", "bool", "keyword") or ty.startswith(("list:", "entity", "sym:", "map:"))
 
 
 # what a designer may call a type, as the messages do ("a text"), and how the language writes it
@@ -41,6 +41,8 @@ def type_name(t: N.TypeRef | None) -> str:
         return "any"
     if t.list_of is not None:
         return "list:" + type_name(t.list_of)
+    if t.per is not None:  # `int per Gem` (the checker refuses any other kind of value per member)
+        return "map:" + t.per
     return t.name
 
 
@@ -98,6 +100,8 @@ def compatible(want: str, got: str, table: SymbolTable) -> bool:
         return got.startswith("list:") and (got == "list:any" or compatible(want[5:], got[5:], table))
     if want == "keyword":
         return got == "keyword"
+    if want.startswith("map:"):
+        return got == want or got == "map:any"
     return False
 
 
@@ -122,6 +126,8 @@ def _kind_words(ty: str) -> tuple[str, str]:
         return f"a {ty[4:]}", f"{ty[4:]} values"
     if ty.startswith("entity:"):
         return f"a {ty[7:]} card", f"{ty[7:]} cards"
+    if ty.startswith("map:"):
+        return f"a number per {ty[4:]}", f"numbers per {ty[4:]}"
     if ty.startswith("list:"):
         several = _kind_words(ty[5:])[1]
         return f"a list of {several}", f"lists of {several}"

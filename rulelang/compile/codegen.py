@@ -47,7 +47,7 @@ from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
                                             cache_info)
-from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder, ordered_comparisons
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
@@ -94,6 +94,9 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.ns.update({"_Ctx": Ctx, "_RuleError": RuleError, "_arith": _arith, "_translate": self._translate,
                         "__name__": "rulelang_generated"})
+        order = {m: (d.name, i) for d in compiler.t.decls if isinstance(d, N.EnumDecl) for i, m in enumerate(d.members)}
+        if order:  # members of one enum are ordered by their place in it (`bronze < gold`)
+            self.ns.update(ordered_comparisons(order))
         self.sources: list[str] = []       # finished functions
         self.expression_bodies: dict[int, str] = {}  # id(an expression's function) -> its body (function)
         self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
@@ -426,6 +429,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             return repr(name)
         if kind == "enum":
             return f"list({self.const(tuple(sym.decl.members))})"
+        if kind == "zone" and sym.decl.count is not None:  # a family of zones: all of them, in order
+            return f"_zone_family(c, {name!r})"
         if kind == "zone":
             return f"c.s.zones[{name!r}]"
         if kind == "def" and name in self.setting_defs:  # fixed by the settings (dependencies.setting_defs)
@@ -705,6 +710,13 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
 
     def g_CellLit(self, x):
         return f"({self.x(x.a)}, {self.x(x.b)})"
+
+    def g_MapLit(self, x):
+        sym = self.cc.t.symbols.get(x.entries[0].key) if x.entries else None
+        if sym is None or sym.kind != "member" or not isinstance(sym.decl, N.EnumDecl):
+            raise RuleError(x.span, "a map written out names members of one enum, as in {red: 2}")
+        given = "".join(f"({e.key!r}, {self.x(e.value)}), " for e in x.entries)
+        return f"_enum_map({sym.decl.name!r}, {self.const(tuple(sym.decl.members))}, ({given}), {self.span(x)})"
 
 
 def _value_function(fname: str, signature: str, node, body: str) -> str:

@@ -60,6 +60,8 @@ class CallWriter:
         if kind == "keyword":
             return f"_KeywordValue({name!r}, (" + "".join(f"{self.x(a)}, " for a in x.args) + "))"
         args = [self.x(a) for a in x.args]
+        if kind == "zone" and args and sym.decl.count is not None:  # display(2): one of a family, from 1
+            return f"_zone_of_family(c, {args[0]}, {name!r}, {self.span(x)})"
         if kind == "zone" and args:
             return f"_player_zone(c, {args[0]}, {name!r}, {self.span(x)})"
         raise RuleError(x.span, f'"{name}" cannot be called here')

@@ -10,9 +10,9 @@ import itertools
 from rulelang.core.budgets import NUMBER_BOUND, check_size, exceeded
 from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
                                      saturating_matching_exists)
-from rulelang.model.things import PLAIN_TYPES, BoardZone, Entity, KeywordValue, Player, out_seats, players_in
+from rulelang.model.things import PLAIN_TYPES, BoardZone, EnumMap, Entity, KeywordValue, Player, out_seats, players_in
 from rulelang.engine.program import Ctx, RuleError
-from rulelang.engine.values import (_arith, _update, add_values, move_cards, one_value_changed, outside_the_list,
+from rulelang.engine.values import (_arith, _update, add_values, map_entry, move_cards, one_value_changed, outside_the_list,
                                     read_field, set_field, the_zone)
 
 
@@ -25,10 +25,43 @@ _CATCH = (RuleFailure,) + _FAILURES
 def _index(obj, i, span):
     if (type(obj) is tuple or type(obj) is list) and type(i) is int and -len(obj) <= i < len(obj):
         return obj[i]  # the common case: a cell's coordinate, an item of a list
+    if type(obj) is EnumMap:
+        return map_entry(obj, i, span)
     items = as_list(obj)
     if not -len(items) <= i < len(items):
         raise RuleError(span, outside_the_list(i, len(items)))
     return items[i]
+
+
+def _enum_map(enum: str, members: tuple, given: tuple, span):
+    """`{red: 2, blue: 1}`: a map of every member of `enum` (0 for those not given)."""
+    values = dict.fromkeys(members, 0)
+    for member, value in given:
+        if type(value) is not int:
+            raise RuleError(span, f"a map holds whole numbers, but {member} is given {describe(value)}")
+        values[member] = value
+    return EnumMap(enum, values)
+
+
+def ordered_comparisons(order: dict) -> dict:
+    """The game's `<`, `<=`, `>`, `>=` helpers when it declares enums (`order`: member -> (enum, place)):
+    two members of one enum compare by their place in it; anything else as the plain helpers do."""
+    import operator
+
+    def make(op, name, plain):
+        def compare(l, r, span):
+            if type(l) is str and type(r) is str:
+                a, b = order.get(l), order.get(r)
+                if a is not None and b is not None:
+                    if a[0] != b[0]:
+                        raise RuleError(span, f'"{name}" orders the members of one enum, but {l} is a {a[0]} '
+                                              f"and {r} a {b[0]}")
+                    return op(a[1], b[1])
+            return plain(l, r, span)
+        return compare
+
+    return {"_lt": make(operator.lt, "<", _lt), "_le": make(operator.le, "<=", _le),
+            "_gt": make(operator.gt, ">", _gt), "_ge": make(operator.ge, ">=", _ge)}
 
 
 def _each(c, value, span):
@@ -113,6 +146,20 @@ def _player_zone(c, p, name, span):
     if not isinstance(p, Player):
         raise RuleError(span, f'{name}(...) needs a player, but got {describe(p)}')
     return c.s.zones[f"{name}#{p.seat + 1}"]
+
+
+def _zone_family(c, name):
+    """`display`, a family of zones (`zone display[N]`): all of them, display(1) first."""
+    return [c.s.zones[f"{name}#{i}"] for i in range(1, c.vm.program.zones[name].counts[len(c.s.players)] + 1)]
+
+
+def _zone_of_family(c, i, name, span):
+    """`display(i)`: the i-th zone of a family, counting from 1."""
+    n = c.vm.program.zones[name].counts[len(c.s.players)]
+    if type(i) is not int or not 1 <= i <= n:
+        raise RuleError(span, f"{name}(...) counts the {n} {name} zones of this match from 1 to {n}, "
+                              f"so there is no {name}({describe(i)})")
+    return c.s.zones[f"{name}#{i}"]
 
 
 def _cellstack(board, cell):  # the generated code inlines it: board.cells.stacks.get(cell, _NOCARDS)
@@ -243,4 +290,5 @@ _HELPERS = {
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
     "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
     "_usable": _usable, "_matched": _matched, "_matching": _matching,
+    "_enum_map": _enum_map, "_zone_family": _zone_family, "_zone_of_family": _zone_of_family,
 }

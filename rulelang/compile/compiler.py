@@ -33,7 +33,7 @@ from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def
 from rulelang.engine.ops import FlowOp
 from rulelang.engine.program import (Code, Ctx, GameInfo, KeywordInfo, PhaseInfo, Program, RuleError,
                                      TriggerInfo, ZoneInfo)
-from rulelang.model.things import CardDef, KeywordValue
+from rulelang.model.things import CardDef, EnumMap, KeywordValue
 
 # ------------------------------------------------------------------ the compiler
 
@@ -145,7 +145,8 @@ class Compiler(StatementCompiler):
                         places = list(enum.decl.members) if enum is not None and enum.kind == "enum" else ()
                     topo = Topology(b.kind, b.neighbours, b.width, b.height, b.radius, b.length, b.loop, b.nodes, b.edges,
                                     shape=b.shape, places=places, capacities=dict(b.capacities))
-                program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span, d.layer_of)
+                program.zones[d.name] = ZoneInfo(d.name, d.per_player, d.visibility, topo, d.span, layer_of=d.layer_of,
+                                                 counts=self.zone_counts(d) if d.count is not None else None)
         for info in program.zones.values():  # a layer has the topology of its base board (checked: a board)
             base = info
             while base.topology is None and base.layer_of is not None:
@@ -171,9 +172,9 @@ class Compiler(StatementCompiler):
                         program.discard_zone[d.name] = self.expr(d.discards_to)
             elif isinstance(d, N.PlayerDecl):
                 for f in d.fields:
-                    program.player_fields.append((f.name, self.opt(f.default) or _type_default(f.type)))
+                    program.player_fields.append((f.name, self.opt(f.default) or _type_default(f.type, self.t.symbols)))
             elif isinstance(d, N.VarDecl):
-                program.global_vars.append((d.name, self.opt(d.default) or _type_default(d.type)))
+                program.global_vars.append((d.name, self.opt(d.default) or _type_default(d.type, self.t.symbols)))
             elif isinstance(d, N.DefDecl):
                 program.defs[d.name] = self.compile_def(d)
             elif isinstance(d, N.ProcDecl):
@@ -329,7 +330,7 @@ class Compiler(StatementCompiler):
                     if f.default is not None:
                         values[f.name] = value_of(defaults[f.name], {}, f.default.span)
                     else:
-                        values[f.name] = _type_default(f.type)(None)
+                        values[f.name] = _type_default(f.type, self.t.symbols)(None)
                 program.keyword_fields.update(f for f, value in values.items() if holds_keyword(value))
                 name = values.get("name") if isinstance(values.get("name"), str) else None
                 shape = covers_shape(comp.covers)[0] if comp.covers is not None else None
@@ -346,6 +347,23 @@ class Compiler(StatementCompiler):
             return _folded(x, set(combo), self.t.symbols)
         (fn,) = self.load_time_functions([(x, set(combo))])
         return fn(self.load_time_ctx(combo, span or x.span))
+
+    def zone_counts(self, d: N.ZoneDecl) -> dict[int, int]:
+        """How many zones the family `zone NAME[COUNT]` has for each player count the game allows (the
+        checker lets COUNT read only the player count and the settings)."""
+        (fn,) = self.load_time_functions([(d.count, set())])
+        counts = {}
+        game = self.t.game
+        for n in range(max(game.players_min, 1), max(game.players_max, game.players_min, 1) + 1):
+            seats = _NoState(d.count.span)
+            seats.players = [None] * n
+            count = fn(Ctx({}, seats, self.load_time_ctx({}, d.count.span).vm))
+            if type(count) is not int or count < 0:
+                raise RuleError(d.count.span, f"the number of {d.name} zones with {n} players is {describe(count)}: "
+                                              "it must be a whole number, 0 or more")
+            check_size(count, d.count.span, f"a family of {d.name} zones")
+            counts[n] = count
+        return counts
 
     def load_time_functions(self, asked: list) -> list:
         """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
@@ -515,6 +533,17 @@ def _folded(node, names: set, symbols: dict):
         if sym.kind == "keyword":
             return KeywordValue(node.id)
         return _NOT_FOLDED
+    if kind is N.MapLit:  # {red: 2}: a map of every member of the enum of its keys (0 for the others)
+        sym = symbols.get(node.entries[0].key) if node.entries else None
+        if sym is None or sym.kind != "member" or not isinstance(sym.decl, N.EnumDecl):
+            return _NOT_FOLDED
+        values = dict.fromkeys(sym.decl.members, 0)
+        for entry in node.entries:
+            value = _folded(entry.value, names, symbols)
+            if type(value) is not int:
+                return _NOT_FOLDED
+            values[entry.key] = value
+        return EnumMap(sym.decl.name, values)
     if kind is N.ListLit or kind is N.CellLit:
         items = [_folded(i, names, symbols) for i in (node.items if kind is N.ListLit else (node.a, node.b))]
         if any(i is _NOT_FOLDED for i in items):
@@ -533,8 +562,11 @@ class _Folded:
         return _folded(self.node, self.names, self.symbols)
 
 
-def _type_default(t: N.TypeRef):
+def _type_default(t: N.TypeRef, symbols: dict | None = None):
     name = type_name(t)
+    if name.startswith("map:") and symbols is not None and name[4:] in symbols:
+        members = tuple(symbols[name[4:]].decl.members)  # every member holds 0
+        return lambda c: EnumMap(name[4:], dict.fromkeys(members, 0))
     if name == "int":
         return lambda c: 0
     if name == "bool":

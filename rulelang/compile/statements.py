@@ -15,8 +15,8 @@ from rulelang.engine.ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, En
                                  ForInit, ForNext, Jump, JumpIfNot, LoopGuard, PerformOp, RepeatInit, RepeatNext,
                                  ReturnOp, SignalOp, StepOp, TurnEnd, TurnsInit, TurnsNext, _MISSING)
 from rulelang.engine.program import EMPTY_BODY, Code, Ctx, RuleError
-from rulelang.engine.values import (move_cards, one_value_changed, set_field, the_cards, the_zone, whole_number, _put,
-                                    _update)
+from rulelang.engine.values import (map_update, move_cards, one_value_changed, set_field, the_cards, the_zone,
+                                    whole_number, _put, _update)
 from rulelang.model.things import NOBODY, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
 
 
@@ -135,13 +135,23 @@ class StatementCompiler:
         value = self.expr(s.value)
         op = s.op
         target = s.target
+        index_of_map = isinstance(target, N.Index)
+        if index_of_map:
+            # `p.gems[g] += 1`: the map in p.gems replaced by one with g's number changed (map_update);
+            # written as the assignment of that new map, run as a closure (not written in place)
+            base, member, entry, entry_op = self.expr(target.obj), self.expr(target.index), value, op
+
+            def value(c):
+                return map_update(base(c), member(c), entry(c), entry_op, span)
+
+            op, target = "=", target.obj
         if isinstance(target, N.Name):
             name = target.id
             if name in self.scope:
                 def set_local(c):
                     c.v[name] = _update(c.v.get(name), value(c), op, span)  # locals are not game state
 
-                if op == "=":
+                if op == "=" and not index_of_map:
                     set_local.parts = ("let", name, value)
 
                 self.emit(code, Exec(set_local, span))
@@ -161,13 +171,13 @@ class StatementCompiler:
                         g[name] = new
                         one_value_changed(c.s, key, readers)
 
-                if until is None:  # what the code generator needs to write it in place (Generator.statement)
+                if until is None and not index_of_map:  # what the code generator needs to write it in place (Generator.statement)
                     set_global.parts = ("global", name, value, op, key, readers, span)
                 self.emit(code, Exec(set_global, span))
             return
         obj = self.expr(target.obj)
         attr = target.name
-        if _may_be_keyword(s.value):
+        if not index_of_map and _may_be_keyword(s.value):
             self.program.keyword_fields.add(attr)
         until = s.until
         readers = self.readers(attr)
@@ -175,7 +185,7 @@ class StatementCompiler:
         def set_attr(c):
             set_field(c, obj(c), attr, value, op, span, until, readers)
 
-        if until is None:  # what the code generator needs to write it in place (Generator.statement)
+        if until is None and not index_of_map:  # what the code generator needs to write it in place (Generator.statement)
             set_attr.parts = ("field", obj, attr, value, op, readers, span)
         self.emit(code, Exec(set_attr, span))
 

@@ -76,8 +76,6 @@ def as_rules_error(exc: Exception, op) -> RulesError:
 
 
 @dataclass
-
-
 class Code:
     id: int
     name: str
@@ -97,8 +95,6 @@ EMPTY_BODY = "empty"  # Code.inline of a procedure with nothing to do
 
 
 @dataclass
-
-
 class GameInfo:
     title: str
     players_min: int
@@ -111,8 +107,6 @@ class GameInfo:
 
 
 @dataclass
-
-
 class ZoneInfo:
     name: str
     per_player: bool
@@ -120,11 +114,12 @@ class ZoneInfo:
     topology: Topology | None
     span: Span
     layer_of: str | None = None  # a layer's base board (`board on NAME`): the topology is the base's
+    # a family of zones (`zone display[2 * player_count + 1]`): how many for each player count the game
+    # allows, worked out when the game is loaded (the count reads only the player count and settings)
+    counts: dict | None = None
 
 
 @dataclass
-
-
 class PhaseInfo:
     name: str
     unless: Callable | None
@@ -132,8 +127,6 @@ class PhaseInfo:
 
 
 @dataclass
-
-
 class TriggerInfo:
     code: Code
     var: str | None
@@ -145,8 +138,6 @@ class TriggerInfo:
 
 
 @dataclass
-
-
 class KeywordInfo:
     name: str
     params: list[str]
@@ -158,8 +149,6 @@ class KeywordInfo:
 
 
 @dataclass
-
-
 class Program:
     game: GameInfo
     table: SymbolTable

@@ -23,7 +23,7 @@ from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
 from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
-from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view
+from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view, result_attrs
 
 SETTLE_LIMIT = 100
 
@@ -619,13 +619,13 @@ def _new_state(program: Program, n: int, seed: int) -> State:
     vm = VM(program, s)
     for seat in range(n):
         s.players.append(Player(seat, {}))
+    make_zones(program, s)  # (first: a starting value may name a zone, `display(1)` or `count(pile)`)
     ctx = Ctx({}, s, vm)
     for p in s.players:
         for name, default in program.player_fields:
             p.attrs[name] = default(ctx)
     for name, default in program.global_vars:
         s.globals[name] = default(ctx)
-    make_zones(program, s)
     for set_name, zone_fn in program.auto_sets:
         vm.create_cards(set_name, zone_fn(ctx), Span())
     s.version = 0
@@ -703,7 +703,7 @@ class Match:
             "winners": [w + 1 for w in self.s.winners],
             "rounds": self.s.round,
             "decisions": self.s.decisions,
-            "players": [dict(plain_attrs(p.attrs)) for p in self.s.players],
+            "players": [dict(result_attrs(p.attrs)) for p in self.s.players],
             "keyword_uses": dict(self.s.stats),
             **({"eliminated": [i + 1 for i in out_seats(self.s)]} if out_seats(self.s) else {}),
         }

@@ -11,7 +11,7 @@ from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from rulelang.model.builtins import as_list, describe
 from rulelang.core.errors import Span
 from rulelang.engine.program import Ctx, RuleError
-from rulelang.model.things import (NOBODY, PLAIN_TYPES, BoardZone, Entity, Player, Zone, move as move_entity,
+from rulelang.model.things import (NOBODY, PLAIN_TYPES, BoardZone, EnumMap, Entity, Player, Zone, move as move_entity,
                                    remember_undo, set_owner, touched)
 
 
@@ -252,6 +252,27 @@ def _update(old, value, op, span):
     if old is None:
         old = 0
     return _arith(old, value, "+" if op == "+=" else "-", span)
+
+
+def map_entry(m: EnumMap, member, span):
+    """`m[member]`: the number a map holds for one member of its enum."""
+    if type(member) is str and member in m.values:
+        return m.values[member]
+    raise RuleError(span, f"this map holds a number per {m.enum} ({', '.join(m.values)}), "
+                          f"so it cannot be read at {describe(member)}")
+
+
+def map_update(m, member, value, op, span):
+    """`x.f[member] op value` (=, +=, -=): the map `m` with one member's number changed (a new map)."""
+    if type(m) is not EnumMap:
+        raise RuleError(span, f"only a map's numbers are changed with [...], and this is {describe(m)}")
+    old = map_entry(m, member, span)
+    if type(value) is not int:
+        raise RuleError(span, f"a map holds whole numbers, not {describe(value)}")
+    new = value if op == "=" else old + value if op == "+=" else old - value
+    if not -NUMBER_BOUND <= new <= NUMBER_BOUND:
+        raise RuleError(span, f"a number {BEYOND_BOUND}")
+    return m.with_value(member, new)
 
 
 def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, readers: tuple | None) -> None:

@@ -13,12 +13,34 @@ from typing import Any
 from rulelang.model.builtins import describe
 from rulelang.engine.program import Program
 from rulelang.model.options import Options
-from rulelang.model.things import Entity, State
+from rulelang.model.things import EnumMap, Entity, State
 
 
 def plain_attrs(attrs: dict):
     for k, v in attrs.items():
         if isinstance(v, (int, str, bool, float)) or v is None:
+            yield k, v
+        else:
+            yield k, describe(v)
+
+
+def map_numbers(attrs: dict):
+    """Each number of a field holding one per member of an enum, as `gems[ruby]`: what a program
+    reading a view (a bot, a learning environment's vector) or a result adds up."""
+    for k, v in attrs.items():
+        if type(v) is EnumMap:
+            for member, n in v.values.items():
+                yield f"{k}[{member}]", n
+
+
+def result_attrs(attrs: dict):
+    """A player's fields in a match's result: as plain_attrs, and a number per member of an enum as
+    one number per member, `gems[ruby]` (so that a summary of many matches can add them up)."""
+    for k, v in attrs.items():
+        if type(v) is EnumMap:
+            for member, n in v.values.items():
+                yield f"{k}[{member}]", n
+        elif isinstance(v, (int, str, bool, float)) or v is None:
             yield k, v
         else:
             yield k, describe(v)
@@ -175,7 +197,9 @@ def player_view(state: State, seat: int, program: Program) -> dict:
         "round": state.round,
         "phase": state.phase,
         "current": state.current + 1 if state.current is not None else None,
-        "players": [{"seat": p.seat + 1, **dict(plain_attrs(p.attrs))} for p in state.players],
+        # (a map is shown in words, "2 ruby, 1 jade", and its numbers follow it: "gems[ruby]": 2)
+        "players": [{"seat": p.seat + 1, **dict(plain_attrs(p.attrs)), **dict(map_numbers(p.attrs))}
+                    for p in state.players],
         "globals": {k: (v if isinstance(v, (int, str, bool)) or v is None else seen_as(state, v, seat))
                     for k, v in state.globals.items() if not k.startswith("__")},
         "zones": zones,

@@ -137,6 +137,8 @@ class DeclarationsToAst(Transformer):
                 decl.discards_to = spec[1]
             elif isinstance(spec, tuple) and spec[0] == "covers":
                 decl.covers = spec[1]
+            elif isinstance(spec, tuple) and spec[0] == "colour":
+                decl.colour_by, decl.colour_by_span = spec[1], spec[2]
 
     @v_args(meta=True)
     def player_decl(self, meta, c):
@@ -170,6 +172,18 @@ class DeclarationsToAst(Transformer):
     @v_args(meta=True)
     def covers_spec(self, meta, c):
         return ("covers", c[0], self._span(meta))
+
+    @v_args(meta=True)
+    def colour_spec(self, meta, c):
+        if str(c[0]) not in ("colour", "color"):
+            raise _SyntaxProblem(self._span(meta), f'"{c[0]} by {c[1]}" is not a line of a component: only '
+                                                   '`colour by FIELD` is written with "by"',
+                                 hint=f"a field is written `{c[0]}: TYPE`")
+        return ("colour", str(c[1]), self._span(meta))
+
+    @v_args(meta=True)
+    def map_type(self, meta, c):
+        return N.TypeRef(span=self._span(meta), name=str(c[0]), per=str(c[1]))
 
     @v_args(meta=True)
     def simple_type(self, meta, c):
@@ -209,8 +223,8 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def zone_decl(self, meta, c):
-        name, per_player, kind, visibility = c
-        decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None)
+        name, count, per_player, kind, visibility = c
+        decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None, count=count)
         if isinstance(kind, N.Topology):
             decl.board = kind
         elif isinstance(kind, tuple):  # ("layer", base, span)
@@ -221,6 +235,9 @@ class DeclarationsToAst(Transformer):
 
     def per_player(self, c):
         return True
+
+    def zone_count(self, c):
+        return c[0]
 
     def stack_kind(self, c):
         return "stack"
@@ -467,8 +484,8 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def chance_shuffle(self, meta, c):
-        (zone, player), cards = c[0], [x for x in c[1:] if x is not None]
-        return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, cards=cards)
+        (zone, player, number), cards = c[0], [x for x in c[1:] if x is not None]
+        return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, number=number, cards=cards)
 
     @v_args(meta=True)
     def scen_choose(self, meta, c):
@@ -525,16 +542,19 @@ class DeclarationsToAst(Transformer):
 
     @v_args(meta=True)
     def pos_cards(self, meta, c):
-        (zone, player), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
-        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, at=at, cards=cards)
+        (zone, player, number), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
+        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, number=number, at=at, cards=cards)
 
     @v_args(meta=True)
     def pos_empty(self, meta, c):
-        (zone, player), at = c[0], c[1]
-        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, at=at)
+        (zone, player, number), at = c[0], c[1]
+        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, number=number, at=at)
 
     def pos_zone(self, c):
-        return (str(c[0]), int(c[1]) if c[1] is not None else None)
+        return (str(c[0]), int(c[1]) if c[1] is not None else None, None)
+
+    def pos_family_zone(self, c):
+        return (str(c[0]), None, int(c[1]))
 
     @v_args(meta=True)
     def pos_card(self, meta, c):

@@ -396,3 +396,11 @@ class StatementsToAst:
     @v_args(meta=True)
     def cell_lit(self, meta, c):
         return N.CellLit(span=self._span(meta), a=c[0], b=c[1])
+
+    @v_args(meta=True)
+    def map_lit(self, meta, c):
+        return N.MapLit(span=self._span(meta), entries=[e for e in c if e is not None])
+
+    @v_args(meta=True)
+    def map_entry(self, meta, c):
+        return N.MapEntry(span=self._span(meta), key=str(c[0]), value=c[1])

@@ -193,6 +193,17 @@ class Range(Expr):
     high: "AnyExpr"
 
 
+class MapEntry(Node):
+    """`red: 2` in a map written out."""
+    key: str
+    value: "AnyExpr"
+
+
+class MapLit(Expr):
+    """`{red: 2, blue: 1}`: a whole number for each member of one enum (the members left out hold 0)."""
+    entries: list[MapEntry] = Field(default_factory=list)
+
+
 class CellLit(Expr):
     a: "AnyExpr"
     b: "AnyExpr"
@@ -200,7 +211,7 @@ class CellLit(Expr):
 
 AnyExpr = Union[
     IntLit, StrLit, BoolLit, NoneLit, Name, Call, Attr, Index, ListLit, FilterList, MapList,
-    CondExpr, BinOp, Compare, Member, BoolOp, Not, Neg, Range, CellLit,
+    CondExpr, BinOp, Compare, Member, BoolOp, Not, Neg, Range, CellLit, MapLit,
 ]
 
 
@@ -455,8 +466,11 @@ BASE_TYPES = {"int", "bool", "str", "player", "cell", "keyword", "condition", "z
 class TypeRef(Node):
     name: str
     list_of: Optional["TypeRef"] = None
+    per: Optional[str] = None  # `int per Gem`: one value (of type `name`) for each member of the enum `per`
 
     def __str__(self) -> str:
+        if self.per is not None:
+            return f"{self.name} per {self.per}"
         return f"list of {self.list_of}" if self.list_of else self.name
 
 
@@ -482,6 +496,8 @@ class ComponentDecl(Decl):
     discards_to: Optional[AnyExpr] = None
     # `covers 2` or `covers [(0, 0), (1, 0)]`: its cards lie on that many cells of a board (a piece)
     covers: Optional[AnyExpr] = None
+    colour_by: Optional[str] = None  # `colour by gem`: the field pictures of the board colour these cards by
+    colour_by_span: Optional[Span] = None
 
 
 class PlayerDecl(Decl):
@@ -535,6 +551,7 @@ class Topology(Node):
 class ZoneDecl(Decl):
     name: str
     per_player: bool = False
+    count: Optional[AnyExpr] = None  # `zone display[2 * player_count + 1]`: that many zones, display(1)...
     board: Optional[Topology] = None
     visibility: Literal["public", "hidden", "private"] = "public"
     # `zone bases: board on map`: a layer, a board with the cells of the board `map` and cards of its own
@@ -677,6 +694,7 @@ class ChanceItem(Node):
     values: list[AnyExpr] = Field(default_factory=list)
     zone: Optional[str] = None
     player: Optional[int] = None
+    number: Optional[int] = None  # `display(2)`: one zone of a family
     cards: list[PosCard] = Field(default_factory=list)
 
 
@@ -692,6 +710,7 @@ class PosItem(Node):
     value: Optional[AnyExpr] = None
     zone: Optional[str] = None
     player: Optional[int] = None
+    number: Optional[int] = None  # `display(2): ...`: one zone of a family
     at: Optional[AnyExpr] = None
     cards: list[PosCard] = Field(default_factory=list)
 

@@ -113,7 +113,7 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
     lookup = _literal_patterns()
     words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
     # Everything that can start a value, said once.
-    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF", "PLAYER"}  # (`player(1)` may read as the keyword)
+    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF", "PLAYER"}  # (`player(1)` may read as the keyword)
     if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
         rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
         words = ["a value (a name, a number, a text, ...)"] + rest

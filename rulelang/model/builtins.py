@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND
-from rulelang.model.things import BoardZone, Entity, KeywordValue, Player, Zone, out_seats, players_in
+from rulelang.model.things import BoardZone, EnumMap, Entity, KeywordValue, Player, Zone, out_seats, players_in
 from rulelang.model.board import GRID4, GRID8, HEX6, cell_sort_key, shape_turns, sort_cells
 
 
@@ -61,6 +61,8 @@ def as_list(value) -> list:
         return list(value)
     if isinstance(value, range):
         return list(value)
+    if type(value) is EnumMap:  # its numbers, in the enum's order: sum(c.cost), max(p.gems)
+        return list(value.values.values())
     return [value]
 
 
@@ -88,8 +90,8 @@ def describe(x) -> str:
         return label(x)
     if isinstance(x, Player):
         return f"Player {x.seat + 1}"
-    if isinstance(x, Zone):
-        return x.key.replace("#", " of player ")
+    if isinstance(x, Zone):  # "hand of player 2"; one of a family of zones, "display 3"
+        return x.key.replace("#", " of player " if x.owner is not None else " ")
     if isinstance(x, KeywordValue):
         return repr(x)
     if isinstance(x, tuple):
@@ -102,6 +104,8 @@ def describe(x) -> str:
         return "true"
     if x is False:
         return "false"
+    if type(x) is EnumMap:  # "2 red, 1 blue": the members holding something, in the enum's order
+        return ", ".join(f"{v} {k}" for k, v in x.values.items() if v) or "nothing"
     return str(x)
 
 

@@ -89,6 +89,32 @@ class KeywordValue:
         return self.name + (f"({', '.join(map(str, self.args))})" if self.args else "")
 
 
+class EnumMap:
+    """`int per Gem`: a whole number for each member of an enum, in the enum's order (`{red: 2,
+    blue: 1}`, the members left out holding 0). A value, as lists are: nothing changes one in place;
+    `p.gems[red] += 1` puts a new map in the field (`with_value`), so copies of a match share them."""
+
+    __slots__ = ("enum", "values")
+
+    def __init__(self, enum: str, values: dict):
+        self.enum = enum  # the enum's name
+        self.values = values  # member -> whole number, every member of the enum, in its order
+
+    def with_value(self, member: str, value) -> "EnumMap":
+        values = dict(self.values)
+        values[member] = value
+        return EnumMap(self.enum, values)
+
+    def __eq__(self, other):
+        return type(other) is EnumMap and other.enum == self.enum and other.values == self.values
+
+    def __hash__(self):
+        return hash((self.enum, tuple(self.values.items())))
+
+    def __repr__(self):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in self.values.items()) + "}"
+
+
 class Zone:
     """An ordered pile of entities: index 0 is the bottom, the last item the top."""
 
@@ -305,6 +331,8 @@ def encode(value, state: State | None = None):
         return {"$z": value.key}
     if isinstance(value, KeywordValue):
         return {"$k": value.name, "args": [encode(a) for a in value.args]}
+    if type(value) is EnumMap:
+        return {"$m": value.enum, "values": [[k, v] for k, v in value.values.items()]}
     if isinstance(value, tuple):
         return {"$c": [encode(v) for v in value]}
     if isinstance(value, list):
@@ -331,6 +359,8 @@ def decode(value, state: State):
         return KeywordValue(value["$k"], tuple(decode(a, state) for a in value["args"]))
     if "$c" in value:
         return tuple(decode(v, state) for v in value["$c"])
+    if "$m" in value:
+        return EnumMap(value["$m"], {k: v for k, v in value["values"]})
     if "$d" in value:
         return {decode(k, state): decode(v, state) for k, v in value["$d"]}
     if "$s" in value:
@@ -423,6 +453,14 @@ def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down
 def make_zones(program, s: State) -> None:
     """Every zone of the game (`program`: the compiled `Program`), one per player for `per player` zones (keys like "hand#2")."""
     for info in program.zones.values():
+        if info.counts is not None:  # a family: display#1, display#2... (shared, as a zone without owner)
+            for i in range(1, info.counts[len(s.players)] + 1):
+                key = f"{info.name}#{i}"
+                if info.topology is not None:
+                    s.zones[key] = BoardZone(info.name, key, None, info.visibility, info.topology)
+                else:
+                    s.zones[key] = Zone(info.name, key, None, info.visibility)
+            continue
         owners = range(len(s.players)) if info.per_player else [None]
         for owner in owners:
             key = info.name if owner is None else f"{info.name}#{owner + 1}"

@@ -158,8 +158,9 @@ def _board_of_cell(boards: list, value, chooser: int | None = None) -> BoardZone
 
 
 def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) -> dict:
-    entry: dict[str, Any] = {"key": zone.key, "name": zone.name, "count": len(zone.items),
-                             "visibility": zone.visibility}
+    # (one of a family of zones, `zone display[N]`, is named with its number: "display 2")
+    entry: dict[str, Any] = {"key": zone.key, "name": zone.key.replace("#", " ") if zone.owner is None else zone.name,
+                             "count": len(zone.items), "visibility": zone.visibility}
     if zone.owner is not None:
         entry["owner"] = zone.owner + 1
     if zone.is_board:

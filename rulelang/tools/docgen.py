@@ -32,7 +32,8 @@ from rulelang.tools.docgen_reference import (BUILTINS_BEGIN, BUILTINS_END, REGEN
 
 def _format_value(v, top: bool = False) -> str:
     """A card's value as the rules would write it (a top-level list without its brackets)."""
-    from rulelang.model.things import KeywordValue
+    from rulelang.model.builtins import describe
+    from rulelang.model.things import EnumMap, KeywordValue
 
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -44,6 +45,10 @@ def _format_value(v, top: bool = False) -> str:
         if top:
             return ", ".join(_format_value(x) for x in v) if v else "–"
         return "[" + ", ".join(_format_value(x) for x in v) + "]"
+    if type(v) is EnumMap:  # a number per member: "2 ruby, 1 jade" in a table, else as written, {ruby: 2, jade: 1}
+        if top:
+            return describe(v)
+        return "{" + ", ".join(f"{k}: {n}" for k, n in v.values.items() if n) + "}"
     return str(v)
 
 
@@ -414,7 +419,9 @@ class _Renderer:
             for z in zones:
                 board = self.topology(z.board) if z.board else f"on the cells of {z.layer_of}" if z.layer_of else ""
                 seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}[z.visibility]
-                self.w(f"| {code(z.name)} | {'yes' if z.per_player else ''} | {seen} | {cell(board)} | {cell(first_sentence(z.doc) if z.doc else '')} |")
+                # a family of zones shows how many: `display[2 * player_count + 1]`
+                name = z.name if z.count is None else f"{z.name}[{self.src.of(z.count)}]"
+                self.w(f"| {code(name)} | {'yes' if z.per_player else ''} | {seen} | {cell(board)} | {cell(first_sentence(z.doc) if z.doc else '')} |")
             self.w("")
         else:
             self.w("No zones are declared.", "")

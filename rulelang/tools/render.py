@@ -19,7 +19,8 @@ choice is pending, the empty cells of an open board that it offers are drawn as 
 places where the next card may go, as the rules allow them: a board the rules keep within a size
 shows none outside it); a board of another player than the chooser shows none, nor does a finished
 match. Cards are filled with a colour per value of one field: the field named by `colour_by` (the
-command's `--colour-by`), else their first "kind-like" field (colour, color, kind, suit, type), else
+command's `--colour-by`), else the field their component names (`colour by FIELD` in the rules),
+else their first "kind-like" field (colour, color, kind, suit, type), else
 their first field holding a member of an enum, else their component; the same for every picture
 of a game. Cards with a true `mark` field (e.g. ``mark="established"``) get a dot. The picture's
 title says which board it is, and whose.
@@ -78,10 +79,13 @@ def describe_boards(match) -> list[str]:
     return lines
 
 
-def kind_of(e: Entity, coloured: dict | None = None, by: str | None = None, members=None):
-    """The value a card is coloured by: its `by` field if given, else its first kind-like field, else
+def kind_of(e: Entity, coloured: dict | None = None, by: str | None = None, members=None, rules_by=None):
+    """The value a card is coloured by: its `by` field if given, else the field its component names
+    (`rules_by`: component -> field, from `colour by FIELD`), else its first kind-like field, else
     its first field holding an enum member (`members(value)` tells one; without it, a member that
     names its colour), else its component."""
+    if by is None and rules_by:
+        by = rules_by.get(e.card.component)
     if by is not None:
         v = e.attrs.get(by)
         return f"{by}={describe(v)}" if v is not None else e.card.component
@@ -100,6 +104,12 @@ def _members(match):
     return lambda v: table.enum_of_member(v) is not None
 
 
+def colour_fields(match) -> dict:
+    """The field each component's cards are coloured by, as the rules name it (`colour by FIELD`)."""
+    return {name: comp.colour_by for name, comp in match.game.program.components.items()
+            if getattr(comp, "colour_by", None)}
+
+
 def second_kind(e: Entity) -> str | None:
     """The value of the second kind-like field a card has (shown small under its label), if any."""
     found = [e.attrs[f] for f in KIND_FIELDS if isinstance(e.attrs.get(f), str) and e.attrs.get(f)]
@@ -111,7 +121,8 @@ def colour_table(match, by: str | None = None) -> dict:
     declared with a colour (`meadow "gold"`) is drawn in that colour."""
     declared = match.game.program.member_colours
     members = _members(match)
-    kinds = sorted({kind_of(e, declared, by, members) for e in match.s.entities})
+    rules_by = colour_fields(match)
+    kinds = sorted({kind_of(e, declared, by, members, rules_by) for e in match.s.entities})
     return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
@@ -196,9 +207,10 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     colours = colour_table(match, colour_by)
     declared = match.game.program.member_colours
     members = _members(match)
+    rules_by = colour_fields(match)
 
     def colour_key(e):
-        return kind_of(e, declared, colour_by, members)
+        return kind_of(e, declared, colour_by, members, rules_by)
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)

@@ -287,6 +287,14 @@ class PositionBuilder(ScenarioExpressions):
         info = zones.get(item.zone)
         if info is None:
             raise unknown(item.span, "zone", item.zone, [z for z in zones if not z.startswith("__")])
+        if info.counts is not None:  # a family of zones: display(2)
+            n = info.counts[len(match.s.players)]
+            if item.number is None or not 1 <= item.number <= n:
+                raise ScenarioFailure(item.span, f'"{item.zone}" is a family of {n} zones in this match: say which, '
+                                                 f"counting from 1", expected=f"`{item.zone}(1)` to `{item.zone}({n})`")
+            return match.s.zones[f"{item.zone}#{item.number}"]
+        if getattr(item, "number", None) is not None:
+            raise ScenarioFailure(item.span, f'"{item.zone}" is one zone, not a family of zones: write it without (...)')
         if info.per_player:
             if item.player is None:
                 raise ScenarioFailure(item.span, f'each player has a "{item.zone}": write `{item.zone} of player N`')

@@ -10,7 +10,7 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import describe
 from rulelang.core.errors import Diagnostic, Span, did_you_mean
 from rulelang.check.types import describe_type
-from rulelang.model.things import Entity, Player
+from rulelang.model.things import EnumMap, Entity, Player
 
 
 @dataclass
@@ -86,6 +86,8 @@ def fits(v, tref: N.TypeRef, table) -> bool:
         return True
     if tref.list_of is not None:
         return type(v) is list and all(fits(x, tref.list_of, table) for x in v)
+    if tref.per is not None:  # int per Gem: a map of that enum
+        return type(v) is EnumMap and v.enum == tref.per
     name = tref.name
     if name in _BASE_KINDS:
         return type(v) is _BASE_KINDS[name]
@@ -100,13 +102,15 @@ def type_words(tref: N.TypeRef, table) -> str:
     def code(tr):
         if tr.list_of is not None:
             return "list:" + code(tr.list_of)
+        if tr.per is not None:
+            return "map:" + tr.per
         if tr.name in table.components:
             return "entity:" + tr.name
         if table.kind(tr.name) == "enum":
             return "sym:" + tr.name
         return tr.name
     words = describe_type(code(tref))
-    if tref.list_of is None and table.kind(tref.name) == "enum":
+    if tref.list_of is None and tref.per is None and table.kind(tref.name) == "enum":
         members = [n for n, s in table.symbols.items() if s.kind == "member" and s.type == tref.name]
         words += " (" + ", ".join(members) + ")"
     return words
