@@ -37,7 +37,7 @@ class Budgets:
     recursion_depth: int = 100  # defs and procedures calling each other, nested
     memory_mb: int = 512  # MiB the process may grow by while a game loads or a match runs
     source_bytes: int = 20_000_000  # size of a .rules file
-    source_tokens: int = 40_000  # words and symbols the parser reads in one file (long `cards` lists aside)
+    source_tokens: int = 25_000  # words and symbols the parser reads in one file (long `cards` lists aside)
     players: int = 1_000  # players in one match
 
     @classmethod
