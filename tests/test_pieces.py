@@ -231,3 +231,22 @@ def test_cells_written_off_a_fixed_board_are_found_by_the_checker(tmp_path, boar
 def test_cells_written_on_the_board_pass(tmp_path, board, at):
     m = match(tmp_path, f"move first([k in box where k.component == \"Token\"]) to table at {at}", board=board)
     assert len(m.s.zones["table"].items) == 1
+
+
+@pytest.mark.parametrize("at, said", [
+    ("(4, 3)", "covers 2 cells of a board: give them as a list"),
+    ("[(4, 3), (6, 3)]", "must touch one another"),
+    ("[(8, 3), (9, 3)]", "would lie off the board table"),
+])
+def test_a_scenario_position_lays_a_piece_as_a_move_would(tmp_path, at, said):
+    """A position holds a piece on as many free cells as its shape, touching, or fails at its line."""
+    from rulelang.core.resources import examples_dir
+    from rulelang.tools.scenario import run_file
+
+    path = tmp_path / "s.rules"
+    path.write_text(f'scenario "s" {{\n  game "{examples_dir() / "dominoes.rules"}"\n  players 2\n  position {{\n'
+                    f'    phase laying\n    table at {at}: Domino(a: 2, b: 5)\n  }}\n  expect count(table) == 1\n}}\n',
+                    encoding="utf-8")
+    [result] = run_file(path, {})
+    assert not result.passed
+    assert said in result.message and "6 |     table at" in result.message, result.message

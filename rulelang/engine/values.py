@@ -110,7 +110,7 @@ def _put(c, e: Entity, zone: Zone, cell, bottom: bool, face_down: bool, span: Sp
             raise RuleError(span, f"a card moved onto the board {zone.name} needs a cell: add `at CELL`")
         cells = zone.cells
         if type(cell) is list or e.card.shape is not None:
-            _check_piece(zone, cell, e, span)
+            check_piece(zone, cell, e, span)
         elif not cells.has_cell(cell):
             raise RuleError(span, f"the board {zone.name} has no cell {describe(cell)}")
         if cells.layer_of is not None:
@@ -131,7 +131,7 @@ def _check_on_base(s, zone: BoardZone, cell, span: Span) -> None:
                                   + (" yet (nothing lies there)" if base.cells.topology.open else ""))
 
 
-def _check_piece(zone: BoardZone, cell, e: Entity, span: Span) -> None:
+def check_piece(zone: BoardZone, cell, e: Entity, span: Span) -> None:
     """A card laid on a list of cells (a piece): as many cells as its shape, each on the board and
     free (but of the piece itself), touching one another."""
     shape = e.card.shape

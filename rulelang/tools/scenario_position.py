@@ -15,7 +15,9 @@ from rulelang.model.things import Entity, Player, Zone, move as move_entity, set
 from rulelang.core.resources import examples_dir, find_game, games_dir
 from rulelang.compile.loader import load
 from rulelang.balance.coverage import load_for_coverage
+from rulelang.engine.program import RuleError
 from rulelang.engine.runtime import Frame, Game, Match, _new_state
+from rulelang.engine.values import check_piece
 from rulelang.core.sourcefile import NotAJsonObject, read_json_object
 from rulelang.language.tables import confinement_problem
 from rulelang.tools.scenario_expressions import ScenarioExpressions, round_start_pc
@@ -233,6 +235,11 @@ class PositionBuilder(ScenarioExpressions):
                         raise self.too_few_copies(match, pc, k, names) or exc from None
                     raise
                 used.add(e.id)
+                if zone.is_board and (type(cell) is list or e.card.shape is not None):
+                    try:  # a piece lies on as many free cells as its shape, touching (as a move checks)
+                        check_piece(zone, cell, e, pc.span)
+                    except RuleError as exc:
+                        raise ScenarioFailure(pc.span, exc.message) from None
                 move_entity(s, e, zone, cell)
                 if zone.owner is not None:
                     set_owner(s, e, zone.owner)
