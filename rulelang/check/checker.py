@@ -18,7 +18,8 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
 from rulelang.language.variants import apply_variants
-from rulelang.check.types import _TYPE_WORDS, ENTITY_BUILTIN_ATTRS, compatible, describe_type, type_name
+from rulelang.check.types import (_TYPE_WORDS, ENTITY_BUILTIN_ATTRS, compatible, describe_type, type_name,
+                                  written_whole_number)
 from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.expressions import ExpressionChecks
 from rulelang.check.statements import StatementChecks
@@ -31,13 +32,7 @@ MOST_COVERED = 64  # the most cells one piece may cover
 def covers_shape(x) -> tuple[tuple | None, str | None]:
     """The shape of `covers EXPR`: (offsets from its first cell, None), or (None, what is wrong).
     `covers N` is N cells in a row; `covers [(0, 0), (1, 0), (0, 1)]` the cells of that shape."""
-    def whole(n):
-        if isinstance(n, N.IntLit):
-            return n.value
-        if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
-            return -n.operand.value
-        return None
-
+    whole = written_whole_number
     if isinstance(x, N.IntLit):
         if not 1 <= x.value <= MOST_COVERED:
             return None, f"a piece covers from 1 to {MOST_COVERED} cells, not {x.value}"

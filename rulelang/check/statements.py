@@ -10,7 +10,7 @@ from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.check.dependencies import nodes_in
 from rulelang.core.errors import Span, did_you_mean
 from rulelang.language.nodes import BASE_TYPES
-from rulelang.check.types import describe_type, inherited_check
+from rulelang.check.types import describe_type, inherited_check, written_whole_number
 
 
 STATEMENT_ONLY_IN_SETUP = {"create"}
@@ -406,13 +406,7 @@ class StatementChecks:
 
     def check_cells_written(self, at, board: N.Topology, name: str):
         """`at (x, y)` or `at [(x, y), ...]` written out: each cell on a fixed board, none twice."""
-        def whole(n):
-            if isinstance(n, N.IntLit):
-                return n.value
-            if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
-                return -n.operand.value
-            return None
-
+        whole = written_whole_number
         items = at.items if isinstance(at, N.ListLit) else [at]
         seen = {}
         for item in items:

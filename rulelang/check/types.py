@@ -132,3 +132,12 @@ def _kind_words(ty: str) -> tuple[str, str]:
         several = _kind_words(ty[5:])[1]
         return f"a list of {several}", f"lists of {several}"
     return ty, ty
+
+
+def written_whole_number(n) -> int | None:
+    """The whole number an expression writes out (`3`, `-1`), or None."""
+    if isinstance(n, N.IntLit):
+        return n.value
+    if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
+        return -n.operand.value
+    return None

@@ -11,8 +11,8 @@ from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND, check_size
 from rulelang.model.builtins import as_list, describe
 from rulelang.core.errors import Span
 from rulelang.engine.program import Ctx, RuleError
-from rulelang.model.things import (NOBODY, PLAIN_TYPES, BoardZone, EnumMap, Entity, Player, Zone, move as move_entity,
-                                   remember_undo, set_owner, touched)
+from rulelang.model.things import (NOBODY, PLAIN_TYPES, BoardZone, EnumMap, Entity, Player, Zone, journal_card,
+                                   move as move_entity, remember_undo, set_owner, touched)
 
 
 def entity_extra(c, e: Entity, name: str, span: Span):
@@ -306,16 +306,6 @@ def set_field(c, o, attr: str, value, op: str, span: Span, until: str | None, re
 _MISSING = object()
 
 
-def _journal_card(s, e: Entity) -> None:
-    """One change of the version, to a card's built-in field: recorded in the state's journal, if any."""
-    journal = s.journal
-    if journal is not None:
-        journal.cards.add(e)
-        if e.zone is not None:
-            journal.zones.add(e.zone)
-        journal.changes += 1
-
-
 # A card's built-in fields (see `entity_extra`): `face_down` and `owner` can be assigned,
 # the others only change by moving the card.
 _CARD_PSEUDO_FIELDS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}
@@ -329,7 +319,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
             e.known = NOBODY
             c.s.version += 1
             c.s.cards_version += 1
-            _journal_card(c.s, e)
+            journal_card(c.s, e)
         return
     if attr == "owner" and op == "=":
         if value is not None and not isinstance(value, Player):
@@ -345,7 +335,7 @@ def _set_card_pseudo_field(c, e: Entity, attr: str, value, op: str, span: Span):
         if e.place != slot:
             e.place = slot
             c.s.version += 1
-            _journal_card(c.s, e)
+            journal_card(c.s, e)
         return
     if attr in ("face_down", "owner", "place"):
         raise RuleError(span, f'"{attr}" of a card can only be set with `=`')

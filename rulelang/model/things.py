@@ -430,6 +430,12 @@ def set_owner(state: State, e: Entity, seat: int | None) -> None:
     if e.zone is not None and e.zone.is_board:
         e.zone.cells.top_owner_changed(e.cell, e, old)
     state.version += 1
+    journal_card(state, e)
+
+
+def journal_card(state: State, e: Entity) -> None:
+    """One change of the version, to a card where it lies (its owner, its face): recorded in the
+    state's journal, if a match is marked (greedy's trials are put back by it)."""
     journal = state.journal
     if journal is not None:
         journal.cards.add(e)
