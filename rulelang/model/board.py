@@ -13,8 +13,8 @@ A *piece* is a card lying on several cells at once (a two-square tile, a polyomi
 building: its component says `covers N` or `covers [offsets]`). It is in the stack of each of its
 cells, and the board remembers its cells (`pieces`: card id -> its cells, the first one first), so
 that taking it from any of them frees them all. Its neighbours are the cells next to any of its
-cells (`piece_neighbour_cells`); `placements` lists where it may be laid: every turn of its shape
-on free cells of the board.
+cells (`piece_neighbour_cells`). Shapes, their turns and where a piece may be laid are in
+model/pieces.py.
 
 A *layer* (`zone bases: board on map`) is a board with the same topology as another board (the
 same cells and neighbours) and cards of its own; `layer_of` names the zone of its base board.
@@ -320,49 +320,6 @@ class BoardCells:
             return False
         stack = self.stacks.get(cell)
         return not stack or (moving is not None and all(x is moving for x in stack))
-
-    def placements(self, shape: tuple, most: int = 1_000_000) -> list:
-        """Where a piece of this shape may be laid, each a list of cells (the shape's first cell
-        first): on a square or hex board, every turn of the shape with all its cells free and on the
-        board (an open board: touching a card already there, or on the origin when it is empty);
-        on a track or a graph, every path of that many free cells. Walking more than `most` cells
-        (a long piece on a graph has very many paths) raises OverflowError."""
-        t = self.topology
-        stacks = self.stacks
-        found: dict = {}
-        if t.kind in ("grid", "hex"):
-            turns = list(dict.fromkeys(shape_turns(t.kind, shape)))
-            if t.open:
-                if not any(stacks.values()):
-                    anchors = [(t.origin(), 0)]
-                else:
-                    anchors = [(f, i) for f in self.frontier() for i in range(len(shape))]
-            else:
-                anchors = [(a, 0) for a in self.empty_cells()]
-            for cell, i in anchors:
-                for turn in turns:
-                    ox, oy = cell[0] - turn[i][0], cell[1] - turn[i][1]
-                    cells = tuple((ox + dx, oy + dy) for dx, dy in turn)
-                    if cells not in found and all(not stacks.get(c) and (t.open or c in stacks) for c in cells):
-                        found[cells] = None
-        else:
-            n = len(shape)
-            steps = [0]
-
-            def walk(path):
-                steps[0] += 1
-                if steps[0] > most:
-                    raise OverflowError(most)
-                if len(path) == n:
-                    found[tuple(path)] = None
-                    return
-                for o in self.neighbour_cells(path[-1]):
-                    if o not in path and not stacks.get(o):
-                        walk(path + [o])
-
-            for cell in self.empty_cells():
-                walk([cell])
-        return [list(cells) for cells in found]
 
     def remove(self, cell, entity) -> None:
         """A card taken from its cell; a piece is taken from all its cells."""
@@ -758,23 +715,6 @@ class BoardCells:
 _EMPTY: list = []
 
 
-def turn_once(kind: str, offset: tuple) -> tuple:
-    """An offset turned a quarter (square grid) or a sixth (hex, axial) of a turn."""
-    x, y = offset
-    return (-y, x) if kind == "grid" else (-y, x + y)
-
-
-def shape_turns(kind: str, shape: tuple) -> list:
-    """Every turn of a shape (offsets, its first cell first) on a square or hex board, each made
-    relative to its first cell: 4 on a square grid, 6 on a hex map (alike turns are kept: turn n is
-    always the n-th)."""
-    out = []
-    cur = tuple(shape)
-    for _ in range(4 if kind == "grid" else 6):
-        x0, y0 = cur[0]
-        out.append(tuple((x - x0, y - y0) for x, y in cur))
-        cur = tuple(turn_once(kind, o) for o in cur)
-    return out
 BORDERS_KEPT = 512  # lists of cells whose border a board keeps (then it starts again)
 
 
