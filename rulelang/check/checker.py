@@ -707,5 +707,4 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
         if d.span.file == "<rules>" and rules.path:
             d.span = d.span.model_copy(update={"file": rules.path})
     bag.raise_if_any()
-    table.settings_overrides = settings  # type: ignore[attr-defined]
     return table
