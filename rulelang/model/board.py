@@ -100,7 +100,7 @@ class Topology:
         by every match (read only: a match copies the graph before changing it)."""
         if self._fixed is None:
             graph = self.initial_graph()
-            self._fixed = (graph, sorted(graph.nodes, key=_cell_sort_key), {})
+            self._fixed = (graph, sorted(graph.nodes, key=cell_sort_key), {})
         return self._fixed
 
     def shaped_hex_cells(self) -> list:
@@ -275,7 +275,7 @@ class BoardCells:
             if self._touch is not None:
                 self._occupied(cell)
             if self._empty is not None:
-                i = bisect_left(self._empty_keys, _cell_sort_key(cell))
+                i = bisect_left(self._empty_keys, cell_sort_key(cell))
                 if i < len(self._empty) and self._empty[i] == cell:
                     del self._empty[i]
                     del self._empty_keys[i]
@@ -345,7 +345,7 @@ class BoardCells:
             if self._touch is not None:
                 self._vacated(cell)
             if self._empty is not None:  # (never kept for an open board: see empty_cells)
-                key = _cell_sort_key(cell)
+                key = cell_sort_key(cell)
                 i = bisect_left(self._empty_keys, key)
                 self._empty.insert(i, cell)
                 self._empty_keys.insert(i, key)
@@ -375,14 +375,14 @@ class BoardCells:
             self._front_add(cell)
 
     def _front_add(self, cell) -> None:
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         i = bisect_left(self._front_keys, key)
         self._front_keys.insert(i, key)
         self._front_cells.insert(i, cell)
         self._front_set.add(cell)
 
     def _front_discard(self, cell) -> None:
-        i = bisect_left(self._front_keys, _cell_sort_key(cell))
+        i = bisect_left(self._front_keys, cell_sort_key(cell))
         del self._front_keys[i]
         del self._front_cells[i]
         self._front_set.discard(cell)
@@ -478,7 +478,7 @@ class BoardCells:
         if self._empty is None:
             stacks = self.stacks
             self._empty = [c for c in self.cells() if not stacks.get(c)]
-            self._empty_keys = [_cell_sort_key(c) for c in self._empty]
+            self._empty_keys = [cell_sort_key(c) for c in self._empty]
         return list(self._empty)
 
     def ray(self, cell, dx: int, dy: int) -> list:
@@ -524,7 +524,7 @@ class BoardCells:
                 stack = stacks[c]
                 if stack and stack[-1].owner is not None:
                     keys, cells, members = owned.setdefault(stack[-1].owner, ([], [], set()))
-                    keys.append(_cell_sort_key(c))
+                    keys.append(cell_sort_key(c))
                     cells.append(c)
                     members.add(c)
             self._owned = owned
@@ -546,7 +546,7 @@ class BoardCells:
                 groups.pop(old_seat, None)  # its groups may split: made again when asked for
             if new_seat is not None and new_seat in groups:
                 self._join(groups[new_seat], cell)
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         if old_seat is not None:
             keys, cells, members = self._owned[old_seat]
             i = bisect_left(keys, key)
@@ -645,7 +645,7 @@ class BoardCells:
         if found is None:
             found = groups[seat] = {}
             for first, cells in self._groups_among(self.owned_by(seat), self.owned_set(seat)):
-                group = _Group(cells, _cell_sort_key(first))
+                group = _Group(cells, cell_sort_key(first))
                 for c in cells:
                     found[c] = group
         return found
@@ -657,7 +657,7 @@ class BoardCells:
             g = groups.get(other)
             if g is not None and g not in near:  # (a group is equal only to itself)
                 near.append(g)
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         if not near:
             groups[cell] = _Group({cell}, key)
             return
@@ -683,7 +683,7 @@ class BoardCells:
         return sort_cells(c for c, stack in self.stacks.items() if stack)
 
     def frontier(self) -> list:
-        """Empty cells next to an occupied cell, in a stable order (by _cell_sort_key). Computed
+        """Empty cells next to an occupied cell, in a stable order (by cell_sort_key). Computed
         once, then kept up to date as cards come and go (place and remove)."""
         if self._touch is None:
             touch: dict = {}
@@ -694,7 +694,7 @@ class BoardCells:
             stacks = self.stacks
             front = sort_cells(c for c in touch if not stacks.get(c))
             self._touch, self._front_cells, self._front_set = touch, front, set(front)
-            self._front_keys = [_cell_sort_key(c) for c in front]
+            self._front_keys = [cell_sort_key(c) for c in front]
         return list(self._front_cells)
 
     def distance(self, a, b) -> int:
@@ -738,7 +738,8 @@ def _first_key(group: _Group):
     return group.first
 
 
-def _cell_sort_key(cell):
+def cell_sort_key(cell):
+    """Cells in order: grid and hex cells by row then column, then numbered cells, then named ones."""
     if isinstance(cell, tuple):
         return (0, cell[1], cell[0])
     if isinstance(cell, int):
@@ -746,19 +747,15 @@ def _cell_sort_key(cell):
     return (2, str(cell), 0)
 
 
-def cell_sort_key(cell):
-    return _cell_sort_key(cell)
-
-
 _ROW_THEN_COLUMN = itemgetter(1, 0)
 
 
 def sort_cells(cells) -> list:
-    """The cells in the order of _cell_sort_key. Grid and hex cells (tuples, the usual case) are
+    """The cells in the order of cell_sort_key. Grid and hex cells (tuples, the usual case) are
     sorted by a key made in C, in the same order: a region or a board's cells sort twice as fast."""
     cells = list(cells)
     if len(cells) > 1 and set(map(type, cells)) == {tuple}:
         cells.sort(key=_ROW_THEN_COLUMN)
     else:
-        cells.sort(key=_cell_sort_key)
+        cells.sort(key=cell_sort_key)
     return cells

@@ -53,12 +53,8 @@ def as_list(value) -> list:
     if isinstance(value, list):
         return value
     if isinstance(value, Zone):
-        if value.is_board:
-            return list(value.items)
         return list(value.items)
-    if isinstance(value, (tuple, set)):
-        return list(value)
-    if isinstance(value, range):
+    if isinstance(value, (tuple, set, range)):
         return list(value)
     if type(value) is EnumMap:  # its numbers, in the enum's order: sum(c.cost), max(p.gems)
         return list(value.values.values())
