@@ -70,7 +70,7 @@ def _items(value) -> list:
     return as_list(value)
 
 
-def _board_of(x) -> BoardZone:
+def board_of(x) -> BoardZone:
     zone = x.zone if isinstance(x, Entity) else x
     if not isinstance(zone, BoardZone):
         raise RuleFailure(f"{describe(x)} is not on a board")
@@ -345,7 +345,7 @@ def _face_down(ctx, e):
 @builtin("neighbors", 1, 2, "the cards on the cells next to a card (or next to a cell: neighbors(board, cell))")
 def _neighbors(ctx, x, cell=None):
     if cell is None:
-        board = _board_of(x)
+        board = board_of(x)
         cell = x.cell
         if board.cells.pieces and x.id in board.cells.pieces:
             return board.cells.cards_next_to_piece(x)
@@ -373,7 +373,7 @@ def _adjacent(ctx, a, b):
 def _distance(ctx, a, b, c=None):
     if c is not None:
         return a.cells.distance(b, c)
-    board = _board_of(a)
+    board = board_of(a)
     return board.cells.distance(a.cell, b.cell)
 
 
@@ -400,14 +400,14 @@ def _occupied_cells(ctx, board):
 @builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")
 def _neighbor_cells(ctx, x, cell=None):
     if cell is None:
-        return _board_of(x).cells.piece_neighbour_cells(x)
+        return board_of(x).cells.piece_neighbour_cells(x)
     return list(x.cells.neighbour_cells(cell))
 
 
 @builtin("empty_cells_around", 1, 2, "the empty cells next to a card (or next to a cell: empty_cells_around(board, cell))")
 def _empty_around(ctx, x, cell=None):
     if cell is None:
-        cells = _board_of(x).cells
+        cells = board_of(x).cells
         if cells.pieces and x.id in cells.pieces:
             return [c for c in cells.piece_neighbour_cells(x) if not cells.stack(c)]
         return cells.empty_neighbour_cells(x.cell)

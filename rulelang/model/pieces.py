@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulelang.model.builtins import RuleFailure, _board_of, builtin, describe
+from rulelang.model.builtins import RuleFailure, board_of, builtin, describe
 from rulelang.model.things import Entity
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def _shape_of(piece) -> tuple:
 @builtin("places_for", 2, 2, "where a card may be laid on a board: every list of free cells its shape fits "
          "(places_for(board, piece); a piece of `covers N` cells in every turn)")
 def _places_for(ctx, board, piece):
-    board = _board_of(board)
+    board = board_of(board)
     from rulelang.core.budgets import current_budgets
 
     most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
@@ -102,7 +102,7 @@ def _places_for(ctx, board, piece):
 @builtin("placed_at", 3, 4, "the cells a piece would cover with its first cell on a cell, turned n times "
          "(a quarter turn on a square grid, a sixth on a hex map): placed_at(board, piece, cell, n)")
 def _placed_at(ctx, board, piece, cell, turn=0):
-    board = _board_of(board)
+    board = board_of(board)
     kind = board.cells.topology.kind
     if kind not in ("grid", "hex"):
         raise RuleFailure(f"placed_at() turns a piece on a square grid or a hex map, and {board.name} is a {kind}: "
@@ -117,4 +117,4 @@ def _placed_at(ctx, board, piece, cell, turn=0):
 
 @builtin("covered_cells", 1, 1, "the cells a card on a board lies on (a piece's every cell, its first first)")
 def _covered_cells(ctx, x):
-    return _board_of(x).cells.covered_cells(x)
+    return board_of(x).cells.covered_cells(x)
