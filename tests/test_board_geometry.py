@@ -8,7 +8,7 @@ from conftest import load_rules
 from rulelang.language import nodes as N
 from rulelang.core.errors import RulesError, RulesRuntimeError
 from rulelang.model.board import cell_sort_key, sort_cells
-from rulelang.model.builtins import _cells_around
+from rulelang.model.geometry import _cells_around
 from rulelang.language.parser import parse_text
 
 HEAD = """

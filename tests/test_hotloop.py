@@ -164,7 +164,7 @@ def test_matched_agrees_with_a_maximum_matching():
 
 def test_rays_kept_per_board_shape_are_the_walked_ones():
     import rulelang
-    from rulelang.model.builtins import _ray
+    from rulelang.model.geometry import _ray
 
     game = rulelang.load("examples/connect4.rules")
     match = game.new_match(seed=2)

@@ -13,6 +13,7 @@ import pytest
 
 import rulelang
 from rulelang.core.errors import RulesRuntimeError
+from rulelang.model.pieces import placements
 
 GAME = """\
 game "Lay" {
@@ -67,7 +68,7 @@ def test_placements_list_every_turn_on_free_cells_only(tmp_path):
                         "  move t to table at [(1, 1), (2, 1)]")
     table = m.s.zones["table"].cells
     tile2 = card(m, "tile 2")
-    found = table.placements(tile2.card.shape)
+    found = placements(table, tile2.card.shape)
     # a 3 by 3 board has 12 pairs of cells side by side, each laid two ways: 24; the tile on
     # (1, 1)-(2, 1) takes the 6 pairs that hold one of those cells: 6 pairs left, 12 placements
     assert len(found) == 12
@@ -77,7 +78,7 @@ def test_placements_list_every_turn_on_free_cells_only(tmp_path):
     # a shape of three cells turns four ways on a square grid
     empty = match(tmp_path, "log \"nothing\"")
     tri = card(empty, "tri 1")
-    places = empty.s.zones["table"].cells.placements(tri.card.shape)
+    places = placements(empty.s.zones["table"].cells, tri.card.shape)
     assert [(0, 0), (1, 0), (0, 1)] in places  # as declared
     assert [(1, 0), (1, 1), (0, 0)] in places  # a quarter turn: (x, y) -> (-y, x)
     assert len(places) == 4 * 4  # each turn fits on 4 of the 9 anchors of a 3 by 3 board
@@ -157,14 +158,14 @@ def test_misplaced_pieces_are_rules_errors_at_their_line(tmp_path, at, said):
 def test_pieces_on_a_track_lie_on_paths(tmp_path):
     m = match(tmp_path, "log \"nothing\"", board="track 4")
     tile = card(m, "tile 1")
-    found = m.s.zones["table"].cells.placements(tile.card.shape)
+    found = placements(m.s.zones["table"].cells, tile.card.shape)
     assert found == [[0, 1], [1, 0], [1, 2], [2, 1], [2, 3], [3, 2]]
 
 
 def test_pieces_on_a_hex_map_turn_six_ways(tmp_path):
     m = match(tmp_path, "log \"nothing\"", board="hex radius 1")
     tile = card(m, "tile 1")
-    found = m.s.zones["table"].cells.placements(tile.card.shape)
+    found = placements(m.s.zones["table"].cells, tile.card.shape)
     assert len(found) == 12 * 2  # a hex map of radius 1 has 12 pairs of touching cells
     assert [(0, 0), (1, 0)] in found and [(0, 0), (0, 1)] in found and [(0, 0), (-1, 1)] in found
 

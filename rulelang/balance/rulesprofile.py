@@ -32,6 +32,8 @@ _ENGINE_PARTS = {
     "compile/codegen_helpers.py": "helpers of the generated code",
     "compile/codegen_statements.py": "helpers of the generated code",
     "model/builtins.py": "built-in functions",
+    "model/geometry.py": "built-in functions",
+    "model/pieces.py": "built-in functions",
     "bots/agents.py": "the bots",
     "bots/mcts.py": "the bots",
     "balance/simulate.py": "recording the games",

@@ -294,19 +294,15 @@ class Checker(StatementChecks, ExpressionChecks):
         if ty not in ("int", "any"):
             self.err(d.count.span, f"the number of {d.name} zones is a whole number, but this is {describe_type(ty)}")
         allowed_calls = {"min", "max", "abs"}
+        fixed_by = (f"the number of {d.name} zones is worked out when the match is set up, from the player count "
+                    "and the settings only")
+        expected = "numbers, player_count, settings, + - * / and min, max, abs"
         for x in nodes_in(d.count):
-            if isinstance(x, N.Name) and x.id != "player_count" and self.t.kind(x.id) not in ("setting", None):
-                self.err(x.span, f'the number of {d.name} zones is worked out when the match is set up, from the '
-                                 f'player count and the settings only, so it cannot read "{x.id}"',
-                         expected="numbers, player_count, settings, + - * / and min, max, abs")
-            elif isinstance(x, N.Name) and x.id in BUILTIN_VALUES and x.id != "player_count":
-                self.err(x.span, f'the number of {d.name} zones is worked out when the match is set up, from the '
-                                 f'player count and the settings only, so it cannot read "{x.id}"',
-                         expected="numbers, player_count, settings, + - * / and min, max, abs")
+            if isinstance(x, N.Name) and x.id != "player_count" and (
+                    self.t.kind(x.id) not in ("setting", None) or x.id in BUILTIN_VALUES):
+                self.err(x.span, f'{fixed_by}, so it cannot read "{x.id}"', expected=expected)
             elif isinstance(x, N.Call) and (x.func not in allowed_calls or x.func in self.t.symbols):
-                self.err(x.span, f"the number of {d.name} zones is worked out when the match is set up, from the "
-                                 f"player count and the settings only, so it cannot call {x.func}()",
-                         expected="numbers, player_count, settings, + - * / and min, max, abs")
+                self.err(x.span, f"{fixed_by}, so it cannot call {x.func}()", expected=expected)
 
     def typed_default(self, t: N.TypeRef, default):
         """A field's or a var's default, checked; a map's (`int per Gem = {red: 1}`) must be one of that enum."""
@@ -707,5 +703,4 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
         if d.span.file == "<rules>" and rules.path:
             d.span = d.span.model_copy(update={"file": rules.path})
     bag.raise_if_any()
-    table.settings_overrides = settings  # type: ignore[attr-defined]
     return table

@@ -1,5 +1,5 @@
 """What an expression or a def depends on, read from the AST before compiling: the names it
-mentions (`free_names`), whether it uses chance (`impure_defs`: never remembered) and whether it reads
+mentions (`mentioned`), whether it uses chance (`impure_defs`: never remembered) and whether it reads
 the turn (`turn_defs`: remembered only within a turn).
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def reads_turn(node) -> bool:
 
 
 def mentioned(node) -> frozenset[str]:
-    """Every name an expression mentions, itself (free_names) or as the start of a text's
+    """Every name an expression mentions, itself or as the start of a text's
     `{name.field}` placeholders."""
     names, shown = _mentions(node)
     return names | shown
@@ -96,14 +96,9 @@ def nodes_in(tree):
             todo.extend(reversed(x))
 
 
-def free_names(node) -> set[str]:
-    """Every name an expression mentions (a safe over-approximation of what it depends on)."""
-    return set(_mentions(node)[0])
-
-
-# A game's analyses ask free_names and mentioned of the same declarations several times (a big
-# deck's cards, for every analysis): one walk answers both, remembered for the node (kept with its
-# answer, so its id is not reused while the answer is).
+# A game's analyses ask `mentioned` of the same declarations several times (a big deck's cards,
+# for every analysis): one walk finds the names and the placeholders, remembered for the node (kept
+# with its answer, so its id is not reused while the answer is).
 _MENTIONS: dict[int, tuple] = {}
 
 

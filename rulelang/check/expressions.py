@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from rulelang.language import nodes as N
-from rulelang.model.builtins import BOARD_FUNCTIONS, BUILTINS, BUILTIN_VALUES, EDGE_NAMES, SPECIAL_FUNCS
+from rulelang.model.builtins import BUILTINS, BUILTIN_VALUES, SPECIAL_FUNCS
+from rulelang.model.geometry import BOARD_FUNCTIONS, EDGE_NAMES
 from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,

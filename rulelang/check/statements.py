@@ -13,9 +13,6 @@ from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.types import describe_type, inherited_check, written_whole_number
 
 
-STATEMENT_ONLY_IN_SETUP = {"create"}
-
-
 class StatementChecks:
     """Checks statements and blocks; `stmt` finds the check of a node by its class."""
 

@@ -61,7 +61,7 @@ BUILTIN_RESULT = {
     "label": "str", "face_down": "bool", "adjacent": "bool", "distance": "int", "roll": "int",
     "frontier": "list:cell", "cells": "list:cell", "occupied_cells": "list:cell", "neighbor_cells": "list:cell",
     "empty_cells_around": "list:cell", "origin": "cell", "keywords": "list:keyword", "neighbors": "list:any",
-    # lines, edges and regions (model/builtins.py)
+    # lines, edges and regions (model/geometry.py)
     "directions": "list:any", "straight_directions": "list:any", "diagonal_directions": "list:any",
     "towards": "cell", "ray": "list:cell", "edge": "list:cell", "empty_cells": "list:cell", "owned_cells": "list:cell",
     "regions": "list:any", "region": "list:cell", "cells_around": "list:cell", "cards_on": "list:any", "snapshot": "str",

@@ -121,7 +121,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         self.constant_reads: dict | None = None
         self.arith_depth = 0  # operations written inside one another (g_BinOp)
         self.depth = 0  # expressions written inside one another in the function being written (x, split)
-        self.active = True
         self.linemap: list = []
         self.filename = "<rulelang generated>"
         self.source = ""

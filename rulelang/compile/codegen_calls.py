@@ -93,7 +93,7 @@ class CallWriter:
             # anything but a player is the built-ins' (and their failures, at their lines)
             board, cell = self.x(x.args[0]), self.x(x.args[1])
             t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[2], x.args[0].id, board, t)
+            p, owned = self.owned_cells_of(x.args[2], board, t)
             return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
                     f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
         if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
@@ -101,7 +101,7 @@ class CallWriter:
             # but a player is the built-ins' (and their failures, at their lines)
             board = self.x(x.args[0])
             t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[1], x.args[0].id, board, t)
+            p, owned = self.owned_cells_of(x.args[1], board, t)
             return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
                     f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
         if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
@@ -113,7 +113,7 @@ class CallWriter:
         return f"{self.mark('builtin', x.span, name)}{impl}(c{args})"
 
 
-    def owned_cells_of(self, node, board_id: str, board: str, t: str) -> tuple[str, str]:
+    def owned_cells_of(self, node, board: str, t: str) -> tuple[str, str]:
         """For an owned_cells_call: the player's expression, and the call of the cells with the player
         in Python local t (the built-in, or the def: a failure is said at its own line)."""
         if self.is_builtin(node, "owned_cells", 2):

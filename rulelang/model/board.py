@@ -13,8 +13,8 @@ A *piece* is a card lying on several cells at once (a two-square tile, a polyomi
 building: its component says `covers N` or `covers [offsets]`). It is in the stack of each of its
 cells, and the board remembers its cells (`pieces`: card id -> its cells, the first one first), so
 that taking it from any of them frees them all. Its neighbours are the cells next to any of its
-cells (`piece_neighbour_cells`); `placements` lists where it may be laid: every turn of its shape
-on free cells of the board.
+cells (`piece_neighbour_cells`). Shapes, their turns and where a piece may be laid are in
+model/pieces.py.
 
 A *layer* (`zone bases: board on map`) is a board with the same topology as another board (the
 same cells and neighbours) and cards of its own; `layer_of` names the zone of its base board.
@@ -100,7 +100,7 @@ class Topology:
         by every match (read only: a match copies the graph before changing it)."""
         if self._fixed is None:
             graph = self.initial_graph()
-            self._fixed = (graph, sorted(graph.nodes, key=_cell_sort_key), {})
+            self._fixed = (graph, sorted(graph.nodes, key=cell_sort_key), {})
         return self._fixed
 
     def shaped_hex_cells(self) -> list:
@@ -275,7 +275,7 @@ class BoardCells:
             if self._touch is not None:
                 self._occupied(cell)
             if self._empty is not None:
-                i = bisect_left(self._empty_keys, _cell_sort_key(cell))
+                i = bisect_left(self._empty_keys, cell_sort_key(cell))
                 if i < len(self._empty) and self._empty[i] == cell:
                     del self._empty[i]
                     del self._empty_keys[i]
@@ -321,49 +321,6 @@ class BoardCells:
         stack = self.stacks.get(cell)
         return not stack or (moving is not None and all(x is moving for x in stack))
 
-    def placements(self, shape: tuple, most: int = 1_000_000) -> list:
-        """Where a piece of this shape may be laid, each a list of cells (the shape's first cell
-        first): on a square or hex board, every turn of the shape with all its cells free and on the
-        board (an open board: touching a card already there, or on the origin when it is empty);
-        on a track or a graph, every path of that many free cells. Walking more than `most` cells
-        (a long piece on a graph has very many paths) raises OverflowError."""
-        t = self.topology
-        stacks = self.stacks
-        found: dict = {}
-        if t.kind in ("grid", "hex"):
-            turns = list(dict.fromkeys(shape_turns(t.kind, shape)))
-            if t.open:
-                if not any(stacks.values()):
-                    anchors = [(t.origin(), 0)]
-                else:
-                    anchors = [(f, i) for f in self.frontier() for i in range(len(shape))]
-            else:
-                anchors = [(a, 0) for a in self.empty_cells()]
-            for cell, i in anchors:
-                for turn in turns:
-                    ox, oy = cell[0] - turn[i][0], cell[1] - turn[i][1]
-                    cells = tuple((ox + dx, oy + dy) for dx, dy in turn)
-                    if cells not in found and all(not stacks.get(c) and (t.open or c in stacks) for c in cells):
-                        found[cells] = None
-        else:
-            n = len(shape)
-            steps = [0]
-
-            def walk(path):
-                steps[0] += 1
-                if steps[0] > most:
-                    raise OverflowError(most)
-                if len(path) == n:
-                    found[tuple(path)] = None
-                    return
-                for o in self.neighbour_cells(path[-1]):
-                    if o not in path and not stacks.get(o):
-                        walk(path + [o])
-
-            for cell in self.empty_cells():
-                walk([cell])
-        return [list(cells) for cells in found]
-
     def remove(self, cell, entity) -> None:
         """A card taken from its cell; a piece is taken from all its cells."""
         if self.pieces:
@@ -388,7 +345,7 @@ class BoardCells:
             if self._touch is not None:
                 self._vacated(cell)
             if self._empty is not None:  # (never kept for an open board: see empty_cells)
-                key = _cell_sort_key(cell)
+                key = cell_sort_key(cell)
                 i = bisect_left(self._empty_keys, key)
                 self._empty.insert(i, cell)
                 self._empty_keys.insert(i, key)
@@ -418,14 +375,14 @@ class BoardCells:
             self._front_add(cell)
 
     def _front_add(self, cell) -> None:
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         i = bisect_left(self._front_keys, key)
         self._front_keys.insert(i, key)
         self._front_cells.insert(i, cell)
         self._front_set.add(cell)
 
     def _front_discard(self, cell) -> None:
-        i = bisect_left(self._front_keys, _cell_sort_key(cell))
+        i = bisect_left(self._front_keys, cell_sort_key(cell))
         del self._front_keys[i]
         del self._front_cells[i]
         self._front_set.discard(cell)
@@ -521,7 +478,7 @@ class BoardCells:
         if self._empty is None:
             stacks = self.stacks
             self._empty = [c for c in self.cells() if not stacks.get(c)]
-            self._empty_keys = [_cell_sort_key(c) for c in self._empty]
+            self._empty_keys = [cell_sort_key(c) for c in self._empty]
         return list(self._empty)
 
     def ray(self, cell, dx: int, dy: int) -> list:
@@ -567,7 +524,7 @@ class BoardCells:
                 stack = stacks[c]
                 if stack and stack[-1].owner is not None:
                     keys, cells, members = owned.setdefault(stack[-1].owner, ([], [], set()))
-                    keys.append(_cell_sort_key(c))
+                    keys.append(cell_sort_key(c))
                     cells.append(c)
                     members.add(c)
             self._owned = owned
@@ -589,7 +546,7 @@ class BoardCells:
                 groups.pop(old_seat, None)  # its groups may split: made again when asked for
             if new_seat is not None and new_seat in groups:
                 self._join(groups[new_seat], cell)
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         if old_seat is not None:
             keys, cells, members = self._owned[old_seat]
             i = bisect_left(keys, key)
@@ -688,7 +645,7 @@ class BoardCells:
         if found is None:
             found = groups[seat] = {}
             for first, cells in self._groups_among(self.owned_by(seat), self.owned_set(seat)):
-                group = _Group(cells, _cell_sort_key(first))
+                group = _Group(cells, cell_sort_key(first))
                 for c in cells:
                     found[c] = group
         return found
@@ -700,7 +657,7 @@ class BoardCells:
             g = groups.get(other)
             if g is not None and g not in near:  # (a group is equal only to itself)
                 near.append(g)
-        key = _cell_sort_key(cell)
+        key = cell_sort_key(cell)
         if not near:
             groups[cell] = _Group({cell}, key)
             return
@@ -726,7 +683,7 @@ class BoardCells:
         return sort_cells(c for c, stack in self.stacks.items() if stack)
 
     def frontier(self) -> list:
-        """Empty cells next to an occupied cell, in a stable order (by _cell_sort_key). Computed
+        """Empty cells next to an occupied cell, in a stable order (by cell_sort_key). Computed
         once, then kept up to date as cards come and go (place and remove)."""
         if self._touch is None:
             touch: dict = {}
@@ -737,7 +694,7 @@ class BoardCells:
             stacks = self.stacks
             front = sort_cells(c for c in touch if not stacks.get(c))
             self._touch, self._front_cells, self._front_set = touch, front, set(front)
-            self._front_keys = [_cell_sort_key(c) for c in front]
+            self._front_keys = [cell_sort_key(c) for c in front]
         return list(self._front_cells)
 
     def distance(self, a, b) -> int:
@@ -758,23 +715,6 @@ class BoardCells:
 _EMPTY: list = []
 
 
-def turn_once(kind: str, offset: tuple) -> tuple:
-    """An offset turned a quarter (square grid) or a sixth (hex, axial) of a turn."""
-    x, y = offset
-    return (-y, x) if kind == "grid" else (-y, x + y)
-
-
-def shape_turns(kind: str, shape: tuple) -> list:
-    """Every turn of a shape (offsets, its first cell first) on a square or hex board, each made
-    relative to its first cell: 4 on a square grid, 6 on a hex map (alike turns are kept: turn n is
-    always the n-th)."""
-    out = []
-    cur = tuple(shape)
-    for _ in range(4 if kind == "grid" else 6):
-        x0, y0 = cur[0]
-        out.append(tuple((x - x0, y - y0) for x, y in cur))
-        cur = tuple(turn_once(kind, o) for o in cur)
-    return out
 BORDERS_KEPT = 512  # lists of cells whose border a board keeps (then it starts again)
 
 
@@ -798,7 +738,8 @@ def _first_key(group: _Group):
     return group.first
 
 
-def _cell_sort_key(cell):
+def cell_sort_key(cell):
+    """Cells in order: grid and hex cells by row then column, then numbered cells, then named ones."""
     if isinstance(cell, tuple):
         return (0, cell[1], cell[0])
     if isinstance(cell, int):
@@ -806,19 +747,15 @@ def _cell_sort_key(cell):
     return (2, str(cell), 0)
 
 
-def cell_sort_key(cell):
-    return _cell_sort_key(cell)
-
-
 _ROW_THEN_COLUMN = itemgetter(1, 0)
 
 
 def sort_cells(cells) -> list:
-    """The cells in the order of _cell_sort_key. Grid and hex cells (tuples, the usual case) are
+    """The cells in the order of cell_sort_key. Grid and hex cells (tuples, the usual case) are
     sorted by a key made in C, in the same order: a region or a board's cells sort twice as fast."""
     cells = list(cells)
     if len(cells) > 1 and set(map(type, cells)) == {tuple}:
         cells.sort(key=_ROW_THEN_COLUMN)
     else:
-        cells.sort(key=_cell_sort_key)
+        cells.sort(key=cell_sort_key)
     return cells

@@ -10,7 +10,6 @@ from typing import Any, Callable
 
 from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND
 from rulelang.model.things import BoardZone, EnumMap, Entity, KeywordValue, Player, Zone, out_seats, players_in
-from rulelang.model.board import GRID4, GRID8, HEX6, cell_sort_key, shape_turns, sort_cells
 
 
 class RuleFailure(Exception):
@@ -54,12 +53,8 @@ def as_list(value) -> list:
     if isinstance(value, list):
         return value
     if isinstance(value, Zone):
-        if value.is_board:
-            return list(value.items)
         return list(value.items)
-    if isinstance(value, (tuple, set)):
-        return list(value)
-    if isinstance(value, range):
+    if isinstance(value, (tuple, set, range)):
         return list(value)
     if type(value) is EnumMap:  # its numbers, in the enum's order: sum(c.cost), max(p.gems)
         return list(value.values.values())
@@ -75,7 +70,7 @@ def _items(value) -> list:
     return as_list(value)
 
 
-def _board_of(x) -> BoardZone:
+def board_of(x) -> BoardZone:
     zone = x.zone if isinstance(x, Entity) else x
     if not isinstance(zone, BoardZone):
         raise RuleFailure(f"{describe(x)} is not on a board")
@@ -350,7 +345,7 @@ def _face_down(ctx, e):
 @builtin("neighbors", 1, 2, "the cards on the cells next to a card (or next to a cell: neighbors(board, cell))")
 def _neighbors(ctx, x, cell=None):
     if cell is None:
-        board = _board_of(x)
+        board = board_of(x)
         cell = x.cell
         if board.cells.pieces and x.id in board.cells.pieces:
             return board.cells.cards_next_to_piece(x)
@@ -378,7 +373,7 @@ def _adjacent(ctx, a, b):
 def _distance(ctx, a, b, c=None):
     if c is not None:
         return a.cells.distance(b, c)
-    board = _board_of(a)
+    board = board_of(a)
     return board.cells.distance(a.cell, b.cell)
 
 
@@ -405,59 +400,18 @@ def _occupied_cells(ctx, board):
 @builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")
 def _neighbor_cells(ctx, x, cell=None):
     if cell is None:
-        return _board_of(x).cells.piece_neighbour_cells(x)
+        return board_of(x).cells.piece_neighbour_cells(x)
     return list(x.cells.neighbour_cells(cell))
 
 
 @builtin("empty_cells_around", 1, 2, "the empty cells next to a card (or next to a cell: empty_cells_around(board, cell))")
 def _empty_around(ctx, x, cell=None):
     if cell is None:
-        cells = _board_of(x).cells
+        cells = board_of(x).cells
         if cells.pieces and x.id in cells.pieces:
             return [c for c in cells.piece_neighbour_cells(x) if not cells.stack(c)]
         return cells.empty_neighbour_cells(x.cell)
     return x.cells.empty_neighbour_cells(cell)
-
-
-def _shape_of(piece) -> tuple:
-    if not isinstance(piece, Entity):
-        raise RuleFailure(f"a piece is a card, not {describe(piece)}")
-    return piece.card.shape or ((0, 0),)
-
-
-@builtin("places_for", 2, 2, "where a card may be laid on a board: every list of free cells its shape fits "
-         "(places_for(board, piece); a piece of `covers N` cells in every turn)")
-def _places_for(ctx, board, piece):
-    board = _board_of(board)
-    from rulelang.core.budgets import current_budgets
-
-    most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
-    try:
-        return board.cells.placements(_shape_of(piece), most)
-    except OverflowError:
-        raise RuleFailure(f"places_for() would walk more than {most:,} paths of {board.name} for {describe(piece)} "
-                          "(the list_size budget); raise it with --budget list_size=N") from None
-
-
-@builtin("placed_at", 3, 4, "the cells a piece would cover with its first cell on a cell, turned n times "
-         "(a quarter turn on a square grid, a sixth on a hex map): placed_at(board, piece, cell, n)")
-def _placed_at(ctx, board, piece, cell, turn=0):
-    board = _board_of(board)
-    kind = board.cells.topology.kind
-    if kind not in ("grid", "hex"):
-        raise RuleFailure(f"placed_at() turns a piece on a square grid or a hex map, and {board.name} is a {kind}: "
-                          "name its cells, or choose one of places_for(board, piece)")
-    if not (isinstance(cell, tuple) and len(cell) == 2):
-        raise RuleFailure(f"placed_at() needs a cell (x, y), not {describe(cell)}")
-    if isinstance(turn, bool) or not isinstance(turn, int):
-        raise RuleFailure(f"placed_at() turns a piece a whole number of times, not {describe(turn)}")
-    turns = shape_turns(kind, _shape_of(piece))
-    return [(cell[0] + dx, cell[1] + dy) for dx, dy in turns[turn % len(turns)]]
-
-
-@builtin("covered_cells", 1, 1, "the cells a card on a board lies on (a piece's every cell, its first first)")
-def _covered_cells(ctx, x):
-    return _board_of(x).cells.covered_cells(x)
 
 
 @builtin("at", 2, 3, "the cards on one cell of a board, bottom first (at(board, cell, place): those in one place of it)")
@@ -625,205 +579,3 @@ def saturating_matching_exists(left: list, right: list, fits: Callable[[Any, Any
         return False
 
     return all(augment(i, [False] * len(right)) for i in range(len(left)))
-
-
-# ------------------------------------------------------------------ boards: lines, edges, regions, snapshots
-#
-# Built-ins for lines, edges and regions of a board, and for recognising a position seen before.
-#
-# - Directions are (dx, dy) steps of a board's lattice: `directions(board)` (every one),
-#   `straight_directions` and `diagonal_directions` (square grids). `towards(board, cell, d)` is the next
-#   cell that way; `ray(board, cell, d)` every cell from there to the board's edge, which a comprehension
-#   cuts short: `[c in ray(board, cell, d) while empty(at(board, c))]`.
-# - `edge(board, "top")` names the cells along one side of a fixed grid or hex board.
-# - Regions are groups of cells that touch, among cells the rules select: `regions(board, cells)`,
-#   `region(board, cell, cells)` and `cells_around(board, cells)` (the cells next to a group, outside it).
-#   They only visit the selected cells, through the board's neighbour table.
-# - `snapshot(...)` is a text that is the same exactly when the boards (or any values) given are the same:
-#   kept in a list var it is a record of earlier positions, for repetition rules.
-
-EDGE_NAMES = ("top", "bottom", "left", "right")
-# the built-ins whose first value is a board (the checker says so when it is a zone that is not one)
-BOARD_FUNCTIONS = ("directions", "straight_directions", "diagonal_directions", "towards", "ray", "edge",
-                   "empty_cells", "owned_cells", "regions", "region", "cells_around", "cards_on")
-
-
-def _board(x, fn: str) -> BoardZone:
-    if not isinstance(x, BoardZone):
-        raise RuleFailure(f"{fn}() needs a board as its first value, not {describe(x)}")
-    return x
-
-
-def _lattice(board: BoardZone, fn: str):
-    topo = board.cells.topology
-    if topo.kind not in ("grid", "hex"):
-        raise RuleFailure(f"{fn}() needs a grid or hex board: a {topo.kind} has no directions")
-    return topo
-
-
-def _direction(d, fn: str):
-    if type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
-        return d
-    if not (isinstance(d, tuple) and len(d) == 2 and all(isinstance(v, int) for v in d)):
-        raise RuleFailure(f"{fn}() needs a direction, a pair of whole numbers such as (1, 0); got {describe(d)}")
-    return d
-
-
-def _on_board(board: BoardZone, cell) -> bool:
-    return cell in board.cells.stacks or board.cells.topology.open
-
-
-@builtin("directions", 1, 1, "every direction of a grid or hex board, as (dx, dy) steps: 4 or 8 on a grid, 6 on a hex board")
-def _directions(ctx, board):
-    return list(_lattice(_board(board, "directions"), "directions").deltas)
-
-
-@builtin("straight_directions", 1, 1, "the four directions along rows and columns of a square grid: (1, 0), (-1, 0), (0, 1), (0, -1)")
-def _straight(ctx, board):
-    topo = _lattice(_board(board, "straight_directions"), "straight_directions")
-    return list(GRID4) if topo.kind == "grid" else list(HEX6)
-
-
-@builtin("diagonal_directions", 1, 1, "the four diagonal directions of a square grid: (1, 1), (1, -1), (-1, 1), (-1, -1)")
-def _diagonal(ctx, board):
-    topo = _lattice(_board(board, "diagonal_directions"), "diagonal_directions")
-    if topo.kind != "grid":
-        raise RuleFailure("diagonal_directions() needs a square grid")
-    return [d for d in GRID8 if d[0] and d[1]]
-
-
-@builtin("towards", 3, 4, "the cell one step (or n steps: towards(board, cell, d, n)) from a cell in a direction, or none off the board")
-def _towards(ctx, board, cell, d, n=1):
-    board = _board(board, "towards")
-    _lattice(board, "towards")
-    dx, dy = _direction(d, "towards")
-    target = (cell[0] + dx * n, cell[1] + dy * n)
-    return target if _on_board(board, target) else None
-
-
-@builtin("ray", 3, 3, "the cells in a line from a cell (not included) in a direction to the board's edge, nearest first; "
-                      "cut it short with [c in ray(board, cell, d) while cond]")
-def _ray(ctx, board, cell, d):
-    board = _board(board, "ray")
-    topo = _lattice(board, "ray")
-    if topo.open:
-        raise RuleFailure("ray() needs a board of fixed size (an open board has no edge)")
-    dx, dy = _direction(d, "ray")
-    return board.cells.ray(cell, dx, dy)
-
-
-@builtin("edge", 2, 2, 'the cells along one side of a fixed grid or hex board: edge(board, "top"), "bottom", "left" or "right"')
-def _edge(ctx, board, side):
-    board = _board(board, "edge")
-    topo = board.cells.topology
-    if side not in EDGE_NAMES:
-        raise RuleFailure(f'edge() knows the sides "top", "bottom", "left" and "right", not {describe(side)}')
-    if topo.kind not in ("grid", "hex") or topo.width is None:
-        raise RuleFailure("edge() needs a square grid with a size or a hex rhombus or rectangle")
-    # a fixed board's sides never change: each is computed once per board shape
-    cache = topo.edge_cache
-    if side not in cache:
-        cache[side] = _edge_cells(board.cells.cells(), side, topo.height)
-    return list(cache[side])
-
-
-def _edge_cells(cells: list, side: str, height: int) -> list:
-    if side == "top":
-        return [c for c in cells if c[1] == 0]
-    if side == "bottom":
-        return [c for c in cells if c[1] == height - 1]
-    rows: dict = {}
-    for c in cells:
-        rows.setdefault(c[1], []).append(c[0])
-    pick = min if side == "left" else max
-    return [(pick(xs), y) for y, xs in sorted(rows.items())]
-
-
-@builtin("empty_cells", 1, 1, "the cells of a fixed board that hold no card")
-def _empty_cells(ctx, board):
-    return _board(board, "empty_cells").cells.empty_cells()
-
-
-@builtin("owned_cells", 2, 2, "the cells of a board whose top card belongs to a player")
-def _owned_cells(ctx, board, player):
-    board = _board(board, "owned_cells")
-    if not isinstance(player, Player):
-        raise RuleFailure(f"owned_cells() needs a player as its second value, not {describe(player)}")
-    return board.cells.owned_by(player.seat)
-
-
-def _cell_set(cells, fn: str) -> set:
-    items = as_list(cells)
-    if Entity not in set(map(type, items)):  # cells only (the usual case): one C-level pass
-        return set(items)
-    out = set()
-    for c in items:
-        if isinstance(c, Entity):
-            c = c.cell
-        out.add(c)
-    return out
-
-
-@builtin("regions", 2, 2, "the groups of touching cells among the given cells (or cards' cells), each a list of cells: "
-                          "regions(board, owned_cells(board, p))")
-def _regions(ctx, board, cells):
-    board = _board(board, "regions")
-    return board.cells.regions(_cell_set(cells, "regions"))
-
-
-@builtin("region", 3, 3, "the group of touching cells, among the given cells, that holds one cell (empty if the cell is not "
-                         "among them): region(board, cell, owned_cells(board, p))")
-def _region(ctx, board, cell, cells):
-    board = _board(board, "region")
-    if isinstance(cell, Entity):
-        cell = cell.cell
-    return board.cells.region(cell, _cell_set(cells, "region"))
-
-
-@builtin("cells_around", 2, 2, "the cells next to any of the given cells (or cards' cells) but not among them: "
-                               "the border of a group")
-def _cells_around(ctx, board, cells):
-    board = _board(board, "cells_around")
-    known = board.cells.border_of(cells)  # (a list asked about before: a group the board keeps, a def's value)
-    if known is not None:
-        return known
-    members = _cell_set(cells, "cells_around")
-    neighbours = board.cells.neighbour_cells
-    out = sort_cells({other for cell in members for other in neighbours(cell) if other not in members})
-    board.cells.keep_border(cells, out)
-    return out
-
-
-@builtin("cards_on", 2, 2, "the cards on the given cells of a board, cell by cell, bottom first")
-def _cards_on(ctx, board, cells):
-    board = _board(board, "cards_on")
-    out = []
-    for c in as_list(cells):
-        out.extend(board.cells.stack(c))
-    return out
-
-
-def _snap(value) -> str:
-    if isinstance(value, BoardZone):
-        parts = []
-        for cell, stack in sorted(value.cells.stacks.items(), key=lambda kv: cell_sort_key(kv[0])):
-            if stack:
-                parts.append(f"{describe(cell)}=" + "+".join(_card_key(e) for e in stack))
-        return value.key + "{" + ";".join(parts) + "}"
-    if isinstance(value, Zone):
-        return value.key + "[" + ",".join(_card_key(e) for e in value.items) + "]"
-    if isinstance(value, list):
-        return "[" + ",".join(_snap(v) for v in value) + "]"
-    return describe(value)
-
-
-def _card_key(e: Entity) -> str:
-    fields = ",".join(f"{k}={describe(v)}" for k, v in sorted(e.attrs.items()))
-    return f"{e.card.component}({fields})@{e.owner}" + ("v" if e.face_down else "")
-
-
-@builtin("snapshot", 1, None, "a text that is the same exactly when the given boards, zones and values are the same "
-                              "(cards compared by kind, fields and owner): keep it in a list var to recognise a "
-                              "position seen before")
-def _snapshot(ctx, *values):
-    return "|".join(_snap(v) for v in values)
