@@ -41,6 +41,20 @@ def play_random(match, seed: int = 0, limit: int = 20_000) -> list[int]:
     return answers
 
 
+def seeded_positions(game, every: int, seed: int) -> list:
+    """Copies of a seeded random 2-player match, one every `every` decisions."""
+    import random
+
+    rng = random.Random(seed)
+    match = game.new_match(players=2, seed=seed)
+    kept = []
+    while not match.is_over:
+        if match.s.decisions % every == 0:
+            kept.append(match.clone())
+        match.apply(rng.randrange(match.option_count()))
+    return kept
+
+
 def assert_plain_words(text: str) -> None:
     for word in LARK_WORDS:
         assert word not in text, f"a diagnostic shows {word!r}:\n{text}"

@@ -1,6 +1,5 @@
 """Match.mark and Match.restore: options tried one after another on one match, put back as it was
 after each (the greedy bot's search), give what the same options give on copies."""
-import random
 
 import pytest
 
@@ -8,18 +7,11 @@ import rulelang
 from rulelang.bots.agents import position_value
 from rulelang.core.resources import games_dir
 from rulelang.engine.visibility import option_keys
+from conftest import seeded_positions
 
 
-def _positions(game, every: int, seed: int = 4):
-    """Copies of a seeded random 2-player match, one every `every` decisions."""
-    rng = random.Random(seed)
-    match = game.new_match(players=2, seed=seed)
-    kept = []
-    while not match.is_over:
-        if match.s.decisions % every == 0:
-            kept.append(match.clone())
-        match.apply(rng.randrange(match.option_count()))
-    return kept
+def _positions(game, every: int):
+    return seeded_positions(game, every, seed=4)
 
 
 def _dump(match) -> dict:

@@ -1,6 +1,5 @@
 """Match.try_option: an option applied up to the next choice, whose options are not listed. The
 position it stops at is the one `apply` reaches (the greedy bot scores it), and it cannot be played on."""
-import random
 
 import pytest
 
@@ -8,18 +7,11 @@ import rulelang
 from rulelang.core.resources import games_dir
 from rulelang.engine.visibility import option_keys
 from rulelang.model.things import encode
+from conftest import seeded_positions
 
 
 def _positions(game, every: int):
-    """Copies of a seeded random 2-player match, one every `every` decisions."""
-    rng = random.Random(3)
-    match = game.new_match(players=2, seed=3)
-    kept = []
-    while not match.is_over:
-        if match.s.decisions % every == 0:
-            kept.append(match.clone())
-        match.apply(rng.randrange(match.option_count()))
-    return kept
+    return seeded_positions(game, every, seed=3)
 
 
 def _seen(match):
