@@ -301,3 +301,15 @@ def test_a_json_scenario_that_does_not_fit_the_form_is_said_at_its_place(tmp_pat
     d = caught.value.diagnostics[0]
     assert words in d.message and (d.span.line, d.span.column) == where, (d.message, d.span)
     assert d.span.file == str(path)
+
+
+def test_a_position_file_that_holds_no_saved_match_fails_at_its_line(tmp_path):
+    """`position from "FILE"` takes a match saved as JSON; any other JSON object is said, not ignored."""
+    (tmp_path / "other.json").write_text('{"round": 3}', encoding="utf-8")
+    path = tmp_path / "s.rules"
+    path.write_text('scenario "s" {\n  game "tictactoe"\n  players 2\n  position from "other.json"\n'
+                    '  expect true\n}\n', encoding="utf-8")
+    [result] = run_file(path, {})
+    assert not result.passed
+    assert 'the position file "other.json" holds no saved match (it has no "stack")' in result.message
+    assert "4 |   position from" in result.message

@@ -161,10 +161,10 @@ class Coverage:
 
     def new_match(self, game, players: int | None = None, seed: int = 0):
         """game.new_match(players, seed), watched from its first line (setup included)."""
-        from rulelang.engine.runtime import Match, _new_state
+        from rulelang.engine.runtime import Match, new_state
 
         players = players if players is not None else game.program.game.players_default
-        match = Match(game, _new_state(game.program, players, seed))
+        match = Match(game, new_state(game.program, players, seed))
         self.watch(match)
         match.start()
         return match

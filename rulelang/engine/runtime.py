@@ -588,7 +588,7 @@ class Game:
             if n > limit:
                 span = self.rules.game().span if self.rules.game() else Span()
                 raise exceeded(span, "players", f"a match of {n:,} players is more than a match may have", limit)
-            state = _new_state(self.program, n, seed)
+            state = new_state(self.program, n, seed)
         except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
             raise as_rules_error(exc, None) from None
         match = Match(self, state)
@@ -614,7 +614,7 @@ class Game:
                                         f"({type(exc).__name__}: {str(exc)[:200]})")) from None
 
 
-def _new_state(program: Program, n: int, seed: int) -> State:
+def new_state(program: Program, n: int, seed: int) -> State:
     s = State(seed)
     vm = VM(program, s)
     for seat in range(n):

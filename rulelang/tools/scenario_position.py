@@ -16,7 +16,7 @@ from rulelang.core.resources import examples_dir, find_game, games_dir
 from rulelang.compile.loader import load
 from rulelang.balance.coverage import load_for_coverage
 from rulelang.engine.program import RuleError
-from rulelang.engine.runtime import Frame, Game, Match, _new_state
+from rulelang.engine.runtime import Frame, Game, Match, new_state
 from rulelang.engine.values import check_piece
 from rulelang.core.sourcefile import NotAJsonObject, read_json_object
 from rulelang.language.tables import confinement_problem
@@ -39,7 +39,7 @@ class PositionBuilder(ScenarioExpressions):
         return [i for i in self.sc.items if i.kind == kind]
 
     def position_data(self, item) -> dict:
-        """The JSON object of a `position from "FILE"` (a saved match, or a position), or a
+        """The JSON object of a `position from "FILE"` (a saved match), or a
         ScenarioFailure at that line saying why it cannot be read."""
         def refuse(why: str):
             raise ScenarioFailure(item.span, f'the position file "{item.text}" {why}')
@@ -144,15 +144,17 @@ class PositionBuilder(ScenarioExpressions):
         seed = seed_items[0].number if seed_items else 0
         positions = self._items("position")
         files = self._items("position_file")
-        state = _new_state(game.program, players, seed)
+        state = new_state(game.program, players, seed)
         match = Match(game, state)
         if not positions and not files:
             state.stack.append(Frame(game.program.flow, 0, {}, [], "flow"))
             return match
         if files:
             data = self.position_data(files[0])
-            if "stack" in data:
-                return game.match_from_json(data)
+            if "stack" not in data:  # (a JSON object that is no saved match would start nowhere)
+                raise ScenarioFailure(files[0].span, f'the position file "{files[0].text}" holds no saved match '
+                                      '(it has no "stack")', expected="a match saved as JSON (Match.to_json)")
+            return game.match_from_json(data)
         box = Zone("box", "__box", None, "hidden")
         state.zones["__box"] = box
         used: set[int] = set()
