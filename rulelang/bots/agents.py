@@ -89,32 +89,42 @@ class GreedyAgent:
             indexes = self.rng.sample(indexes, self.max_options)
         best: list[int] = []
         best_value = None
-        # each option tried on the imagined copy, which is then put back as it was (Match.mark); a
-        # copy with chance queued by a scenario is copied once per option instead
-        mark = None
-        if world.s.fixed_chance is None and self.put_back:
-            if world.game.program.heuristic is not None:
-                try:  # what the heuristic remembers by neighbourhood now stays right after each restore
-                    for other in range(len(world.s.players)):
-                        world.heuristic(other)
-                except Exception:  # (said, if it matters, when a position after an option is scored)
-                    pass
-            mark = world.mark()
-        for index in indexes:
-            trial = world if mark is not None else world.clone(answer=index)
-            try:  # up to the next choice of two or more options, which is not listed (try_option)
-                trial.try_option(index if mark is not None else 0)
-            except Exception:  # an option the imagined deal cannot play: tried last
-                value = (-1, float("-inf"), float("-inf"))
-            else:  # (a heuristic that fails is the rules' error, said at its line)
-                value = position_value(trial, seat)
-            if mark is not None:
-                world.restore(mark)
+        for index, value in zip(indexes, option_values(world, seat, indexes, self.put_back)):
             if best_value is None or value > best_value:
                 best, best_value = [index], value
             elif value == best_value:
                 best.append(index)
         return self.rng.choice(best)
+
+
+def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True) -> list[tuple]:
+    """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
+    copy) up to the next choice of two or more options, which is not listed (``Match.try_option``).
+    With `put_back`, the world's heuristic is worked out for every seat, it is marked, and put back
+    after each option (``Match.mark``/``restore``: what it remembers by neighbourhood stays right);
+    otherwise, or with chance queued by a scenario, each option is tried on a copy of its own. An
+    option the world cannot play is valued last."""
+    mark = None
+    if world.s.fixed_chance is None and put_back:
+        if world.game.program.heuristic is not None:
+            try:
+                for other in range(len(world.s.players)):
+                    world.heuristic(other)
+            except Exception:  # (said, if it matters, when a position after an option is scored)
+                pass
+        mark = world.mark()
+    values = []
+    for index in indexes:
+        trial = world if mark is not None else world.clone(answer=index)
+        try:
+            trial.try_option(index if mark is not None else 0)
+        except Exception:  # an option the imagined deal cannot play: tried last
+            values.append((-1, float("-inf"), float("-inf")))
+        else:  # (a heuristic that fails is the rules' error, said at its line)
+            values.append(position_value(trial, seat))
+        if mark is not None:
+            world.restore(mark)
+    return values
 
 
 def player_values(world: Match) -> list[float] | None:

@@ -511,10 +511,7 @@ class DeclarationsToAst(Transformer):
     def scen_expect_error(self, meta, c):
         return N.ScenarioItem(span=self._span(meta), kind="expect_error", text=_unquote(c[0]))
 
-    def pos_item(self, c):
-        doc, item = c[0], c[1]
-        item.doc = _docs(doc)
-        return item
+    pos_item = scen_item  # (a position's line and its doc comment, as a scenario's)
 
     @v_args(meta=True)
     def pos_round(self, meta, c):

@@ -210,13 +210,12 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
 def search_rates(game, players: int, seconds: float, positions: int = 24, slices: int = 6) -> dict:
     """Options tried per second by the greedy bot's search, at up to ``positions`` decisions spread
-    over a seeded random game: "put back" as the bot does it (every seat's heuristic worked out and
-    the position marked once, then for every distinct option: ``Match.try_option``,
-    ``agents.position_value``, ``Match.restore``), "copy" with a copy of the position per option
-    instead (``Match.clone(answer=i)``). Alternating slices, as in ``race``."""
+    over a seeded random game, each tried as the bot tries them (``agents.option_values``): "put
+    back" (the position marked once, each option tried on it and put back), "copy" with a copy of
+    the position per option instead. Alternating slices, as in ``race``."""
     import random
 
-    from rulelang.bots.agents import position_value
+    from rulelang.bots.agents import option_values
     from rulelang.engine.visibility import option_keys
 
     rng = random.Random(5)
@@ -235,19 +234,7 @@ def search_rates(game, players: int, seconds: float, positions: int = 24, slices
             while spent < per_slice:
                 for world, seat, indexes in trials:
                     start = time.perf_counter()
-                    if side == "put back":  # as the greedy bot does: the heuristic worked out, then marked
-                        for other in range(players):
-                            world.heuristic(other)
-                        mark = world.mark()
-                        for i in indexes:
-                            world.try_option(i)
-                            position_value(world, seat)
-                            world.restore(mark)
-                    else:  # a copy keeping only the option tried
-                        for i in indexes:
-                            trial = world.clone(answer=i)
-                            trial.try_option(0)
-                            position_value(trial, seat)
+                    option_values(world, seat, indexes, put_back=side == "put back")
                     spent += time.perf_counter() - start
                     count += len(indexes)
             sides[side][0] += count
