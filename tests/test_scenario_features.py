@@ -254,7 +254,7 @@ def test_the_json_form_takes_every_line_of_the_text_form(tmp_path):
 
 
 def test_the_json_form_writes_the_text_form_line_for_line():
-    from rulelang.tools.scenario_json import json_to_rules
+    from rulelang.tools.scenario import json_to_rules
 
     text = json_to_rules({"rule": "\"Deal five cards.\"", "game": "highcard", "variant": ["lowball"], "players": 2,
                           "settings": {"hand_size": 3, "mode": "quick", "title": "Two words", "strict": False},

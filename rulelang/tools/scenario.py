@@ -1,16 +1,22 @@
 """Rule tests that designers write: a position, a step, the expected outcome (`rulelang test FILE...`).
 
-A scenario file holds ``scenario "name" { ... }`` blocks (rules syntax) or is a JSON file with the
-same parts; docs/scenarios.md describes every line. Cards named in a position are taken from the
-game's own cards (never made up), so cards stay conserved; piles are listed from the top down.
+This module reads scenario files and runs them (``run_file``, ``check_scenarios`` for `rulelang
+check`, ``scenario_files_for``). A scenario file holds ``scenario "name" { ... }`` blocks (rules
+syntax) or is a JSON file with the same parts, written here as the rules syntax that the parser then
+reads (``json_to_rules``); docs/scenarios.md describes every line and, under "Scenarios in JSON",
+every key. In the JSON form, expressions and cards stay texts of the rules language
+(``"player(2)"``, ``"Card(suit: clubs, rank: 3) * 2"``), and a key the form does not know, a value
+of the wrong kind or JSON that does not read is refused at its place in the JSON file.
 
-The parts live beside it: ``scenario_report`` (results and failures), ``scenario_expressions``
-(the game's expressions in a scenario), ``scenario_position`` (the game and the position),
-``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations) and
-``scenario_json`` (the JSON form).
+Cards named in a position are taken from the game's own cards (never made up), so cards stay
+conserved; piles are listed from the top down. The parts live beside it: ``scenario_report``
+(results and failures), ``scenario_position`` (the game, the position and the game's expressions
+in a scenario) and ``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations).
 """
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from rulelang.language import nodes as N
@@ -18,14 +24,285 @@ from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
 from rulelang.core.sourcefile import check_file_size
-from rulelang.tools.scenario_json import json_file_to_rules, json_to_rules  # noqa: F401
-from rulelang.tools.scenario_position import game_path
+from rulelang.tools.scenario_position import SCENARIO_VALUES, game_path
 from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
-from rulelang.tools.scenario_expressions import SCENARIO_VALUES
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_to_rules", "load_scenarios",
            "run_file", "scenario_files_for"]
+
+# ------------------------------------------------------------------ scenario files in JSON form
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SCENARIO_KEYS = ("name", "rule", "game", "variant", "variants", "players", "seed", "setting", "settings",
+                 "position", "position_file", "steps")
+POSITION_KEYS = ("round", "phase", "step", "set", "zones", "next_roll", "next_random", "next_shuffle", "for")
+LOOP_KEYS = ("var", "in", "set", "zones", "next_roll", "next_random", "next_shuffle", "for")
+STEP_KEYS = ("run", "choose", "choose_option", "choose_card", "choose_cell", "expect", "expect_error", "next_roll",
+             "next_random", "next_shuffle", "stop_at_every_choice", "repeat")
+
+
+class JsonScenario:
+    """One JSON scenario file's text, turned into rules syntax; its problems said at their place."""
+
+    def __init__(self, text: str, path: str):
+        self.text = text
+        self.path = path
+
+    # ---- problems, at their place in the JSON text
+    def where(self, key: str | None) -> Span:
+        at = self.text.find(json.dumps(key)) if key is not None else -1
+        if at < 0:
+            return Span(file=self.path, line=1, column=1)
+        line = self.text.count("\n", 0, at) + 1
+        column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+        return Span(file=self.path, line=line, column=column, end_line=line, end_column=column + len(json.dumps(key)))
+
+    def refuse(self, key: str | None, message: str, expected: str | None = None):
+        raise RulesError(Diagnostic(self.where(key), message, expected))
+
+    def check_keys(self, obj, known: tuple, what: str):
+        if not isinstance(obj, dict):
+            self.refuse(None, f"{what} is an object in a JSON scenario, not {json.dumps(obj)[:60]}")
+        for key in obj:
+            if key not in known:
+                self.refuse(key, f'{what} has no key "{key}"', expected="one of: " + ", ".join(known))
+
+    def text_of(self, obj: dict, key: str) -> str:
+        value = obj[key]
+        if not isinstance(value, str):
+            self.refuse(key, f'"{key}" is a text in a JSON scenario, not {json.dumps(value)[:60]}')
+        return value
+
+    def number_of(self, obj: dict, key: str) -> int:
+        value = obj[key]
+        if type(value) is not int:
+            self.refuse(key, f'"{key}" is a whole number in a JSON scenario, not {json.dumps(value)[:60]}')
+        return value
+
+    def list_of(self, obj: dict, key: str, kind=str) -> list:
+        value = obj[key]
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and kind is not list:
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(x, kind) and not isinstance(x, bool) for x in value):
+            words = "texts" if kind is str else "whole numbers"
+            self.refuse(key, f'"{key}" is a list of {words} in a JSON scenario, not {json.dumps(value)[:60]}')
+        return value
+
+    # ---- the scenario
+    def rules(self) -> str:
+        """The whole file as rules syntax (raises RulesError at the JSON's place when it cannot be)."""
+        try:
+            data = json.loads(self.text)
+        except json.JSONDecodeError as exc:
+            raise RulesError(Diagnostic(Span(file=self.path, line=exc.lineno, column=exc.colno),
+                                        f"this JSON scenario file does not read: {exc.msg}")) from None
+        items = data if isinstance(data, list) else [data]
+        stem = re.sub(r"\.json$", "", self.path.replace("\\", "/").rsplit("/", 1)[-1])
+        return "".join(self.scenario(d, f"{stem} {i + 1}") for i, d in enumerate(items))
+
+    def scenario(self, data, name: str) -> str:
+        self.check_keys(data, SCENARIO_KEYS, "a scenario")
+        lines = self.doc(data, "")
+        title = self.text_of(data, "name") if "name" in data else name
+        lines.append(f"scenario {json.dumps(title)} {{")
+        if "game" in data:
+            lines.append(f"  game {json.dumps(self.text_of(data, 'game'))}")
+        for key in ("variant", "variants"):
+            if key in data:
+                lines.append("  variant " + ", ".join(self.names(data, key)))
+        for key in ("players", "seed"):
+            if key in data:
+                lines.append(f"  {key} {self.number_of(data, key)}")
+        for key in ("setting", "settings"):
+            if key in data:
+                settings = data[key]
+                if not isinstance(settings, dict):
+                    self.refuse(key, f'"{key}" is an object of settings and values in a JSON scenario',
+                                expected='{"hand_size": 3, "scoring": "doubled"}')
+                for setting, value in settings.items():
+                    lines.append(f"  setting {self.name(setting, key)} = {self.setting_value(setting, value)}")
+        if "position" in data:
+            lines.append("  position {")
+            lines += self.position(data["position"], "    ", POSITION_KEYS, "the position")
+            lines.append("  }")
+        if "position_file" in data:
+            lines.append(f"  position from {json.dumps(self.text_of(data, 'position_file'))}")
+        steps = data.get("steps", [])
+        if not isinstance(steps, list):
+            self.refuse("steps", '"steps" is a list of steps in a JSON scenario')
+        lines += self.steps(steps, "  ")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def doc(self, obj: dict, indent: str) -> list[str]:
+        rule = obj.get("rule", [])  # the rulebook sentence checked: a text or a list of lines
+        if not isinstance(rule, (str, list)):
+            self.refuse("rule", '"rule" is a text or a list of texts (the rulebook sentence checked)')
+        return [f"{indent}/// {line}" for part in ([rule] if isinstance(rule, str) else rule)
+                for line in str(part).splitlines()]
+
+    def name(self, name, key: str) -> str:
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            self.refuse(key, f'"{key}" holds names of the game (letters, digits and _), not {json.dumps(name)}')
+        return name
+
+    def names(self, data: dict, key: str) -> list[str]:
+        value = data[key]
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list):
+            self.refuse(key, f'"{key}" is a name or a list of names in a JSON scenario')
+        out = []
+        for v in values:
+            out += [self.name(part.strip(), key) for part in v.split(",")] if isinstance(v, str) else [self.name(v, key)]
+        return out
+
+    def setting_value(self, setting: str, value) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if type(value) is int:
+            return str(value)
+        if isinstance(value, str):
+            return value if _NAME.fullmatch(value) else json.dumps(value)
+        self.refuse(setting, f'setting "{setting}" takes a choice, a whole number, a text, true or false, '
+                             f"not {json.dumps(value)[:60]}")
+
+    # ---- the position
+    def position(self, pos, indent: str, known: tuple, what: str) -> list[str]:
+        self.check_keys(pos, known, what)
+        lines = []
+        if "round" in pos:
+            lines.append(f"{indent}round {self.number_of(pos, 'round')}")
+        if "phase" in pos:
+            lines.append(f"{indent}phase {self.name(pos['phase'], 'phase')}")
+        if "step" in pos:
+            lines.append(f"{indent}step {self.name(pos['step'], 'step')}")
+        if "set" in pos:
+            if not isinstance(pos["set"], dict):
+                self.refuse("set", '"set" is an object of targets and expressions in a JSON scenario',
+                            expected='{"first_player": "player(1)"}')
+            for target, value in pos["set"].items():
+                lines.append(f"{indent}set {target} = {self.expr(value, target)}")
+        if "zones" in pos:
+            zones = pos["zones"]
+            if not isinstance(zones, dict):
+                self.refuse("zones", '"zones" is an object of zones and their cards in a JSON scenario')
+            for zone, cards in zones.items():
+                if isinstance(cards, dict):
+                    for cell, items in cards.items():
+                        lines.append(f"{indent}{zone} at {cell}: " + self.cards(items, zone))
+                else:
+                    lines.append(f"{indent}{zone}: " + self.cards(cards, zone))
+        lines += self.chance(pos, indent)
+        loops = pos.get("for", [])
+        if not isinstance(loops, list):
+            self.refuse("for", '"for" is a list of loops ({"var": NAME, "in": LIST, ...}) in a JSON scenario')
+        for loop in loops:
+            self.check_keys(loop, LOOP_KEYS, "a position's loop")
+            if "var" not in loop or "in" not in loop:
+                self.refuse("for", 'a position\'s loop needs "var" (a name) and "in" (a list)',
+                            expected='{"var": "x", "in": "0..4", "zones": {...}}')
+            lines.append(f"{indent}for {self.name(loop['var'], 'var')} in {self.expr(loop['in'], 'in')} {{")
+            lines += self.position({k: v for k, v in loop.items() if k not in ("var", "in")}, indent + "  ",
+                                   LOOP_KEYS, "a position's loop")
+            lines.append(f"{indent}}}")
+        return lines
+
+    def expr(self, value, key: str) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if type(value) is int:
+            return str(value)
+        if not isinstance(value, str):
+            self.refuse(key, f'"{key}" is an expression of the rules language, as a text, not {json.dumps(value)[:60]}')
+        return value
+
+    def cards(self, cards, key: str) -> str:
+        if cards == [] or cards == "empty":
+            return "empty"
+        if isinstance(cards, str):
+            cards = [cards]
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            self.refuse(key, f'the cards of "{key}" are a list of texts: ["Card(rank: 3)", "Card(rank: 5) * 2"]')
+        return ", ".join(cards)
+
+    def chance(self, obj: dict, indent: str) -> list[str]:
+        lines = []
+        if "next_roll" in obj:
+            lines.append(f"{indent}next roll " + ", ".join(str(n) for n in self.list_of(obj, "next_roll", int)))
+        if "next_random" in obj:
+            values = obj["next_random"]
+            values = values if isinstance(values, list) else [values]
+            lines.append(f"{indent}next random " + ", ".join(self.expr(v, "next_random") for v in values))
+        if "next_shuffle" in obj:
+            shuffles = obj["next_shuffle"]
+            if not isinstance(shuffles, dict) or not shuffles:
+                self.refuse("next_shuffle", '"next_shuffle" is an object of a zone and its cards from the top',
+                            expected='{"deck": ["Card(suit: hearts, rank: 8)"]}')
+            for zone, cards in shuffles.items():
+                lines.append(f"{indent}next shuffle {zone}: " + self.cards(cards, zone))
+        return lines
+
+    # ---- the steps
+    def steps(self, steps: list, indent: str) -> list[str]:
+        lines = []
+        for step in steps:
+            self.check_keys(step, STEP_KEYS + ("rule", "steps"), "a step")
+            lines += self.doc(step, indent)
+            kinds = [k for k in STEP_KEYS if k in step]
+            if len(kinds) != 1 and kinds != ["run", "stop_at_every_choice"]:
+                self.refuse(kinds[1] if len(kinds) > 1 else "rule",
+                            f"a step does one thing, not {' and '.join(kinds) or 'nothing'}",
+                            expected="one of: " + ", ".join(STEP_KEYS))
+            if "steps" in step and kinds != ["repeat"]:
+                self.refuse("steps", '"steps" inside a step goes with "repeat"', expected='{"repeat": 3, "steps": [...]}')
+            kind = kinds[0]
+            if kind == "run":
+                every = " stop at every choice" if self.flag(step, "stop_at_every_choice") else ""
+                lines.append(f"{indent}run {self.text_of(step, 'run')}{every}")
+            elif kind == "stop_at_every_choice":
+                if self.flag(step, kind):
+                    lines.append(f"{indent}stop at every choice")
+            elif kind == "choose":
+                lines.append(f"{indent}choose {json.dumps(self.text_of(step, 'choose'))}")
+            elif kind == "choose_option":
+                lines.append(f"{indent}choose option {self.number_of(step, kind)}")
+            elif kind in ("choose_card", "choose_cell"):
+                lines.append(f"{indent}choose {kind[7:]} {self.expr(step[kind], kind)}")
+            elif kind == "expect":
+                lines.append(f"{indent}expect {self.expr(step['expect'], 'expect')}")
+            elif kind == "expect_error":
+                lines.append(f"{indent}expect error {json.dumps(self.text_of(step, 'expect_error'))}")
+            elif kind == "repeat":
+                inner = step.get("steps", [])
+                if not isinstance(inner, list):
+                    self.refuse("steps", '"steps" is a list of steps in a JSON scenario')
+                lines.append(f"{indent}repeat {self.number_of(step, 'repeat')} {{")
+                lines += self.steps(inner, indent + "  ")
+                lines.append(f"{indent}}}")
+            else:
+                lines += self.chance(step, indent)
+        return lines
+
+    def flag(self, obj: dict, key: str) -> bool:
+        value = obj.get(key, False)
+        if not isinstance(value, bool):
+            self.refuse(key, f'"{key}" is true or false in a JSON scenario, not {json.dumps(value)[:60]}')
+        return value
+
+
+def json_to_rules(data: dict, name: str) -> str:
+    """A JSON scenario (already read) written as rules syntax (one item per line)."""
+    return JsonScenario(json.dumps(data, indent=1), "<json>").scenario(data, name)
+
+
+def json_file_to_rules(text: str, path: str) -> str:
+    """A JSON scenario file's text (an object, or a list of them) written as rules syntax; RulesError
+    at the JSON's place when it does not read or has a key or value the JSON form does not take."""
+    return JsonScenario(text, path).rules()
+
+
+# ------------------------------------------------------------------ reading and running scenario files
 
 
 def load_scenarios(path: Path) -> list[N.ScenarioDecl]:

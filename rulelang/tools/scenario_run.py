@@ -247,26 +247,24 @@ class ScenarioRunner(PositionBuilder):
 
     def answer(self, match: Match, item: N.ScenarioItem):
         options = match.legal_options()
+        listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
         if not self.answers:
-            listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
             raise ScenarioFailure(item.span, f'the match asks Player {match.to_move + 1}: "{match.prompt or "choose"}", '
                                   f"but the scenario has no `choose` left for it. The options are:\n{listing}")
         answer = self.answers.pop(0)
         if answer.unit is not None:
-            return self.answer_by_value(match, answer, options)
+            return self.answer_by_value(match, answer, options, listing)
         text = answer.text.strip().lower()
         exact = [o for o in options if o.label.lower() == text]
         found = exact or [o for o in options if text in o.label.lower()]
         if len(found) != 1:
-            listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
             what = "matches none" if not found else f"matches {len(found)}"
             raise AnswerNotOffered(answer.span, f'"{answer.text}" {what} of the options for "{match.prompt or "choose"}":\n{listing}')
         return found[0].index
 
-    def answer_by_value(self, match: Match, answer: N.ScenarioItem, options) -> int:
+    def answer_by_value(self, match: Match, answer: N.ScenarioItem, options, listing: str) -> int:
         """`choose option N` (the N-th option as listed), `choose card EXPR`, `choose cell EXPR`: the one
         option that binds that card (or cell), for options whose labels are equal."""
-        listing = "\n".join(f"    {o.index + 1}. {o.label}" for o in options)
         prompt = match.prompt or "choose"
         if answer.unit == "option":
             if not 1 <= answer.number <= len(options):
