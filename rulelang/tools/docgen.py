@@ -6,10 +6,10 @@ sections are ``_Renderer.page``'s calls, in order. The cards are computed by loa
 (``game.program.card_sets``); everything else comes from the AST, and nothing here knows any
 particular game. A file that parses but does not load still gets a page that says what is missing.
 
-The parts live beside it: ``docgen_text`` (source text, walking the AST, assumptions),
-``docgen_flow`` (the flow: diagram, picture, list) and ``docgen_reference`` (the reference's
-grammar and built-ins tables, the commands' usage, ``python3 -m rulelang.tools.docgen``). Their
-public names are importable from here too.
+The parts live beside it: ``docgen_text`` (source text, walking the AST, assumptions; the
+reference's grammar and built-ins tables, the commands' usage, ``python3 -m rulelang.tools.docgen``)
+and ``docgen_flow`` (the flow: diagram, picture, list). Their public names are importable from here
+too.
 """
 from __future__ import annotations
 
@@ -21,11 +21,10 @@ from pathlib import Path
 from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, RulesError
 from rulelang.tools.docgen_flow import build_flow, flow_list, flow_mermaid, flow_svg, line_link
-from rulelang.tools.docgen_text import (Source, cell, child_blocks, code, collect_assumptions, decl_bodies, decl_title,
-                                        doc_text, first_sentence, walk_stmts)  # noqa: F401
-from rulelang.tools.docgen_reference import (BUILTINS_BEGIN, BUILTINS_END, REGENERATE_BUILTINS,  # noqa: F401
-                                             builtins_section, builtins_table, cli_usage, grammar_rules,
-                                             grammar_rules_by_name, main)
+from rulelang.tools.docgen_text import (BUILTINS_BEGIN, BUILTINS_END, REGENERATE_BUILTINS,  # noqa: F401
+                                        Source, builtins_section, builtins_table, cell, child_blocks, cli_usage, code,
+                                        collect_assumptions, decl_bodies, decl_title, doc_text, first_sentence,
+                                        grammar_rules, grammar_rules_by_name, main, walk_stmts)
 
 # ------------------------------------------------------------------ cards
 
