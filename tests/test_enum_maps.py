@@ -296,7 +296,7 @@ def test_a_field_names_the_colour_of_its_cards_and_the_command_still_overrides(g
     match = gems.new_match(players=2, seed=0)
     assert colour_fields(match) == {"Card": "rank"}
     card = match.s.entities[0]
-    assert kind_of(card, None, None, None, colour_fields(match)) == f"rank={card.attrs['rank']}"
+    assert kind_of(card, None, None, colour_fields(match)) == f"rank={card.attrs['rank']}"
     assert set(colour_table(match)) == {"rank=bronze", "rank=silver", "rank=gold"}
     assert set(colour_table(match, "gem")) == {"gem=ruby", "gem=jade", "gem=onyx"}  # --colour-by wins
 

@@ -1,29 +1,13 @@
 """Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra).
 
-- square grids: one square per cell, at (x, y) with y growing downwards;
-- hex maps: one pointy-top hexagon per cell at its axial coordinates (q, r);
-- tracks and named graphs: the graph's nodes as circles joined by its edges (a long track wraps
-  into rows of ten).
-
-A card lying on a card of another kind (a piece on a tile) is drawn as a smaller shape on the
-tile. On boards whose cells are divided into places (`places ENUM { ... }`), the cards of the
-first place are listed in the cell and each other place is a small box beside it, empty or
-showing its card. Cards that belong to a player show the player's seat on a shared board.
+docs/cli.md ("rulelang render") says what a picture shows: square grids and hex maps cell by cell,
+tracks and graphs as circles joined by their edges (a long track wraps into rows of ten), the label
+of each cell's top card, a piece on a tile as a smaller shape on it, the places of a cell as boxes,
+the empty cells a pending choice offers as faint outlines, and which field colours the cards.
 
 A piece lying on several cells (`covers`) is drawn as one shape, outlined round all its cells,
 named once in its middle. A layer (`zone sites: board on map`) is drawn on its base board: drawing
-either draws the base with every layer on it.
-
-Each occupied cell shows the label of its top card (and how many cards lie under it). When a
-choice is pending, the empty cells of an open board that it offers are drawn as faint outlines (the
-places where the next card may go, as the rules allow them: a board the rules keep within a size
-shows none outside it); a board of another player than the chooser shows none, nor does a finished
-match. Cards are filled with a colour per value of one field: the field named by `colour_by` (the
-command's `--colour-by`), else the field their component names (`colour by FIELD` in the rules),
-else their first "kind-like" field (colour, color, kind, suit, type), else
-their first field holding a member of an enum, else their component; the same for every picture
-of a game. Cards with a true `mark` field (e.g. ``mark="established"``) get a dot. The picture's
-title says which board it is, and whose.
+either draws the base with every layer on it. The colours are the same for every picture of a game.
 
     from rulelang.tools.render import render_board
     render_board(match, "board.png", zone="desk")
@@ -36,8 +20,7 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-
-KIND_FIELDS = ("colour", "color", "kind", "suit", "type")
+from rulelang.table.tableview import KIND_FIELDS, card_kind
 PALETTE = ["#f2d45c", "#a8d672", "#4f9a5b", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",
            "#d9e68a", "#7fc9b8", "#e6a6c9", "#9fa8da"]
 FACE_DOWN = "#6d6d6d"
@@ -79,29 +62,17 @@ def describe_boards(match) -> list[str]:
     return lines
 
 
-def kind_of(e: Entity, coloured: dict | None = None, by: str | None = None, members=None, rules_by=None):
+def kind_of(e: Entity, by: str | None = None, table=None, rules_by=None):
     """The value a card is coloured by: its `by` field if given, else the field its component names
-    (`rules_by`: component -> field, from `colour by FIELD`), else its first kind-like field, else
-    its first field holding an enum member (`members(value)` tells one; without it, a member that
-    names its colour), else its component."""
+    (`rules_by`: component -> field, from `colour by FIELD`), else as at the table
+    (``tableview.card_kind``: its first kind-like field, else its first field holding a member of an
+    enum of the symbol `table`, else its component)."""
     if by is None and rules_by:
         by = rules_by.get(e.card.component)
     if by is not None:
         v = e.attrs.get(by)
         return f"{by}={describe(v)}" if v is not None else e.card.component
-    for f in KIND_FIELDS:
-        v = e.attrs.get(f)
-        if isinstance(v, str) and v:
-            return f"{f}={v}"
-    for f, v in e.attrs.items():  # else the first field holding an enum member (terrain: forest "green")
-        if isinstance(v, str) and ((members is not None and members(v)) or (coloured and v in coloured)):
-            return f"{f}={v}"
-    return e.card.component
-
-
-def _members(match):
-    table = match.game.program.table
-    return lambda v: table.enum_of_member(v) is not None
+    return card_kind(e, table)
 
 
 def colour_fields(match) -> dict:
@@ -120,10 +91,20 @@ def colour_table(match, by: str | None = None) -> dict:
     """A stable colour for every kind of card the game has (not only those in play); an enum member
     declared with a colour (`meadow "gold"`) is drawn in that colour."""
     declared = match.game.program.member_colours
-    members = _members(match)
     rules_by = colour_fields(match)
-    kinds = sorted({kind_of(e, declared, by, members, rules_by) for e in match.s.entities})
+    kinds = sorted({kind_of(e, by, match.game.program.table, rules_by) for e in match.s.entities})
     return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
+
+
+def _cell_patch(kind: str, x: float, y: float, **style):
+    """The shape of one cell at (x, y): a hexagon, a square, or a circle (a track's or a graph's)."""
+    from matplotlib.patches import Circle, RegularPolygon, Rectangle
+
+    if kind == "hex":
+        return RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style)
+    if kind == "grid":
+        return Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style)
+    return Circle((x, y), 0.6, **style)
 
 
 def _centre(topology, cell, layout):
@@ -183,7 +164,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Circle, Polygon, RegularPolygon, Rectangle
+    from matplotlib.patches import Circle, Polygon, Rectangle
 
     names = [n.strip() for n in zone.split(",")] if zone else [None]
     board = pick_zone(match, names[0])
@@ -205,12 +186,10 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         shown = cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
-    declared = match.game.program.member_colours
-    members = _members(match)
     rules_by = colour_fields(match)
 
     def colour_key(e):
-        return kind_of(e, declared, colour_by, members, rules_by)
+        return kind_of(e, colour_by, match.game.program.table, rules_by)
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
@@ -260,13 +239,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
             face = colours.get(colour_key(base), "#dddddd")
         style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
                      linestyle="-" if top is not None else "--")
-        if topology.kind == "hex":
-            patch = RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style)
-        elif topology.kind == "grid":
-            patch = Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style)
-        else:
-            patch = Circle((x, y), 0.6, **style)
-        ax.add_patch(patch)
+        ax.add_patch(_cell_patch(topology.kind, x, y, **style))
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
             ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
@@ -350,8 +323,6 @@ def _draw_piece(ax, topology, centres: list, top, face: str, text: str, font) ->
     """A piece lying on several cells: its cells' shapes and the bridges between the touching ones,
     drawn wide and dark, then filled on top, so that one outline goes round the whole; its name
     once, in its middle."""
-    from matplotlib.patches import Circle, RegularPolygon, Rectangle
-
     from matplotlib.patches import Polygon
 
     near = 1.8 if topology.kind == "hex" else 1.1 if topology.kind == "grid" else None
@@ -362,14 +333,7 @@ def _draw_piece(ax, topology, centres: list, top, face: str, text: str, font) ->
     half = 0.47 if topology.kind != "hex" else 0.48
 
     def shapes(**style):
-        out = []
-        for x, y in centres:
-            if topology.kind == "hex":
-                out.append(RegularPolygon((x, y), numVertices=6, radius=0.97, orientation=0, **style))
-            elif topology.kind == "grid":
-                out.append(Rectangle((x - 0.47, y - 0.47), 0.94, 0.94, **style))
-            else:
-                out.append(Circle((x, y), 0.6, **style))
+        out = [_cell_patch(topology.kind, x, y, **style) for x, y in centres]
         for (xa, ya), (xb, yb) in bridges:  # a band from centre to centre, as wide as a cell's side
             length = math.dist((xa, ya), (xb, yb)) or 1.0
             nx, ny = -(yb - ya) / length * half, (xb - xa) / length * half
