@@ -75,6 +75,15 @@ def alike_groups(cards: list[dict]) -> list[list[dict]]:
     return list(groups.values())
 
 
+def chip(group: list[dict], numbers: dict, arrow: str = "") -> tuple[str, list[str]]:
+    """Alike cards as one chip: its text ("5 red", a piece's other cell "◀ 2|5"), and the numbers of
+    those of them that can be chosen."""
+    text = f"{arrow} {card_text(group[0])}" if arrow else card_text(group[0])
+    if len(group) > 1:
+        text = f"{len(group)} {text}"
+    return text, [str(numbers[f"card:{c['ref']}"]) for c in group if f"card:{c['ref']}" in numbers]
+
+
 def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
     """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
     tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
@@ -88,12 +97,8 @@ def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> N
     for i, group in enumerate(chips):
         if i:
             out.append(" ")
-        first = group[0]
-        text = card_text(first)
-        if len(group) > 1:
-            text = f"{len(group)} {text}"
-        out.append(f" {text} ", style=card_style(first))
-        marks = [str(numbers[f"card:{c['ref']}"]) for c in group if f"card:{c['ref']}" in numbers]
+        text, marks = chip(group, numbers)
+        out.append(f" {text} ", style=card_style(group[0]))
         if marks:
             out.append(f"[{','.join(marks)}]", style="bold yellow")
 
@@ -235,15 +240,10 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
     for z, c in ([(zone, cell)] if cell is not None else []) + list(layers):
         mark = mark or numbers.get(f"cell:{z['key']}:{c['key']}")
         for group in alike_groups(list(reversed(c["cards"]))):
-            first = group[0]
-            text = card_text(first)
-            covers = first.get("covers")
-            if covers and covers[0] != c["key"]:
-                text = f"{_towards(c['key'], covers[0], z['board']['kind'])} {text}"
-            if len(group) > 1:
-                text = f"{len(group)} {text}"
-            marks = [str(numbers[f"card:{x['ref']}"]) for x in group if f"card:{x['ref']}" in numbers]
-            lines.append((text, f" [{','.join(marks)}]" if marks else "", card_style(first) + (" bold" if marks else "")))
+            covers = group[0].get("covers")
+            arrow = _towards(c["key"], covers[0], z["board"]["kind"]) if covers and covers[0] != c["key"] else ""
+            text, marks = chip(group, numbers, arrow)
+            lines.append((text, f" [{','.join(marks)}]" if marks else "", card_style(group[0]) + (" bold" if marks else "")))
     if not lines:
         style = "bold yellow" if mark else "dim"
         return [(f"[{mark}]" if mark else "·", style), (coord, style)]
