@@ -1,19 +1,12 @@
 """`rulelang play`: a match in the terminal, drawn with rich from what one seat may see.
 
-Boards are drawn as boards: a square grid as a grid of cells, a hex map as offset rows of cells,
-a track or a graph as its cells in order with their links. Cards are coloured by kind, as at the
-browser table (both draw `tableview.table_view`). A person chooses an option one part at a time
-(a card, then a place), by number; the places that can be chosen are numbered on the board
-itself. Bots' moves are printed one line each, and the end of a match shows what every player
-ends with.
-
-Cards that look alike (tokens of one colour, the cards of a hand this seat does not see) are shown
-as one chip with their count ("5 red", "hand: 13 hidden cards"), and alike cards this seat sees in
-one place are one choice. A track whose cells hold several cards is drawn a line per cell with
-every card; a grid or hex cell lists every card on it, a line each (top first, alike ones once
-with their count). A piece lying on several cells shows its name on its first cell and, on the
-others, an arrow towards it ("◀ 2|5"). A layer (`board on BASE`) is drawn on its base's cells,
-below the base's own cards. Cards on a board are numbered in the board's order.
+docs/cli.md ("rulelang play") says what a person sees and types: boards drawn as boards (a grid,
+offset hex rows, a track's or a graph's cells in order), alike cards as one chip with their count,
+an option chosen one part at a time by number, the numbers also written on the board. Cards are
+coloured by kind, as at the browser table (both draw `tableview.table_view`). A piece lying on
+several cells shows its name on its first cell and, on the others, an arrow towards it ("◀ 2|5").
+A layer (`board on BASE`) is drawn on its base's cells, below the base's own cards. Cards on a
+board are numbered in the board's order.
 """
 from __future__ import annotations
 
