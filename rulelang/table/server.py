@@ -193,11 +193,7 @@ class Table:
             await self.send(ws)
         elif kind == "rewind" and seat >= 0:
             at = max(0, min(int(msg.get("to", 0)), len(self.choices)))
-            async with self.lock:
-                self.restart(self.base, self.choices[:at])
-                self.travel.clear()
-            await self.broadcast()
-            self.wake_bots()
+            await self.restart_all(self.base, self.choices[:at])
         elif kind == "save" and seat >= 0:
             path = self.save()
             await ws.send_json({"type": "notice", "text": f"saved on the server as {path.name}"})
@@ -208,11 +204,15 @@ class Table:
                 data = self.read_save(str(msg.get("file", "")))
             except (OSError, ValueError, RulesError) as exc:
                 return await self.notify(ws, f"could not load it: {exc}")
-            async with self.lock:
-                self.restart(data["base"], data["choices"])
-                self.travel.clear()
-            await self.broadcast()
-            self.wake_bots()
+            await self.restart_all(data["base"], data["choices"])
+
+    async def restart_all(self, base: dict, choices: list[int]):
+        """The match started again (rewound, or loaded), shown to every page at its live position."""
+        async with self.lock:
+            self.restart(base, choices)
+            self.travel.clear()
+        await self.broadcast()
+        self.wake_bots()
 
     async def notify(self, ws: WebSocket, text: str):
         await ws.send_json({"type": "notice", "text": text, "error": True})
