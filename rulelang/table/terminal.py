@@ -341,18 +341,6 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
     return out
 
 
-def draw_pile(zone: dict, numbers: dict[str, int]) -> Text:
-    out = Text()
-    if "cards" not in zone:
-        out.append(f"{zone['count']} face down", style="dim")
-        return out
-    if not zone["cards"]:
-        out.append("empty", style="dim")
-        return out
-    draw_chips(out, zone["cards"], numbers)
-    return out
-
-
 def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     """A pile's line: its name and size, then its cards; a pile of only cards this seat does not see
     says so ("hand: 13 hidden cards")."""
@@ -366,7 +354,10 @@ def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     if cards is None:
         return Text(f"{indent}{name}: {zone['count']} face down", style="dim" if indent else "bold")
     line = Text(f"{indent}{name} ({zone['count']}): ", style="" if indent else "bold")
-    line.append_text(draw_pile(zone, numbers))
+    if cards:
+        draw_chips(line, cards, numbers)
+    else:
+        line.append("empty", style="dim")
     return line
 
 
