@@ -37,11 +37,10 @@ DEBOUNCE_SECONDS = 0.3
 
 @lru_cache(maxsize=1)
 def language_keywords() -> tuple[str, ...]:
-    """Every keyword of the grammar (its quoted words)."""
-    from rulelang.core.resources import grammar_path
+    """Every keyword of the grammar, as the highlighting reads them (``pygments_lexer.grammar_keywords``)."""
+    from rulelang.tools.pygments_lexer import grammar_keywords
 
-    text = grammar_path().read_text(encoding="utf-8")
-    return tuple(sorted(set(re.findall(r'"([a-z_]{2,})"i?', text))))
+    return tuple(sorted(grammar_keywords()[0]))
 
 
 @dataclass
