@@ -87,3 +87,33 @@ def test_imagined_copies_keep_what_the_player_sees_and_redeal_the_rest():
         moved += sum(1 for c in copy.s.entities if c.id in true_hidden
                      and (c.zone.key, c.zone.items.index(c)) != true_hidden[c.id])
     assert moved > 0
+
+
+def test_greedy_pauses_the_cycle_collector_only_while_it_decides():
+    """Greedy decides with Python's cycle collector paused (it scans the copies a decision makes over
+    and over) and leaves it as it found it: on again after the decision, still off if it was off."""
+    import gc
+
+    game = rulelang.load(TICTACTOE)
+    match = game.new_match(seed=3)
+    seen = []
+    agent = GreedyAgent(3)
+    imagine = AgentHandle.imagine
+
+    def watched(handle, rng):  # what the collector is doing while the decision is worked out
+        seen.append(gc.isenabled())
+        return imagine(handle, rng)
+
+    AgentHandle.imagine = watched
+    try:
+        assert gc.isenabled()
+        agent.choose(AgentHandle(match, match.to_move), match.legal_options())
+        assert seen == [False] and gc.isenabled()
+        gc.disable()
+        try:
+            agent.choose(AgentHandle(match, match.to_move), match.legal_options())
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        AgentHandle.imagine = imagine

@@ -7,6 +7,7 @@ which every card their player cannot see has been re-dealt at random
 """
 from __future__ import annotations
 
+import gc
 import random
 from typing import Protocol
 
@@ -81,6 +82,19 @@ class GreedyAgent:
     def choose(self, handle: AgentHandle, options: list[Option]) -> int:
         if len(options) == 1:
             return 0
+        # Python's cycle collector is paused while a decision is worked out: the copy made for it
+        # and the positions tried on it make thousands of objects that live until the decision is
+        # taken, which the collector would otherwise scan over and over (a game of 303 cards and 55
+        # zones: 15% of greedy's time; docs/balance.md). It collects them when it resumes.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._choose(handle)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _choose(self, handle: AgentHandle) -> int:
         seat = handle.seat
         world = handle.imagine(self.rng)
         # options its chooser cannot tell apart (two copies of a card) are tried once
