@@ -471,6 +471,10 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             if self.is_builtin(node, "at", 2):
                 board, cell = self.x(node.args[0]), self.x(node.args[1])
                 return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
+            if self.is_builtin(node, "ray", 3):
+                # a fixed board's ray, as the board shape remembers it: the loop only reads it
+                args = ", ".join(self.x(a) for a in node.args)
+                return f"{self.mark('builtin', node.span, 'ray')}_ray_walk(c, {args})"
             if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
                 # the board's own list of the cards next to a cell: the loop only reads it
                 args = [self.x(a) for a in node.args]

@@ -50,7 +50,7 @@ class NodeFacts:
 
     def walks_cards(self, node) -> bool:
         """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,
-        the list `ray` makes, or the numbers of a literal range): no as_list needed around it."""
+        `ray`, or the numbers of a literal range): no as_list needed around it."""
         return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
                 or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
                 or _literal_range(node) is not None)

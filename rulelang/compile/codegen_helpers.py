@@ -194,6 +194,24 @@ def _empty_cells_of(c, board, span):
     return cells.empty_cells()
 
 
+def _ray_walk(c, board, cell, d):
+    """ray(board, cell, d) for a loop that only reads it: the tuple the board's shape remembers
+    once the built-in has walked that ray (BoardCells.ray), not a copy; else the built-in's."""
+    if type(board) is BoardZone and type(d) is tuple and len(d) == 2 and type(d[0]) is int and type(d[1]) is int:
+        cells = board.cells
+        if cells._shared:  # (the ray BoardCells.ray walked, kept with the shape)
+            try:
+                found = cells.topology.ray_cache.get((cell, d[0], d[1]))
+            except TypeError:  # a cell that cannot be a key: the built-in says why
+                found = None
+            if found is not None:
+                return found
+    return _RAY(c, board, cell, d)
+
+
+_RAY = BUILTINS["ray"].impl
+
+
 def _region_owned(board, cell, p):
     """region(board, cell, owned_cells(board, p)) for a board the rules name and a player: the
     group the board keeps of the player's cells that holds the cell (BoardCells.owned_group), not
@@ -263,7 +281,7 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_empty_cells_of": _empty_cells_of,
+    "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
     "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
