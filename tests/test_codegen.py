@@ -925,11 +925,16 @@ def _resumed_alike(game, match, seed: int) -> None:
     assert both[0] == both[1]
 
 
-def test_a_trigger_set_off_inside_a_loop_stops_it_there(tmp_path, monkeypatch):
-    """A `for each` loop with `if`s and another loop inside: when a chip it moves sets off a trigger
-    that asks a player, the loop stops right after the move, with its list and place in the frame:
-    the match saves to JSON there and resumes the same, and seeded games are those expected."""
+def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monkeypatch):
+    """A `for each` loop with `if`s and another loop inside runs as one op (codegen.FusedRegion).
+    When a chip it moves sets off a trigger that asks a player, the run stops right after the move,
+    with the loop's list and place in the frame, as the loop's own ops keep them: the match saves
+    to JSON there and resumes the same, and seeded games are those of the closure engine."""
     game = _game_from(tmp_path, REGIONS)
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    regions = [i for i, op in enumerate(turn.ops) if type(op) is codegen.FusedRegion]
+    # the draw, the loop (with its ifs and the loop inside) and the last if: the turn's whole body
+    assert regions == [2] and len(turn.ops[2].spans) == len(turn.ops) - 3
     stopped_in_loop = 0
     for seed in range(12):
         match, rng = game.new_match(seed=seed), random.Random(seed)
@@ -943,9 +948,9 @@ def test_a_trigger_set_off_inside_a_loop_stops_it_there(tmp_path, monkeypatch):
     _plays_as_expected("regions", tmp_path, REGIONS, 12)
 
 
-def test_a_runaway_loop_of_ifs_is_stopped_at_its_line(tmp_path, monkeypatch):
-    """The steps budget counts each test, loop turn and statement: a loop that runs too long is
-    stopped at its rules line, in the words expected."""
+def test_a_region_counts_every_op_it_stands_for_and_stops_a_runaway_at_its_line(tmp_path, monkeypatch):
+    """The steps budget counts each test, loop turn and statement of a region as its ops would
+    count them: a loop that runs too long is stopped at the same rules line in both engines."""
     text = REGIONS.replace("    if current.score > 10 { bonus += 1 } else { bonus -= 1 }",
                            "    for each k in 1..100000 { if k > 0 { bonus += 1 } }")
     path = tmp_path / "game.rules"
@@ -981,7 +986,7 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
     procedure's frame is then pushed where it stopped, the match saves to JSON there and resumes
     the same, and seeded games are those of the closure engine, which always pushes a frame."""
     game = _game_from(tmp_path, IN_PLACE)
-    assert game.program.procs["tally"][1].inline is None  # (an `if`: its ops run in a frame of their own)
+    assert type(game.program.procs["tally"][1].inline) is codegen.FusedRegion
     assert game.program.procs["nothing"][1].inline == "empty"
     stopped_inside = 0
     for seed in range(12):
@@ -1122,11 +1127,15 @@ phase play {""").replace("""    draw 2 from bag to hand(current)""", """    choo
     for each c in hand(current) { check(c) }""")
 
 
-def test_end_turn_and_end_game_inside_loops_and_ifs_unwind_as_expected(tmp_path, monkeypatch):
-    """`end turn` and `end game` in an `if`, inside a `for each` loop, unwind: at every decision of
-    seeded games the saved match is the one expected, loop slots left behind included. A procedure
-    holding an `end` keeps its frame."""
+def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
+    """`end turn` and `end game` inside a region (in an `if`, inside a `for each` loop) unwind as
+    the VM's EndOp does: at every decision of seeded games the saved match is the closure
+    engine's, loop slots left behind included. A procedure holding an `end` keeps its frame."""
     game = _game_from(tmp_path, ENDING)
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    regions = [op for op in turn.ops if type(op) is codegen.FusedRegion]
+    # the draw, the loop and the `if` after it; then the last `if`, after the loop of calls
+    assert len(regions) == 2 and regions[0].unwinds and not regions[1].unwinds
     assert game.program.procs["check"][1].inline is None
     ended_in_loop = 0
     for seed in range(16):
@@ -1248,9 +1257,21 @@ def test_a_list_condition_that_looks_around_its_card_is_remembered_by_neighbourh
     assert 0 < len(evaluated) < len(asked) / 2  # most leaves' answers were remembered
 
 
-def test_an_error_in_a_def_holding_a_quantifier_is_reported_at_its_line(tmp_path, monkeypatch):
-    """`owns(p, c)` (`any(m in at(grid, cell) where owner(m) == p)`), called inside another def's
-    quantifier: an error in its body is reported at the def's line."""
+def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_its_calls(tmp_path, monkeypatch):
+    """`owns(p, c)` (`any(m in at(grid, cell) where owner(m) == p)`) called with local names inside
+    another def's quantifier is written in place, as nested loops (Generator.inlined_call): no call
+    of D_owns is left in has_line. A loop name the caller uses too is renamed (connect four's
+    `owns` loops over `d`, and `run_from` has a direction `d`). Values are checked by
+    test_every_game_plays_the_expected_match; an error in the body is reported at the def's line."""
+    tictactoe = load_game(REPO / "examples" / "tictactoe.rules")
+    source = tictactoe.program.generated.source
+    has_line = source[source.index("def E_has_line"):source.index("def R_has_line")]
+    assert "D_owns" not in has_line and "for L_m in" in has_line
+    connect4 = load_game(REPO / "examples" / "connect4.rules")
+    source = connect4.program.generated.source
+    run_from = source[source.index("def E_run_from"):source.index("def R_run_from")]
+    assert "D_owns" not in run_from and "for L_d_1 in" in run_from
+
     text = (REPO / "examples" / "tictactoe.rules").read_text(encoding="utf-8")
     owns = "def owns(p, cell) = any(m in at(grid, cell) where owner(m) == p)"
     assert owns in text
@@ -1259,23 +1280,31 @@ def test_an_error_in_a_def_holding_a_quantifier_is_reported_at_its_line(tmp_path
     assert failure_line(tmp_path, failing) == {"line": line}
 
 
-def test_a_def_reads_its_parameters_coordinates_once(monkeypatch):
-    """`owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i))`: the numbers of `0..3` are whole numbers
-    for sure: `d[0] * i` asks nothing of `i`. The matches are the expected ones (agrees)."""
+def test_a_leaf_def_holding_a_quantifier_is_written_in_place_of_a_call_with_any_arguments(monkeypatch):
+    """`owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i))`: the arguments are worked out first, into
+    Python locals, then the def's loops are written in place (no call of D_owns). The numbers of
+    `0..3` are whole numbers for sure: `d[0] * i` asks nothing of `i`. The board's cells are found
+    once, at the top of the def (boards_read_once). The matches are the expected ones (agrees)."""
     path = REPO / "tests" / "codegen" / "connect4_plain.rules"
     generated = load_game(path)
     source = generated.program.generated.source
     four_from = source[source.index("def E_four_from"):source.index("def R_four_from")]
+    assert "D_owns" not in four_from and "for L_d_1 in" in four_from and "_mul(" in four_from
     assert "type(L_i)" not in four_from and " * L_i)" in four_from
+    assert four_from.count("c.s.zones['grid'].cells.stacks") == 1 and "_cells0.get(" in four_from
     # a parameter's coordinates: read once, after one test of what it holds
     assert four_from.count("if type(L_cell) in _TL and len(L_cell) > 1:") == 1 and four_from.count("= L_cell[0]") == 1
     for seed in (1, 2, 3):
         assert agrees(f"connect4 plain {seed}", played(generated, seed, None))
 
 
-def test_a_def_whose_parameters_are_named_as_its_callers_loops_plays_as_expected(tmp_path, monkeypatch):
-    """`four_from(p, start, dir) = all(i in 0..3 where owns(p, ...))`, where owns loops over `d`, the
-    name of a loop of has_four: the games are the expected ones (agrees)."""
+def test_a_small_def_calling_a_leaf_is_written_in_place_with_its_loop_names_kept_apart(tmp_path, monkeypatch):
+    """`four_from(p, start, dir) = all(i in 0..3 where owns(p, ...))` walks a range of four numbers
+    and calls a leaf: a small def, written in place of its call in has_four's loops (no call of
+    D_four_from left there), and owns in place inside it. owns loops over `d`, the name of a loop of
+    has_four that four_from does not see: the innermost loop is renamed (`L_d_1`: the closure
+    engine's scope holds the names of every body around it), else it would overwrite the direction
+    has_four and four_from are walking. The games are the expected ones (agrees)."""
     text = (REPO / "tests" / "codegen" / "connect4_plain.rules").read_text(encoding="utf-8")
     four_from = "def four_from(p, cell, d) = all(i in 0..3 where owns(p, (cell[0] + d[0] * i, cell[1] + d[1] * i)))"
     assert four_from in text
@@ -1284,15 +1313,34 @@ def test_a_def_whose_parameters_are_named_as_its_callers_loops_plays_as_expected
     path = tmp_path / "c4.rules"
     path.write_text(text, encoding="utf-8")
     generated = load_game(path)
+    source = generated.program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "D_four_from" not in has_four and "D_owns" not in has_four
+    assert "for L_i in" in has_four and "for L_d_1 in" in has_four and "for L_d in" in has_four
     for seed in range(6):
         assert agrees(f"connect4 plain renamed {seed}", played(generated, seed, None)), seed
+    # a def walking a range that is not written with numbers, or a long one, is called
+    for walk in ("0..count(dirs) - 1", "0..20"):
+        longer = text.replace("all(i in 0..3 where", f"all(i in {walk} where")
+        path.write_text(longer, encoding="utf-8")
+        source = load_game(path).program.generated.source
+        assert "D_four_from" in source[source.index("def E_has_four"):source.index("def R_has_four")], walk
 
 
-def test_counting_defs_in_arithmetic_play_as_expected(tmp_path, monkeypatch):
+def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, monkeypatch):
     """Connect four's `four_through(p, cell) = any(d in line_directions where run_from(p, cell, d) +
-    run_from(p, cell, (-d[0], -d[1])) >= 3)`, with a field read beside the calls: the games
-    expected; a failure in run_from's body is reported at run_from's line."""
+    run_from(p, cell, (-d[0], -d[1])) >= 3)`: run_from counts along a ray of a small fixed board
+    (`count([c in ray(grid, cell, d) while owns(p, c)])`), so each of its calls is written in place,
+    into a local of its own, in order (`Generator.hoistable`), and the sum and comparison read those
+    locals: no call of D_run_from is left in four_through. An expression with anything else that
+    could fail before the calls (a field) keeps its calls. A failure in run_from's body is reported
+    at run_from's line, as the closure engine reports it."""
     path = REPO / "examples" / "connect4.rules"
+    source = load_game(path).program.generated.source
+    four_through = source[source.index("def E_four_through"):source.index("def R_four_through")]
+    assert "D_run_from" not in four_through and "D_owns" not in four_through
+    assert four_through.count("_ray_walk(") == 2 and "_hDefour_through" in four_through
+
     text = path.read_text(encoding="utf-8")
     sum_of_runs = "run_from(p, cell, d) + run_from(p, cell, (-d[0], -d[1])) >= 3"
     assert sum_of_runs in text
@@ -1300,6 +1348,8 @@ def test_counting_defs_in_arithmetic_play_as_expected(tmp_path, monkeypatch):
         .replace("zone supply per player", "player { threshold: int = 3 }\nzone supply per player")
     (tmp_path / "guarded").mkdir()
     game = _game_from(tmp_path / "guarded", guarded, "g.rules")
+    source = game.program.generated.source
+    assert "D_run_from" in source[source.index("def E_four_through"):source.index("def R_four_through")]
     for seed in range(3):
         assert agrees(f"connect4 guarded {seed}", played(game, seed, None))
 
@@ -1311,19 +1361,17 @@ def test_counting_defs_in_arithmetic_play_as_expected(tmp_path, monkeypatch):
 
 
 def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_path, monkeypatch):
-    """`move top(supply(current)) to grid at cell` in a run of simple statements fused into one op:
-    the zone, the cell and the cards worked out there, in that order, and the cards put by
-    values.move_cards (no call of the statement's closure). A value that is not a zone fails with
-    the closure engine's words, at the move's line."""
+    """`move top(supply(current)) to grid at cell` in a fused region: the zone, the cell and the
+    cards worked out there, in that order, and the cards put by values.move_cards (no call of the
+    statement's closure). A value that is not a zone fails with the closure engine's words, at the
+    move's line."""
     path = REPO / "examples" / "tictactoe.rules"
+    source = load_game(path).program.generated.source
+    region = source[source.index("def XPhplay"):]
+    zone, cell, cards = (region.index(x) for x in ("c.s.zones['grid']", "c.v['cell']", "'supply'"))
+    assert zone < cell < cards < region.index("_move_cards(c, ")
+    text = path.read_text(encoding="utf-8")
     move = "move top(supply(current)) to grid at cell"
-    text = path.read_text(encoding="utf-8").replace(move, move + '\n    log "marked"')  # (a run of two)
-    (tmp_path / "run.rules").write_text(text, encoding="utf-8")
-    source = load_game(tmp_path / "run.rules").program.generated.source
-    fused = source[source.index("def XPhplay_"):].split("\ndef ")[0]
-    found = re.search(r"(_z\w+) = F\w+\(c\)\n.*\n.*\n\s*(_m\w+) = F\w+\(c\)\n\s*_move_cards\(c, F\w+\(c\), (\w+), (\w+), ",
-                      fused)
-    assert found and found.group(3) == found.group(1) and found.group(4) == found.group(2)  # zone, cell, cards
     assert move in text
     failing = text.replace(move, "move top(supply(current)) to (if count(grid) > 2 then [grid, 7][1] else grid) at cell")
     line, words = failure_said(tmp_path, failing)
@@ -1418,6 +1466,29 @@ zone bin
     assert "next(" in source[source.index("def E_any_left"):source.index("def R_any_left")]
     for seed in range(4):
         assert agrees(f"firsts {seed}", played(game, seed, None))
+
+
+def test_coordinates_of_cells_and_directions_known_to_be_numbers_are_read_as_they_are(tmp_path, monkeypatch):
+    """A loop over the cells of a fixed grid or hex board the rules name, or over a list of pairs of
+    numbers written out (`dirs = [(1, 0), (0, 1), (1, 1), (1, -1)]`), holds pairs of whole numbers:
+    `cell[0] + d[0] * i` reads the coordinates as they are and asks nothing of them
+    (Generator.yields_pairs, is_pair_coordinate), also where four_from is written in place. The cells
+    of an open board are asked, as anything the rules put there may be a cell. The games are the
+    expected ones (agrees)."""
+    path = REPO / "tests" / "codegen" / "connect4_plain.rules"
+    source = load_game(path).program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "L_cell[0]) + " in has_four and "L_d[0]) * L_i" in has_four and "_index(" not in has_four
+    text = path.read_text(encoding="utf-8").replace("zone grid: board grid 8 size 7 by 6", "zone grid: board grid 8")
+    text = text.replace("def moves = [c in cells(grid) where playable(c)]",
+                        "def moves = if empty(grid) then [(3, 0)] else [c in frontier(grid) where c[1] >= 0 and c[1] < 6 and playable(c)]")
+    text = text.replace("def has_four(p) = any(cell in cells(grid)", "def has_four(p) = any(cell in occupied_cells(grid)")
+    open_board = _game_from(tmp_path, text, "g.rules")
+    source = open_board.program.generated.source
+    has_four = source[source.index("def E_has_four"):source.index("def R_has_four")]
+    assert "L_d[0]) * L_i" in has_four and "L_cell[0]) + " not in has_four
+    for seed in range(3):
+        assert agrees(f"connect4 open board {seed}", played(open_board, seed, None))
 
 
 @pytest.mark.parametrize("path, function, written, call, failing, failing_def", [
@@ -1568,10 +1639,16 @@ QUANTIFIED_TESTS = REGIONS.replace(
     "    }")
 
 
-def test_quantified_conditions_of_ifs_and_loops(tmp_path, monkeypatch):
-    """The conditions of `if`s and `for each ... where` loops holding quantifiers (`for each line in
-    lines { if all(c in line where ...) }`): the seeded games expected, and a failure in such a
-    condition is reported at its line, in the same words."""
+def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
+    """The conditions of a region's `if`s and `for each ... where` loops are written in the region
+    rather than called once per test (`for each line in lines { if all(c in line where ...) }`): the
+    same seeded games as the closure engine, and a failure in such a condition is reported as its
+    own function reports it, at its line, in the same words."""
+    game = _game_from(tmp_path, QUANTIFIED_TESTS)
+    regions = [o for code in game.program.codes for o in code.ops if type(o) is codegen.FusedRegion]
+    assert regions
+    region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
+    assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
     _plays_as_expected("quantified tests", tmp_path, QUANTIFIED_TESTS, 12)
     failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(h, h) == none")
     message = _failure_of(tmp_path, failing).format()

@@ -108,7 +108,7 @@ def test_only_watched_matches_record_and_ordinary_loads_are_untouched(tmp_path):
     ops = [op for code in plain.program.codes for op in code.ops]
     assert ops and not any(type(op).__module__ == "rulelang.balance.coverage" for op in ops)
     # the watched game runs every statement as an op of its own; the ordinary one fuses runs of them
-    fused = ("FusedExec",)
+    fused = ("FusedExec", "FusedRegion")
     assert any(type(op).__name__ in fused for op in ops)
     assert not any(type(op).__name__ in fused for code in watched_game.program.codes for op in code.ops)
     assert all(type(op).__module__ == "rulelang.balance.coverage" for code in watched_game.program.codes

@@ -24,7 +24,7 @@ that raise their errors themselves.
 
 This module holds the ``Generator`` with its expressions; the compiled code is kept by
 ``codegen_cache``, and the generator's other parts are mixins of their own modules: ``codegen_facts``
-(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, leaf defs written in place), ``codegen_defs`` (defs as
+(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
 functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
 ``codegen_helpers`` is what the generated code calls at run time.
 """
@@ -42,20 +42,22 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
                                             cache_info)
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder, ordered_comparisons
-from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, NodeFacts, _literal_range
+from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
-from rulelang.compile.codegen_statements import FusedExec, StatementWriter, fuse_code
+from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionRecords, StatementWriter, fuse_code,
+                                                 fuse_regions)
 
 # what other modules and the tests use (the statements' ops and fusing are codegen_statements')
-__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "FusedExec", "Generator", "cache_dir", "cache_info", "fuse_code"]
+__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "FusedExec", "FusedRegion", "Generator",
+           "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
 
 
 
@@ -96,6 +98,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         if order:  # members of one enum are ordered by their place in it (`bronze < gold`)
             self.ns.update(ordered_comparisons(order))
         self.sources: list[str] = []       # finished functions
+        self.expression_bodies: dict[int, str] = {}  # id(an expression's function) -> its body (function)
         self.entries: list[tuple] = []     # marked constructs: (kind, span, detail)
         self.stubs: list[tuple[types.FunctionType, str]] = []
         self.part = "m"  # the declaration being compiled: names are numbered within it (fresh)
@@ -120,6 +123,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         self.source = ""
         self.def_decls: dict = {}  # the defs of the game by name (leaves are written inline: inline_leaf)
         self._inlinable: dict[str, bool] = {}  # per def: a leaf without lists (inline_leaf), decided once
+        self.hoisted: dict[int, str] = {}  # calls already worked out into Python locals (body_lines), by id
         self.constant_defs: set[str] = set()  # defs with the same value all game (dependencies.constant_defs)
         self.setting_defs: dict = {}  # defs whose value the settings fix, and that value (dependencies.setting_defs)
         # defs of a card and the cards next to it (dependencies.neighbourhood_defs)
@@ -212,7 +216,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
 
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
-        """A top-level expression: a function fn(ctx)."""
+        """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
         saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
         self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
@@ -222,7 +227,9 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         fname = self.fresh("e")
         self.sources.append(_value_function(fname, "c", x, body))
-        return self.stub(fname)
+        stub = self.stub(fname)
+        self.expression_bodies[id(stub)] = body
+        return stub
 
     def read_once(self, body: str, indent: str) -> str:
         """An expression's or a def's body with what stays the same while it is worked out read once,
@@ -337,6 +344,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         in loops in body_lines) written as a function of its own, H...(c, locals...), called in
         its place: Python then compiles every function of a game, however deeply its rules nest.
         Its locals are passed to it; nothing read once at the top of a def (g_Index) is."""
+        if any(id(n) in self.hoisted for n in nodes_in(node)):  # (a call worked out just before: left in place)
+            return getattr(self, "g_" + type(node).__name__)(node)
         params = list(dict.fromkeys(v for v in self.pylocals.values() if v.isidentifier()))
         fname = self.fresh("H")
         saved = self.depth, self.no_walrus
@@ -438,11 +447,11 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
 
     def loop_scope(self, var: str, coll):
         """local_scope for a loop's name over `coll`, with what the collection says its items are."""
-        return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll))
+        return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
 
-    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False):
+    def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
         """Enter a comprehension: its names become Python locals (and rules names of the compiler's scope). With `cards`, they hold cards (yields_cards); with `ints`, whole
-        numbers (yields_ints)."""
+        numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
         generator = self
 
         class _Scope:
@@ -451,8 +460,9 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
                 for n in names:
                     generator.pylocals[n] = f"L_{n}"
                 py = {f"L_{n}" for n in names}
-                known = generator.card_locals - py - {INT + n for n in py}
-                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set())
+                known = generator.card_locals - py - {INT + n for n in py} - {PAIR + n for n in py}
+                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set()) \
+                    | ({PAIR + n for n in py} if pairs else set())
                 self.scoped = generator.cc.scoped(set(names))
                 self.scoped.__enter__()
 
@@ -521,6 +531,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
                 f"else _attr(c, {t}, {name!r}, {span}))")
 
     def g_Index(self, x):
+        if self.is_pair_coordinate(x):  # `d[0]` of a local holding a tuple of two whole numbers
+            return f"{self.pylocals[x.obj.id]}[{x.index.value}]"
         if isinstance(x.index, N.IntLit) and type(x.index.value) is int and x.index.value >= 0 \
                 and isinstance(x.obj, N.Name) and self.pylocals.get(x.obj.id) in self.fixed_params:
             # `cell[0]` of a def's parameter, which keeps its value while the def is worked out: read

@@ -14,6 +14,9 @@ class CallWriter:
     """Writes `g_Call` and what it needs."""
 
     def g_Call(self, x):
+        hoisted = self.hoisted.get(id(x))
+        if hoisted is not None:  # worked out just before, in place (body_lines)
+            return hoisted
         name = x.func
         scope = self.cc.scope
         if name in scope or name in self.pylocals:

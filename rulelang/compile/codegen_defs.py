@@ -19,6 +19,10 @@ _CHEAP_BUILTINS = frozenset({"at", "owner", "top", "bottom", "abs", "face_down",
 _CHEAP_WALKS = frozenset({"any", "all", "count", "sum", "max", "min"})
 
 
+# the most items a def written in place of its call may walk in one loop (Generator._is_leaf with small)
+SMALL_WALK = 16
+
+
 def _coordinates_read(reads: dict, indent: str) -> str:
     """The lines at a def's top that read its parameters' coordinates (g_Index): for each
     parameter, one test of what it holds, then each coordinate read, or _MISS for all of them
@@ -192,28 +196,61 @@ class DefWriter:
         self.sources.append(f"def P_{name}(c, args):\n    return D_{name}(c, *args)\n")
         return self.stub(f"P_{name}")
 
-    def _is_leaf(self, body, params: set) -> bool:
+    def _is_leaf(self, body, params: set, small: bool = False) -> bool:
         """Whether a def's body is cheaper to evaluate than to look up: it reads names, fields and
         literals, calls only constant-time built-ins (`owner`, `top`, ...), calls no def, and walks no
-        collection but the cards on one cell (`any(m in at(board, cell) where ...)`)."""
+        collection but the cards on one cell (`any(m in at(board, cell) where ...)`).
+        With `small`, whether it takes a bounded time that is small enough to write in place of a
+        call (`_quantified_leaf`): it may also walk a range between two numbers, a list written out
+        or a constant def's list written out, each of at most SMALL_WALK items, read a constant
+        def, and call defs that are leaves (`four_from(p, cell, d) = all(i in 0..3 where owns(p,
+        (cell[0] + d[0] * i, cell[1] + d[1] * i)))`)."""
         symbols = self.cc.t.symbols
 
         def one_cell(coll) -> bool:
             return isinstance(coll, N.Call) and coll.func == "at" and len(coll.args) == 2 and not coll.kwargs
 
+        def small_walk(coll) -> bool:
+            if isinstance(coll, N.Range):
+                return (isinstance(coll.low, N.IntLit) and isinstance(coll.high, N.IntLit)
+                        and coll.high.value - coll.low.value < SMALL_WALK)
+            if isinstance(coll, N.ListLit):
+                return len(coll.items) <= SMALL_WALK and all(leaf(item) for item in coll.items)
+            if isinstance(coll, N.Name) and coll.id not in params:
+                listed = self.listed_def(coll.id)
+                return listed is not None and coll.id in self.constant_defs and len(listed.items) <= SMALL_WALK
+            return False
+
+        def small_ray(coll) -> bool:  # `ray(board, cell, d)` on a fixed board at most SMALL_WALK across
+            if not (self.is_builtin(coll, "ray", 3) and isinstance(coll.args[0], N.Name)
+                    and coll.args[0].id not in params):
+                return False
+            info = self.zone_named(coll.args[0])
+            t = info.topology if info is not None else None
+            if t is None or t.open or t.kind not in ("grid", "hex"):
+                return False
+            across = 2 * t.radius + 1 if t.radius is not None else max(t.width or 0, t.height or 0)
+            return 0 < across <= SMALL_WALK
+
         def leaf(x) -> bool:
             if isinstance(x, (N.FilterList, N.MapList)):
                 if getattr(x, "more", None):
                     return False
-                if not one_cell(x.coll):
+                if one_cell(x.coll) or (small and small_ray(x.coll)):
+                    walked = [x.coll.args]
+                elif small and small_walk(x.coll):
+                    walked = []
+                else:
                     return False
                 inner = {x.var}
-                parts = [x.coll.args, x.cond] + ([x.expr] if isinstance(x, N.MapList) else [])
+                parts = walked + [x.cond] + ([x.expr] if isinstance(x, N.MapList) else [])
                 return all(leaf_in(part, params | inner) for part in parts)
             if isinstance(x, N.Call):
                 if x.kwargs:
                     return False
                 if symbols.get(x.func) is not None:
+                    if small and x.func not in params and self._leaf_callee(x.func):
+                        return all(leaf(a) for a in x.args)
                     return False  # a def, a procedure, a zone of a player...
                 if x.func == "count" and len(x.args) == 1 and not isinstance(x.args[0], (N.FilterList, N.MapList)):
                     return leaf(x.args[0])  # how many cards a cell holds: a length
@@ -222,12 +259,15 @@ class DefWriter:
                 if x.func not in _CHEAP_BUILTINS:
                     return False
                 return all(leaf(a) for a in x.args)
+            if isinstance(x, N.ListLit) and small:
+                return len(x.items) <= SMALL_WALK and all(leaf(item) for item in x.items)
             if isinstance(x, (N.Range, N.ListLit)):
                 return False
             if isinstance(x, N.Name) and x.id not in params:
                 sym = symbols.get(x.id)
                 if sym is not None and sym.kind in ("def", "proc"):
-                    return False
+                    d = self.def_decls.get(x.id)
+                    return small and d is not None and not d.params and x.id in self.constant_defs
             if isinstance(x, N.Node):
                 return all(leaf(v) for k, v in x.__dict__.items() if k != "span")
             if isinstance(x, (list, tuple)):
@@ -243,6 +283,19 @@ class DefWriter:
                 params = saved
 
         return leaf(body)
+
+    def _leaf_callee(self, name: str) -> bool:
+        """Whether a def that a small def calls (`_is_leaf` with small) is a leaf itself, chance-free
+        and never calling itself back; or, without parameters, a constant (read, not worked out)."""
+        d = self.def_decls.get(name)
+        if d is None or name in self.cc.impure_defs or self.recursive_defs is None or name in self.recursive_defs:
+            return False
+        key = ("callee", name)
+        found = self._inlinable.get(key)
+        if found is None:
+            found = self._inlinable[key] = (not d.params and name in self.constant_defs) or (
+                bool(d.params) and self._is_leaf(d.body, {p.name for p in d.params}))
+        return found
 
     def lifted_condition(self, x) -> str | None:
         """The name of the def a list's condition was lifted into (dependencies.lifted_conditions),

@@ -15,6 +15,9 @@ _ENTITY_SLOTS = ("face_down", "zone", "cell", "place", "id")
 INT = "#int "  # in Generator.card_locals: INT + a Python local that holds a whole number for sure
 
 
+PAIR = "#pair "  # in Generator.card_locals: PAIR + a Python local that holds a tuple of two whole numbers for sure
+
+
 def _literal_range(node) -> tuple | None:
     """The numbers of `a..b` written with whole numbers (at most 64 of them), else None."""
     if type(node) is not N.Range:
@@ -81,6 +84,38 @@ class NodeFacts:
                 and isinstance(at.args[1], N.Name) and at.args[1].id == x.var
                 and x.var not in self.pylocals and x.var not in self.cc.scope)
 
+    def listed_def(self, name: str):
+        """The body of a def without parameters whose value is a list written out (`dirs = [(1, 0),
+        (0, 1)]`), else None."""
+        d = self.def_decls.get(name)
+        sym = self.cc.t.symbols.get(name)
+        if sym is None or sym.kind != "def" or d is None or d.params or not isinstance(d.body, N.ListLit):
+            return None
+        return d.body
+
+    def yields_pairs(self, node) -> bool:
+        """Whether every item of the collection `node` is a tuple of two whole numbers: the cells of a
+        fixed grid or hex board the rules name (`cells(grid)`, `empty_cells(grid)`), or a list of
+        such pairs written out (`[(1, 0), (0, 1)]`), or a def without parameters whose body is one
+        (`line_directions`), or such a collection filtered."""
+        while isinstance(node, N.FilterList):
+            node = node.coll
+
+        def literal_pairs(items) -> bool:
+            return all(isinstance(i, N.CellLit) and all(
+                type(v) is N.IntLit or (type(v) is N.Neg and type(v.operand) is N.IntLit) for v in (i.a, i.b))
+                for i in items)
+
+        if isinstance(node, N.ListLit):
+            return literal_pairs(node.items)
+        if isinstance(node, N.Name) and node.id not in self.pylocals and node.id not in self.cc.scope:
+            listed = self.listed_def(node.id)
+            return listed is not None and node.id not in self.setting_defs and literal_pairs(listed.items)
+        if (self.is_builtin(node, "cells", 1) or self.is_builtin(node, "empty_cells", 1)) and self.is_board_zone(node.args[0]):
+            t = self.zone_named(node.args[0]).topology
+            return not t.open and t.kind in ("grid", "hex")
+        return False
+
     def yields_ints(self, node) -> bool:
         """Whether every item of the collection `node` is a whole number: a range written with
         whole numbers (`0..3`), or such a range filtered."""
@@ -97,7 +132,16 @@ class NodeFacts:
             return type(node.value) is int
         if type(node) is N.BinOp:  # of two whole numbers: a whole number, or the helper's error
             return node.op in ("+", "-", "*", "/", "%") and self.is_int(node.left) and self.is_int(node.right)
+        if type(node) is N.Index:
+            return self.is_pair_coordinate(node)
         return type(node) is N.Name and INT + self.pylocals.get(node.id, "") in self.card_locals
+
+    def is_pair_coordinate(self, node) -> bool:
+        """`d[0]` or `cell[1]` of a Python local that holds a tuple of two whole numbers for sure
+        (yields_pairs): a whole number, read as it is."""
+        return (isinstance(node.index, N.IntLit) and type(node.index.value) is int and node.index.value in (0, 1)
+                and isinstance(node.obj, N.Name) and node.obj.id in self.pylocals
+                and PAIR + self.pylocals[node.obj.id] in self.card_locals)
 
     def is_builtin(self, node, name: str, arity: int) -> bool:
         """A call of the built-in `name` (not shadowed by a local or a declaration of the game)."""
@@ -117,7 +161,13 @@ class NodeFacts:
             return self.holds_quantifier(node.operand)
         if isinstance(node, N.CondExpr):
             return self.holds_quantifier(node.then) or self.holds_quantifier(node.other)
-        return self.is_quantifier(node)
+        return (self.is_quantifier(node) or self._quantified_leaf(node, bind=True) is not None
+                or self.hoistable(node) is not None)
+
+    def _counts(self, node) -> bool:
+        """`count([x in coll while cond])` or `count([x in coll where cond])`: body_lines writes it as a
+        loop that counts."""
+        return self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
 
     def is_owned_region(self, x) -> bool:
         """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell a local name

@@ -1,18 +1,112 @@
-"""Quantifiers, counts and filtered lists written as Python loops, and leaf defs written in place
-of their calls (`LoopWriter`, a part of `codegen.Generator`).
+"""Quantifiers, counts and filtered lists written as Python loops, and defs written in place of
+their calls (`LoopWriter`, a part of `codegen.Generator`).
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
 
 from rulelang.language import nodes as N
-from rulelang.check.dependencies import nodes_in
+from rulelang.check.dependencies import mentioned, nodes_in, rebuilt
 
 SPLIT_LOOPS = 10  # loops in loops written in one function (body_lines); deeper ones: Generator.split
 
 
+def _arg_names(args: list) -> set:
+    """The names a call's arguments read (those that are names, and those inside the others)."""
+    return set().union(*(mentioned(a) for a in args)) if args else set()
+
+
+def _renamed(node, mapping: dict):
+    """A copy of an expression with the names a comprehension binds renamed (`mapping`), for a def
+    body written in place of a call (Generator.inlined_call); nodes without them are shared."""
+    if isinstance(node, N.Name):
+        return node.model_copy(update={"id": mapping[node.id]}) if node.id in mapping else node
+    node = rebuilt(node, lambda child: _renamed(child, mapping))
+    if isinstance(node, (N.FilterList, N.MapList, N.ForClause)) and node.var in mapping:
+        node = node.model_copy(update={"var": mapping[node.var]})
+    return node
+
+
 class LoopWriter:
-    """Writes `any`, `all`, `count`, `empty` and `first` of lists as loops, and leaf defs in place."""
+    """Writes `any`, `all`, `count`, `empty` and `first` of lists as loops, and small defs in place."""
+
+    def hoistable(self, node) -> list | None:
+        """The calls of defs written in place (inlined_call) in `run_from(p, cell, d) + run_from(p,
+        cell, back) >= 3`, in the order they are worked out, when nothing else in the expression but
+        arithmetic, comparisons, numbers and local names could fail or be worked out before them:
+        body_lines writes each into a Python local first, then the expression with those locals; else
+        None (also when there is no such call)."""
+        if not isinstance(node, (N.Compare, N.BinOp)):
+            return None
+        calls: list = []
+
+        def walk(x) -> bool:
+            kind = type(x)
+            if kind is N.Compare or (kind is N.BinOp and x.op in ("+", "-", "*")):
+                return walk(x.left) and walk(x.right)
+            if kind is N.Neg:
+                return walk(x.operand)
+            if kind in (N.IntLit, N.BoolLit):
+                return True
+            if kind is N.Name:
+                return x.id in self.pylocals or x.id in self.cc.scope
+            if kind is N.Call and self._quantified_leaf(x, bind=True) is not None:
+                calls.append(x)
+                return True
+            return False
+
+        return calls if walk(node) and calls else None
+
+    def _quantified_leaf(self, node, bind: bool = False):
+        """(def, its loop names that the caller uses too) of a call that body_lines writes in place
+        (inlined_call), else None. With `bind`, its arguments may be any expressions (body_lines
+        keeps their values in Python locals first)."""
+        if not isinstance(node, N.Call) or node.kwargs or node.func in self.cc.scope or node.func in self.pylocals:
+            return None
+        sym = self.cc.t.symbols.get(node.func)
+        d = self.def_decls.get(node.func)
+        if sym is None or sym.kind != "def" or d is None:
+            return None
+        if not (self._called_with_locals(d, node.args) or (bind and len(d.params) == len(node.args))):
+            return None
+        key = ("quantified", node.func)
+        bound = self._inlinable.get(key)
+        if bound is None:
+            params = {p.name for p in d.params}
+            found = {x.var for x in nodes_in(d.body) if isinstance(x, (N.FilterList, N.MapList, N.ForClause))}
+            small = node.func not in self.cc.impure_defs and self.recursive_defs is not None \
+                and node.func not in self.recursive_defs
+            bound = self._inlinable[key] = (found if self._is_leaf(d.body, params, small=small) and not found & params
+                                            and (self.holds_quantifier(d.body) or self._counts(d.body)) else False)
+        if bound is False:
+            return None
+        # (the compiler's scope holds the names of every body written around this one too)
+        clashes = bound & (set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args))
+        if any(self.cc.t.symbols.get(v) is not None for v in clashes):
+            return None  # (a loop name that is also a global's, which renaming would change: left as it is)
+        return d, clashes
+
+    def inlined_call(self, node, bind: bool = False):
+        """(def, arguments) of a call that body_lines writes in place: a leaf def (`_is_leaf`: it
+        walks at most the cards on one cell) whose body holds a quantifier, `owns(p, cell) =
+        any(m in at(grid, cell) where owner(m) == p)`, given local names (`_called_with_locals`), or
+        with `bind` any arguments; else None. Its loop names that the caller uses too are renamed.
+        As with `inline_leaf`, only the call and its work count are saved."""
+        found = self._quantified_leaf(node, bind)
+        if found is None:
+            return None
+        d, clashes = found
+        if clashes:
+            used = set(self.pylocals) | set(self.cc.scope) | _arg_names(node.args) | mentioned(d.body)
+            mapping = {}
+            for v in sorted(clashes):
+                k = 1
+                while f"{v}_{k}" in used:
+                    k += 1
+                mapping[v] = f"{v}_{k}"
+                used.add(mapping[v])
+            d = d.model_copy(update={"body": _renamed(d.body, mapping)})
+        return d, node.args
 
     def logic_lines(self, node, target: str, indent: str) -> list[str]:
         """body_lines of `a and any(...)`, `not any(...)`, `if t then x else all(...)`: Python's own
@@ -69,7 +163,37 @@ class LoopWriter:
             with self.loop_scope(node.var, node.coll):
                 lines += self.body_lines(node.cond, inner, indent + "    ")
             return lines + [f"{indent}    if {inner}:", f"{indent}        {target}.append(L_{node.var})"]
+        found = self.inlined_call(node, bind=True)
+        if found is not None:
+            # the arguments that are not local names are worked out first, in order, into Python
+            # locals (as a call would, before its body): `owns(p, (x + dx, y + dy))`
+            d, args = found
+            lines, values = [], []
+            for arg in args:
+                if isinstance(arg, N.Name) and arg.id in self.pylocals:
+                    values.append(None)
+                    continue
+                # (a rule's variable too: read from the frame's variables once, not at each use)
+                kept = self.fresh("_a")
+                lines += [f"{indent}{kept} = ({self.x(arg)}", f"{indent})"]
+                values.append(kept)
+            with self._body_of(d, args, values):
+                return lines + self.body_lines(d.body, target, indent)
         if not self.is_quantifier(node):
+            calls = self.hoistable(node)
+            if calls is not None:
+                # each call written in place into a local of its own, in order; then the expression
+                lines, kept = [], []
+                for call in calls:
+                    local = self.fresh("_h")
+                    lines += self.body_lines(call, local, indent)
+                    kept.append((id(call), local))
+                self.hoisted.update(kept)
+                try:
+                    return lines + [f"{indent}{target} = ({self.x(node)}", f"{indent})"]
+                finally:
+                    for key, _local in kept:
+                        del self.hoisted[key]
             if self.holds_quantifier(node):
                 return self.logic_lines(node, target, indent)
             return [f"{indent}{target} = ({self.x(node)}", f"{indent})"]

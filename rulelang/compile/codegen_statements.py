@@ -1,6 +1,7 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
-of simple statements fused into one op (`FusedExec`), continuous rules as one function
-(`sync_block`) and the bindings of a `choose { option ... }` as nested loops (`option_walker`).
+of simple statements fused into one op (`FusedExec`), runs with `if`s and `for each` loops
+(`FusedRegion`, `fuse_regions`), continuous rules as one function (`sync_block`) and the
+bindings of a `choose { option ... }` as nested loops (`option_walker`).
 """
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import TYPE_CHECKING, Callable
 
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned, nodes_in
-from rulelang.engine.ops import CallProc, Exec, Op, PerformOp, SignalOp
+from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
+                                 SignalOp)
 from rulelang.engine.program import Code
 from rulelang.engine.values import _CARD_PSEUDO_FIELDS
 from rulelang.compile.codegen_helpers import _BIG
@@ -62,6 +64,226 @@ class FusedExec(Op):
     @property
     def span(self):
         return self.spans[self.at]
+
+
+class FusedRegion(FusedExec):
+    """Consecutive simple statements, `if`s and `for each` loops made of them, as ONE op whose
+    generated `run` is Python's own `if` and `for` (Generator.fused_region). Like FusedExec it
+    behaves exactly like the ops it stands for: every op it stands for counts as a step of the
+    budget, at the same point, with its own span; when a statement leaves events pending (a card
+    entered a watched zone), the run stops right after it, with the frame as the ops themselves
+    would have left it (the position after the statement, and each loop's list and next index in its
+    slot), and the original ops, still in place, carry on once the triggers have run."""
+
+    __slots__ = ("unwinds",)  # whether it holds an `end ...` (so a procedure of it keeps its frame)
+
+
+class _RegionWriter:
+    """Writes the body of a FusedRegion: each op it stands for, in the order the VM would run it."""
+
+    MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
+    MAX_LOOPS = 12  # loops in loops a region may hold (Python allows 20 nested blocks)
+
+    INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
+
+    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
+        self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
+        self.inlined = False  # an expression's body is written in the region
+
+    def value_of(self, fn, indent: str, loops: list) -> str:
+        """The Python value of an expression the compiler made into fn (a condition, a loop's list, a
+        `let`'s value): fn's generated body written in place, its value left in `value` (no call per
+        test: `for each line in lines { if all(...) }`), or a call of fn when it has no body, is
+        long, or would nest too deeply for Python."""
+        body = self.gen.expression_bodies.get(id(fn))
+        if body is not None:
+            rows = body.split("\n")
+            levels = max((len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.strip())
+            loops_in = max([(len(r) - len(r.lstrip(" "))) // 4 - 1 for r in rows if r.lstrip().startswith("for ")],
+                           default=0)
+            # Python allows 20 nested blocks (the region's `try` and loops, and the body's loops) and
+            # 100 levels of indentation
+            if len(rows) <= self.INLINE_LINES and len(loops) + loops_in + 2 < 20 \
+                    and len(indent) // 4 + levels < self.MAX_DEPTH:
+                self.lines += [indent + r[8:] if r.startswith("        ") else r for r in rows]
+                self.inlined = True
+                return "value"
+        return f"{self.gen.const(fn, 'F')}(c)"
+
+    def step(self, k: int, indent: str) -> None:
+        """The VM's count of op k as one step of work."""
+        self.lines += [f"{indent}meter.work += 1",
+                       f"{indent}if meter.work >= meter.checkpoint:",
+                       f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
+
+    def block(self, stmts: list, indent: str, loops: list) -> None:
+        for st in stmts:
+            self.stmt(st, indent, loops)
+
+    def deeper(self, indent: str) -> str:
+        """The indentation one level in (a region too deeply nested is left to the VM's ops)."""
+        if len(indent) // 4 >= self.MAX_DEPTH:
+            raise _NotSimple()
+        return indent + "    "
+
+    def stmt(self, st, indent: str, loops: list) -> None:
+        _, a, b = self.ranges[id(st)]
+        ops, lines = self.ops, self.lines
+        if b == a:
+            return  # a statement with no op of its own
+        kind = type(st)
+        if kind is N.If:
+            self.branches(st, a, b, indent, loops)
+        elif kind is N.For:
+            if len(loops) >= self.MAX_LOOPS:
+                raise _NotSimple()
+            init, head = ops[a], ops[a + 1]
+            n = len(loops)
+            items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
+            lines.append(f"{indent}op.at = {a - self.start}")
+            lines.append(f"{indent}{items} = _as_list({self.value_of(init.coll, indent, loops)})")
+            self.step(a, indent)
+            inner = self.deeper(indent)
+            lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
+                      f"{inner}v[{head.var!r}] = {item}"]
+            if head.cond is not None:
+                lines.append(f"{inner}op.at = {a + 1 - self.start}")
+                lines += [f"{inner}if not {self.value_of(head.cond, inner, loops + [(head.slot, items, index)])}:",
+                          f"{inner}    continue"]
+            self.step(a + 1, inner)  # the ForNext that gave this item
+            self.block(st.body, inner, loops + [(head.slot, items, index)])
+            self.step(b - 2, inner)  # the jump back to the ForNext
+            self.step(a + 1, indent)  # the ForNext that found no more items
+            self.step(b - 1, indent)  # the ClearSlot after the loop
+        elif type(ops[a]) is EndOp:
+            # `end turn`, `end game`...: the VM unwinds to what handles it and goes on from there; it
+            # counts this op as the step of the region (so no step here). Open loops keep their
+            # slots, as the VM's loop ops would leave them.
+            o = ops[a]
+            lines += [f"{indent}op.at = {a - self.start}"]
+            self.keep_slots(indent, loops)
+            lines += [f"{indent}frame.pc = {a + 1}",
+                      f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
+                      f"{indent}return"]
+        else:
+            o = ops[a]
+            lines.append(f"{indent}op.at = {a - self.start}")
+            self.gen.statement(o, lambda line: lines.append(f"{indent}{line}"), lambda fn: self.value_of(fn, indent, loops))
+            if a + 1 < self.stop or loops:
+                lines += [f"{indent}if s.events:"]
+                self.keep_slots(indent + "    ", loops)
+                lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
+            self.step(a, indent)
+
+    def keep_slots(self, indent: str, loops: list) -> None:
+        """Each open loop's list and next index in its slot, as its ops keep them (before the region
+        hands over to the VM)."""
+        self.lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
+
+    def branches(self, st, a: int, b: int, indent: str, loops: list) -> None:
+        """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""
+        ops, lines = self.ops, self.lines
+        p = a
+        for cond, body in st.branches:
+            test = ops[p]
+            q = test.target - 1  # the branch's closing Jump
+            lines.append(f"{indent}op.at = {p - self.start}")
+            lines.append(f"{indent}if {self.value_of(test.cond, indent, loops)}:")
+            inner = self.deeper(indent)
+            self.step(p, inner)
+            self.block(body, inner, loops)
+            self.step(q, inner)
+            lines.append(f"{indent}else:")
+            self.step(p, inner)  # the test failed: on to the next one (or the `else`, or the end)
+            indent, p = inner, test.target
+        if st.other is not None:
+            self.block(st.other, indent, loops)
+
+
+class RegionRecords:
+    """What the statement compiler notes while compiling one block of ops (`Code`), for
+    `fuse_regions`: the op range of every statement, and every block of statements with the
+    statement it belongs to (None: the code's own body)."""
+
+    __slots__ = ("code", "ranges", "blocks", "parents")
+
+    def __init__(self, code):
+        self.code = code
+        self.ranges: dict = {}  # id(statement) -> (statement, first op, op after the last)
+        self.blocks: list = []  # (statements, the statement they belong to or None)
+        self.parents: list = []  # the statements being compiled, outermost first
+
+
+def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
+    """Replace the first op of every run of fusable statements (simple ones, and `if`s and `for each`
+    loops made only of them) by a FusedRegion; a run of simple statements alone is left to fuse_code."""
+    ops = list(code.ops)  # as compiled: regions are written from these
+    ranges = records.ranges
+    known: dict[int, bool] = {}
+
+    def fusable(st) -> bool:
+        found = known.get(id(st))
+        if found is None:
+            found = known[id(st)] = _fusable(st)
+        return found
+
+    def _fusable(st) -> bool:
+        entry = ranges.get(id(st))
+        if entry is None or entry[0] is not st:
+            return False
+        _, a, b = entry
+        kind = type(st)
+        if b == a:
+            return kind not in (N.If, N.For)
+        if kind is N.If:
+            if type(ops[a]) is not JumpIfNot:
+                return False
+            bodies = [body for _, body in st.branches] + ([st.other] if st.other is not None else [])
+            return all(fusable(x) for body in bodies for x in body) and _contiguous(st, a, b)
+        if kind is N.For:
+            return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
+                    and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
+                    and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
+                    and all(fusable(x) for x in st.body))
+        return b - a == 1 and type(ops[a]) in (Exec, EndOp)
+
+    def _contiguous(st, a: int, b: int) -> bool:
+        """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""
+        p = a
+        for _cond, body in st.branches:
+            test = ops[p] if p < b else None
+            if type(test) is not JumpIfNot or not p < test.target <= b:
+                return False
+            q = test.target - 1
+            if type(ops[q]) is not Jump or ops[q].target != b or _span_of(body, p + 1) != q:
+                return False
+            p = test.target
+        return _span_of(st.other or [], p) == b
+
+    def _span_of(body: list, first: int) -> int | None:
+        """Where the ops of a body end if its statements follow each other from `first`, else None."""
+        at = first
+        for x in body:
+            entry = ranges.get(id(x))
+            if entry is None or entry[1] != at:
+                return None
+            at = entry[2]
+        return at
+
+    for stmts, parent in records.blocks:
+        if parent is not None and fusable(parent):
+            continue  # written inside its parent's region
+        run: list = []
+        for st in list(stmts) + [None]:
+            if st is not None and fusable(st) and (not run or ranges[id(run[-1])][2] == ranges[id(st)][1]):
+                run.append(st)
+                continue
+            if any(type(x) in (N.If, N.For) for x in run):
+                start, stop = ranges[id(run[0])][1], ranges[id(run[-1])][2]
+                region = gen.fused_region(ops, run, ranges, start, stop)
+                if region is not None:
+                    code.ops[start] = region
+            run = [st] if st is not None and fusable(st) else []
 
 
 def fuse_code(gen: "Generator", code) -> None:
@@ -263,22 +485,52 @@ class StatementWriter:
         lines.append(f"        frame.pc = {start + len(execs)}")
         return self._bound(op, fname, lines, start)
 
-    def _bound(self, op, fname: str, lines: list, start: int):
+    def _bound(self, op, fname: str, lines: list, start: int, translate: bool = False):
         """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
-        failed), with the op bound to it."""
-        lines += ["    except BaseException:", f"        frame.pc = {start} + op.at", "        raise", ""]
+        failed), with the op bound to it. `translate`: expressions are written in it, their
+        failures reported as their own functions report them."""
+        lines += ["    except BaseException as exc:" if translate else "    except BaseException:",
+                  f"        frame.pc = {start} + op.at"]
+        if translate:
+            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
+        lines += ["        raise", ""]
         self.sources.append("\n".join(lines))
         op.run = types.MethodType(self.stub(fname), op)
         return op
 
-    def statement(self, o, emit: Callable) -> None:
+    def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
+        """The generated `run` of a FusedRegion standing for the statements `run` (ops start to
+        stop - 1: simple statements, and `if`s and `for each` loops made of them), or None when it
+        would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
+        `ops` are the block's ops as the statement compiler made them."""
+        op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        op.unwinds = any(type(o) is EndOp for o in ops[start:stop])
+        fname = self.fresh("X")
+        lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
+                 "    s = vm.s",
+                 "    v = frame.vars",
+                 "    c = _Ctx(v, s, vm)",
+                 "    meter = vm.meter",
+                 "    try:"]
+        writer = _RegionWriter(self, ops, ranges, start, stop, lines)
+        try:
+            writer.block(run, "        ", [])
+        except _NotSimple:
+            return None
+        lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
+                  f"        frame.pc = {stop}"]
+        return self._bound(op, fname, lines, start, translate=writer.inlined)
+
+    def statement(self, o, emit: Callable, value_of: Callable | None = None) -> None:
         """One statement of a fused run, its lines given to `emit` in order: `let x = e` and `x = e`
         on a local as Python; `move` with its values worked out here, in the closure's order, and the
         cards put by `values.move_cards`; `=`, `+=`, `-=` of a global, or of a card's or player's own
         field, as the closure does them (`values.set_field` for anything else); the others by their
-        closure."""
+        closure. `value_of(fn)`: how the value of an expression is written (a call of its function,
+        unless a region writes its body in place, before the line that reads it: each value is kept
+        in a local of its own first)."""
         def value(fn) -> str:
-            return f"{self.const(fn, 'F')}(c)"
+            return value_of(fn) if value_of is not None else f"{self.const(fn, 'F')}(c)"
 
         parts = getattr(o.fn, "parts", None)
         if parts is not None and parts[0] == "let":

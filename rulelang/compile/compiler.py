@@ -57,6 +57,7 @@ class Compiler(StatementCompiler):
         self.gen = None  # the code generator (codegen.Generator) while a program is compiled
         self.def_reads = None  # what each def reads (dependencies.def_reads)
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
+        self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
         self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
         self.load_time_modules = 0  # generated modules of functions worked out at load time, so far
         self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)

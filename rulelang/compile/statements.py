@@ -27,7 +27,8 @@ def _whole_body(code: Code):
         return EMPTY_BODY
     first = code.ops[0]
     spans = getattr(first, "spans", None)
-    if spans is not None and getattr(first, "start", None) == 0 and len(spans) == len(code.ops):
+    if (spans is not None and getattr(first, "start", None) == 0 and len(spans) == len(code.ops)
+            and not getattr(first, "unwinds", False)):  # `end ...` unwinds the frames: it needs its own
         return first
     return None
 
@@ -51,20 +52,29 @@ class StatementCompiler:
 
     # ---- statements
     def code(self, name: str, kind: str, span: Span, body: list, params=()) -> Code:
-        from rulelang.compile.codegen_statements import fuse_code
+        from rulelang.compile.codegen_statements import RegionRecords, fuse_code, fuse_regions
 
         code = self.program.new_code(name, kind, span)
-        with self.scoped(set(params)):
-            self.block(code, body, loops=[])
-            if kind == "always" and self.fused:
-                code.sync = self.gen.sync_block(body, span)
+        saved = self._regions
+        self._regions = records = RegionRecords(code)
+        try:
+            with self.scoped(set(params)):
+                self.block(code, body, loops=[])
+                if kind == "always" and self.fused:
+                    code.sync = self.gen.sync_block(body, span)
+        finally:
+            self._regions = saved
         if self.fused:
+            fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
             fuse_code(self.gen, code)  # runs of simple statements become one generated op
         if kind == "proc":
             code.inline = _whole_body(code)
         return code
 
     def block(self, code: Code, stmts: list, loops: list):
+        regions = self._regions
+        if regions is not None and regions.code is code:
+            regions.blocks.append((stmts, regions.parents[-1] if regions.parents else None))
         saved = self.scope
         for s in stmts:
             self.stmt(code, s, loops)
@@ -78,7 +88,17 @@ class StatementCompiler:
         return len(code.ops)
 
     def stmt(self, code: Code, s, loops: list):
-        getattr(self, "s_" + type(s).__name__)(code, s, loops)
+        regions = self._regions
+        if regions is None or regions.code is not code:
+            getattr(self, "s_" + type(s).__name__)(code, s, loops)
+            return
+        start = len(code.ops)
+        regions.parents.append(s)
+        try:
+            getattr(self, "s_" + type(s).__name__)(code, s, loops)
+        finally:
+            regions.parents.pop()
+        regions.ranges[id(s)] = (s, start, len(code.ops))  # the statement is kept, so its id stays its own
 
     def s_Let(self, code, s, loops):
         value, name = self.expr(s.value), s.name

@@ -87,7 +87,7 @@ class Code:
     # generator can write it (codegen.Generator.sync_block); VM.run_sync runs it instead of the ops
     sync: Any = None
     # a procedure whose body is no op at all (EMPTY_BODY), or one fused op standing for all its ops
-    # (codegen_statements.FusedExec): CallProc runs it in place, without a turn through the VM
+    # (codegen_statements.FusedExec, FusedRegion): CallProc runs it in place, without a turn through the VM
     inline: Any = None
 
 
