@@ -313,25 +313,11 @@ class Checker(StatementChecks, ExpressionChecks):
                      expected="{member: number, ...} with members of " + want[4:])
 
     # ---- whole program
-    def run(self, notes: dict | None = None, unchanged: dict | None = None):
-        """Check every declaration, then the whole program. With notes, what each declaration's
-        check leaves for the whole-program checks is noted by declaration (`DeclarationNote`); with
-        unchanged, those declarations are not checked again: what their notes say is taken as is."""
+    def run(self):
+        """Check every declaration, then the whole program."""
         t = self.t
         for d in t.decls:
-            kept = unchanged.get(id(d)) if unchanged else None
-            if kept is not None:
-                self._take_notes(kept)
-            elif notes is not None:
-                outer = self.phase_refs, self.signals_sent, self.signals_heard
-                self.phase_refs, self.signals_sent, self.signals_heard = set(), set(), {}
-                self.check_decl(d)
-                noted = DeclarationNote(d, self.phase_refs, self.signals_sent, self.signals_heard)
-                notes[id(d)] = noted
-                self.phase_refs, self.signals_sent, self.signals_heard = outer
-                self._take_notes(noted)
-            else:
-                self.check_decl(d)
+            self.check_decl(d)
         check_decks(self)  # (of the whole program: a deck reads what the defs it names read, and theirs)
         game = t.game
         if game is not None:
@@ -356,12 +342,6 @@ class Checker(StatementChecks, ExpressionChecks):
             if name not in self.signals_sent:
                 self.err(span, f'nothing ever signals "{name}", so this trigger never runs',
                          hint=f"send it with `signal {name}(...)` or remove the trigger")
-
-    def _take_notes(self, note: "DeclarationNote"):
-        self.phase_refs |= note.phase_refs
-        self.signals_sent |= note.signals_sent
-        for name, span in note.signals_heard.items():
-            self.signals_heard.setdefault(name, span)
 
     def check_decl(self, d):
         if isinstance(d, N.ComponentDecl):
@@ -540,136 +520,23 @@ class Checker(StatementChecks, ExpressionChecks):
         self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})
 
 
-def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None,
-                notes: dict | None = None) -> SymbolTable:
+def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
     table = build_symbols(decls, bag, data_files)
-    checker = Checker(table, bag, data_files)
-    checker.run(notes)
+    Checker(table, bag, data_files).run()
     return table
 
 
-@dataclass
-class DeclarationNote:
-    """What checking one declaration left for the whole-program checks (the phases it names, the
-    signals it sends and hears), kept with the declaration."""
-    decl: object
-    phase_refs: set
-    signals_sent: set
-    signals_heard: dict
-    names: frozenset | None = None  # every name the declaration may look up (`_names_in`), once asked
-
-
-def unchanged_declarations(base: SymbolTable, variant: SymbolTable, notes: dict) -> dict:
-    """The declarations a variant's check need not check again, with their notes from the base game's
-    check, which found no problem: those the variant keeps as they are and that name nothing the
-    variant changes. Checking a declaration looks up the names written in it, what the declarations
-    of those names say (how many parameters a def or a procedure takes, a component's fields and
-    their types), and the fields of components by their names (a field of a value of unknown kind is
-    any component's field of that name). So a name is changed when the
-    variant declares it otherwise or adds it (a component's fields too), and what a declaration the
-    variant keeps declares is changed when the declaration names a changed type (an enum or a
-    component: its types may read otherwise), to a fixed point; a variant that replaces or removes a
-    component or a player field, or changes a table's columns, checks everything again. A
-    declaration kept that names nothing changed is checked as it was, without a problem, and leaves
-    the same notes (`tests/test_checker_variants.py` compares this with checking everything, on every
-    game and example with its own variants and with variants made to change what others read)."""
-    added_fields = _added(base.components, variant.components)
-    added_player_fields = _added(base.player_fields, variant.player_fields)
-    if (added_fields is None or added_player_fields is None or variant.table_columns != base.table_columns
-            or variant.table_columns_unread != base.table_columns_unread or variant.refused != base.refused):
-        return {}
-    changed = set(added_player_fields)
-    for name in added_fields:
-        changed.update(f.name for f in variant.components[name].fields)
-    types = set()  # changed names of types
-    for name in base.symbols.keys() | variant.symbols.keys():
-        a, b = base.symbols.get(name), variant.symbols.get(name)
-        if a is None or b is None or a.decl is not b.decl or a.kind != b.kind or a.type != b.type:
-            changed.add(name)
-            if (a is not None and a.kind in _TYPE_KINDS) or (b is not None and b.kind in _TYPE_KINDS):
-                types.add(name)
-    kept = [(d, notes[id(d)]) for d in variant.decls if id(d) in notes and notes[id(d)].decl is d]
-    if not changed:
-        return {id(d): note for d, note in kept}
-    for d, note in kept:
-        if note.names is None:
-            note.names = _names_in(d)
-    if types:
-        declares: dict[int, set] = {}  # a declaration of the variant: the names it declares
-        for name, sym in variant.symbols.items():
-            declares.setdefault(id(sym.decl), set()).add(name)
-        for comp in variant.components.values():
-            declares.setdefault(id(comp), set()).update(f.name for f in comp.fields)
-        todo = kept
-        while todo:  # what a kept declaration that names a changed type declares is changed too
-            later = []
-            for d, note in todo:
-                names = declares.get(id(d))
-                if names and not note.names.isdisjoint(types):
-                    changed |= names
-                    types.update(n for n in names if n in variant.symbols and variant.symbols[n].kind in _TYPE_KINDS)
-                else:
-                    later.append((d, note))
-            if len(later) == len(todo):
-                break
-            todo = later
-    return {id(d): note for d, note in kept if note.names.isdisjoint(changed)}
-
-
-_TYPE_KINDS = ("enum", "component")
-
-
-def _added(base: dict, variant: dict) -> list | None:
-    """The names a variant's table adds to the base game's (components, player fields); None when it
-    removes or replaces one."""
-    if any(variant.get(k) is not v for k, v in base.items()):
-        return None
-    return [k for k in variant if k not in base]
-
-
-_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _names_in(decl) -> frozenset:
-    """Every text in a declaration, and each word of a text that shows values in braces: more than
-    the names it uses, never fewer."""
-    node_classes = N.NODE_CLASSES
-    found = set()
-    stack = [decl]
-    pop, push_all = stack.pop, stack.extend
-    while stack:
-        x = pop()
-        kind = type(x)
-        if kind is str:
-            found.add(x)
-            if "{" in x:
-                found.update(_WORDS.findall(x))
-        elif kind in node_classes:
-            push_all(x.__dict__.values())
-        elif kind is list or kind is tuple:
-            push_all(x)
-        elif kind is dict:
-            push_all(x.keys())
-            push_all(x.values())
-    return frozenset(found)
-
-
 def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_variants: bool = False,
-                data_files: DataFiles | None = None, reuse: bool = True) -> SymbolTable:
-    """Check the base game (with the given variants); with all_variants, each variant too. Raises RulesError.
-    `data_files` (given) tells afterwards which data files the check read. A variant's check leaves
-    out the declarations it keeps unchanged from a base game without problems
-    (`unchanged_declarations`); reuse False checks them all (tests compare)."""
+                data_files: DataFiles | None = None) -> SymbolTable:
+    """Check the base game (with the given variants); with all_variants, each variant too, whole.
+    Raises RulesError. `data_files` (given) tells afterwards which data files the check read."""
     bag = DiagnosticBag()
     data_files = data_files if data_files is not None else DataFiles()
     decls, settings = apply_variants(rules, variants or [], bag)
-    notes: dict | None = {} if reuse and all_variants and rules.variants() else None
-    table = check_decls(decls, bag, data_files, notes)
+    table = check_decls(decls, bag, data_files)
     checker = Checker(table, bag, data_files)
     for s in settings:
         checker.check_decl(s)
-    if bag.items:  # a base game with problems: each variant is checked whole, its problems said as before
-        notes = None
     if all_variants:
         # a problem of the base game is said once, not again for each variant; "(first at line N)" may
         # differ there (a variant's `replace` stands where the base declaration stood)
@@ -685,7 +552,7 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
             vdecls, vsettings = apply_variants(rules, [name], vbag)
             vtable = build_symbols(vdecls, vbag, data_files)
             vchecker = Checker(vtable, vbag, data_files)
-            vchecker.run(unchanged=unchanged_declarations(table, vtable, notes) if notes and not vbag.items else None)
+            vchecker.run()
             for s in vsettings:
                 vchecker.check_decl(s)
             for d in vbag.items:

@@ -116,9 +116,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
         self.fixed_params: set = set()
         self.param_reads: dict = {}
-        # and the defs the same all game that it reads, each looked up once per call: name -> Python
-        # local (g_Name); None while no def is written
-        self.constant_reads: dict | None = None
         self.arith_depth = 0  # operations written inside one another (g_BinOp)
         self.depth = 0  # expressions written inside one another in the function being written (x, split)
         self.linemap: list = []
@@ -261,12 +258,12 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         """While another function is written (an expression's, a continuous rule's, an option's
         walker), possibly in the middle of a def's: no name is one of the def's parameters (g_Index
         reads those once, at the def's top, which this function does not have)."""
-        saved = self.fixed_params, self.param_reads, self.constant_reads
-        self.fixed_params, self.param_reads, self.constant_reads = set(), {}, None
+        saved = self.fixed_params, self.param_reads
+        self.fixed_params, self.param_reads = set(), {}
         try:
             yield
         finally:
-            self.fixed_params, self.param_reads, self.constant_reads = saved
+            self.fixed_params, self.param_reads = saved
 
 
     def finish(self) -> None:
@@ -346,7 +343,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         """A sub-expression nested deeper than one function holds (SPLIT_DEPTH levels of x, or loops
         in loops in body_lines) written as a function of its own, H...(c, locals...), called in
         its place: Python then compiles every function of a game, however deeply its rules nest.
-        Its locals are passed to it; nothing read once at the top of a def (g_Index, g_Name) is."""
+        Its locals are passed to it; nothing read once at the top of a def (g_Index) is."""
         if any(id(n) in self.hoisted for n in nodes_in(node)):  # (a call worked out just before: left in place)
             return getattr(self, "g_" + type(node).__name__)(node)
         params = list(dict.fromkeys(v for v in self.pylocals.values() if v.isidentifier()))
@@ -435,14 +432,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         if kind == "def" and name in self.setting_defs:  # fixed by the settings (dependencies.setting_defs)
             return repr(self.setting_defs[name])
         if kind == "def" and name in self.def_decls:
-            if name in self.constant_defs and self.constant_reads is not None and not self.no_walrus \
-                    and not self.def_decls[name].params:
-                # the same value all game (dependencies.constant_defs), read again in a def's loops
-                # (`d in directions` for every cell): looked up once per call of the def, where first read
-                var = self.constant_reads.get(name)
-                if var is None:
-                    var = self.constant_reads[name] = self.fresh("_k")
-                return f"({var} if {var} is not _MISS else ({var} := D_{name}(c)))"
             return f"D_{name}(c)"
         if kind == "def":  # (a def the generator was not given: called as the program has it)
             return f"c.vm.program.defs[{name!r}](c, ())"

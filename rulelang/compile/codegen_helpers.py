@@ -162,10 +162,6 @@ def _zone_of_family(c, i, name, span):
     return c.s.zones[f"{name}#{i}"]
 
 
-def _cellstack(board, cell):  # the generated code inlines it: board.cells.stacks.get(cell, _NOCARDS)
-    return board.cells.stack(cell)
-
-
 def _current(s):
     return s.players[s.current] if s.current is not None else None
 
@@ -285,8 +281,8 @@ def _placeholder(c):
 _HELPERS = {
     "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-    "_player_zone": _player_zone, "_cellstack": _cellstack, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_out_seats": out_seats, "_Entity": Entity, "_Player": Player,
+    "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
     "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
     "_usable": _usable, "_matched": _matched, "_matching": _matching,
