@@ -17,7 +17,7 @@ from rulelang.engine.ops import (CallProc, ChooseAmong, ChooseOne, ClearSlot, En
 from rulelang.engine.program import EMPTY_BODY, Code, Ctx, RuleError
 from rulelang.engine.values import (map_update, move_cards, one_value_changed, set_field, the_cards, the_zone,
                                     whole_number, _put, _update)
-from rulelang.model.things import NOBODY, Entity, OUT_KEY, Player, Zone, out_seats, remember_undo
+from rulelang.model.things import NOBODY, Entity, OUT_KEY, Player, Zone, journal_cards, out_seats, remember_undo
 
 
 def _whole_body(code: Code):
@@ -450,6 +450,7 @@ class StatementCompiler:
             for e in z.items:
                 e.known = NOBODY
             c.s.version += 1
+            journal_cards(c.s, z.items, z)
 
         self.emit(code, Exec(do_shuffle, s.span))
 
@@ -473,7 +474,8 @@ class StatementCompiler:
                 seen_by = to(c)
                 if not isinstance(seen_by, Player):
                     raise RuleError(span, f"cards are revealed to a player, not to {describe(seen_by)}")
-            for e in the_cards(what(c), span, "only cards can be revealed, not"):
+            cards = the_cards(what(c), span, "only cards can be revealed, not")
+            for e in cards:
                 if seen_by is None:
                     e.face_down = False
                     e.known = frozenset(range(len(c.s.players)))
@@ -481,6 +483,7 @@ class StatementCompiler:
                     e.known = e.known | {seen_by.seat}
             c.s.version += 1
             c.s.cards_version += 1
+            journal_cards(c.s, cards)
 
         self.emit(code, Exec(do_reveal, s.span))
 
@@ -488,9 +491,11 @@ class StatementCompiler:
         what, span = self.expr(s.what), s.span
 
         def do_hide(c):
-            for e in the_cards(what(c), span, "only cards can be hidden, not"):
+            cards = the_cards(what(c), span, "only cards can be hidden, not")
+            for e in cards:
                 e.known = NOBODY
             c.s.version += 1
+            journal_cards(c.s, cards)
 
         self.emit(code, Exec(do_hide, s.span))
 
@@ -498,11 +503,13 @@ class StatementCompiler:
         what, down, span = self.expr(s.what), s.face == "down", s.span
 
         def do_flip(c):
-            for e in the_cards(what(c), span, "only cards can be turned face up or down, not"):
+            cards = the_cards(what(c), span, "only cards can be turned face up or down, not")
+            for e in cards:
                 e.face_down = down
                 e.known = NOBODY
             c.s.version += 1
             c.s.cards_version += 1
+            journal_cards(c.s, cards)
 
         self.emit(code, Exec(do_flip, s.span))
 

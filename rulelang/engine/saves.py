@@ -194,8 +194,8 @@ def mark_state(s: State) -> Mark:
 def restore_state(s: State, m: Mark) -> None:
     """Put a marked state back as it was when marked (`mark_state`); it goes on recording."""
     journal = s.journal
-    # a change of the version the journal does not account for (a shuffle, a reveal: statements that
-    # record nothing) may have turned or reordered any card: everything is put back
+    # a change of the version the journal does not account for (a statement that records nothing,
+    # such as `eliminate`) may have turned or reordered any card: everything is put back
     everything = s.version - m.scalars[6] != journal.changes
     entities = s.entities
     count = m.count

@@ -153,8 +153,9 @@ class Journal:
     the cards moved, turned or given to someone (`cards`), the zones whose cards changed (`zones`),
     the names of the fields and globals given a value (`keys`), and how many of the changes of
     `State.version` were recorded here (`changes`): a change of the version it does not account for
-    was made by a statement that records nothing (a shuffle, a reveal), and the whole state is put
-    back. Every change of a card's field goes through `values.one_value_changed` or `expire`."""
+    was made by a statement that records nothing, and the whole state is put back. Every change of
+    a card's field goes through `values.one_value_changed` or `expire`; a shuffle, a reveal, a hide
+    and a turn face up or down through `journal_cards`."""
 
     __slots__ = ("cards", "zones", "keys", "changes")
 
@@ -441,6 +442,18 @@ def journal_card(state: State, e: Entity) -> None:
         journal.cards.add(e)
         if e.zone is not None:
             journal.zones.add(e.zone)
+        journal.changes += 1
+
+
+def journal_cards(state: State, cards, zone: Zone | None = None) -> None:
+    """One change of the version that turned, revealed or hid `cards` where they lie (their face, who
+    has seen them), or with `zone`, reordered that zone (a shuffle: `cards` are its cards): recorded
+    in the state's journal, if a match is marked, for restore_state to put back just those."""
+    journal = state.journal
+    if journal is not None:
+        journal.cards.update(cards)
+        if zone is not None:
+            journal.zones.add(zone)
         journal.changes += 1
 
 
