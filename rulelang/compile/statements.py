@@ -207,6 +207,7 @@ class StatementCompiler:
                         c.s.log.append(f"{describe(p)} is out until the end of the {until}")
             c.s.globals[OUT_KEY] = out
             c.s.version += 1
+            journal_cards(c.s, ())  # (the globals, where it is noted, are put back whole by a restore)
 
         self.emit(code, Exec(do_eliminate, span))
 
