@@ -447,8 +447,9 @@ def journal_card(state: State, e: Entity) -> None:
 
 def journal_cards(state: State, cards, zone: Zone | None = None) -> None:
     """One change of the version that turned, revealed or hid `cards` where they lie (their face, who
-    has seen them), or with `zone`, reordered that zone (a shuffle: `cards` are its cards): recorded
-    in the state's journal, if a match is marked, for restore_state to put back just those."""
+    has seen them), or with `zone`, reordered that zone (a shuffle: `cards` are its cards), or with no
+    cards, changed only globals (an elimination; they are put back whole): recorded in the state's
+    journal, if a match is marked, for restore_state to put back just those."""
     journal = state.journal
     if journal is not None:
         journal.cards.update(cards)
