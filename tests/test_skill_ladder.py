@@ -119,3 +119,20 @@ def test_a_kept_ladder_is_shown_on_the_rulebook_page_without_playing_it():
     assert "### How much skill it rewards" in section
     assert "Skill ladder (30 seeds per rung" in section and "| greedy | random |" in section
     assert "![Skill ladder" in section and kept["command"] in section
+
+
+def test_a_rung_that_loses_to_the_one_below_is_called_weaker():
+    """Survivors' kept ladder: mcts:25 lost to greedy on most seeds. The summary says "weaker", not
+    "not shown stronger", and a p-value under 0.001 reads "p < 0.001", not "p = 0.00"."""
+    from rulelang.balance.tournament import Ladder, PairResult, Rung
+
+    def rung(seeds_a, seeds_b, only_a, only_b):
+        pair = PairResult("mcts:25", "greedy", games=2 * (seeds_a + seeds_b), duplicate=True, only_a=only_a,
+                          only_b=only_b, seeds_a=seeds_a, seeds_b=seeds_b)
+        return Rung("mcts:25", "greedy", pair)
+
+    weaker = Ladder("g", 2, 30, [rung(3, 27, 9, 47)]).summary()
+    assert weaker.startswith("the ladder climbs 0 of 1 rungs: mcts:25 is weaker than greedy (16% [")
+    assert weaker.endswith("p < 0.001)")
+    even = Ladder("g", 2, 30, [rung(10, 12, 20, 22)]).summary()
+    assert "mcts:25 is not shown stronger than greedy" in even and even.endswith("p = 0.832)")

@@ -258,8 +258,9 @@ class Ladder:
         r = stop.rate()
         shown = f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else "no game won alone"
         pv = stop.pair.p_value()
-        return out + (f": {stop.bot} is not shown stronger than {stop.below} ({shown} of the games won alone, "
-                      f"p {'-' if pv is None else f'= {pv:.2f}'})")
+        weaker = pv is not None and pv < CLIMB_P and stop.pair.seeds_b > stop.pair.seeds_a
+        return out + (f": {stop.bot} is {'weaker than' if weaker else 'not shown stronger than'} {stop.below} "
+                      f"({shown} of the games won alone, p {_p_words(pv)})")
 
     def to_json(self) -> dict:
         return {"game": self.title, "players": self.players, "seeds": self.games, "duplicate": True,
@@ -268,6 +269,11 @@ class Ladder:
                            "lost_alone": r.pair.only_b, "neither": r.pair.neither, "both": r.pair.both,
                            "rate": r.rate(), "p_value": r.pair.p_value(), "climbs": r.climbs()}
                           for r in self.rungs]}
+
+
+def _p_words(p: float | None) -> str:
+    """A p-value after "p": "< 0.001", "= 0.020", or "-" when there is none."""
+    return "-" if p is None else "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
 def skill_ladder(path: str, n: int, rungs: tuple[str, ...] | list[str] = LADDER, variant: list[str] | None = None,
@@ -296,7 +302,7 @@ def print_ladder(console, ladder: Ladder) -> None:
         rate, p = r.rate(), r.pair.p_value()
         table.add_row(r.bot, r.below, str(r.pair.only_a), str(r.pair.only_b), f"{r.pair.neither}/{r.pair.both}",
                       f"{rate['rate']:.0%} [{rate['low']:.0%}, {rate['high']:.0%}]" if rate["rate"] is not None else "-",
-                      "-" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}"),
+                      "-" if p is None else _p_words(p).removeprefix("= "),
                       "climbs" if r.climbs() else "")
     console.print(table)
     console.print(ladder.summary(), markup=False, emoji=False)
