@@ -316,3 +316,24 @@ def test_duplicate_games_on_the_command_line(capsys):
     text = capsys.readouterr().out
     assert "mc:12 vs random: 40 games" in text and "duplicate: 20 seeds, better for mc:12" in text
     assert "mc:12 is stronger" in text
+
+
+def test_simulate_out_is_the_same_text_whatever_the_process_hash_seed(tmp_path):
+    """A seeded game is deterministic, and so is what `simulate --out` writes: the cards chosen are
+    counted in the order they were chosen, not in a set's order (which follows the process's hash seed)."""
+    import os
+    import subprocess
+    import sys
+
+    texts = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"out{hash_seed}.json"
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(ROOT))
+        subprocess.run([sys.executable, "-m", "rulelang", "simulate", str(ROOT / "games" / "splicers.rules"), "-n", "2",
+                        "--jobs", "1", "--seed", "1", "--quiet", "--out", str(out)], check=True, env=env,
+                       capture_output=True, timeout=120)
+        data = json.loads(out.read_text())
+        assert any(g["cards"] for g in data["results"])
+        data.pop("seconds"), data.pop("games_per_second")
+        texts.append(json.dumps(data))
+    assert texts[0] == texts[1]

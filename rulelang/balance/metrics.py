@@ -86,7 +86,7 @@ def play_recorded(match, agents: list) -> dict:
         names: list[str] = []
         for v in raw["values"].values():
             _cards_in(v, names)
-        for name in set(names):
+        for name in dict.fromkeys(names):  # (once each, in the order chosen: the same in every process)
             cards.setdefault(name, [0] * players)[seat] += 1
         before = dict(match.s.stats)
         match.apply(index)
