@@ -20,9 +20,8 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-from rulelang.table.tableview import KIND_FIELDS, card_kind
-PALETTE = ["#f2d45c", "#a8d672", "#4f9a5b", "#8fc1e3", "#e39b8f", "#c7a4e0", "#f0b27a", "#b0b7bd",
-           "#d9e68a", "#7fc9b8", "#e6a6c9", "#9fa8da"]
+from rulelang.table.tableview import KIND_FIELDS, PALETTE, card_kind  # (the table's colours: one palette)
+
 FACE_DOWN = "#6d6d6d"
 SQRT3 = math.sqrt(3)
 
