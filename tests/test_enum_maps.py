@@ -291,14 +291,16 @@ phase play {{
 
 def test_a_field_names_the_colour_of_its_cards_and_the_command_still_overrides(gems, tmp_path):
     pytest.importorskip("matplotlib")
-    from rulelang.tools.render import colour_fields, colour_table, kind_of
+    from rulelang.table.tableview import colour_kind, colour_table as table_colours
+    from rulelang.tools.render import colour_table
 
     match = gems.new_match(players=2, seed=0)
-    assert colour_fields(match) == {"Card": "rank"}
     card = match.s.entities[0]
-    assert kind_of(card, None, None, colour_fields(match)) == f"rank={card.attrs['rank']}"
+    assert colour_kind(card, gems.program) == f"rank={card.attrs['rank']}"
     assert set(colour_table(match)) == {"rank=bronze", "rank=silver", "rank=gold"}
     assert set(colour_table(match, "gem")) == {"gem=ruby", "gem=jade", "gem=onyx"}  # --colour-by wins
+    # the browser and the terminal colour by the same field as the pictures, in the same colours
+    assert table_colours(match) == colour_table(match)
 
 
 def test_scenarios_set_and_expect_maps_and_families(tmp_path):

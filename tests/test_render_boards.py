@@ -12,7 +12,8 @@ pytest.importorskip("matplotlib")
 from rulelang.bots.agents import AgentHandle, make_agent
 from rulelang.cli.main import main
 from rulelang.compile.loader import load
-from rulelang.tools.render import colour_table, kind_of, offered_cells, render_board
+from rulelang.table.tableview import colour_kind
+from rulelang.tools.render import colour_table, offered_cells, render_board
 
 KINGDOMS = str(Path(__file__).resolve().parent / "surfaces" / "kingdoms.rules")
 
@@ -74,7 +75,7 @@ def test_may_be_placed_only_where_the_rules_allow():
 def test_cards_are_coloured_by_their_first_enum_field_or_the_one_named(tmp_path, capsys):
     match = _played(0)
     tile = match.s.zones["kingdom#1"].items[0]
-    assert kind_of(tile, None, match.game.program.table) == f"terrain={tile.attrs['terrain']}"
+    assert colour_kind(tile, match.game.program) == f"terrain={tile.attrs['terrain']}"
     table = colour_table(match)
     assert table["terrain=forest"] == "#2e7d32" and table["terrain=lake"] == "#1e88e5"
     assert set(colour_table(match, "crowns")) == {f"crowns={n}" for n in range(4)}

@@ -38,14 +38,24 @@ def card_kind(e: Entity, table=None) -> str:
     return e.card.component
 
 
+def colour_kind(e: Entity, program, by: str | None = None) -> str:
+    """What a card is coloured by: its `by` field if given, else the field its component names
+    (`colour by FIELD`), else `card_kind`."""
+    if by is None:
+        by = getattr(program.components.get(e.card.component), "colour_by", None)
+    if by:
+        v = e.attrs.get(by)
+        return f"{by}={describe(v)}" if v is not None else e.card.component
+    return card_kind(e, program.table)
+
+
 def colour_table(match: Match) -> dict[str, str]:
     """A stable colour per kind of card in the game (the same as `rulelang render`); an enum member
     declared with a colour keeps it."""
     cached = getattr(match.game, "_table_colours", None)
     if cached is not None:
         return cached
-    symbols = match.game.program.table
-    kinds = sorted({card_kind(e, symbols) for e in match.s.entities})
+    kinds = sorted({colour_kind(e, match.game.program) for e in match.s.entities})
     declared = match.game.program.member_colours
     table = {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
     match.game._table_colours = table
@@ -93,7 +103,7 @@ def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
     data = card_view(e)
     fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
     out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
-           "colour": colour_table(match).get(card_kind(e, match.game.program.table), "#dddddd")}
+           "colour": colour_table(match).get(colour_kind(e, match.game.program), "#dddddd")}
     if e.owner is not None:
         out["owner"] = e.owner + 1
     if e.face_down:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-from rulelang.table.tableview import KIND_FIELDS, PALETTE, card_kind  # (the table's colours: one palette)
+from rulelang.table.tableview import KIND_FIELDS, PALETTE, colour_kind  # (the table's colours: one palette)
 
 FACE_DOWN = "#6d6d6d"
 SQRT3 = math.sqrt(3)
@@ -61,25 +61,6 @@ def describe_boards(match) -> list[str]:
     return lines
 
 
-def kind_of(e: Entity, by: str | None = None, table=None, rules_by=None):
-    """The value a card is coloured by: its `by` field if given, else the field its component names
-    (`rules_by`: component -> field, from `colour by FIELD`), else as at the table
-    (``tableview.card_kind``: its first kind-like field, else its first field holding a member of an
-    enum of the symbol `table`, else its component)."""
-    if by is None and rules_by:
-        by = rules_by.get(e.card.component)
-    if by is not None:
-        v = e.attrs.get(by)
-        return f"{by}={describe(v)}" if v is not None else e.card.component
-    return card_kind(e, table)
-
-
-def colour_fields(match) -> dict:
-    """The field each component's cards are coloured by, as the rules name it (`colour by FIELD`)."""
-    return {name: comp.colour_by for name, comp in match.game.program.components.items()
-            if getattr(comp, "colour_by", None)}
-
-
 def second_kind(e: Entity) -> str | None:
     """The value of the second kind-like field a card has (shown small under its label), if any."""
     found = [e.attrs[f] for f in KIND_FIELDS if isinstance(e.attrs.get(f), str) and e.attrs.get(f)]
@@ -90,8 +71,7 @@ def colour_table(match, by: str | None = None) -> dict:
     """A stable colour for every kind of card the game has (not only those in play); an enum member
     declared with a colour (`meadow "gold"`) is drawn in that colour."""
     declared = match.game.program.member_colours
-    rules_by = colour_fields(match)
-    kinds = sorted({kind_of(e, by, match.game.program.table, rules_by) for e in match.s.entities})
+    kinds = sorted({colour_kind(e, match.game.program, by) for e in match.s.entities})
     return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
@@ -185,10 +165,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         shown = cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
-    rules_by = colour_fields(match)
 
     def colour_key(e):
-        return kind_of(e, colour_by, match.game.program.table, rules_by)
+        return colour_kind(e, match.game.program, colour_by)
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
