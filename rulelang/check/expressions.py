@@ -565,7 +565,7 @@ class ExpressionChecks:
         ty = self.expr(x.coll, scope)
         if ty.startswith("map:"):
             self.err(x.span, f"a map holds a number for every {ty[4:]}, so whether a member is in it says nothing",
-                     hint=f"to test a member's number write `m[member] > 0`")
+                     hint="to test a member's number write `m[member] > 0`")
         return "bool"
 
     def expr_boolop(self, x: N.BoolOp, scope: set) -> str:

@@ -23,7 +23,7 @@ from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
 from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
-from rulelang.engine.visibility import determinize, option_label, plain_attrs, player_view, result_attrs
+from rulelang.engine.visibility import determinize, option_label, player_view, result_attrs
 
 SETTLE_LIMIT = 100
 

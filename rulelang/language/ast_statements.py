@@ -109,7 +109,7 @@ class StatementsToAst:
     def binding(self, meta, c):
         return N.Binding(span=self._span(meta), var=str(c[0]), coll=c[1], cond=c[2])
 
-    def _placement(self, opts, span: Span | None = None) -> N.Placement:
+    def _placement(self, opts, span: N.Span | None = None) -> N.Placement:
         place = N.Placement(span=span) if span is not None else N.Placement()
         for kind, value in opts:
             setattr(place, kind, value)

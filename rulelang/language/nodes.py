@@ -772,15 +772,3 @@ class RulesFile(Node):
                 return d
         return None
 
-
-def _every_class(cls: type) -> frozenset:
-    found, todo = set(), [cls]
-    while todo:
-        c = todo.pop()
-        found.add(c)
-        todo.extend(c.__subclasses__())
-    return frozenset(found)
-
-
-# every class of node, as a set: a walk asks `type(x) in NODE_CLASSES`, not pydantic's slow isinstance
-NODE_CLASSES = _every_class(Node)

@@ -49,17 +49,21 @@ def colour_kind(e: Entity, program, by: str | None = None) -> str:
     return card_kind(e, program.table)
 
 
-def colour_table(match: Match) -> dict[str, str]:
-    """A stable colour per kind of card in the game (the same as `rulelang render`); an enum member
-    declared with a colour keeps it."""
+def colour_table(match: Match, by: str | None = None) -> dict[str, str]:
+    """A stable colour for every kind of card the game has (not only those in play), at the table
+    and in pictures (`rulelang render`, whose `--colour-by` is `by`); an enum member declared with a
+    colour (`meadow "gold"`) keeps it."""
+    program = match.game.program
+    kinds = sorted({colour_kind(e, program, by) for e in match.s.entities})
+    return {k: program.member_colours.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
+
+
+def _table_colours(match: Match) -> dict[str, str]:
+    """`colour_table` as the table shows it, worked out once per game (every view asks for it)."""
     cached = getattr(match.game, "_table_colours", None)
-    if cached is not None:
-        return cached
-    kinds = sorted({colour_kind(e, match.game.program) for e in match.s.entities})
-    declared = match.game.program.member_colours
-    table = {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
-    match.game._table_colours = table
-    return table
+    if cached is None:
+        cached = match.game._table_colours = colour_table(match)
+    return cached
 
 
 def cell_json(cell):
@@ -103,7 +107,7 @@ def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
     data = card_view(e)
     fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
     out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
-           "colour": colour_table(match).get(colour_kind(e, match.game.program), "#dddddd")}
+           "colour": _table_colours(match).get(colour_kind(e, match.game.program), "#dddddd")}
     if e.owner is not None:
         out["owner"] = e.owner + 1
     if e.face_down:

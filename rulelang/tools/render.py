@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-from rulelang.table.tableview import KIND_FIELDS, PALETTE, colour_kind  # (the table's colours: one palette)
+from rulelang.table.tableview import KIND_FIELDS, colour_kind, colour_table  # (the table's colours)
 
 FACE_DOWN = "#6d6d6d"
 SQRT3 = math.sqrt(3)
@@ -65,14 +65,6 @@ def second_kind(e: Entity) -> str | None:
     """The value of the second kind-like field a card has (shown small under its label), if any."""
     found = [e.attrs[f] for f in KIND_FIELDS if isinstance(e.attrs.get(f), str) and e.attrs.get(f)]
     return found[1].replace("_", " ") if len(found) > 1 else None
-
-
-def colour_table(match, by: str | None = None) -> dict:
-    """A stable colour for every kind of card the game has (not only those in play); an enum member
-    declared with a colour (`meadow "gold"`) is drawn in that colour."""
-    declared = match.game.program.member_colours
-    kinds = sorted({colour_kind(e, match.game.program, by) for e in match.s.entities})
-    return {k: declared.get(k.partition("=")[2], PALETTE[i % len(PALETTE)]) for i, k in enumerate(kinds)}
 
 
 def _cell_patch(kind: str, x: float, y: float, **style):
