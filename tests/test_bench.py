@@ -24,7 +24,12 @@ def test_bench_quick_prints_every_section(capsys, repo_cwd):
     assert "clone: copies of a match" in out
     assert "simulate:" in out and "speed-up" in out
     assert "search: options tried per second by the greedy bot" in out
-    assert any(l.startswith("examples/tictactoe.rules") for l in out.split("search:")[1].splitlines())
+    search = out.split("search:")[1].splitlines()
+    assert "greedy / random" in search[1]
+    row = next(l for l in search if l.startswith("examples/tictactoe.rules")).split()
+    options, per_option, per_random, share = float(row[2]), float(row[4]), float(row[6]), float(row[7].rstrip("%"))
+    # greedy's decision: its own move and every option tried, against one random move
+    assert share == pytest.approx(100 * per_random / (per_random + options * per_option), abs=0.6)
 
 
 def test_bench_races_a_reference_of_ones_own(tmp_path, capsys, repo_cwd):

@@ -16,7 +16,9 @@ Four measurements, each printed with the figures it is made of:
   each option applied up to the next choice without listing that choice's options
   (``Match.try_option``), the position after it scored, and the position put back
   (``Match.restore``)), per seed game; beside it the same with a copy of the position per option
-  instead, in alternating time slices.
+  instead, in alternating time slices; and what a random decision costs at the same positions, so
+  the share of random's decisions per second greedy can reach: a greedy decision tries every
+  option, each as costly as a random decision's whole move, so it is at most about 1 / (options + 1).
 
 Timings are for comparing, not for asserting: the ratios are what a busy machine does not spoil.
 """
@@ -226,17 +228,23 @@ def search_rates(game, players: int, seconds: float, positions: int = 24, slices
         match.apply(rng.randrange(match.option_count()))
     step = max(1, len(kept) // positions)
     trials = [(w, w.to_move, list(option_keys(w.s).values())) for w in kept[::step][:positions]]
-    sides = {"put back": [0, 0.0], "copy": [0, 0.0]}
+    sides = {"put back": [0, 0.0], "copy": [0, 0.0], "random": [0, 0.0]}
     per_slice = seconds / slices
     for _ in range(slices):
         for side in sides:
             count, spent = 0, 0.0
             while spent < per_slice:
                 for world, seat, indexes in trials:
-                    start = time.perf_counter()
-                    option_values(world, seat, indexes, put_back=side == "put back")
+                    if side == "random":  # a random bot's decision here: list the options, apply one
+                        world = world.clone()
+                        start = time.perf_counter()
+                        world.apply(rng.randrange(world.option_count()))
+                        count += 1
+                    else:
+                        start = time.perf_counter()
+                        option_values(world, seat, indexes, put_back=side == "put back")
+                        count += len(indexes)
                     spent += time.perf_counter() - start
-                    count += len(indexes)
             sides[side][0] += count
             sides[side][1] += spent
     options = sum(len(t[2]) for t in trials) / max(len(trials), 1)
@@ -348,16 +356,21 @@ def run_bench(args, out=None) -> int:
         write("\nsearch: options tried per second by the greedy bot (the position marked once; each option "
               "applied up to the next choice, scored, and the position put back), at decisions spread over a "
               "seeded random game; \"copy\": the same with a copy of the position per option instead; "
-              "alternating slices\n")
-        rows = [["file", "players", "options/decision", "tried/s (put back)", "µs per option", "tried/s (copy)",
-                 "µs per option", "speed-up"]]
+              "\"random\": a random bot's decision at the same positions (its options listed, one applied); "
+              "\"greedy / random\": greedy's decisions per second over random's, options x µs per option "
+              "against µs per random decision (greedy's copy of the match per decision left out, so it is "
+              "at most this); alternating slices\n")
+        rows = [["file", "players", "options/decision", "tried/s (put back)", "µs per option", "µs (copy)",
+                 "µs per random decision", "greedy / random"]]
         for path in files:
             game = load(path)
             players = min(2, game.program.game.players_max) if not quick else 2
             players = max(players, game.program.game.players_min)
             r = search_rates(game, players, seconds, positions=4 if quick else 24, slices=1 if quick else 4)
+            per_option, per_random = 1e6 / r["put back"], 1e6 / r["random"]
+            greedy = per_random + r["options per decision"] * per_option  # its own move, and every option tried
             rows.append([_shown(path), str(players), f"{r['options per decision']:.1f}", f"{r['put back']:,.0f}",
-                         f"{1e6 / r['put back']:,.0f}", f"{r['copy']:,.0f}", f"{1e6 / r['copy']:,.0f}",
-                         f"{r['put back'] / r['copy']:.2f}"])
+                         f"{per_option:,.0f}", f"{1e6 / r['copy']:,.0f}", f"{per_random:,.0f}",
+                         f"{per_random / greedy:.1%}"])
         write(_table(rows, right={1, 2, 3, 4, 5, 6, 7}) + "\n")
     return 0
