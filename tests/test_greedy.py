@@ -119,7 +119,7 @@ def test_it_ends_ahead_of_random_from_either_seat():
 
 
 def test_a_game_saying_nothing_of_who_is_ahead_gets_a_hint():
-    from rulelang.bots.agents import bot_hint
+    from rulelang.check.hints import bot_hint
     from rulelang.language.parser import parse_text as parse
 
     assert bot_hint(parse(RACE.replace("score", "points"), "race.rules")) is not None

@@ -36,7 +36,7 @@ def check(path, capsys) -> tuple[int, str, str]:
 
 
 def bot_hint_text() -> str:
-    from rulelang.bots.agents import SCORE_FIELD
+    from rulelang.check.hints import SCORE_FIELD
 
     return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
             f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")

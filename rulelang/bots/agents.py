@@ -12,6 +12,7 @@ import random
 from typing import Protocol
 
 from rulelang.engine.runtime import Match, Option
+from rulelang.check.hints import SCORE_FIELD
 from rulelang.engine.visibility import option_keys
 
 
@@ -189,25 +190,6 @@ def position_value(world: Match, seat: int) -> tuple:
     mine = values[seat]
     others = [v for i, v in enumerate(values) if i != seat]
     return (1, mine - max(others) if others else mine, mine)
-
-
-#: The player field a game without ``def heuristic(p)`` may name for who is ahead.
-SCORE_FIELD = "score"
-
-
-def bot_hint(rules) -> str | None:
-    """What ``rulelang check`` says about a parsed rules file (``nodes.RulesFile``) that tells the
-    bots nothing about who is ahead mid-game: neither ``def heuristic(p)`` nor a player field named
-    ``score`` (in the file or any of its variants). None when it has either."""
-    from rulelang.language import nodes as N
-
-    for d in rules.every_declaration():
-        if isinstance(d, N.DefDecl) and d.name == "heuristic" and len(d.params) == 1:
-            return None
-        if isinstance(d, N.PlayerDecl) and any(f.name == SCORE_FIELD for f in d.fields):
-            return None
-    return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
-            f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")
 
 
 class RolloutAgent:

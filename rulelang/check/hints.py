@@ -1,7 +1,7 @@
 """Hints: rules that check clean but probably do not do what their designer means.
 
 A hint is a `Diagnostic` of severity "hint": `rulelang check` prints it after "ok" (the file still
-passes), and the language server shows it as a hint. One so far:
+passes), and the language server shows it as a hint:
 
 - **face-down cards nobody owns in a player's public zone.** A face-down card in a public zone is
   seen by the card's owner only (`engine/visibility.visible`), and moving a card never changes its
@@ -64,3 +64,20 @@ def _zone_named(expr) -> str | None:
 
 def _sets_an_owner(x) -> bool:
     return isinstance(x, N.Assign) and isinstance(x.target, N.Attr) and x.target.name == "owner"
+
+
+#: The player field a game without ``def heuristic(p)`` may name for who is ahead.
+SCORE_FIELD = "score"
+
+
+def bot_hint(rules) -> str | None:
+    """What ``rulelang check`` says about a parsed rules file (``nodes.RulesFile``) that tells the
+    bots nothing about who is ahead mid-game: neither ``def heuristic(p)`` nor a player field named
+    ``score`` (in the file or any of its variants). None when it has either."""
+    for d in rules.every_declaration():
+        if isinstance(d, N.DefDecl) and d.name == "heuristic" and len(d.params) == 1:
+            return None
+        if isinstance(d, N.PlayerDecl) and any(f.name == SCORE_FIELD for f in d.fields):
+            return None
+    return ("the greedy bot cannot tell who is ahead before the game ends: add `def heuristic(p) = ...` "
+            f"(bigger is better for player p), or a player field named `{SCORE_FIELD}`")

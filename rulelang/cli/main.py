@@ -40,8 +40,7 @@ def cmd_check(args) -> int:
                     continue
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
-                from rulelang.bots.agents import bot_hint
-                from rulelang.check.hints import hints
+                from rulelang.check.hints import bot_hint, hints
                 hint = bot_hint(rules)
                 found = hints(rules)  # (the file passes: they are printed after "ok", not counted)
                 variants = rules.variants()
