@@ -279,8 +279,9 @@ class ChooseAmong(Op):
     __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end", "products")
 
     def __init__(self, alts, by, optional, prompt, span):
-        self.alts = alts  # list of (name, [(var, coll, cond)], cond, body_pc)
-        # per alternative: its bindings as generated loops, walker(ctx, rows), or None (codegen_statements: Generator.option_walker)
+        self.alts = alts  # list of (name, [(var, coll, cond, independent)], cond, body_pc)
+        # per alternative: its bindings as generated loops, walker(ctx, rows), or None for an option
+        # without bindings (codegen_statements: Generator.option_walker)
         self.walkers: list = []
         self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
         self.end = None
@@ -320,31 +321,7 @@ class ChooseAmong(Op):
                 continue
             rows = [] if not most else _CappedRows(most - len(options))
             names = [b[0] for b in bindings]
-            walker = self.walkers[index]
-            if walker is not None:
-                walker(ctx, rows)
-                options.add_rows(index, name, names, rows)
-                continue
-            fixed = {}  # collections that do not depend on earlier bindings are computed once
-
-            def walk(depth):
-                if depth == len(bindings):
-                    if cond is None or cond(ctx):
-                        rows.append(tuple([v[n] for n in names]))
-                    return
-                var, coll, bcond, independent = bindings[depth]
-                if independent:
-                    items = fixed.get(depth)
-                    if items is None:
-                        items = fixed[depth] = as_list(coll(ctx))
-                else:
-                    items = as_list(coll(ctx))
-                for x in items:
-                    v[var] = x
-                    if bcond is None or bcond(ctx):
-                        walk(depth + 1)
-
-            walk(0)
+            self.walkers[index](ctx, rows)
             options.add_rows(index, name, names, rows)
         if self.optional:
             options.add_dict({"alt": None, "name": "none", "values": {}})
@@ -376,19 +353,6 @@ class ChooseAmong(Op):
             return
         frame.vars.update(option["values"])
         frame.pc = self.alts[option["alt"]][3]
-
-
-class CallCode(Op):
-    __slots__ = ("code", "params", "args", "span", "kind")
-
-    def __init__(self, code, params, args, span, kind="proc"):
-        self.code, self.params, self.args, self.span, self.kind = code, params, args, span, kind
-
-    def run(self, vm, frame):
-        ctx = Ctx(frame.vars, vm.s, vm)
-        values = {p: a(ctx) for p, a in zip(self.params, self.args)}
-        frame.pc += 1
-        vm.push(self.code, values, self.kind)
 
 
 class CallProc(Op):

@@ -385,12 +385,6 @@ class VM:
             self._stop_here()
 
     # ---- the main loop
-    def _guarded(self, op, fn):
-        try:
-            fn()
-        except Exception as exc:
-            raise as_rules_error(exc, op) from None
-
     def run(self):
         """Run until a player must choose, the game is over, or a requested stop is reached."""
         s = self.s
@@ -689,11 +683,6 @@ class Match:
             self.apply(index)
         finally:
             vm.probe = False
-
-    def run_until_stop(self, stop: str):
-        """Scenario helper: run until a step, phase or round finishes (choices must be answered by the caller)."""
-        self.vm.stop_at_step = stop
-        self.vm.run()
 
     @property
     def result(self) -> dict | None:
