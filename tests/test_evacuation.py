@@ -77,7 +77,7 @@ def _check_action_cards(match):
     cards = [e for e in s.entities if e.card.component == "ActionCard"]
     assert len(cards) == 48 and all(e.zone is not None for e in cards)
     for seat in range(len(s.players)):
-        assert len(s.zone_of_player("action_hand", seat).items) <= 4
+        assert len(s.zones[f"action_hand#{seat + 1}"].items) <= 4
 
 
 @pytest.mark.parametrize("variant,judging", MODES)

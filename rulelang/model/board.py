@@ -403,17 +403,9 @@ class BoardCells:
             found = self._neighbour_table[cell] = sort_cells(self._graph.neighbors(cell))
         return found
 
-    def occupied_neighbour_cells(self, cell) -> list:
-        if self.topology.open:
-            # in lattice order, not the graph's (which depends on the order cells were filled, so a
-            # match resumed from a save would list neighbours differently and play differently)
-            stacks = self.stacks
-            return [c for c in self.topology.lattice_neighbours(cell) if c in stacks]
-        return [c for c in self.neighbour_cells(cell) if self.stacks[c]]
-
     def cards_next_to(self, cell) -> list:
         """The cards on the occupied cells next to a cell, cell by cell in the order of
-        occupied_neighbour_cells, each cell's stack bottom first. A new list each time (the caller
+        neighbour_cells, each cell's stack bottom first. A new list each time (the caller
         may keep or change it); worked out once until a card comes or goes."""
         return self.cards_next_to_view(cell)[:]
 

@@ -233,9 +233,6 @@ class State:
             rng = self._rng = random.Random(self.seed)
         return rng
 
-    def zone_of_player(self, name: str, seat: int) -> Zone:
-        return self.zones[f"{name}#{seat + 1}"]
-
 
 # ------------------------------------------------------------------ elimination
 
