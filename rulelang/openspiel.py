@@ -165,11 +165,6 @@ class RulesGame(pyspiel.Game):
         super().__init__(game_type, info, values)
         self.rules = rules
 
-    @property
-    def rules_game(self) -> Game:
-        """The rulelang `Game` played."""
-        return self.rules.game
-
     def new_initial_state(self, state=None):
         if state is not None:
             raise ValueError("a rulelang game starts only from its beginning (deserialize a saved state instead)")

@@ -70,7 +70,7 @@ class raw_env(AECEnv):
         else:
             match_seed = self._seeds.randrange(2**31)
         self.match = self.game.new_match(players=self.players, seed=match_seed)
-        self.seed_used, self.decisions = match_seed, 0
+        self.decisions = 0
         self._decision = None
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -14,7 +14,7 @@ from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
-                                  inherited_check, known_type, type_name, value_type)
+                                  known_type, type_name, value_type)
 
 
 # "{p} draws {c.point}": a text shows names and fields in braces
@@ -343,7 +343,7 @@ class ExpressionChecks:
     # a check meets about 20,000 expressions per pass, so one dict look-up replaces a chain of isinstance tests
     def expr(self, x, scope: set) -> str:
         """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...)."""
-        check = EXPR_CHECKS.get(type(x)) or inherited_check(EXPR_CHECKS, type(x))
+        check = EXPR_CHECKS.get(type(x))
         return check(self, x, scope) if check is not None else "any"
 
     def expr_int(self, x: N.IntLit, scope: set) -> str:

@@ -10,7 +10,7 @@ from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.check.dependencies import nodes_in
 from rulelang.core.errors import Span, did_you_mean
 from rulelang.language.nodes import BASE_TYPES
-from rulelang.check.types import describe_type, inherited_check, written_whole_number
+from rulelang.check.types import describe_type, written_whole_number
 
 
 class StatementChecks:
@@ -54,7 +54,7 @@ class StatementChecks:
 
     def stmt(self, s, scope: set, ctx: set) -> set:
         """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
-        check = STMT_CHECKS.get(type(s)) or inherited_check(STMT_CHECKS, type(s))
+        check = STMT_CHECKS.get(type(s))
         return check(self, s, scope, ctx) if check is not None else scope
 
     def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set:

@@ -46,14 +46,6 @@ def type_name(t: N.TypeRef | None) -> str:
     return t.name
 
 
-def inherited_check(checks: dict, cls: type):
-    """The check of the nearest class cls derives from, for a node class the table does not list itself."""
-    for base in cls.__mro__[1:]:
-        if base in checks:
-            return checks[base]
-    return None
-
-
 BUILTIN_RESULT = {
     "count": "int", "sum": "int", "min": "int", "max": "int", "any": "bool", "all": "bool", "abs": "int",
     "empty": "bool", "owner": "player", "zone_of": "zone", "player": "player", "seat": "int",
