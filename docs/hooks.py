@@ -26,8 +26,8 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 from rulelang.cli.main import build_parser
-from rulelang.tools.docgen import (REGENERATE_BUILTINS, build_page, builtins_section, builtins_table, cli_usage,
-                             grammar_rules)
+from rulelang.tools.docgen import build_page
+from rulelang.tools.docgen_text import REGENERATE_BUILTINS, builtins_section, builtins_table, cli_usage, grammar_rules
 
 log = logging.getLogger("mkdocs.hooks.rulelang")
 
@@ -160,7 +160,7 @@ def _games_index() -> str:
     """The overview of the games: one row per games/*.rules file."""
     from rulelang.core.errors import RulesError
     from rulelang.language.parser import parse_file
-    from rulelang.tools.docgen import first_sentence
+    from rulelang.tools.docgen_text import first_sentence
 
     out = ["# Games", "",
            "Every game in `games/` has a page made from its `.rules` file when the site is built: "

@@ -259,7 +259,7 @@ def test_spans_moved_or_renamed_on_a_load_are_kept_so_for_the_next(cache, monkey
 def test_cache_dir_off_keeps_nothing_anywhere(tmp_path, monkeypatch):
     """RULELANG_CACHE_DIR=off keeps no parse cache, as it keeps no compiled modules: nothing is
     written, not even into a folder named "off"."""
-    from rulelang.compile import codegen
+    from rulelang.compile import codegen_cache
     from rulelang.core.cachefiles import parse_cache_dir
     from rulelang.language.parser import parse_file
 
@@ -267,7 +267,7 @@ def test_cache_dir_off_keeps_nothing_anywhere(tmp_path, monkeypatch):
     monkeypatch.delenv("RULELANG_CACHE", raising=False)
     for word in ("off", "OFF", "none", "0"):
         monkeypatch.setenv("RULELANG_CACHE_DIR", word)
-        assert parse_cache_dir() is None and codegen.cache_dir() is None
+        assert parse_cache_dir() is None and codegen_cache.cache_dir() is None
     rulelang.load(REPO / "examples" / "tictactoe.rules")
     parse_file(REPO / "examples" / "connect4.rules")
     assert list(tmp_path.iterdir()) == []

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang.compile import codegen, codegen_cache
+from rulelang.compile import codegen_cache, codegen_statements
 from rulelang.core.errors import RulesError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -133,19 +133,18 @@ def test_a_failing_builtin_in_generated_code_names_its_call(body, value, message
     assert "g.rules:4:" in said and message in said, said
     assert agrees(f"failing built-in {body}", said, tmp_path)
     generated = load_game(tmp_path / "g.rules", text=text).program.generated
-    lines = [n for n in range(1, generated.source.count("\n") + 1) if generated.span_at(n) is not None]
-    assert {generated.span_at(n).line for n in lines} >= {4, 7}  # the line map points into the rules
+    assert {entry[1].line for entry in generated.linemap if entry is not None} >= {4, 7}  # the line map points into the rules
 
 
 def test_a_second_load_hits_the_cache(monkeypatch):
     path = REPO / "examples" / "tictactoe.rules"
     load_game(path)
-    before = codegen.cache_info()
+    before = codegen_cache.cache_info()
     game = load_game(path)
-    after = codegen.cache_info()
+    after = codegen_cache.cache_info()
     assert after["hits"] == before["hits"] + 1 and after["misses"] == before["misses"]
     other = load_game(REPO / "examples" / "hex.rules", variant="swap")
-    assert codegen.cache_info()["misses"] >= after["misses"]
+    assert codegen_cache.cache_info()["misses"] >= after["misses"]
     assert game.program.generated.filename != other.program.generated.filename
     match = game.new_match(seed=3)
     while not match.is_over:
@@ -154,20 +153,20 @@ def test_a_second_load_hits_the_cache(monkeypatch):
 
 
 def test_another_process_finds_the_compiled_module_on_disk(monkeypatch, tmp_path):
-    monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(codegen_cache.CACHE_ENV, str(tmp_path))
     monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})  # as in a new process
     path = REPO / "examples" / "connect4.rules"
     first = load_game(path)
     # the module's code, and its units kept for the next version of the game (an edit)
     assert len(list(tmp_path.glob("*.marshal"))) == 2 and len(list(tmp_path.glob("units-*.marshal"))) == 1
     monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
-    before = codegen.cache_info()
+    before = codegen_cache.cache_info()
     second = load_game(path)
-    assert codegen.cache_info()["disk_hits"] == before["disk_hits"] + 1
-    assert codegen.cache_info()["misses"] == before["misses"]
+    assert codegen_cache.cache_info()["disk_hits"] == before["disk_hits"] + 1
+    assert codegen_cache.cache_info()["misses"] == before["misses"]
     assert played(second, 5) == played(first, 5)
-    monkeypatch.setenv(codegen.CACHE_ENV, "off")
-    assert codegen.cache_dir() is None
+    monkeypatch.setenv(codegen_cache.CACHE_ENV, "off")
+    assert codegen_cache.cache_dir() is None
 
 
 def test_cheap_defs_are_evaluated_each_time_and_others_remembered(monkeypatch):
@@ -840,7 +839,7 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
     """A generated module is compiled unit by unit (a def and what goes with it). Lines added above
     change no unit's code (only the comments that give rules lines); a changed number changes the
     unit it is in. Either way errors still name the edited file's lines."""
-    monkeypatch.setenv(codegen.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(codegen_cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(codegen_cache, "_CODE_CACHE", {})
     monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})
     text = (REPO / "games" / "zemico.rules").read_text(encoding="utf-8")
@@ -849,17 +848,16 @@ def test_after_an_edit_only_the_changed_parts_of_the_module_are_compiled(monkeyp
 
     def span_lines(game) -> set[int]:
         generated = game.program.generated
-        return {generated.span_at(n).line for n in range(1, generated.source.count("\n") + 1)
-                if generated.span_at(n) is not None}
+        return {entry[1].line for entry in generated.linemap if entry is not None}
 
     original = span_lines(load_game(path))
     monkeypatch.setattr(codegen_cache, "_UNIT_CACHE", {})  # as in a new process: units from the disk
 
     def compiled_for(new_text: str):
         path.write_text(new_text, encoding="utf-8")
-        before = codegen.cache_info()["units_compiled"]
+        before = codegen_cache.cache_info()["units_compiled"]
         game = load_game(path)
-        return game, codegen.cache_info()["units_compiled"] - before
+        return game, codegen_cache.cache_info()["units_compiled"] - before
 
     shifted = "// a note\n// another\n" + text
     game, compiled = compiled_for(shifted)
@@ -926,13 +924,13 @@ def _resumed_alike(game, match, seed: int) -> None:
 
 
 def test_ifs_and_loops_of_simple_statements_are_one_generated_op(tmp_path, monkeypatch):
-    """A `for each` loop with `if`s and another loop inside runs as one op (codegen.FusedRegion).
+    """A `for each` loop with `if`s and another loop inside runs as one op (codegen_statements.FusedRegion).
     When a chip it moves sets off a trigger that asks a player, the run stops right after the move,
     with the loop's list and place in the frame, as the loop's own ops keep them: the match saves
     to JSON there and resumes the same, and seeded games are those of the closure engine."""
     game = _game_from(tmp_path, REGIONS)
     turn = next(c for c in game.program.codes if c.kind == "phase")
-    regions = [i for i, op in enumerate(turn.ops) if type(op) is codegen.FusedRegion]
+    regions = [i for i, op in enumerate(turn.ops) if type(op) is codegen_statements.FusedRegion]
     # the draw, the loop (with its ifs and the loop inside) and the last if: the turn's whole body
     assert regions == [2] and len(turn.ops[2].spans) == len(turn.ops) - 3
     stopped_in_loop = 0
@@ -986,7 +984,7 @@ def test_a_procedure_of_simple_statements_runs_where_it_is_called(tmp_path, monk
     procedure's frame is then pushed where it stopped, the match saves to JSON there and resumes
     the same, and seeded games are those of the closure engine, which always pushes a frame."""
     game = _game_from(tmp_path, IN_PLACE)
-    assert type(game.program.procs["tally"][1].inline) is codegen.FusedRegion
+    assert type(game.program.procs["tally"][1].inline) is codegen_statements.FusedRegion
     assert game.program.procs["nothing"][1].inline == "empty"
     stopped_inside = 0
     for seed in range(12):
@@ -1133,7 +1131,7 @@ def test_a_region_ends_a_turn_or_the_game_as_the_ops_do(tmp_path, monkeypatch):
     engine's, loop slots left behind included. A procedure holding an `end` keeps its frame."""
     game = _game_from(tmp_path, ENDING)
     turn = next(c for c in game.program.codes if c.kind == "phase")
-    regions = [op for op in turn.ops if type(op) is codegen.FusedRegion]
+    regions = [op for op in turn.ops if type(op) is codegen_statements.FusedRegion]
     # the draw, the loop and the `if` after it; then the last `if`, after the loop of calls
     assert len(regions) == 2 and regions[0].unwinds and not regions[1].unwinds
     assert game.program.procs["check"][1].inline is None
@@ -1645,7 +1643,7 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
     same seeded games as the closure engine, and a failure in such a condition is reported as its
     own function reports it, at its line, in the same words."""
     game = _game_from(tmp_path, QUANTIFIED_TESTS)
-    regions = [o for code in game.program.codes for o in code.ops if type(o) is codegen.FusedRegion]
+    regions = [o for code in game.program.codes for o in code.ops if type(o) is codegen_statements.FusedRegion]
     assert regions
     region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
     assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region

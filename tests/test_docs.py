@@ -161,7 +161,7 @@ def test_grammar_quotes_resolve():
 
 def test_every_declaration_and_statement_is_in_the_reference():
     """Each alternative of `decl` and `bare_stmt` in the grammar is quoted somewhere in docs/."""
-    from rulelang.tools.docgen import grammar_rules_by_name
+    from rulelang.tools.docgen_text import grammar_rules_by_name
 
     rules = grammar_rules_by_name()
     wanted = set()
@@ -181,7 +181,7 @@ def test_the_reference_lists_the_interpreters_builtins():
     geometry's among them, and the special functions and values)."""
     import rulelang.model.builtins  # noqa: F401 - registers the board geometry's built-ins in BUILTINS
     from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-    from rulelang.tools.docgen import REGENERATE_BUILTINS, builtins_section, builtins_table
+    from rulelang.tools.docgen_text import REGENERATE_BUILTINS, builtins_section, builtins_table
 
     regenerate = (f"run `{REGENERATE_BUILTINS}` (it writes the table into docs/reference.md) "
                   "and commit docs/reference.md")
@@ -197,7 +197,7 @@ def test_the_reference_lists_the_interpreters_builtins():
 
 
 def test_the_builtins_command_writes_only_the_table(tmp_path, capsys):
-    from rulelang.tools.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table, main
+    from rulelang.tools.docgen_text import BUILTINS_BEGIN, BUILTINS_END, builtins_table, main
 
     page = tmp_path / "reference.md"
     stale = f"# Reference\n\nbefore\n\n{BUILTINS_BEGIN}\n\n| `gone(…)` | 1 | stale |\n\n{BUILTINS_END}\n\nafter\n"
@@ -216,7 +216,7 @@ def test_the_builtins_command_writes_only_the_table(tmp_path, capsys):
 
 def test_the_site_build_warns_of_a_stale_builtins_table(caplog):
     """A warning fails `mkdocs build --strict`: a page whose table is not the interpreter's is not published."""
-    from rulelang.tools.docgen import BUILTINS_BEGIN, BUILTINS_END, builtins_table
+    from rulelang.tools.docgen_text import BUILTINS_BEGIN, BUILTINS_END, builtins_table
 
     hooks = _load_hooks()
     page = type("P", (), {"file": type("F", (), {"src_uri": "reference.md"})})()
@@ -242,7 +242,8 @@ def test_the_builtins_command_runs_as_documented():
 
 @pytest.mark.parametrize("path", GAMES + EXAMPLES, ids=[p.name for p in GAMES + EXAMPLES])
 def test_docgen_renders_a_page(path):
-    from rulelang.tools.docgen import build_page, collect_assumptions
+    from rulelang.tools.docgen import build_page
+    from rulelang.tools.docgen_text import collect_assumptions
 
     page = build_page(path, site=True, source_path=path.relative_to(REPO).as_posix())
     md = page.markdown
@@ -286,7 +287,7 @@ def test_docgen_renders_a_page(path):
 
 
 def _walk(stmts):
-    from rulelang.tools.docgen import walk_stmts
+    from rulelang.tools.docgen_text import walk_stmts
 
     return list(walk_stmts(stmts))
 
@@ -359,7 +360,7 @@ def test_docgen_follows_the_doc_comments(tmp_path):
 
 
 def test_an_assumption_after_the_rule_it_reads_is_listed():
-    from rulelang.tools.docgen import collect_assumptions
+    from rulelang.tools.docgen_text import collect_assumptions
 
     source = ("/// Each player draws two cards. Assumption: from the top,\n"
               "/// not the bottom.\n"

@@ -13,7 +13,7 @@ def test_wheel_bundles_grammar_games_and_examples(tmp_path):
     wheel = next(tmp_path.glob("rulelang-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "rulelang/_bundled/grammar/rulelang.lark" in names
-    assert "rulelang/_bundled/grammar/rulelang.lalr" in names  # its LALR tables (parser.write_tables)
+    assert "rulelang/_bundled/grammar/rulelang.lalr" in names  # its LALR tables (lark_parser.write_tables)
     for game in (ROOT / "games").glob("*.rules"):
         assert f"rulelang/_bundled/games/{game.name}" in names
     # data files a game reads (`table ... from "maps/..."`) travel with it

@@ -474,7 +474,7 @@ def test_the_shipped_parser_is_made_from_this_grammar():
     """grammar/rulelang.lalr, the parser saved by Lark (`Lark.save`), saves each first parse on a
     machine from building the LALR tables (about half a second). After a grammar change (or a change
     to how the parser is made: its header says), write it again:
-    python3 -c "from rulelang.language.parser import write_tables; write_tables()" """
+    python3 -c "from rulelang.language.lark_parser import write_tables; write_tables()" """
     from rulelang.language import lark_parser as L
     from rulelang.core.resources import grammar_path, tables_path
 

@@ -160,13 +160,13 @@ def test_a_rules_error_in_a_worker_process_reaches_the_designer_whole(tmp_path):
     braces, which broke the parent when it was made again from its text)."""
     import pickle
 
-    from rulelang.core.budgets import exceeded
+    from rulelang.core.budgets import BudgetExceeded
     from rulelang.core.errors import Diagnostic, RulesRuntimeError, Span
     from rulelang.engine.program import RuleError
 
     span = Span(file="x.rules", line=3, column=5)
     for error in (RulesRuntimeError(Diagnostic(span, "a {brace} here", hint="try {this}")),
-                  RuleError(span, "no {value}"), exceeded(span, "steps", "too many {steps}", 10)):
+                  RuleError(span, "no {value}"), BudgetExceeded(span, "steps", "too many {steps}", 10)):
         again = pickle.loads(pickle.dumps(error))
         assert type(again) is type(error) and str(again) == str(error)
         assert again.__dict__ == error.__dict__

@@ -45,21 +45,13 @@ from rulelang.model.things import KeywordValue
 from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
-from rulelang.compile.codegen_cache import (CACHE_ENV, GENERATOR_VERSION, _compiled, cache_dir,  # noqa: F401
-                                            cache_info)
+from rulelang.compile.codegen_cache import GENERATOR_VERSION, _compiled
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder, ordered_comparisons
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
-from rulelang.compile.codegen_statements import (FusedExec, FusedRegion, RegionRecords, StatementWriter, fuse_code,
-                                                 fuse_regions)
-
-# what other modules and the tests use (the statements' ops and fusing are codegen_statements')
-__all__ = ["CACHE_ENV", "GENERATOR_VERSION", "FusedExec", "FusedRegion", "Generator",
-           "RegionRecords", "cache_dir", "cache_info", "fuse_code", "fuse_regions"]
-
-
+from rulelang.compile.codegen_statements import StatementWriter
 
 # operations nested deeper than this are written as calls of their helpers (one level of Python's
 # parentheses each, not three): a long sum still compiles (Python's parser stops at 200 levels)
@@ -302,12 +294,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
 
 
     # ---- errors
-    def span_at(self, line: int):
-        """The rules span of a generated line (the construct marked on it), or None."""
-        if 1 <= line <= len(self.linemap) and self.linemap[line - 1] is not None:
-            return self.linemap[line - 1][1]
-        return None
-
     def _translate(self, exc: BaseException) -> BaseException:
         """A Python exception out of generated code, as a rules error at the construct that failed."""
         line = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from rulelang.core.budgets import NUMBER_BOUND, check_size, exceeded
+from rulelang.core.budgets import NUMBER_BOUND, BudgetExceeded, check_size
 from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
                                      saturating_matching_exists)
 from rulelang.model.things import PLAIN_TYPES, BoardZone, EnumMap, Entity, KeywordValue, Player, out_seats, players_in
@@ -228,7 +228,7 @@ def _regions_owned(board, p):
 
 
 def _recursion(span, name, meter):
-    return exceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
+    return BudgetExceeded(span, "recursion_depth", f'def "{name}" calls itself (or other defs) more than '
                     f"{meter.budgets.recursion_depth} deep; it probably never stops", meter.budgets.recursion_depth)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from rulelang.language import nodes as N
 from rulelang.model.board import Topology
-from rulelang.core.budgets import Meter, check_size, current_budgets, exceeded
+from rulelang.core.budgets import BudgetExceeded, Meter, check_size, current_budgets
 from rulelang.model.builtins import BUILTIN_VALUES, as_list, describe, holds_keyword
 from rulelang.check.types import type_name
 from rulelang.check.checker import SymbolTable, covers_shape
@@ -57,7 +57,7 @@ class Compiler(StatementCompiler):
         self.gen = None  # the code generator (codegen.Generator) while a program is compiled
         self.def_reads = None  # what each def reads (dependencies.def_reads)
         self.readers_by_key: dict[str, tuple] = {}  # see StatementCompiler.readers
-        self._regions = None  # what fuse_regions needs of the block being compiled (codegen.RegionRecords)
+        self._regions = None  # what fuse_regions needs of the block being compiled (codegen_statements.RegionRecords)
         self._load_time = None  # what a deck's expressions see at load time (_LoadTime)
         self.load_time_modules = 0  # generated modules of functions worked out at load time, so far
         self.def_decls: dict[str, N.DefDecl] = {}  # (filled by compile)
@@ -307,13 +307,13 @@ class Compiler(StatementCompiler):
                     for value in as_list(value_of(coll, combo, gen.coll.span)):
                         new.append({**combo, gen.var: value})
                     if total + len(new) * entry.copies > limit:
-                        raise exceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
+                        raise BudgetExceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
                 combos = new
                 if total + len(combos) * entry.copies > limit:
-                    raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                    raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
                                    limit)
             if total + len(combos) * entry.copies > limit:
-                raise exceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
+                raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
                                limit)
             total += len(combos) * entry.copies
             for combo in combos:

@@ -149,10 +149,6 @@ class BudgetExceeded(Exception):
         return type(self), self._made_with
 
 
-def exceeded(span: Span, budget: str, message: str, limit: int) -> BudgetExceeded:
-    return BudgetExceeded(span, budget, message, limit)
-
-
 # ---------------------------------------------------------------- memory
 
 
@@ -194,7 +190,7 @@ class Meter:
     def check(self, span: Span):
         """Called when the work reaches the checkpoint: over the steps budget? memory?"""
         if self.work > self.limit:
-            raise exceeded(span, "steps", f"the rules did more than {self.limit:,} steps of work without any player "
+            raise BudgetExceeded(span, "steps", f"the rules did more than {self.limit:,} steps of work without any player "
                            "decision; a loop, a chain of turns or a recursion probably never ends", self.limit)
         self.checkpoint = min(self.work + _MEMORY_EVERY, self.limit + 1)
         self.check_memory(span)
@@ -206,7 +202,7 @@ class Meter:
             return
         grown = now - self.memory_base
         if grown > self.budgets.memory_mb:
-            raise exceeded(span, "memory_mb", f"the match grew by {grown:,.0f} MiB of memory", self.budgets.memory_mb)
+            raise BudgetExceeded(span, "memory_mb", f"the match grew by {grown:,.0f} MiB of memory", self.budgets.memory_mb)
 
 
 _MEMORY_EVERY = 20_000
@@ -216,6 +212,6 @@ def check_size(n: int, span: Span, what: str, meter: "Meter | None" = None) -> N
     """A list (range, text, board) of n items is about to be built: within the list_size budget?"""
     b = meter.budgets if meter is not None else current_budgets()
     if n > b.list_size:
-        raise exceeded(span, "list_size", f"this would build {what} of {n:,} items", b.list_size)
+        raise BudgetExceeded(span, "list_size", f"this would build {what} of {n:,} items", b.list_size)
     if meter is not None and n > 64:
         meter.charge(n, span)

@@ -20,7 +20,7 @@ def parse_cache_dir() -> Path | None:
     if os.environ.get("RULELANG_CACHE", "1").strip().lower() in ("0", "no", "off", "false"):
         return None
     chosen = os.environ.get("RULELANG_CACHE_DIR", "").strip()
-    if chosen.lower() in ("off", "none", "0"):  # as for compiled modules (codegen.cache_dir): none kept
+    if chosen.lower() in ("off", "none", "0"):  # as for compiled modules (codegen_cache.cache_dir): none kept
         return None
     if chosen:
         return Path(chosen)

@@ -20,7 +20,7 @@ def grammar_path() -> Path:
 
 
 def tables_path() -> Path:
-    """The grammar's LALR tables, saved beside it (parser.write_tables)."""
+    """The grammar's LALR tables, saved beside it (lark_parser.write_tables)."""
     return grammar_path().with_suffix(".lalr")
 
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from rulelang.language import nodes as N
-from rulelang.core.budgets import BudgetExceeded, Meter, as_budgets, exceeded
+from rulelang.core.budgets import BudgetExceeded, Meter, as_budgets
 from rulelang.model.builtins import describe, keywords_of
 from rulelang.check.dependencies import CARD_ZONES
 from rulelang.engine.ops import FlowOp
@@ -52,12 +52,12 @@ class VM:
         if kind == "trigger":
             depth = sum(1 for f in self.s.stack if f.kind == "trigger")
             if depth >= budgets.trigger_depth:
-                raise exceeded(code.span, "trigger_depth", f"triggers set each other off more than "
+                raise BudgetExceeded(code.span, "trigger_depth", f"triggers set each other off more than "
                                f"{budgets.trigger_depth} times in a row; this chain never ends", budgets.trigger_depth)
         elif kind == "proc" and len(self.s.stack) > budgets.recursion_depth:
             depth = sum(1 for f in self.s.stack if f.kind == "proc")
             if depth >= budgets.recursion_depth:
-                raise exceeded(code.span, "recursion_depth", f"procedures call each other more than "
+                raise BudgetExceeded(code.span, "recursion_depth", f"procedures call each other more than "
                                f"{budgets.recursion_depth} deep; a procedure that calls itself never stops",
                                budgets.recursion_depth)
         self.s.stack.append(Frame(code, 0, vars, [], kind))
@@ -430,7 +430,7 @@ class VM:
         cards = self.program.card_sets[set_name]
         limit = self.meter.budgets.cards
         if len(self.s.entities) + len(cards) > limit:
-            raise exceeded(span, "cards", f"creating {len(cards):,} more cards would make "
+            raise BudgetExceeded(span, "cards", f"creating {len(cards):,} more cards would make "
                            f"{len(self.s.entities) + len(cards):,}", limit)
         if cards and zone.is_board:
             raise RuleError(span, "cards are created into a pile or hand, then moved onto a board")
@@ -581,7 +581,7 @@ class Game:
             limit = (self.program.budgets or as_budgets(None)).players
             if n > limit:
                 span = self.rules.game().span if self.rules.game() else Span()
-                raise exceeded(span, "players", f"a match of {n:,} players is more than a match may have", limit)
+                raise BudgetExceeded(span, "players", f"a match of {n:,} players is more than a match may have", limit)
             state = new_state(self.program, n, seed)
         except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
             raise as_rules_error(exc, None) from None

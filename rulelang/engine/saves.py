@@ -258,16 +258,13 @@ def restore_state(s: State, m: Mark) -> None:
 
 
 def state_to_json(s: State) -> dict:
-    def enc(v):
-        return encode(v)
-
     zones = {}
     for key, zone in s.zones.items():
         if zone.is_board:
             zones[key] = {"items": [e.id for e in zone.items],
-                          "cells": [[enc(c), [e.id for e in zone.cells.stack(c)]] for c in zone.cells.occupied_cells()]}
+                          "cells": [[encode(c), [e.id for e in zone.cells.stack(c)]] for c in zone.cells.occupied_cells()]}
             if zone.cells.pieces:  # cards lying on several cells: which, and on which cells
-                zones[key]["pieces"] = [[i, [enc(c) for c in cells]] for i, cells in sorted(zone.cells.pieces.items())]
+                zones[key]["pieces"] = [[i, [encode(c) for c in cells]] for i, cells in sorted(zone.cells.pieces.items())]
         else:
             zones[key] = [e.id for e in zone.items]
     pending = None
@@ -275,24 +272,24 @@ def state_to_json(s: State) -> dict:
         p = s.pending
         span = p["span"]
         pending = {"player": p["player"], "prompt": p["prompt"], "span": [span.file, span.line, span.column],
-                   "options": [{"alt": o["alt"], "name": o["name"], "values": {k: enc(v) for k, v in o["values"].items()}}
+                   "options": [{"alt": o["alt"], "name": o["name"], "values": {k: encode(v) for k, v in o["values"].items()}}
                                for o in p["options"]]}
     rng_state = s.rng.getstate()
     return {
         "format": SAVE_FORMAT,
         "seed": s.seed,
-        "players": [{"attrs": {k: enc(v) for k, v in p.attrs.items()}} for p in s.players],
+        "players": [{"attrs": {k: encode(v) for k, v in p.attrs.items()}} for p in s.players],
         "rng": [rng_state[0], list(rng_state[1]), rng_state[2]],
         "round": s.round, "phase": s.phase, "current": s.current,
         "over": s.over, "winners": list(s.winners), "ending": s.ending,
         "version": s.version, "decisions": s.decisions, "stats": dict(s.stats), "log": s.log[-50:],
-        "globals": {k: enc(v) for k, v in s.globals.items()},
-        "entities": [{"card": [e.card.set_name, e.card.index], "attrs": {k: enc(v) for k, v in e.attrs.items()},
+        "globals": {k: encode(v) for k, v in s.globals.items()},
+        "entities": [{"card": [e.card.set_name, e.card.index], "attrs": {k: encode(v) for k, v in e.attrs.items()},
                       "face_down": e.face_down, "known": sorted(e.known), "owner": e.owner,
                       **({"place": e.place} if e.place is not None else {})} for e in s.entities],
         "zones": zones,
         "stack": [{"code": f.code.id, "pc": f.pc, "kind": f.kind, "handlers": [list(h) for h in f.handlers],
-                   "vars": {k: enc(v) for k, v in f.vars.items()}} for f in s.stack],
+                   "vars": {k: encode(v) for k, v in f.vars.items()}} for f in s.stack],
         "pending": pending,
     }
 

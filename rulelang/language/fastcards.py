@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from rulelang.language import nodes as N
-from rulelang.core.budgets import current_budgets, exceeded, resident_mb
+from rulelang.core.budgets import BudgetExceeded, current_budgets, resident_mb
 from rulelang.core.errors import Diagnostic, RulesError, Span, span_of
 
 MIN_ENTRIES = 100  # smaller blocks are parsed as usual
@@ -180,7 +180,7 @@ WATCH_EVERY = 1 << 14
 
 def _over(file: str, span: Span, budget: str, words: str, limit: int) -> None:
     """A budget crossed while long decks are read: the diagnostic, before the rest is read."""
-    over = exceeded(span, budget, words, limit)
+    over = BudgetExceeded(span, budget, words, limit)
     raise RulesError(Diagnostic(span, over.message, hint=over.hint))
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from lark import Lark, Token, Tree
 
-from rulelang.core.budgets import NUMBER_BOUND, current_budgets, exceeded, resident_mb
+from rulelang.core.budgets import NUMBER_BOUND, BudgetExceeded, current_budgets, resident_mb
 from rulelang.core.cachefiles import parse_cache_dir, write_whole
 from rulelang.core.errors import Span
 from rulelang.core.resources import grammar_path, tables_path
@@ -114,7 +114,7 @@ def _saved_bytes(lark: Lark, header: bytes) -> bytes | None:
 
 def write_tables() -> Path:
     """Write grammar/rulelang.lalr, the parser saved by Lark, for this grammar, Lark and Python (after a
-    grammar change: `python3 -c "from rulelang.language.parser import write_tables; write_tables()"`)."""
+    grammar change: `python3 -c "from rulelang.language.lark_parser import write_tables; write_tables()"`)."""
     grammar = grammar_path().read_text(encoding="utf-8")
     data = _saved_bytes(Lark(grammar, **_options()), _tables_header(grammar))
     if data is None:
@@ -151,7 +151,7 @@ def _refuse_size(span: Span, words: str, n: int, counted: bool = True) -> None:
     list_size budget, a diagnostic (`words` say what it is, with n in their {})."""
     limit = current_budgets().list_size
     if n > limit:
-        over = exceeded(span, "list_size", words.format(n if counted else limit) + ", more than a value of a game "
+        over = BudgetExceeded(span, "list_size", words.format(n if counted else limit) + ", more than a value of a game "
                         "may hold", limit)
         raise _OverBudget(span, over.message, over.hint if not counted else
                           f"if the rules are right, raise it: --budget list_size={n} on the command line, or "
@@ -201,7 +201,7 @@ class _MemoryWatch:
         grown = resident_mb() - self.base
         if grown > self.limit:
             span = Span(line=line, column=column, end_line=line, end_column=column + 1)
-            over = exceeded(span, "memory_mb", f"reading the rules up to here took {grown:,.0f} MiB of memory",
+            over = BudgetExceeded(span, "memory_mb", f"reading the rules up to here took {grown:,.0f} MiB of memory",
                             self.limit)
             raise _OverBudget(span, over.message, over.hint, whole=True)
 
@@ -246,7 +246,7 @@ def _refuse_too_many_tokens(text: str, counted: int = 0) -> int:
                 line = text.count("\n", 0, start) + 1
                 column = start - text.rfind("\n", 0, start)
                 span = Span(line=line, column=column, end_line=line, end_column=column + len(m.group()))
-                over = exceeded(span, "source_tokens", f"the file has more than {limit:,} words and symbols "
+                over = BudgetExceeded(span, "source_tokens", f"the file has more than {limit:,} words and symbols "
                                 "for the parser to read", limit)
                 raise _OverBudget(span, over.message, over.hint, whole=True)
     return counted

@@ -18,15 +18,13 @@ from pathlib import Path
 from lark.exceptions import UnexpectedInput, VisitError
 
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
-from rulelang.core.resources import grammar_path  # noqa: F401  (the grammar, for those who read it here)
 from rulelang.language import nodes as N
 from rulelang.language.ast_declarations import DeclarationsToAst
 from rulelang.language.ast_statements import StatementsToAst
 from rulelang.language.chunks import header_doc, split_top_level
 from rulelang.language.fastcards import restore_card_blocks, split_card_blocks
-from rulelang.language.lark_parser import (MAX_NESTING, _lark, _OverBudget, _refuse_long_lists,  # noqa: F401
-                                           _refuse_too_many_tokens, _SyntaxProblem, _too_deep, watching,
-                                           write_tables)
+from rulelang.language.lark_parser import (MAX_NESTING, _lark, _OverBudget, _refuse_long_lists,
+                                           _refuse_too_many_tokens, _SyntaxProblem, _too_deep, watching)
 
 
 class _ToAst(StatementsToAst, DeclarationsToAst):

@@ -8,8 +8,7 @@ particular game. A file that parses but does not load still gets a page that say
 
 The parts live beside it: ``docgen_text`` (source text, walking the AST, assumptions; the
 reference's grammar and built-ins tables, the commands' usage, ``python3 -m rulelang.tools.docgen``)
-and ``docgen_flow`` (the flow: diagram, picture, list). Their public names are importable from here
-too.
+and ``docgen_flow`` (the flow: diagram, picture, list).
 """
 from __future__ import annotations
 
@@ -21,10 +20,8 @@ from pathlib import Path
 from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, RulesError
 from rulelang.tools.docgen_flow import build_flow, flow_list, flow_mermaid, flow_svg, line_link
-from rulelang.tools.docgen_text import (BUILTINS_BEGIN, BUILTINS_END, REGENERATE_BUILTINS,  # noqa: F401
-                                        Source, builtins_section, builtins_table, cell, child_blocks, cli_usage, code,
-                                        collect_assumptions, decl_bodies, decl_title, doc_text, first_sentence,
-                                        grammar_rules, grammar_rules_by_name, main, walk_stmts)
+from rulelang.tools.docgen_text import (Source, cell, child_blocks, code, collect_assumptions, decl_bodies, decl_title,
+                                        doc_text, first_sentence, main)
 
 # ------------------------------------------------------------------ cards
 
