@@ -1,6 +1,6 @@
 """The checker's expressions (`ExpressionChecks`, a part of `checker.Checker`): one `expr_*` method
 per expression node, found by the node's class in `EXPR_CHECKS`; each gives the value's checked
-type (a word of `check_types`) and reports undefined names, wrong arity, fields no component has,
+type (a word of `check.types`) and reports undefined names, wrong arity, fields no component has,
 and values of the wrong kind.
 """
 from __future__ import annotations

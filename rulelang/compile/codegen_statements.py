@@ -59,7 +59,7 @@ class FusedExec(Op):
 
     def __init__(self, start: int, spans: list):
         self.start, self.spans, self.at = start, spans, 0
-        self.run = None  # the generated function run(vm, frame), bound by Generator.fuse
+        self.run = None  # the generated function run(vm, frame), bound by Generator.fused
 
     @property
     def span(self):

@@ -24,7 +24,7 @@ def declared_names(decls) -> dict[str, N.Decl]:
     return out
 
 
-def apply_variants(rules: N.RulesFile, names: list[str], bag: DiagnosticBag, span: Span | None = None) -> tuple[list, list[N.SetSetting]]:
+def apply_variants(rules: N.RulesFile, names: list[str], bag: DiagnosticBag) -> tuple[list, list[N.SetSetting]]:
     """Return the merged declarations and the setting overrides for the chosen variants."""
     variants = rules.variants()
     base = [d for d in rules.decls if not isinstance(d, (N.VariantDecl, N.ScenarioDecl, N.SetSetting))]
@@ -46,7 +46,7 @@ def apply_variants(rules: N.RulesFile, names: list[str], bag: DiagnosticBag, spa
             order.append(variant)
 
     for name in names:
-        visit(name, span or rules.span, ())
+        visit(name, rules.span, ())
 
     decls = list(base)
     for variant in order:

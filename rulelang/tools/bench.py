@@ -272,12 +272,12 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def run_bench(args, out=None) -> int:
+def run_bench(args) -> int:
     import statistics
 
     from rulelang.compile.loader import load
 
-    write = (out or sys.stdout).write
+    write = sys.stdout.write
     only = set(s.strip() for s in args.only.split(",")) if args.only else set(SECTIONS)
     unknown = only - set(SECTIONS)
     if unknown:

@@ -236,8 +236,7 @@ def _mode(data: dict) -> str:
         "".join(f" (setting {k} = {v})" for k, v in settings.items())
 
 
-def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: int | None = None,
-           digest_every: int = 1) -> int:
+def verify(data: dict, audit: bool = True, resume_points: int = 2, digest_every: int = 1) -> int:
     """Replay a stored file; raise ReplayMismatch at the first difference. Returns the steps checked.
 
     `digest_every` > 1 compares the state's digest only every so many steps (and at the last step,
@@ -245,22 +244,20 @@ def verify(data: dict, audit: bool = True, resume_points: int = 2, only_seed: in
     mismatch is then traced back to the first step that differs by replaying again with every
     digest, so the message names the same step as a full check would."""
     if digest_every <= 1:
-        return _verify(data, audit, resume_points, only_seed, 1)
+        return _verify(data, audit, resume_points, 1)
     try:
-        return _verify(data, audit, resume_points, only_seed, digest_every)
+        return _verify(data, audit, resume_points, digest_every)
     except ReplayMismatch as coarse:
-        _verify(data, audit, resume_points, only_seed, 1)  # raises at the first step that differs...
+        _verify(data, audit, resume_points, 1)  # raises at the first step that differs...
         raise coarse  # ...unless the game does not replay the same way twice: report what was seen
 
 
-def _verify(data: dict, audit: bool, resume_points: int, only_seed: int | None, digest_every: int) -> int:
+def _verify(data: dict, audit: bool, resume_points: int, digest_every: int) -> int:
     game = _game(data["game"], tuple(data["variants"]), tuple(sorted((data.get("settings") or {}).items())))
     mode = _mode(data)
     steps = 0
     for stored in data["games"]:
         seed = stored["seed"]
-        if only_seed is not None and seed != only_seed:
-            continue
         match = game.new_match(players=data["players"], seed=seed)
         rng = random.Random(seed * 7919)
         n = len(stored["choices"])
