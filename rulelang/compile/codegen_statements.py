@@ -133,7 +133,7 @@ class _RegionWriter:
             return  # a statement with no op of its own
         kind = type(st)
         if kind is N.If:
-            self.branches(st, a, b, indent, loops)
+            self.branches(st, a, indent, loops)
         elif kind is N.For:
             if len(loops) >= self.MAX_LOOPS:
                 raise _NotSimple()
@@ -180,7 +180,7 @@ class _RegionWriter:
         hands over to the VM)."""
         self.lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
 
-    def branches(self, st, a: int, b: int, indent: str, loops: list) -> None:
+    def branches(self, st, a: int, indent: str, loops: list) -> None:
         """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""
         ops, lines = self.ops, self.lines
         p = a

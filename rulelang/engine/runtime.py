@@ -699,7 +699,7 @@ class Match:
 
     # ---- views
     def view(self, seat: int) -> dict:
-        return player_view(self.s, seat, self.game.program)
+        return player_view(self.s, seat)
 
     # ---- saving
     def to_json(self) -> dict:

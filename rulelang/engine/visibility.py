@@ -11,7 +11,6 @@ import random
 from typing import Any
 
 from rulelang.model.builtins import describe
-from rulelang.engine.program import Program
 from rulelang.model.options import Options
 from rulelang.model.things import EnumMap, Entity, State
 
@@ -163,7 +162,7 @@ def card_view(e: Entity) -> dict:
     return out
 
 
-def player_view(state: State, seat: int, program: Program) -> dict:
+def player_view(state: State, seat: int) -> dict:
     """Everything one player may see: hidden cards appear only as {"hidden": true}."""
 
     def show(e: Entity):

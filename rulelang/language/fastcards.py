@@ -148,7 +148,7 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
             lines.append((start, end, j, m))
             made += int(m.group("copies") or 1)
             if made > budgets.cards:
-                _over(file, _entry(m, file, j + 1).span, "cards", f"this would make more than {budgets.cards:,} cards",
+                _over(_entry(m, file, j + 1).span, "cards", f"this would make more than {budgets.cards:,} cards",
                       budgets.cards)
             j, start = j + 1, end + 1
         else:  # the text ended inside the block
@@ -160,7 +160,7 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
                 entries.append(_entry(m, file, at + 1))
                 read += 1
                 if not read % WATCH_EVERY and resident_mb() - memory_base > budgets.memory_mb:
-                    _over(file, entries[-1].span, "memory_mb", "reading the rules up to here took "
+                    _over(entries[-1].span, "memory_mb", "reading the rules up to here took "
                           f"{resident_mb() - memory_base:,.0f} MiB of memory", budgets.memory_mb)
         pos, line_no = end + 1, j + 1  # after the block's last line ("}", or the line that is no card)
         if pos > len(text):
@@ -178,7 +178,7 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
 WATCH_EVERY = 1 << 14
 
 
-def _over(file: str, span: Span, budget: str, words: str, limit: int) -> None:
+def _over(span: Span, budget: str, words: str, limit: int) -> None:
     """A budget crossed while long decks are read: the diagnostic, before the rest is read."""
     over = BudgetExceeded(span, budget, words, limit)
     raise RulesError(Diagnostic(span, over.message, hint=over.hint))

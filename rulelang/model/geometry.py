@@ -129,7 +129,7 @@ def _owned_cells(ctx, board, player):
     return board.cells.owned_by(player.seat)
 
 
-def _cell_set(cells, fn: str) -> set:
+def _cell_set(cells) -> set:
     items = as_list(cells)
     if Entity not in set(map(type, items)):  # cells only (the usual case): one C-level pass
         return set(items)
@@ -145,7 +145,7 @@ def _cell_set(cells, fn: str) -> set:
                           "regions(board, owned_cells(board, p))")
 def _regions(ctx, board, cells):
     board = _board(board, "regions")
-    return board.cells.regions(_cell_set(cells, "regions"))
+    return board.cells.regions(_cell_set(cells))
 
 
 @builtin("region", 3, 3, "the group of touching cells, among the given cells, that holds one cell (empty if the cell is not "
@@ -154,7 +154,7 @@ def _region(ctx, board, cell, cells):
     board = _board(board, "region")
     if isinstance(cell, Entity):
         cell = cell.cell
-    return board.cells.region(cell, _cell_set(cells, "region"))
+    return board.cells.region(cell, _cell_set(cells))
 
 
 @builtin("cells_around", 2, 2, "the cells next to any of the given cells (or cards' cells) but not among them: "
@@ -164,7 +164,7 @@ def _cells_around(ctx, board, cells):
     known = board.cells.border_of(cells)  # (a list asked about before: a group the board keeps, a def's value)
     if known is not None:
         return known
-    members = _cell_set(cells, "cells_around")
+    members = _cell_set(cells)
     neighbours = board.cells.neighbour_cells
     out = sort_cells({other for cell in members for other in neighbours(cell) if other not in members})
     board.cells.keep_border(cells, out)

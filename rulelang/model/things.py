@@ -318,7 +318,7 @@ def expire(state: "State", timing: str) -> None:
 # ------------------------------------------------------------------ JSON encoding
 
 
-def encode(value, state: State | None = None):
+def encode(value):
     if value is None or isinstance(value, (bool, int, str, float)):
         return value
     if isinstance(value, Entity):

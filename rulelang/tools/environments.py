@@ -168,7 +168,7 @@ def returns(match: Match, players: int) -> list[float]:
 
 def view_of(match: Match, seat: int) -> dict:
     """What `seat` may see (0-based; -1 a watcher who sees public cards only)."""
-    return player_view(match.s, seat, match.game.program)
+    return player_view(match.s, seat)
 
 
 def card_labels(game: Game) -> list[str]:

@@ -32,7 +32,6 @@ class ScenarioRunner(PositionBuilder):
         self.failures: list[ScenarioFailure] = []
         self.chance = FixedChance()  # results of chance the scenario queued (`next roll 6`)
         self.every_choice = False  # `stop at every choice`: runs stop at a choice of one option too
-        self.started = False
         self.pending_error: tuple[RulesError, Span] | None = None  # a failed `run`, for the `expect error` after it
         self.lines: dict[str, list[str]] = {}  # the scenario file's lines, to quote a part of an expectation
 
@@ -45,7 +44,6 @@ class ScenarioRunner(PositionBuilder):
             match = self.build()
             if self.coverage is not None:
                 self.coverage.watch(match)
-            self.started = any(i.kind in ("position", "position_file") for i in self.sc.items)
             try:
                 self.run_items(match, self.sc.items)
                 if self.pending_error is not None:
@@ -92,8 +90,7 @@ class ScenarioRunner(PositionBuilder):
                     self.run_items(match, item.items)
             elif item.kind == "run":
                 try:
-                    self.run_unit(match, item, self.started)
-                    self.started = True
+                    self.run_unit(match, item)
                 except (RulesError, AnswerNotOffered) as exc:
                     self.pending_error = (exc, item.span)
             elif item.kind == "expect":
@@ -139,7 +136,7 @@ class ScenarioRunner(PositionBuilder):
             fixed.shuffles.append(Queued(tests, item.span, f"shuffle of {zone.name}", zone=zone.key))
 
     # ---- run units
-    def run_unit(self, match: Match, item: N.ScenarioItem, started: bool):
+    def run_unit(self, match: Match, item: N.ScenarioItem):
         unit, target = item.unit, item.target
         vm = match.vm
         program = match.game.program
