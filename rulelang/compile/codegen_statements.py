@@ -416,8 +416,8 @@ class StatementWriter:
 
     def option_walker(self, bindings: list, cond, span) -> Callable:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
-        Python loops: W(c, rows) appends the values of every binding that passes, in the order
-        ChooseAmong.enumerate's walk finds them. A collection that names no earlier binding is
+        Python loops: W(c, rows) appends the values of every binding that passes, the first name
+        outermost (ChooseAmong.enumerate lists them so). A collection that names no earlier binding is
         worked out once, when first reached; each bound name is also set in c.v (the names of
         the option's statements)."""
         fname = self.fresh("W")
