@@ -420,9 +420,6 @@ class ExpressionChecks:
             return "str"
         return "any"
 
-    def expr_call(self, x: N.Call, scope: set) -> str:
-        return self.call(x, scope)
-
     def expr_attr(self, x: N.Attr, scope: set) -> str:
         ty = self.expr(x.obj, scope)
         return self.attr_type(ty, x)
@@ -672,7 +669,7 @@ class ExpressionChecks:
 
 EXPR_CHECKS = {
     N.IntLit: ExpressionChecks.expr_int, N.StrLit: ExpressionChecks.expr_str, N.BoolLit: ExpressionChecks.expr_bool, N.NoneLit: ExpressionChecks.expr_none,
-    N.Name: ExpressionChecks.expr_name, N.Call: ExpressionChecks.expr_call, N.Attr: ExpressionChecks.expr_attr, N.Index: ExpressionChecks.expr_index,
+    N.Name: ExpressionChecks.expr_name, N.Call: ExpressionChecks.call, N.Attr: ExpressionChecks.expr_attr, N.Index: ExpressionChecks.expr_index,
     N.ListLit: ExpressionChecks.expr_list, N.FilterList: ExpressionChecks.expr_filter, N.MapList: ExpressionChecks.expr_map,
     N.CondExpr: ExpressionChecks.expr_cond, N.BinOp: ExpressionChecks.expr_binop, N.Compare: ExpressionChecks.expr_compare,
     N.Member: ExpressionChecks.expr_member, N.BoolOp: ExpressionChecks.expr_boolop, N.Not: ExpressionChecks.expr_not, N.Neg: ExpressionChecks.expr_neg,
