@@ -254,13 +254,16 @@ def test_the_json_form_takes_every_line_of_the_text_form(tmp_path):
 
 
 def test_the_json_form_writes_the_text_form_line_for_line():
-    from rulelang.tools.scenario import json_to_rules
+    import json
 
-    text = json_to_rules({"rule": "\"Deal five cards.\"", "game": "highcard", "variant": ["lowball"], "players": 2,
-                          "settings": {"hand_size": 3, "mode": "quick", "title": "Two words", "strict": False},
-                          "position_file": "saved.json",
-                          "steps": [{"run": "setup"}, {"choose_cell": "(1, 0)"},
-                                    {"repeat": 2, "steps": [{"next_roll": 6}, {"run": "choice"}]}]}, "x")
+    from rulelang.tools.scenario import json_file_to_rules
+
+    text = json_file_to_rules(json.dumps({
+        "rule": "\"Deal five cards.\"", "name": "x", "game": "highcard", "variant": ["lowball"], "players": 2,
+        "settings": {"hand_size": 3, "mode": "quick", "title": "Two words", "strict": False},
+        "position_file": "saved.json",
+        "steps": [{"run": "setup"}, {"choose_cell": "(1, 0)"},
+                  {"repeat": 2, "steps": [{"next_roll": 6}, {"run": "choice"}]}]}), "x.json")
     assert text.split("\n") == [
         '/// "Deal five cards."', 'scenario "x" {', '  game "highcard"', "  variant lowball", "  players 2",
         "  setting hand_size = 3", "  setting mode = quick", '  setting title = "Two words"', "  setting strict = false",

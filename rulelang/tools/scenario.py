@@ -3,7 +3,7 @@
 This module reads scenario files and runs them (``run_file``, ``check_scenarios`` for `rulelang
 check`, ``scenario_files_for``). A scenario file holds ``scenario "name" { ... }`` blocks (rules
 syntax) or is a JSON file with the same parts, written here as the rules syntax that the parser then
-reads (``json_to_rules``); docs/scenarios.md describes every line and, under "Scenarios in JSON",
+reads (``json_file_to_rules``); docs/scenarios.md describes every line and, under "Scenarios in JSON",
 every key. In the JSON form, expressions and cards stay texts of the rules language
 (``"player(2)"``, ``"Card(suit: clubs, rank: 3) * 2"``), and a key the form does not know, a value
 of the wrong kind or JSON that does not read is refused at its place in the JSON file.
@@ -28,8 +28,8 @@ from rulelang.tools.scenario_position import SCENARIO_VALUES, game_path
 from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
 from rulelang.tools.scenario_run import ScenarioRunner
 
-__all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_to_rules", "load_scenarios",
-           "run_file", "scenario_files_for"]
+__all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_file_to_rules",
+           "load_scenarios", "run_file", "scenario_files_for"]
 
 # ------------------------------------------------------------------ scenario files in JSON form
 
@@ -289,11 +289,6 @@ class JsonScenario:
         if not isinstance(value, bool):
             self.refuse(key, f'"{key}" is true or false in a JSON scenario, not {json.dumps(value)[:60]}')
         return value
-
-
-def json_to_rules(data: dict, name: str) -> str:
-    """A JSON scenario (already read) written as rules syntax (one item per line)."""
-    return JsonScenario(json.dumps(data, indent=1), "<json>").scenario(data, name)
 
 
 def json_file_to_rules(text: str, path: str) -> str:
