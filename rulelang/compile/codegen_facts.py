@@ -97,7 +97,7 @@ class NodeFacts:
         """Whether every item of the collection `node` is a tuple of two whole numbers: the cells of a
         fixed grid or hex board the rules name (`cells(grid)`, `empty_cells(grid)`), or a list of
         such pairs written out (`[(1, 0), (0, 1)]`), or a def without parameters whose body is one
-        (`line_directions`), or such a collection filtered."""
+        (`def directions = [(1, 0), (0, 1)]`), or such a collection filtered."""
         while isinstance(node, N.FilterList):
             node = node.coll
 

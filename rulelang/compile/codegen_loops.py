@@ -219,7 +219,7 @@ class LoopWriter:
     def empty_early(self, arg) -> str | None:
         """`empty([x in xs where cond])`, or `empty(d(a))` of a def whose body is such a list (called
         with local names, and without chance), as a loop that stops at the first item kept:
-        `not empty(new_places(card))` asks whether a card has a place, not where all its places are."""
+        `not empty(places_for_card(c))` asks whether a card has a place, not where all its places are."""
         def early(found: N.FilterList) -> str:
             coll = self.iterable(found.coll)
             with self.loop_scope(found.var, found.coll):
