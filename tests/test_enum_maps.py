@@ -291,16 +291,28 @@ phase play {{
 
 def test_a_field_names_the_colour_of_its_cards_and_the_command_still_overrides(gems, tmp_path):
     pytest.importorskip("matplotlib")
-    from rulelang.table.tableview import colour_kind, colour_table as table_colours
+    from rulelang.table.tableview import colour_kind, table_view
     from rulelang.tools.render import colour_table
 
     match = gems.new_match(players=2, seed=0)
     card = match.s.entities[0]
     assert colour_kind(card, gems.program) == f"rank={card.attrs['rank']}"
-    assert set(colour_table(match)) == {"rank=bronze", "rank=silver", "rank=gold"}
+    colours = colour_table(match)
+    assert set(colours) == {"rank=bronze", "rank=silver", "rank=gold"}
     assert set(colour_table(match, "gem")) == {"gem=ruby", "gem=jade", "gem=onyx"}  # --colour-by wins
-    # the browser and the terminal colour by the same field as the pictures, in the same colours
-    assert table_colours(match) == colour_table(match)
+    # the browser and the terminal colour each card by the same field as the pictures, in the same colours
+    def cards(node):
+        if isinstance(node, dict):
+            if "colour" in node and "fields" in node:
+                yield node
+            for value in node.values():
+                yield from cards(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from cards(value)
+    shown = list(cards(table_view(match, 0)))
+    assert shown and {c["colour"] for c in shown} <= set(colours.values())
+    assert all(c["colour"] == colours[f"rank={c['fields']['rank']}"] for c in shown)
 
 
 def test_scenarios_set_and_expect_maps_and_families(tmp_path):
