@@ -111,13 +111,16 @@ class GreedyAgent:
         return self.rng.choice(best)
 
 
-def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True) -> list[tuple]:
+def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True,
+                  score=None, failed=(-1, float("-inf"), float("-inf"))) -> list:
     """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
     copy) up to the next choice of two or more options, which is not listed (``Match.try_option``).
     With `put_back`, the world's heuristic is worked out for every seat, it is marked, and put back
     after each option (``Match.mark``/``restore``: what it remembers by neighbourhood stays right);
     otherwise, or with chance queued by a scenario, each option is tried on a copy of its own. An
-    option the world cannot play is valued last."""
+    option the world cannot play is valued last (`failed`). `score(world, seat)` values a position
+    instead of `position_value` (the tree search reads the same trial positions its own way)."""
+    score = position_value if score is None else score
     mark = None
     if world.s.fixed_chance is None and put_back:
         if world.game.program.heuristic is not None:
@@ -133,9 +136,9 @@ def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = 
         try:
             trial.try_option(index if mark is not None else 0)
         except Exception:  # an option the imagined deal cannot play: tried last
-            values.append((-1, float("-inf"), float("-inf")))
+            values.append(failed)
         else:  # (a heuristic that fails is the rules' error, said at its line)
-            values.append(position_value(trial, seat))
+            values.append(score(trial, seat))
         if mark is not None:
             world.restore(mark)
     return values
@@ -165,7 +168,7 @@ def player_values(world: Match) -> list[float] | None:
     return None
 
 
-def position_value(world: Match, seat: int) -> tuple:
+def position_value(world: Match, seat: int, values: list[float] | None = None) -> tuple:
     """How good a position is for a seat, as a tuple compared in order (bigger is better).
 
     * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an
@@ -176,14 +179,16 @@ def position_value(world: Match, seat: int) -> tuple:
       own value, which tells apart moves that raise every seat alike. With one player, the lead is
       its own value. Leads by a difference, so no seat is favoured by where it sits.
 
-    Uses the world up (the result may be run on it): call it on a throw-away copy."""
+    Uses the world up (the result may be run on it): call it on a throw-away copy. `values`: the
+    world's ``player_values`` when already worked out (None: worked out here)."""
     s = world.s
     if s.over:
         winners = s.winners
         if seat in winners:
             return (3 if len(winners) == 1 else 2, 0.0, 0.0)
         return (0 if winners else 1, 0.0, 0.0)
-    values = player_values(world)
+    if values is None:
+        values = player_values(world)
     if values is None:
         return (1, 0.0, 0.0)
     mine = values[seat]
@@ -313,6 +318,9 @@ def make_agent(spec: str, seed: int):
             kind = MCTS_SETTINGS.get(key)
             if kind is None:
                 raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+            if kind is str:
+                options[key] = value
+                continue
             try:
                 options[key] = kind(value)
             except ValueError:
@@ -320,12 +328,16 @@ def make_agent(spec: str, seed: int):
                                  f'number, not "{value}"') from None
             if options[key] < 0:
                 raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+        from rulelang.bots.mcts import PLAYOUTS
+        if options.get("playout", "random") not in PLAYOUTS:
+            raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
         return MCTSAgent(seed=seed, iterations=int(budget), **options)
     raise ValueError(f'agent "{name}" takes no budget')
 
 
 #: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
-MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float}
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float,
+                 "greedy": float, "playout": str, "epsilon": float}
 
 
 def play_match(match: Match, agents: list) -> Match:
