@@ -294,7 +294,8 @@ AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent,
 def make_agent(spec: str, seed: int):
     """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" and "rollout:12" (options tried),
     "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
-    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5"."""
+    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5",
+    "mcts:25:greedy=2:playout=none:exploration=0.1"."""
     name, _, rest = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
