@@ -112,7 +112,8 @@ def test_prior_orders_widening_by_the_heuristic_one_move_ahead_and_bias_favours_
 
 
 @pytest.mark.parametrize("spec", ["ismcts:12", "ismcts:12:depth=0", "ismcts:6:round_end=1",
-                                  "ismcts:12:prior=1:bias=1"])
+                                  "ismcts:12:prior=1:bias=1", "ismcts:8:greedy=2:playout=none:exploration=0.1",
+                                  "ismcts:4:greedy=2:playout=greedy:depth=2"])
 def test_ismcts_chooses_alike_in_deals_that_differ_only_in_what_it_cannot_see(spec):
     """"Players see only what they may see": the opponent's hand and the deck are hidden from
     the mover, so swapping cards between them must not change its choice."""

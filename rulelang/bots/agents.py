@@ -12,8 +12,9 @@ import random
 from typing import Protocol
 
 from rulelang.engine.runtime import Match, Option
-from rulelang.check.hints import SCORE_FIELD
 from rulelang.engine.visibility import option_keys
+# how the greedy bot values positions (a module of its own, which the tree search reads too)
+from rulelang.bots.values import option_values
 
 
 class Agent(Protocol):
@@ -112,86 +113,6 @@ class GreedyAgent:
         return self.rng.choice(best)
 
 
-def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True) -> list[tuple]:
-    """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
-    copy) up to the next choice of two or more options, which is not listed (``Match.try_option``).
-    With `put_back`, the world's heuristic is worked out for every seat, it is marked, and put back
-    after each option (``Match.mark``/``restore``: what it remembers by neighbourhood stays right);
-    otherwise, or with chance queued by a scenario, each option is tried on a copy of its own. An
-    option the world cannot play is valued last."""
-    mark = None
-    if world.s.fixed_chance is None and put_back:
-        if world.game.program.heuristic is not None:
-            try:
-                for other in range(len(world.s.players)):
-                    world.heuristic(other)
-            except Exception:  # (said, if it matters, when a position after an option is scored)
-                pass
-        mark = world.mark()
-    values = []
-    for index in indexes:
-        trial = world if mark is not None else world.clone(answer=index)
-        try:
-            trial.try_option(index if mark is not None else 0)
-        except Exception:  # an option the imagined deal cannot play: tried last
-            values.append((-1, float("-inf"), float("-inf")))
-        else:  # (a heuristic that fails is the rules' error, said at its line)
-            values.append(position_value(trial, seat))
-        if mark is not None:
-            world.restore(mark)
-    return values
-
-
-def player_values(world: Match) -> list[float] | None:
-    """Every seat's value by what the rules say about who is ahead, or None if they say nothing:
-    the rules' ``def heuristic(p)``; without one, a number field of the players named ``score``;
-    without either, the rules' ``result`` run now (1 for a seat that would win, 0 otherwise).
-    Runs the result on the world: call it on a throw-away copy."""
-    s = world.s
-    program = world.game.program
-    if program.heuristic is not None:
-        return [world.heuristic(seat) for seat in range(len(s.players))]
-    if any(name == SCORE_FIELD for name, _ in program.player_fields):
-        values = [p.attrs.get(SCORE_FIELD) for p in s.players]
-        if all(type(v) in (int, float) for v in values):
-            return [float(v) for v in values]
-    if program.result is not None:
-        s.winners = []
-        try:
-            world.vm.run_sync(program.result, {})
-        except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
-            return None
-        winners = s.winners
-        return [1.0 if i in winners else 0.0 for i in range(len(s.players))]
-    return None
-
-
-def position_value(world: Match, seat: int) -> tuple:
-    """How good a position is for a seat, as a tuple compared in order (bigger is better).
-
-    * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an
-      unfinished game and an even lead of 0), a loss (0): a win dominates anything unfinished,
-      and a loss is taken last.
-    * An unfinished game: 1, then the seat's lead, its value minus the best value of the other
-      seats (``player_values``: the heuristic, a ``score`` field, or the result run now), then its
-      own value, which tells apart moves that raise every seat alike. With one player, the lead is
-      its own value. Leads by a difference, so no seat is favoured by where it sits.
-
-    Uses the world up (the result may be run on it): call it on a throw-away copy."""
-    s = world.s
-    if s.over:
-        winners = s.winners
-        if seat in winners:
-            return (3 if len(winners) == 1 else 2, 0.0, 0.0)
-        return (0 if winners else 1, 0.0, 0.0)
-    values = player_values(world)
-    if values is None:
-        return (1, 0.0, 0.0)
-    mine = values[seat]
-    others = [v for i, v in enumerate(values) if i != seat]
-    return (1, mine - max(others) if others else mine, mine)
-
-
 class RolloutAgent:
     """Round roll-outs: tries each option on imagined copies of the match, plays the rest of
     the round out at random, and keeps the option after which the game, were it to end then,
@@ -271,7 +192,8 @@ AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent,
 def make_agent(spec: str, seed: int):
     """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" and "rollout:12" (options tried),
     "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
-    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5"."""
+    more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5",
+    "mcts:25:greedy=2:playout=none:exploration=0.1"."""
     name, _, rest = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
@@ -295,6 +217,9 @@ def make_agent(spec: str, seed: int):
             kind = MCTS_SETTINGS.get(key)
             if kind is None:
                 raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+            if kind is str:
+                options[key] = value
+                continue
             try:
                 options[key] = kind(value)
             except ValueError:
@@ -302,12 +227,16 @@ def make_agent(spec: str, seed: int):
                                  f'number, not "{value}"') from None
             if options[key] < 0:
                 raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+        from rulelang.bots.mcts import PLAYOUTS
+        if options.get("playout", "random") not in PLAYOUTS:
+            raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
         return MCTSAgent(seed=seed, iterations=int(budget), **options)
     raise ValueError(f'agent "{name}" takes no budget')
 
 
 #: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
-MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float}
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float,
+                 "greedy": float, "playout": str, "epsilon": float}
 
 
 def play_match(match: Match, agents: list) -> Match:

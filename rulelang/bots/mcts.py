@@ -26,6 +26,13 @@ Two enhancements make small budgets count in big games:
   scored as the game would be if it ended there: the rules' ``result`` says who would win, the
   heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
 
+A third starts the search where the greedy bot stands (``greedy=W``): every decision of the tree
+is first valued one move ahead exactly as the greedy bot values it, and that value counts as W
+play-outs of each option, so the search looks deeper along the lines greedy likes best and moves
+away from greedy's choice only when what it finds there is worse. Its play-outs may be skipped
+(``playout=none``: the tree's new position is scored at once) or played epsilon-greedily
+(``playout=greedy``). Which setting is stronger than greedy in which game: docs/balance.md.
+
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """
 from __future__ import annotations
@@ -33,6 +40,7 @@ from __future__ import annotations
 import math
 import random
 
+from rulelang.bots.values import option_values, player_values, position_value
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -43,10 +51,16 @@ DEFAULT_DEPTH = 4
 #: Share of a cut-off position's value that comes from "who would win if the game ended now";
 #: the rest comes from the seat's lead by the heuristic.
 RESULT_WEIGHT = 0.6
+#: Share of a seat's own value (against its lead) in how the ``greedy`` setting scores a position.
+OWN_WEIGHT = 0.1
+
+
+#: How a play-out chooses (the ``playout`` setting).
+PLAYOUTS = ("random", "greedy", "none")
 
 
 class _Node:
-    __slots__ = ("children", "visits", "wins", "available", "seat")
+    __slots__ = ("children", "visits", "wins", "available", "seat", "prior")
 
     def __init__(self, seat: int | None):
         self.children: dict[tuple, _Node] = {}
@@ -54,6 +68,8 @@ class _Node:
         self.wins = 0.0  # summed reward of the seat that chose the move into this node
         self.available = 0  # iterations in which this move was legal (ISMCTS availability)
         self.seat = seat  # who chose the move into this node
+        # greedy's reading of each option of this node's decision (greedy=W): key -> (order, value)
+        self.prior: dict[tuple, tuple[tuple, float]] | None = None
 
 
 def _keys(world: Match) -> dict[tuple, int]:
@@ -134,6 +150,48 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
     return values
 
 
+def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
+    """Every seat's value in [0, 1] of a position as the greedy bot reads it (``values.position_value``):
+    a finished game is worth its ``reward``; an unfinished one ``0.5 + 0.5 * (0.9 * (mine - best) +
+    0.1 * mine) / (|mine| + |best| + 1)``: mostly the seat's lead over the best other seat by
+    ``values.player_values`` (the rules' heuristic, a ``score`` field or the result run now), and a
+    little its own value, which greedy uses to break ties between equal leads (in a game where every
+    player builds on the same cards, most moves change every seat alike); one half when they say
+    nothing. With one player, its own value against 0. `values`: the player values when already worked out. Uses the
+    world up: call it on a throw-away copy."""
+    s = world.s
+    players = len(s.players)
+    if s.over:
+        return [reward(world, seat, draw) for seat in range(players)]
+    if values is None:
+        values = player_values(world)
+    if values is None:
+        return [0.5] * players
+    out = []
+    for i, mine in enumerate(values):
+        best = max((v for j, v in enumerate(values) if j != i), default=0.0)
+        scale = abs(mine) + abs(best) + 1.0
+        out.append(0.5 + 0.5 * ((1 - OWN_WEIGHT) * (mine - best) + OWN_WEIGHT * mine) / scale)
+    return out
+
+
+def greedy_prior(world: Match, keys: dict[tuple, int], draw: float | None = None) -> dict[tuple, tuple[tuple, float]]:
+    """Each option of the decision at hand as the greedy bot values it: key -> (greedy's
+    ``position_value`` of the position after it, by which greedy ranks its options; the same
+    position's ``greedy_values`` for the chooser). Tried on a copy of `world` (``values.option_values``:
+    each option up to the next choice of two or more options); `world` is left as it was."""
+    seat = world.to_move
+
+    def score(trial: Match, who: int):
+        values = None if trial.s.over else player_values(trial)
+        return position_value(trial, who, values), greedy_values(trial, draw, values)[who]
+
+    order = list(keys)
+    found = option_values(world.clone(), seat, [keys[k] for k in order], score=score,
+                          failed=((-1, float("-inf"), float("-inf")), 0.0))
+    return dict(zip(order, found))
+
+
 class MCTSAgent:
     """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
 
@@ -156,13 +214,28 @@ class MCTSAgent:
     * ``bias``: with ``prior``, how much the one-move-ahead value counts in choosing which option to
       try next (progressive bias: ``bias * prior / (visits + 1)`` added to an option's UCB value, the
       prior scaled to 0..1 among the options, so it guides the first visits and fades); 0 by default.
+    * ``greedy``: W > 0 starts the search where the greedy bot stands. At every decision of the tree,
+      every option is first valued as greedy values it, one move ahead (``greedy_prior``), and counts
+      as W play-outs of that value: an option's value is ``(wins + W * prior) / (visits + W)``, and
+      options are tried by that value plus UCB1's exploration term over ``visits + W`` (options not
+      yet tried included, so no progressive widening: the best by greedy is tried first). The move
+      taken is the root option of the best such value. Play-outs are then scored as greedy reads a
+      position (``greedy_values``), not by ``cutoff_values``. 0 (the default) turns it off;
+    * ``playout``: how a play-out chooses: ``random`` (the default), ``greedy`` (epsilon-greedy: the
+      option greedy values most, ties at random, except with probability ``epsilon`` a random one;
+      costs one greedy decision per step) or ``none`` (no play-out: the position the tree reached
+      is scored at once);
+    * ``epsilon``: with ``playout=greedy``, the share of random play-out decisions (0.2).
     """
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
                  max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
-                 round_end: int = 0, draw: float | None = None, prior: int = 0, bias: float = 0.0):
+                 round_end: int = 0, draw: float | None = None, prior: int = 0, bias: float = 0.0,
+                 greedy: float = 0.0, playout: str = "random", epsilon: float = 0.2):
+        if playout not in PLAYOUTS:
+            raise ValueError(f'unknown play-out "{playout}"; choose one of: {", ".join(PLAYOUTS)}')
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.exploration = exploration
@@ -173,6 +246,9 @@ class MCTSAgent:
         self.draw = None if draw is None else min(1.0, float(draw))
         self.prior = bool(prior)
         self.bias = float(bias)
+        self.greedy = float(greedy)
+        self.playout = playout
+        self.epsilon = float(epsilon)
         self._order: dict[tuple, tuple[float, float]] = {}  # the root's options by their prior (prior=1)
         self._bias: dict[tuple, float] = {}  # the root's progressive bias (when bias is on)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
@@ -194,8 +270,68 @@ class MCTSAgent:
             world = handle.imagine(self.rng)
             self._iterate(world, root)
         self.root = root
+        if self.greedy:
+            return root_keys.get(self._greedy_choice(handle, root, root_keys), 0)
         best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].wins, self.rng.random()))
         return root_keys.get(best[0], 0)
+
+    def _greedy_choice(self, handle, root: _Node, root_keys: dict[tuple, int]) -> tuple:
+        """With ``greedy``: the root option whose value, greedy's prior counted as W play-outs, is best
+        (ties: greedy's order, then the most visits, then at random)."""
+        if root.prior is None:  # (no iterations)
+            root.prior = greedy_prior(handle.imagine(self.rng), root_keys, self.draw)
+        w = self.greedy
+        best, best_value = [], None
+        for k in root_keys:
+            order, p = root.prior.get(k, ((-1, float("-inf"), float("-inf")), 0.0))
+            ch = root.children.get(k)
+            visits, wins = (ch.visits, ch.wins) if ch is not None else (0, 0.0)
+            value = ((wins + w * p) / (visits + w), order, visits)
+            if best_value is None or value > best_value:
+                best, best_value = [k], value
+            elif value == best_value:
+                best.append(k)
+        return self.rng.choice(best)
+
+    def _greedy_select(self, world: Match, node: _Node, keys: dict[tuple, int]) -> tuple:
+        """With ``greedy``: the option to follow (or add) at a node, by its value with greedy's prior
+        counted as W play-outs plus UCB1's exploration term; ties by greedy's order, then at random."""
+        prior = node.prior
+        if prior is None:
+            prior = node.prior = greedy_prior(world, keys, self.draw)
+        elif any(k not in prior for k in keys):  # an option this imagined deal has and others had not
+            prior.update(greedy_prior(world, {k: i for k, i in keys.items() if k not in prior}, self.draw))
+        w = self.greedy
+        c = self.exploration
+        log_n = math.log(node.visits + 1)
+        best, best_value = [], None
+        for k in keys:
+            order, p = prior[k]
+            ch = node.children.get(k)
+            if ch is None:
+                n, wins = w, w * p
+            else:
+                ch.available += 1
+                n, wins = ch.visits + w, ch.wins + w * p
+            value = (wins / n + c * math.sqrt(log_n / n), order)
+            if best_value is None or value > best_value:
+                best, best_value = [k], value
+            elif value == best_value:
+                best.append(k)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def _playout_step(self, world: Match) -> None:
+        """One play-out decision: at random, or with ``playout=greedy`` greedy's best (ties at random)
+        except with probability ``epsilon``."""
+        if self.playout == "greedy" and world.option_count() > 1 and self.rng.random() >= self.epsilon:
+            keys = _keys(world)
+            if len(keys) > 1:
+                values = greedy_prior(world, keys, self.draw)
+                top = max((p, order) for order, p in values.values())
+                best = [k for k, (order, p) in values.items() if (p, order) == top]
+                world.apply(keys[self.rng.choice(best)])
+                return
+        world.apply(self.rng.randrange(world.option_count()))
 
     def _room(self, node: _Node) -> int:
         """How many children a node may have after its visits (progressive widening)."""
@@ -208,6 +344,18 @@ class MCTSAgent:
         while not world.is_over:
             keys = _keys(world)
             seat = world.to_move
+            if self.greedy:
+                k = self._greedy_select(world, node, keys) if len(keys) > 1 else next(iter(keys))
+                child = node.children.get(k)
+                world.apply(keys[k])
+                if child is None:  # expansion: add one node and stop descending
+                    child = node.children[k] = _Node(seat)
+                    child.available = 1
+                    path.append(child)
+                    break
+                node = child
+                path.append(node)
+                continue
             tried = 0
             for k in keys:
                 child = node.children.get(k)
@@ -244,20 +392,24 @@ class MCTSAgent:
             path.append(node)
         # simulation: random play to the end, or to the heuristic cut-off
         limit = self.max_playout
-        if self.depth and world.game.program.heuristic is not None:
+        if self.playout == "none":
+            limit = 0
+        elif self.depth and world.game.program.heuristic is not None:
             limit = min(limit, self.depth)
         steps = 0
         cut = limit < self.max_playout
         while not world.is_over and steps < limit:
-            world.apply(self.rng.randrange(world.option_count()))
+            self._playout_step(world)
             steps += 1
         if cut and self.round_end:  # on to the end of this round: rules often score there
             this_round = world.s.round
             while not world.is_over and world.s.round == this_round and steps < self.max_playout:
-                world.apply(self.rng.randrange(world.option_count()))
+                self._playout_step(world)
                 steps += 1
         if world.is_over:
             values = [reward(world, seat, self.draw) for seat in range(len(world.s.players))]
+        elif self.greedy and (cut or self.playout == "none"):
+            values = greedy_values(world, self.draw)
         elif cut and steps < self.max_playout:
             values = cutoff_values(world, self.draw)
         else:  # stopped by max_playout: unfinished, nobody is favoured
