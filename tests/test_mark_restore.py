@@ -4,7 +4,7 @@ after each (the greedy bot's search), give what the same options give on copies.
 import pytest
 
 import rulelang
-from rulelang.bots.values import position_value
+from rulelang.bots.valuation import position_value
 from rulelang.core.resources import games_dir
 from rulelang.engine.visibility import option_keys
 from conftest import seeded_positions

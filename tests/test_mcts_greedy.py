@@ -10,7 +10,7 @@ import pytest
 
 import rulelang
 from rulelang.bots.agents import AgentHandle, make_agent
-from rulelang.bots.values import option_values
+from rulelang.bots.valuation import option_values
 from rulelang.bots.mcts import MCTSAgent, greedy_prior, greedy_values
 from rulelang.engine.visibility import option_keys
 

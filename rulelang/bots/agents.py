@@ -14,7 +14,7 @@ from typing import Protocol
 from rulelang.engine.runtime import Match, Option
 from rulelang.engine.visibility import option_keys
 # how the greedy bot values positions (a module of its own, which the tree search reads too)
-from rulelang.bots.values import option_values
+from rulelang.bots.valuation import option_values
 
 
 class Agent(Protocol):

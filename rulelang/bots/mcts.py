@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.values import option_values, player_values, position_value
+from rulelang.bots.valuation import option_values, player_values, position_value
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -151,10 +151,10 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
 
 
 def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
-    """Every seat's value in [0, 1] of a position as the greedy bot reads it (``values.position_value``):
+    """Every seat's value in [0, 1] of a position as the greedy bot reads it (``valuation.position_value``):
     a finished game is worth its ``reward``; an unfinished one ``0.5 + 0.5 * (0.9 * (mine - best) +
     0.1 * mine) / (|mine| + |best| + 1)``: mostly the seat's lead over the best other seat by
-    ``values.player_values`` (the rules' heuristic, a ``score`` field or the result run now), and a
+    ``valuation.player_values`` (the rules' heuristic, a ``score`` field or the result run now), and a
     little its own value, which greedy uses to break ties between equal leads (in a game where every
     player builds on the same cards, most moves change every seat alike); one half when they say
     nothing. With one player, its own value against 0. `values`: the player values when already worked out. Uses the
@@ -178,7 +178,7 @@ def greedy_values(world: Match, draw: float | None = None, values: list[float] |
 def greedy_prior(world: Match, keys: dict[tuple, int], draw: float | None = None) -> dict[tuple, tuple[tuple, float]]:
     """Each option of the decision at hand as the greedy bot values it: key -> (greedy's
     ``position_value`` of the position after it, by which greedy ranks its options; the same
-    position's ``greedy_values`` for the chooser). Tried on a copy of `world` (``values.option_values``:
+    position's ``greedy_values`` for the chooser). Tried on a copy of `world` (``valuation.option_values``:
     each option up to the next choice of two or more options); `world` is left as it was."""
     seat = world.to_move
 

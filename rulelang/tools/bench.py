@@ -212,12 +212,12 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
 def search_rates(game, players: int, seconds: float, positions: int = 24, slices: int = 6) -> dict:
     """Options tried per second by the greedy bot's search, at up to ``positions`` decisions spread
-    over a seeded random game, each tried as the bot tries them (``values.option_values``): "put
+    over a seeded random game, each tried as the bot tries them (``valuation.option_values``): "put
     back" (the position marked once, each option tried on it and put back), "copy" with a copy of
     the position per option instead. Alternating slices, as in ``race``."""
     import random
 
-    from rulelang.bots.values import option_values
+    from rulelang.bots.valuation import option_values
     from rulelang.engine.visibility import option_keys
 
     rng = random.Random(5)
