@@ -14,7 +14,7 @@ from typing import Protocol
 from rulelang.engine.runtime import Match, Option
 from rulelang.engine.visibility import option_keys
 # how the greedy bot values positions (a module of its own, which the tree search reads too)
-from rulelang.bots.valuation import option_values
+from rulelang.bots.valuation import best_of, option_values
 
 
 class Agent(Protocol):
@@ -103,14 +103,7 @@ class GreedyAgent:
         indexes = list(option_keys(world.s).values())
         if self.max_options and len(indexes) > self.max_options:
             indexes = self.rng.sample(indexes, self.max_options)
-        best: list[int] = []
-        best_value = None
-        for index, value in zip(indexes, option_values(world, seat, indexes, self.put_back)):
-            if best_value is None or value > best_value:
-                best, best_value = [index], value
-            elif value == best_value:
-                best.append(index)
-        return self.rng.choice(best)
+        return self.rng.choice(best_of(zip(indexes, option_values(world, seat, indexes, self.put_back))))
 
 
 class RolloutAgent:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.valuation import option_values, player_values, position_value
+from rulelang.bots.valuation import best_of, option_values, player_values, position_value
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -54,6 +54,9 @@ RESULT_WEIGHT = 0.6
 #: Share of a seat's own value (against its lead) in how the ``greedy`` setting scores a position.
 OWN_WEIGHT = 0.1
 
+
+#: greedy's reading of an option the imagined deal cannot play: (its rank, last; its value, nothing)
+_UNPLAYABLE = ((-1, float("-inf"), float("-inf")), 0.0)
 
 #: How a play-out chooses (the ``playout`` setting).
 PLAYOUTS = ("random", "greedy", "none")
@@ -187,8 +190,7 @@ def greedy_prior(world: Match, keys: dict[tuple, int], draw: float | None = None
         return position_value(trial, who, values), greedy_values(trial, draw, values)[who]
 
     order = list(keys)
-    found = option_values(world.clone(), seat, [keys[k] for k in order], score=score,
-                          failed=((-1, float("-inf"), float("-inf")), 0.0))
+    found = option_values(world.clone(), seat, [keys[k] for k in order], score=score, failed=_UNPLAYABLE)
     return dict(zip(order, found))
 
 
@@ -281,17 +283,14 @@ class MCTSAgent:
         if root.prior is None:  # (no iterations)
             root.prior = greedy_prior(handle.imagine(self.rng), root_keys, self.draw)
         w = self.greedy
-        best, best_value = [], None
-        for k in root_keys:
-            order, p = root.prior.get(k, ((-1, float("-inf"), float("-inf")), 0.0))
+
+        def value(k):
+            order, p = root.prior.get(k, _UNPLAYABLE)
             ch = root.children.get(k)
             visits, wins = (ch.visits, ch.wins) if ch is not None else (0, 0.0)
-            value = ((wins + w * p) / (visits + w), order, visits)
-            if best_value is None or value > best_value:
-                best, best_value = [k], value
-            elif value == best_value:
-                best.append(k)
-        return self.rng.choice(best)
+            return (wins + w * p) / (visits + w), order, visits
+
+        return self.rng.choice(best_of((k, value(k)) for k in root_keys))
 
     def _greedy_select(self, world: Match, node: _Node, keys: dict[tuple, int]) -> tuple:
         """With ``greedy``: the option to follow (or add) at a node, by its value with greedy's prior
@@ -304,20 +303,18 @@ class MCTSAgent:
         w = self.greedy
         c = self.exploration
         log_n = math.log(node.visits + 1)
-        best, best_value = [], None
-        for k in keys:
+
+        def value(k):
             order, p = prior[k]
             ch = node.children.get(k)
             if ch is None:
                 n, wins = w, w * p
             else:
-                ch.available += 1
+                ch.available += 1  # (ISMCTS availability: counted as each option is looked at)
                 n, wins = ch.visits + w, ch.wins + w * p
-            value = (wins / n + c * math.sqrt(log_n / n), order)
-            if best_value is None or value > best_value:
-                best, best_value = [k], value
-            elif value == best_value:
-                best.append(k)
+            return wins / n + c * math.sqrt(log_n / n), order
+
+        best = best_of((k, value(k)) for k in keys)
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _playout_step(self, world: Match) -> None:
@@ -327,8 +324,7 @@ class MCTSAgent:
             keys = _keys(world)
             if len(keys) > 1:
                 values = greedy_prior(world, keys, self.draw)
-                top = max((p, order) for order, p in values.values())
-                best = [k for k, (order, p) in values.items() if (p, order) == top]
+                best = best_of((k, (p, order)) for k, (order, p) in values.items())
                 world.apply(keys[self.rng.choice(best)])
                 return
         world.apply(self.rng.randrange(world.option_count()))

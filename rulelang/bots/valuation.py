@@ -8,6 +8,18 @@ from rulelang.check.hints import SCORE_FIELD
 from rulelang.engine.runtime import Match
 
 
+def best_of(scored) -> list:
+    """The items of the best value from (item, value) pairs, ties kept in their order (the bots break
+    them at random)."""
+    best, best_value = [], None
+    for item, value in scored:
+        if best_value is None or value > best_value:
+            best, best_value = [item], value
+        elif value == best_value:
+            best.append(item)
+    return best
+
+
 def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True,
                   score=None, failed=(-1, float("-inf"), float("-inf"))) -> list:
     """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
