@@ -1358,23 +1358,26 @@ def test_counting_defs_in_arithmetic_are_written_in_place_before_it(tmp_path, mo
     assert failure_line(tmp_path, failing) == {"line": line}
 
 
-def test_a_move_is_written_in_place_with_its_values_in_the_closures_order(tmp_path, monkeypatch):
-    """`move top(supply(current)) to grid at cell` in a fused region: the zone, the cell and the
-    cards worked out there, in that order, and the cards put by values.move_cards (no call of the
-    statement's closure). A value that is not a zone fails with the closure engine's words, at the
-    move's line."""
+def test_a_move_in_a_fused_op_works_out_its_zone_first_and_fails_at_its_line(tmp_path, monkeypatch):
+    """`move top(supply(current)) to grid at cell`, in the fused op of tic-tac-toe's turn: a value
+    that is not a zone fails at the move's line, in the words of values.move_cards; the zone is
+    worked out before the cards, so when both are wrong, the zone's error is the one reported."""
     path = REPO / "examples" / "tictactoe.rules"
-    source = load_game(path).program.generated.source
-    region = source[source.index("def XPhplay"):]
-    zone, cell, cards = (region.index(x) for x in ("c.s.zones['grid']", "c.v['cell']", "'supply'"))
-    assert zone < cell < cards < region.index("_move_cards(c, ")
+    game = load_game(path)
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    assert any(type(op) is codegen_statements.FusedRegion for op in turn.ops)  # (the move is in one)
     text = path.read_text(encoding="utf-8")
     move = "move top(supply(current)) to grid at cell"
     assert move in text
-    failing = text.replace(move, "move top(supply(current)) to (if count(grid) > 2 then [grid, 7][1] else grid) at cell")
-    line, words = failure_said(tmp_path, failing)
-    assert line == text[:text.index(move)].count("\n") + 1
-    assert "cards can only be moved to a zone, not to 7" in words
+    line = text[:text.index(move)].count("\n") + 1
+    not_a_zone = "(if count(grid) > 2 then [grid, 7][1] else grid)"
+    failing = text.replace(move, f"move top(supply(current)) to {not_a_zone} at cell")
+    said_line, words = failure_said(tmp_path, failing)
+    assert said_line == line and "cards can only be moved to a zone, not to 7" in words
+    both = text.replace(move, f"move (if count(grid) > 2 then [top(supply(current)), 7][1] else top(supply(current))) "
+                              f"to {not_a_zone} at cell")
+    said_line, words = failure_said(tmp_path, both)
+    assert said_line == line and "cards can only be moved to a zone, not to 7" in words
 
 
 ASSIGNING = """
@@ -1412,22 +1415,22 @@ phase play {
     ("total += 999999999999999999", "10", "beyond"),
     ("[leader, 3][n % 2].score = 1", "100", 'cannot set "score" of 3'),
 ])
-def test_assignments_are_written_in_place_as_the_closures_do_them(tmp_path, monkeypatch, statement, limit, words):
-    """`total += n`, `current.score += n * 2`, `top(pile).worth -= 1`: a global's or a card's or a
-    player's own field is changed in the generated code (no call of the statement's closure); a
-    card's built-in field (`face_down`), a value that is neither a card nor a player, and numbers
-    beyond the bound go to the closure engine's helpers, with its words at the same line. The
-    games are the expected ones (agrees)."""
+def test_assignments_in_fused_ops_play_and_fail_as_expected(tmp_path, monkeypatch, statement, limit, words):
+    """`total += n`, `current.score += n * 2`, `top(pile).worth -= 1`, in fused ops: the games are
+    the expected ones (agrees); a card's built-in field (`face_down`) is set; a value that is neither
+    a card nor a player, and numbers beyond the bound, fail with their words at the statement's line."""
     text = ASSIGNING.replace("STATEMENT", statement).replace("LIMIT", limit)
     game = _game_from(tmp_path, text, "g.rules")
-    source = game.program.generated.source
-    assert "_value_changed(c.s, '$total'" in source and "_value_changed(c.s, 'score'" in source
-    assert "_value_changed(c.s, 'worth'" in source and "_set_field(c, " in source
+    turn = next(c for c in game.program.codes if c.kind == "phase")
+    assert any(type(op) in (codegen_statements.FusedExec, codegen_statements.FusedRegion) for op in turn.ops)
     if words is None:
         for seed in range(4):
             assert agrees(f"assigning {statement} {seed}", played(game, seed, None)), seed
         return
-    assert words in failure_said(tmp_path, text)[1]
+    # (1e18 - 1 is within the bound: the next turn's `total += n` goes beyond it)
+    failing = "total += n" if words == "beyond" else statement
+    line, said = failure_said(tmp_path, text)
+    assert words in said and line == text[:text.index(failing)].count("\n") + 1
 
 
 def test_the_first_item_of_a_list_is_found_without_making_the_list(tmp_path, monkeypatch):

@@ -10,10 +10,9 @@ import itertools
 from rulelang.core.budgets import NUMBER_BOUND, BudgetExceeded, check_size
 from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
                                      saturating_matching_exists)
-from rulelang.model.things import PLAIN_TYPES, BoardZone, EnumMap, Entity, KeywordValue, Player, out_seats, players_in
+from rulelang.model.things import BoardZone, EnumMap, Entity, KeywordValue, Player, out_seats, players_in
 from rulelang.engine.program import Ctx, RuleError
-from rulelang.engine.values import (_arith, _update, add_values, map_entry, move_cards, one_value_changed, outside_the_list,
-                                    read_field, set_field, the_zone)
+from rulelang.engine.values import _arith, add_values, map_entry, outside_the_list, read_field
 
 
 _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
@@ -282,7 +281,7 @@ _HELPERS = {
     "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
     "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
-    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_BoardZone": BoardZone, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_the_zone": the_zone, "_move_cards": move_cards, "_set_field": set_field, "_update": _update, "_value_changed": one_value_changed, "_PLAIN": PLAIN_TYPES, "_Entity": Entity, "_Player": Player,
+    "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,
     "_eliminated": _eliminated, "_cards_of_component": _cards_of_component, "_cards_of_set": _cards_of_set,
     "_usable": _usable, "_matched": _matched, "_matching": _matching,

@@ -1,7 +1,10 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
 of simple statements fused into one op (`FusedExec`), runs with `if`s and `for each` loops
 (`FusedRegion`, `fuse_regions`), continuous rules as one function (`sync_block`) and the
-bindings of a `choose { option ... }` as nested loops (`option_walker`).
+bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
+simple statement's closure, as the statement compiler made it (`statements.py`): what a statement
+does is written there only; a fused op writes the VM's part around it (steps, events, the frame's
+place) and, in a region, the `if` tests and loops.
 """
 from __future__ import annotations
 
@@ -13,8 +16,6 @@ from rulelang.check.dependencies import mentioned, nodes_in
 from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
                                  SignalOp)
 from rulelang.engine.program import Code
-from rulelang.engine.values import _CARD_PSEUDO_FIELDS
-from rulelang.compile.codegen_helpers import _BIG
 
 if TYPE_CHECKING:
     from rulelang.compile.codegen import Generator
@@ -91,8 +92,8 @@ class _RegionWriter:
         self.inlined = False  # an expression's body is written in the region
 
     def value_of(self, fn, indent: str, loops: list) -> str:
-        """The Python value of an expression the compiler made into fn (a condition, a loop's list, a
-        `let`'s value): fn's generated body written in place, its value left in `value` (no call per
+        """The Python value of an expression the compiler made into fn (a condition, a loop's list):
+        fn's generated body written in place, its value left in `value` (no call per
         test: `for each line in lines { if all(...) }`), or a call of fn when it has no body, is
         long, or would nest too deeply for Python."""
         body = self.gen.expression_bodies.get(id(fn))
@@ -166,9 +167,8 @@ class _RegionWriter:
                       f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
                       f"{indent}return"]
         else:
-            o = ops[a]
-            lines.append(f"{indent}op.at = {a - self.start}")
-            self.gen.statement(o, lambda line: lines.append(f"{indent}{line}"), lambda fn: self.value_of(fn, indent, loops))
+            lines += [f"{indent}op.at = {a - self.start}",
+                      f"{indent}{self.gen.const(ops[a].fn, 'F')}(c)"]  # the statement's closure
             if a + 1 < self.stop or loops:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)
@@ -474,7 +474,7 @@ class StatementWriter:
         for k, o in enumerate(execs):
             if k:
                 lines.append(f"        op.at = {k}")
-            self.statement(o, lambda line: lines.append(f"        {line}"))
+            lines.append(f"        {self.const(o.fn, 'F')}(c)")  # the statement's closure
             if k < len(execs) - 1:
                 lines += ["        if s.events:",
                           f"            frame.pc = {start + k + 1}",
@@ -520,76 +520,3 @@ class StatementWriter:
         lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
                   f"        frame.pc = {stop}"]
         return self._bound(op, fname, lines, start, translate=writer.inlined)
-
-    def statement(self, o, emit: Callable, value_of: Callable | None = None) -> None:
-        """One statement of a fused run, its lines given to `emit` in order: `let x = e` and `x = e`
-        on a local as Python; `move` with its values worked out here, in the closure's order, and the
-        cards put by `values.move_cards`; `=`, `+=`, `-=` of a global, or of a card's or player's own
-        field, as the closure does them (`values.set_field` for anything else); the others by their
-        closure. `value_of(fn)`: how the value of an expression is written (a call of its function,
-        unless a region writes its body in place, before the line that reads it: each value is kept
-        in a local of its own first)."""
-        def value(fn) -> str:
-            return value_of(fn) if value_of is not None else f"{self.const(fn, 'F')}(c)"
-
-        parts = getattr(o.fn, "parts", None)
-        if parts is not None and parts[0] == "let":
-            _kind, name, fn = parts
-            emit(f"c.v[{name!r}] = {value(fn)}")
-        elif parts is not None and parts[0] == "move" and parts[6] is None:
-            _kind, what, to, at, bottom, face_down, _slot, span = parts
-            zone, cell = self.fresh("_z"), self.fresh("_m")
-            emit(f"{zone} = {value(to)}")
-            emit(f"if type({zone}) is not _BoardZone:")
-            emit(f"    {zone} = _the_zone({zone}, {self.const(span, 'S')})")
-            emit(f"{cell} = {value(at) if at is not None else 'None'}")
-            emit(f"_move_cards(c, {value(what)}, {zone}, {cell}, {bottom}, {face_down}, {self.const(span, 'S')})")
-        elif parts is not None and parts[0] == "global" and parts[3] in ("=", "+=", "-="):
-            _kind, name, fn, op, key, readers, span = parts
-            v, g, old = self.fresh("_v"), self.fresh("_g"), self.fresh("_o")
-            emit(f"{v} = {value(fn)}")
-            emit(f"{g} = c.s.globals")
-            emit(f"{old} = {g}.get({name!r})")
-            new = self._updated(old, v, op, span, emit)
-            emit(f"if {g}.get({name!r}, _MISS) != {new}:")
-            emit(f"    {g}[{name!r}] = {new}")
-            emit(f"    _value_changed(c.s, {key!r}, {self.const(readers, 'K')})")
-        elif parts is not None and parts[0] == "field" and parts[4] in ("=", "+=", "-="):
-            # a card's or a player's own field here; anything else (a card's built-in field, a value
-            # that is neither) as the closure does it (values.set_field), the value worked out there
-            _kind, obj, attr, fn, op, readers, span = parts
-            o, a, v, old = self.fresh("_f"), self.fresh("_a"), self.fresh("_v"), self.fresh("_o")
-            emit(f"{o} = {value(obj)}")
-            card = f"type({o}) is _Entity" + (f" and {attr!r} in {o}.attrs" if attr in _CARD_PSEUDO_FIELDS else "")
-            emit(f"if type({o}) is _Player or {card}:")
-
-            def emit_inner(line: str) -> None:
-                emit(f"    {line}")
-
-            emit_inner(f"{a} = {o}.attrs")
-            emit_inner(f"{v} = {self.const(fn, 'F')}(c)")
-            emit_inner(f"{old} = {a}.get({attr!r})")
-            new = self._updated(old, v, op, span, emit_inner)
-            emit_inner(f"if type({new}) not in _PLAIN and type({o}) is _Entity:")
-            emit_inner(f"    c.s.holding.add({o}.id)")
-            emit_inner(f"if {a}.get({attr!r}, _MISS) != {new}:")
-            emit_inner(f"    {a}[{attr!r}] = {new}")
-            emit_inner(f"    if type({o}) is _Entity and {attr!r} in c.vm.program.keyword_fields:")
-            emit_inner("        c.s.cards_version += 1")
-            emit_inner(f"    _value_changed(c.s, {attr!r}, {self.const(readers, 'K')})")
-            emit("else:")
-            emit(f"    _set_field(c, {o}, {attr!r}, {self.const(fn, 'F')}, {op!r}, {self.const(span, 'S')}, None, "
-                 f"{self.const(readers, 'K')})")
-        else:
-            emit(f"{self.const(o.fn, 'F')}(c)")
-
-    def _updated(self, old: str, v: str, op: str, span, emit: Callable) -> str:
-        """The Python local holding `old op v` (values._update): whole numbers added or taken away
-        here when the result stays within the bound, anything else by the helper."""
-        if op == "=":
-            return v
-        new = self.fresh("_n")
-        sign = "+" if op == "+=" else "-"
-        emit(f"{new} = ({new} if type({old}) is int and type({v}) is int and {-_BIG} <= ({new} := {old} {sign} {v}) "
-             f"<= {_BIG} else _update({old}, {v}, {op!r}, {self.const(span, 'S')}))")
-        return new

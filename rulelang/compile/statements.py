@@ -106,7 +106,6 @@ class StatementCompiler:
         def let(c):
             c.v[name] = value(c)
 
-        let.parts = ("let", name, value)  # what the code generator writes inline
         self.emit(code, Exec(let, s.span))
         self.scope = self.scope | {name}
 
@@ -138,7 +137,7 @@ class StatementCompiler:
         index_of_map = isinstance(target, N.Index)
         if index_of_map:
             # `p.gems[g] += 1`: the map in p.gems replaced by one with g's number changed (map_update);
-            # written as the assignment of that new map, run as a closure (not written in place)
+            # written as the assignment of that new map
             base, member, entry, entry_op = self.expr(target.obj), self.expr(target.index), value, op
 
             def value(c):
@@ -150,9 +149,6 @@ class StatementCompiler:
             if name in self.scope:
                 def set_local(c):
                     c.v[name] = _update(c.v.get(name), value(c), op, span)  # locals are not game state
-
-                if op == "=" and not index_of_map:
-                    set_local.parts = ("let", name, value)
 
                 self.emit(code, Exec(set_local, span))
             else:
@@ -171,8 +167,6 @@ class StatementCompiler:
                         g[name] = new
                         one_value_changed(c.s, key, readers)
 
-                if until is None and not index_of_map:  # what the code generator needs to write it in place (Generator.statement)
-                    set_global.parts = ("global", name, value, op, key, readers, span)
                 self.emit(code, Exec(set_global, span))
             return
         obj = self.expr(target.obj)
@@ -185,8 +179,6 @@ class StatementCompiler:
         def set_attr(c):
             set_field(c, obj(c), attr, value, op, span, until, readers)
 
-        if until is None and not index_of_map:  # what the code generator needs to write it in place (Generator.statement)
-            set_attr.parts = ("field", obj, attr, value, op, readers, span)
         self.emit(code, Exec(set_attr, span))
 
     # ---- elimination, responses, offers (the last two are written with choices)
@@ -395,8 +387,6 @@ class StatementCompiler:
             cell = at(c) if at is not None else None
             move_cards(c, what(c), zone, cell, bottom, face_down, span, slot)
 
-        # what the code generator needs to write the statement in place (Generator.statement)
-        do_move.parts = ("move", what, to, at, bottom, face_down, slot, span)
         self.emit(code, Exec(do_move, span))
 
     def s_Discard(self, code, s, loops):
