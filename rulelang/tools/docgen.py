@@ -21,7 +21,7 @@ from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, RulesError
 from rulelang.tools.docgen_flow import build_flow, flow_list, flow_mermaid, flow_svg, line_link
 from rulelang.tools.docgen_text import (Source, cell, child_blocks, code, collect_assumptions, decl_bodies, decl_title,
-                                        doc_text, first_sentence, main)
+                                        doc_text, first_sentence, main, table)
 
 # ------------------------------------------------------------------ cards
 
@@ -65,19 +65,16 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
     decls = [d for d in rules.decls if isinstance(d, N.CardsDecl)]
     if not decls:
         return ["This game declares no cards."]
-    out += ["| cards | component | how many | where they start |", "|---|---|---:|---|"]
-    for d in decls:
-        defs = (card_sets or {}).get(d.name)
-        count = str(len(defs)) if defs is not None else "?"
-        comps = sorted({e.ctor.component for e in d.entries})
-        where = code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"
-        out.append(f"| {code(d.name)} | {', '.join(comps)} | {count} | {where} |")
-    out.append("")
+    card_sets = card_sets or {}
+    out += table("cards | component | how many: | where they start", (
+        [code(d.name), ", ".join(sorted({e.ctor.component for e in d.entries})),
+         str(len(card_sets[d.name])) if d.name in card_sets else "?",
+         code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"] for d in decls)) + [""]
     for d in decls:
         out += [f"{'#' * level} Cards {code(d.name)}", ""]
         if d.doc:
             out += [doc_text(d.doc), ""]
-        defs = (card_sets or {}).get(d.name)
+        defs = card_sets.get(d.name)
         if defs is None:
             out += ["The cards could not be computed (the game does not load).", ""]
             continue
@@ -128,10 +125,9 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
     combination = len(components) == 1 and len(fields) > 1 and total == len(rows)
     if combination or len(rows) > 80:
         # every combination of a few values (a suit-and-rank deck), or very many cards: a summary
-        out += [f"{len(defs)} cards, {len(rows)} different ones.", "", "| field | values |", "|---|---|"]
-        for f in fields:
-            summary = _value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields else "an expression per card"
-            out.append(f"| {code(f)} | {cell(summary)} |")
+        out += [f"{len(defs)} cards, {len(rows)} different ones.", ""] + table("field | values", (
+            [code(f), cell(_value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields
+                           else "an expression per card")] for f in fields))
         if combination:
             copies = set(rows.values())
             each = "once" if copies == {1} else (f"{copies.pop()} times" if len(copies) == 1 else "")
@@ -140,13 +136,9 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
         return out
     show_copies = set(rows.values()) != {1}
     head = (["component"] if len(components) > 1 else []) + fields + (["copies"] if show_copies else [])
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "---|" * len(head))
-    for r, n in rows.items():
-        vals = [cell(code(v)) if f in code_fields else cell(v) for f, v in zip(fields, r[1:])]
-        vals = ([r[0]] if len(components) > 1 else []) + vals + ([str(n)] if show_copies else [])
-        out.append("| " + " | ".join(vals) + " |")
-    return out
+    return table(" | ".join(head), (([r[0]] if len(components) > 1 else [])
+                                    + [cell(code(v)) if f in code_fields else cell(v) for f, v in zip(fields, r[1:])]
+                                    + ([str(n)] if show_copies else []) for r, n in rows.items()))
 
 
 # ------------------------------------------------------------------ the page
@@ -256,10 +248,7 @@ class _Renderer:
         n_assumptions = len(collect_assumptions(self.text))
         rows.append(("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)))
         rows.append(("source", code(self.shown)))
-        self.w("| | |", "|---|---|")
-        for k, v in rows:
-            self.w(f"| {k} | {v} |")
-        self.w("")
+        self.w("| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), "")
         if game.doc:
             self.w(doc_text(game.doc), "")
         for key in ("players", "direction", "round", "max_rounds"):
@@ -379,11 +368,8 @@ class _Renderer:
         self.w("## Components and cards", "")
         enums = [d for d in self.base if isinstance(d, N.EnumDecl)]
         if enums:
-            self.w("### Enums", "")
-            self.w("| enum | members |", "|---|---|")
-            for e in enums:
-                self.w(f"| {code(e.name)} | {', '.join(code(m) for m in e.members)} |")
-            self.w("")
+            self.w("### Enums", "", *table("enum | members", ([code(e.name), ", ".join(code(m) for m in e.members)]
+                                                            for e in enums)), "")
         comps = [d for d in self.base if isinstance(d, (N.ComponentDecl, N.PlayerDecl))]
         self.w("### Components", "")
         if not comps:
@@ -394,11 +380,7 @@ class _Renderer:
             if c.doc:
                 self.w(first_sentence(c.doc), "")
             if c.fields:
-                self.w("| field | type | default | meaning |", "|---|---|---|---|")
-                for f in c.fields:
-                    default = code(self.src.of(f.default)) if f.default is not None else ""
-                    self.w(f"| {code(f.name)} | {cell(str(f.type))} | {cell(default)} | {cell(' '.join(f.doc))} |")
-                self.w("")
+                self.w(*self.typed_table("field | type | default | meaning", c.fields), "")
             extra = []
             if isinstance(c, N.ComponentDecl) and c.label:
                 extra.append(f"label {code(chr(34) + c.label + chr(34))}")
@@ -411,24 +393,23 @@ class _Renderer:
         zones = [d for d in self.base if isinstance(d, N.ZoneDecl)]
         self.w("### Zones", "")
         if zones:
-            self.w("| zone | one per player | who sees the cards | board | meaning |", "|---|---|---|---|---|")
-            for z in zones:
-                board = self.topology(z.board) if z.board else f"on the cells of {z.layer_of}" if z.layer_of else ""
-                seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}[z.visibility]
+            seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}
+            self.w(*table("zone | one per player | who sees the cards | board | meaning", (
                 # a family of zones shows how many: `display[2 * player_count + 1]`
-                name = z.name if z.count is None else f"{z.name}[{self.src.of(z.count)}]"
-                self.w(f"| {code(name)} | {'yes' if z.per_player else ''} | {seen} | {cell(board)} | {cell(first_sentence(z.doc) if z.doc else '')} |")
-            self.w("")
+                [code(z.name if z.count is None else f"{z.name}[{self.src.of(z.count)}]"), "yes" if z.per_player else "",
+                 seen[z.visibility], cell(self.topology(z.board) if z.board else
+                                          f"on the cells of {z.layer_of}" if z.layer_of else ""),
+                 cell(first_sentence(z.doc) if z.doc else "")] for z in zones)), "")
         else:
             self.w("No zones are declared.", "")
         variables = [d for d in self.base if isinstance(d, N.VarDecl)]
         if variables:
-            self.w("### Game state", "")
-            self.w("| var | type | starts as | meaning |", "|---|---|---|---|")
-            for v in variables:
-                default = code(self.src.of(v.default)) if v.default is not None else ""
-                self.w(f"| {code(v.name)} | {cell(str(v.type))} | {cell(default)} | {cell(' '.join(v.doc))} |")
-            self.w("")
+            self.w("### Game state", "", *self.typed_table("var | type | starts as | meaning", variables), "")
+
+    def typed_table(self, head: str, items) -> list[str]:
+        """A table of fields or vars: name, type, default, doc."""
+        return table(head, ([code(x.name), cell(str(x.type)), cell(code(self.src.of(x.default)) if x.default is not None
+                                                                    else ""), cell(" ".join(x.doc))] for x in items))
 
     @staticmethod
     def topology(t: N.Topology) -> str:
@@ -456,10 +437,9 @@ class _Renderer:
             self.w("This game has no settings.", "")
             return
         self.w("Change one with `--set NAME=VALUE` on the command line, or with `set NAME = value` in a variant.", "")
-        self.w("| setting | default | choices | meaning |", "|---|---|---|---|")
-        for s in settings:
-            self.w(f"| {code(s.name)} | {code(self.src.of(s.default))} | {', '.join(code(c) for c in s.choices) or 'any value'} | {cell(' '.join(s.doc))} |")
-        self.w("")
+        self.w(*table("setting | default | choices | meaning", (
+            [code(s.name), code(self.src.of(s.default)), ", ".join(code(c) for c in s.choices) or "any value",
+             cell(" ".join(s.doc))] for s in settings)), "")
 
     def keywords(self):
         kws = [d for d in self.rules.decls if isinstance(d, N.KeywordDecl)]
@@ -512,7 +492,7 @@ class _Renderer:
                 if isinstance(item, N.SetSetting):
                     base = base_settings.get(item.name)
                     was = code(self.src.of(base.default)) if base else "(not a setting of the base game)"
-                    sets.append(f"| {code(item.name)} | {was} | {code(self.src.of(item.value))} |")
+                    sets.append([code(item.name), was, code(self.src.of(item.value))])
                 elif isinstance(item, N.RemoveDecl):
                     base = base_by_name.get(item.name)
                     what = code(decl_title(base, self.src)) if base else code(item.name)
@@ -526,8 +506,7 @@ class _Renderer:
                     self.w(f"**{heading}**", "")
                     self.w(*(i if type(i) is str else self.item_line(i) for i in items), "")
             if sets:
-                self.w("**Settings changed**", "")
-                self.w("| setting | base game | this variant |", "|---|---|---|", *sets, "")
+                self.w("**Settings changed**", "", *table("setting | base game | this variant", sets), "")
             if not (replaced or removed or added or sets):
                 self.w("It changes nothing.", "")
             changes_flow = any(isinstance(i, (N.GameDecl, N.PhaseDecl, N.SetupDecl, N.ResultDecl)) or
