@@ -309,56 +309,47 @@ class _Renderer:
             self.w(*nested, "")
 
     def member_docs(self, d: N.Node) -> list[str]:
-        out = []
+        """The doc comments of an enum's members, a component's fields or a deck's entries (a game's
+        are shown at a glance)."""
         if isinstance(d, N.EnumDecl):
-            for name, doc in zip(d.members, d.member_docs):
-                if doc:
-                    out.append(f"- {code(name)}: " + " ".join(doc))
+            docs = zip(d.members, d.member_docs)
         elif isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                if f.doc:
-                    out.append(f"- {code(f.name)}: " + " ".join(f.doc))
+            docs = ((f.name, f.doc) for f in d.fields)
         elif isinstance(d, N.CardsDecl):
-            for e in d.entries:
-                if e.doc:
-                    out.append(f"- {code(self.src.first_line(e, 70))}: " + " ".join(e.doc))
-        elif isinstance(d, N.GameDecl):
-            return []  # shown at a glance
-        return out
+            docs = ((self.src.first_line(e, 70), e.doc) for e in d.entries)
+        else:
+            return []
+        return [f"- {code(name)}: " + " ".join(doc) for name, doc in docs if doc]
 
     def nested_docs(self, d: N.Node) -> list[str]:
+        """The doc comments inside a declaration's blocks (steps, statements, options; a keyword's
+        effect and triggers), as a list nested as they are."""
         out: list[str] = []
 
-        def visit(stmts, depth):
+        def noted(depth: int, head: str, node) -> int:
+            """The node's doc as an item at `depth` (if it has one); the depth of what is inside it."""
+            if not node.doc:
+                return depth
+            out.append("    " * depth + f"- {head} ({self.ref(node)}): " + " ".join(node.doc))
+            return depth + 1
+
+        def visit(stmts, depth: int):
             for s in stmts or []:
-                pad = "    " * depth
-                shown = depth
-                if s.doc:
-                    if isinstance(s, N.StepBlock):
-                        head = f"step {code(s.name)}"
-                    else:
-                        head = code(self.src.first_line(s, 70))
-                    out.append(f"{pad}- {head} ({self.ref(s)}): " + " ".join(s.doc))
-                    shown = depth + 1
-                if isinstance(s, (N.ChooseBlock, N.Respond, N.Offer)):
-                    for o in s.options:
-                        opad = "    " * shown
-                        if o.doc:
-                            out.append(f"{opad}- option {code(o.name)} ({self.ref(o)}): " + " ".join(o.doc))
-                        visit(o.body, shown + (1 if o.doc else 0))
-                    if isinstance(s, N.Offer) and s.refused:
-                        visit(s.refused, shown)
+                inner = noted(depth, f"step {code(s.name)}" if isinstance(s, N.StepBlock)
+                              else code(self.src.first_line(s, 70)), s)
+                if not isinstance(s, (N.ChooseBlock, N.Respond, N.Offer)):
+                    for body in child_blocks(s):
+                        visit(body, inner)
                     continue
-                for body in child_blocks(s):
-                    visit(body, shown)
+                for o in s.options:
+                    visit(o.body, noted(inner, f"option {code(o.name)}", o))
+                if isinstance(s, N.Offer) and s.refused:
+                    visit(s.refused, inner)
 
         if isinstance(d, N.KeywordDecl):
-            if d.effect:
-                visit(d.effect, 0)
+            visit(d.effect, 0)
             for t in d.triggers:
-                if t.doc:
-                    out.append(f"- {code(t.describe())} ({self.ref(t)}): " + " ".join(t.doc))
-                visit(t.body, 1 if t.doc else 0)
+                visit(t.body, noted(0, code(t.describe()), t))
         else:
             for body in decl_bodies(d):
                 visit(body, 0)
