@@ -129,8 +129,7 @@ class raw_env(AECEnv):
         seat = self._seats[agent]
         mask = np.zeros(self.num_actions, np.int8)
         if agent == self.agent_selection:
-            ids = list(self._current().ids)
-            mask[ids] = 1
+            mask[list(self._current().ids)] = 1
         return {"observation": self.encoding.encode(self.match.view(seat)), "action_mask": mask}
 
     def render(self):

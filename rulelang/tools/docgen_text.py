@@ -218,20 +218,13 @@ def collect_assumptions(source: str) -> list[Assumption]:
             if not m2:
                 break
             more = m2.group(1).strip()
-            if not more or more.startswith(('"', "Assumption", "“")):
-                break
-            if _assumption_at(more) is not None:  # (another assumption, after the words of its own rule)
+            # (a quotation, or another assumption: perhaps after the words of its own rule)
+            if not more or more.startswith(('"', "“")) or _assumption_at(more) is not None:
                 break
             text.append(more)
             i += 1
-        before = ""
-        j = i
-        while j < len(lines):
-            stripped = lines[j].strip()
-            if stripped and not stripped.startswith("//"):
-                before = re.sub(r"\s*\{\s*$", "", strip_comment(stripped))
-                break
-            j += 1
+        before = next((re.sub(r"\s*\{\s*$", "", strip_comment(line.strip())) for line in lines[i:]
+                       if line.strip() and not line.strip().startswith("//")), "")
         out.append(Assumption(start + 1, " ".join(text), before))
     return out
 
