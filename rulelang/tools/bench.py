@@ -333,12 +333,7 @@ def run_bench(args) -> int:
     if "simulate" in only:
         from rulelang.balance.simulate import simulate
 
-        if quick:
-            path = find_game("tictactoe")
-        elif args.simulate_file:
-            path = find_game(args.simulate_file)
-        else:
-            path = seed_games[0]
+        path = find_game("tictactoe" if quick else args.simulate_file) if quick or args.simulate_file else seed_games[0]
         n = 4 if quick else args.simulate_games
         write(f"simulate: {n} random games of {_shown(path)}, --jobs 1 and --jobs 2 alternately "
               f"(pool start-up included)\n")

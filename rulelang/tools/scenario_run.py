@@ -131,8 +131,7 @@ class ScenarioRunner(PositionBuilder):
                 fixed.picks.append(Queued(value, expr.span, f"random pick {describe(value)}"))
         else:
             zone = self.zone(match, item)
-            tests = [(self.card_test(match, pc, names), self.card_words(match, pc, names))
-                     for pc in item.cards for _ in range(pc.copies)]
+            tests = [self.card_test(match, pc, names) for pc in item.cards for _ in range(pc.copies)]
             fixed.shuffles.append(Queued(tests, item.span, f"shuffle of {zone.name}", zone=zone.key))
 
     # ---- run units
