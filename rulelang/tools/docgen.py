@@ -12,6 +12,7 @@ and ``docgen_flow`` (the flow: diagram, picture, list).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,11 +86,7 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
 def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
     # condition/effect fields are code: show the expression as written in the entry
     entry_by_pos = {(e.span.line, e.span.column): e for e in d.entries}
-    fields: list[str] = []
-    for cd in defs:
-        for k in list(cd.values) + list(cd.code):
-            if k not in fields:
-                fields.append(k)
+    fields = list(dict.fromkeys(k for cd in defs for k in [*cd.values, *cd.code]))
     # leave out fields that no entry sets and that keep one value (defaults such as `current: int = 0`)
     given = {a.name for e in d.entries for a in e.ctor.args}
     fields = [f for f in fields if f in given or len({_format_value(cd.values.get(f)) for cd in defs}) > 1]
@@ -106,35 +103,31 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
         return (cd.component,) + tuple(vals)
 
     rows = Counter(row(cd) for cd in defs)
-    out: list[str] = []
     components = {r[0] for r in rows}
     code_fields = {f for cd in defs for f in cd.code}
+    copies = set(rows.values())
+    alike = next(iter(copies)) if len(copies) == 1 else None  # the copies of each card, when all have as many
     if len(fields) <= 1 and len(components) == 1:
-        copies = set(rows.values())
-        each = "one of each" if copies == {1} else (f"{next(iter(copies))} of each" if len(copies) == 1 else "")
+        each = "" if alike is None else "one of each" if alike == 1 else f"{alike} of each"
         if not fields:
             return [f"{len(defs)} {next(iter(components))} cards, all alike."]
         values = _value_summary([cd.values.get(fields[0]) for cd in defs])
         if len(rows) == 1:
             return [f"{len(defs)} cards, all with {code(fields[0])} {values}."]
         return [f"{len(defs)} cards: {code(fields[0])} {values}" + (f", {each}." if each else ".")]
-    columns = list(zip(*[r for r in rows]))
-    total = 1
-    for col in columns[1:]:
-        total *= len(set(col))
-    combination = len(components) == 1 and len(fields) > 1 and total == len(rows)
+    different = math.prod(len(set(column)) for column in list(zip(*rows))[1:])
+    combination = len(components) == 1 and len(fields) > 1 and different == len(rows)
     if combination or len(rows) > 80:
         # every combination of a few values (a suit-and-rank deck), or very many cards: a summary
-        out += [f"{len(defs)} cards, {len(rows)} different ones.", ""] + table("field | values", (
+        out = [f"{len(defs)} cards, {len(rows)} different ones.", ""] + table("field | values", (
             [code(f), cell(_value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields
                            else "an expression per card")] for f in fields))
         if combination:
-            copies = set(rows.values())
-            each = "once" if copies == {1} else (f"{copies.pop()} times" if len(copies) == 1 else "")
+            each = "" if alike is None else "once" if alike == 1 else f"{alike} times"
             out += ["", f"One card for every combination of {', '.join(code(f) for f in fields)}"
                     + (f", each {each}." if each else ".")]
         return out
-    show_copies = set(rows.values()) != {1}
+    show_copies = copies != {1}
     head = (["component"] if len(components) > 1 else []) + fields + (["copies"] if show_copies else [])
     return table(" | ".join(head), (([r[0]] if len(components) > 1 else [])
                                     + [cell(code(v)) if f in code_fields else cell(v) for f, v in zip(fields, r[1:])]
@@ -467,9 +460,7 @@ class _Renderer:
             return
         self.w("Each variant is shown as what it changes against the base game. "
                f"Play one with {code('--variant NAME')}.", "")
-        base_by_name = {}
-        for d in self.base:
-            base_by_name.setdefault(d.key[1], d)
+        base_by_name = {d.key[1]: d for d in reversed(self.base)}  # (the first declaration of a name)
         base_settings = {d.name: d for d in self.base if isinstance(d, N.SettingDecl)}
         for v in variants.values():
             anchor = " {#variant-" + v.name + "}" if self.site else ""
@@ -486,8 +477,7 @@ class _Renderer:
                     sets.append([code(item.name), was, code(self.src.of(item.value))])
                 elif isinstance(item, N.RemoveDecl):
                     base = base_by_name.get(item.name)
-                    what = code(decl_title(base, self.src)) if base else code(item.name)
-                    removed.append(f"- {what}" + (f" ({self.ref(base)})" if base else "") + (f": {first_sentence(base.doc)}" if base is not None and base.doc else ""))
+                    removed.append(self.item_line(base) if base else f"- {code(item.name)}")
                 elif item.replace:
                     replaced.append(item)
                 else:
@@ -508,13 +498,11 @@ class _Renderer:
                 decls, _ = apply_variants(self.rules, [v.name], bag)
                 if not bag.items:
                     self.flow(decls, level=4, title=f"How a game flows in {v.name}")
-            prose_start = len(self.out)
-            self.w(f"#### The rules of {v.name}", "")
             before = len(self.out)
             for item in v.items:
                 self.decl_prose(item)
-            if len(self.out) == before:
-                del self.out[prose_start:]
+            if len(self.out) > before:
+                self.out[before:before] = [f"#### The rules of {v.name}", ""]
 
     def item_line(self, item: N.Node) -> str:
         return f"- {code(decl_title(item, self.src))} ({self.ref(item)})" + (

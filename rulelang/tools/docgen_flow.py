@@ -92,12 +92,8 @@ def build_flow(decls: list, src: Source) -> list[FlowNode]:
     round_node.children.extend(every)
     flow.append(round_node)
 
-    ends = []
-    for d in decls:
-        for body in decl_bodies(d):
-            for s in walk_stmts(body):
-                if isinstance(s, N.End) and s.what == "game":
-                    ends.append(f"line {s.span.line} ({decl_title(d, src)})")
+    ends = [f"line {s.span.line} ({decl_title(d, src)})" for d in decls for body in decl_bodies(d)
+            for s in walk_stmts(body) if isinstance(s, N.End) and s.what == "game"]
     reasons = []
     if ends:
         reasons.append("`end game` runs: " + ", ".join(ends))
