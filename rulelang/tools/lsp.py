@@ -182,9 +182,7 @@ class Analysis:
         if word is None:
             return None
         sym = self.find(word)
-        if sym is not None:
-            return sym.span
-        return self.local_definition(word, line, character)
+        return sym.span if sym is not None else self.local_definition(word, line, character)
 
     def local_definition(self, word: str, line: int, character: int) -> Span | None:
         """Where a local name is bound: the nearest `let x`, `for each x`, `choose x from`, `x in`
@@ -201,11 +199,8 @@ class Analysis:
             text = self.lines[i]
             if i == line:
                 text = text[:character + len(word)]
-            best = None
-            for b in binders:
-                for m in b.finditer(text):
-                    if not _in_comment_or_text(text, m.start(1)) and (best is None or m.start(1) > best.start(1)):
-                        best = m
+            best = max((m for b in binders for m in b.finditer(text) if not _in_comment_or_text(text, m.start(1))),
+                       key=lambda m: m.start(1), default=None)  # (the binding nearest the cursor)
             if best is not None:
                 return Span(line=i + 1, column=best.start(1) + 1, end_line=i + 1, end_column=best.end(1) + 1)
         return None
