@@ -50,14 +50,13 @@ def _format_value(v, top: bool = False) -> str:
 
 
 def _value_summary(values: list) -> str:
-    distinct = list(dict.fromkeys(_format_value(v) for v in values))
     ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     if len(ints) == len(values) and ints:
         uniq = sorted(set(ints))
         if uniq == list(range(uniq[0], uniq[-1] + 1)) and len(uniq) > 2:
             return f"{uniq[0]} to {uniq[-1]}"
         return ", ".join(str(x) for x in uniq)
-    return ", ".join(distinct)
+    return ", ".join(dict.fromkeys(_format_value(v) for v in values))
 
 
 def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level: int = 3) -> list[str]:
@@ -426,9 +425,8 @@ class _Renderer:
              cell(" ".join(s.doc))] for s in settings)), "")
 
     def keywords(self):
-        kws = [d for d in self.rules.decls if isinstance(d, N.KeywordDecl)]
-        for v in self.rules.variants().values():
-            kws += [d for d in v.items if isinstance(d, N.KeywordDecl)]
+        kws = [d for d in [*self.rules.decls, *(i for v in self.rules.variants().values() for i in v.items)]
+               if isinstance(d, N.KeywordDecl)]
         self.w("## Keywords", "")
         if not kws:
             self.w("This game declares no keywords.", "")
