@@ -25,7 +25,7 @@ import numpy as np
 import pyspiel
 
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, NO_DECISION,
-                                   Encoding, GameFacts, decision, load_rules_game, player_count, returns, view_of)
+                                   Encoding, GameFacts, decision, load_rules_game, player_count, returns)
 from rulelang.engine.runtime import Game
 from rulelang.engine.visibility import move_label
 
@@ -63,7 +63,7 @@ class _Rules:
     def start_view(self, seat: int) -> dict:
         """A seat's view of the start of a game without chance (OpenSpiel asks for the tensor of
         a new state each time it wants to know the tensor's size)."""
-        return view_of(self._started, seat)
+        return self._started.view(seat)
 
     @functools.cache
     def start_tensor(self, board_radius: int, seat: int) -> np.ndarray:
@@ -225,7 +225,7 @@ class _Position:
     def view(self, seat: int) -> dict:
         found = self._views.get(seat)
         if found is None:
-            found = self._views[seat] = (view_of(self._match, seat) if self._match is not None
+            found = self._views[seat] = (self._match.view(seat) if self._match is not None
                                          else self.rules.start_view(seat))
         return found
 

@@ -18,7 +18,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, HIGH, LOW,
-                                   NO_DECISION, Encoding, decision, load_rules_game, player_count, returns, table_text, view_of)
+                                   NO_DECISION, Encoding, decision, load_rules_game, player_count, returns, table_text)
 
 
 def env(path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None, **options):
@@ -129,9 +129,8 @@ class raw_env(AECEnv):
         seat = self._seats[agent]
         mask = np.zeros(self.num_actions, np.int8)
         if agent == self.agent_selection:
-            ids = list(self._current().ids)
-            mask[ids] = 1
-        return {"observation": self.encoding.encode(view_of(self.match, seat)), "action_mask": mask}
+            mask[list(self._current().ids)] = 1
+        return {"observation": self.encoding.encode(self.match.view(seat)), "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:

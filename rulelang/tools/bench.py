@@ -98,12 +98,18 @@ def find_references(names: list[str]) -> list[Reference]:
 # ------------------------------------------------------------------ measurements
 
 
-def rules_playout(game, players: int, seed: int, rng) -> tuple[list[int], int]:
-    """One match of a rules file between uniform-random players."""
+def random_match(game, players: int, seed: int, rng, decisions: int | None = None):
+    """A match of a rules file between uniform-random players, played to its end (or to `decisions`)."""
     match = game.new_match(players=players, seed=seed)
     randrange = rng.randrange
-    while not match.s.over:
+    while not match.s.over and (decisions is None or match.s.decisions < decisions):
         match.apply(randrange(match.option_count()))
+    return match
+
+
+def rules_playout(game, players: int, seed: int, rng) -> tuple[list[int], int]:
+    """One match of a rules file between uniform-random players: its winners and decisions."""
+    match = random_match(game, players, seed, rng)
     return match.result["winners"], match.s.decisions
 
 
@@ -188,15 +194,8 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
     from rulelang.balance.parallel import frozen_heap
 
-    rng = random.Random(3)
-    full = game.new_match(players=players, seed=3)
-    while not full.s.over:
-        full.apply(rng.randrange(full.option_count()))
-    halfway = max(full.s.decisions // 2, 0)
-    rng = random.Random(3)
-    match = game.new_match(players=players, seed=3)
-    while match.s.decisions < halfway and not match.s.over:
-        match.apply(rng.randrange(match.option_count()))
+    halfway = random_match(game, players, 3, random.Random(3)).s.decisions // 2
+    match = random_match(game, players, 3, random.Random(3), decisions=halfway)
     count = 0
     with frozen_heap():  # as in simulate, where planning bots copy matches (parallel.run_tasks)
         start = time.perf_counter()
@@ -334,12 +333,7 @@ def run_bench(args) -> int:
     if "simulate" in only:
         from rulelang.balance.simulate import simulate
 
-        if quick:
-            path = find_game("tictactoe")
-        elif args.simulate_file:
-            path = find_game(args.simulate_file)
-        else:
-            path = seed_games[0]
+        path = find_game("tictactoe" if quick else args.simulate_file) if quick or args.simulate_file else seed_games[0]
         n = 4 if quick else args.simulate_games
         write(f"simulate: {n} random games of {_shown(path)}, --jobs 1 and --jobs 2 alternately "
               f"(pool start-up included)\n")

@@ -12,6 +12,7 @@ and ``docgen_flow`` (the flow: diagram, picture, list).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, RulesError
 from rulelang.tools.docgen_flow import build_flow, flow_list, flow_mermaid, flow_svg, line_link
 from rulelang.tools.docgen_text import (Source, cell, child_blocks, code, collect_assumptions, decl_bodies, decl_title,
-                                        doc_text, first_sentence, main)
+                                        doc_text, first_sentence, main, table)
 
 # ------------------------------------------------------------------ cards
 
@@ -49,14 +50,13 @@ def _format_value(v, top: bool = False) -> str:
 
 
 def _value_summary(values: list) -> str:
-    distinct = list(dict.fromkeys(_format_value(v) for v in values))
     ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     if len(ints) == len(values) and ints:
         uniq = sorted(set(ints))
         if uniq == list(range(uniq[0], uniq[-1] + 1)) and len(uniq) > 2:
             return f"{uniq[0]} to {uniq[-1]}"
         return ", ".join(str(x) for x in uniq)
-    return ", ".join(distinct)
+    return ", ".join(dict.fromkeys(_format_value(v) for v in values))
 
 
 def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level: int = 3) -> list[str]:
@@ -65,19 +65,16 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
     decls = [d for d in rules.decls if isinstance(d, N.CardsDecl)]
     if not decls:
         return ["This game declares no cards."]
-    out += ["| cards | component | how many | where they start |", "|---|---|---:|---|"]
-    for d in decls:
-        defs = (card_sets or {}).get(d.name)
-        count = str(len(defs)) if defs is not None else "?"
-        comps = sorted({e.ctor.component for e in d.entries})
-        where = code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"
-        out.append(f"| {code(d.name)} | {', '.join(comps)} | {count} | {where} |")
-    out.append("")
+    card_sets = card_sets or {}
+    out += table("cards | component | how many: | where they start", (
+        [code(d.name), ", ".join(sorted({e.ctor.component for e in d.entries})),
+         str(len(card_sets[d.name])) if d.name in card_sets else "?",
+         code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"] for d in decls)) + [""]
     for d in decls:
         out += [f"{'#' * level} Cards {code(d.name)}", ""]
         if d.doc:
             out += [doc_text(d.doc), ""]
-        defs = (card_sets or {}).get(d.name)
+        defs = card_sets.get(d.name)
         if defs is None:
             out += ["The cards could not be computed (the game does not load).", ""]
             continue
@@ -88,11 +85,7 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
 def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
     # condition/effect fields are code: show the expression as written in the entry
     entry_by_pos = {(e.span.line, e.span.column): e for e in d.entries}
-    fields: list[str] = []
-    for cd in defs:
-        for k in list(cd.values) + list(cd.code):
-            if k not in fields:
-                fields.append(k)
+    fields = list(dict.fromkeys(k for cd in defs for k in [*cd.values, *cd.code]))
     # leave out fields that no entry sets and that keep one value (defaults such as `current: int = 0`)
     given = {a.name for e in d.entries for a in e.ctor.args}
     fields = [f for f in fields if f in given or len({_format_value(cd.values.get(f)) for cd in defs}) > 1]
@@ -109,44 +102,35 @@ def _cards_table(d: N.CardsDecl, defs: list, src: Source) -> list[str]:
         return (cd.component,) + tuple(vals)
 
     rows = Counter(row(cd) for cd in defs)
-    out: list[str] = []
     components = {r[0] for r in rows}
     code_fields = {f for cd in defs for f in cd.code}
+    copies = set(rows.values())
+    alike = next(iter(copies)) if len(copies) == 1 else None  # the copies of each card, when all have as many
     if len(fields) <= 1 and len(components) == 1:
-        copies = set(rows.values())
-        each = "one of each" if copies == {1} else (f"{next(iter(copies))} of each" if len(copies) == 1 else "")
+        each = "" if alike is None else "one of each" if alike == 1 else f"{alike} of each"
         if not fields:
             return [f"{len(defs)} {next(iter(components))} cards, all alike."]
         values = _value_summary([cd.values.get(fields[0]) for cd in defs])
         if len(rows) == 1:
             return [f"{len(defs)} cards, all with {code(fields[0])} {values}."]
         return [f"{len(defs)} cards: {code(fields[0])} {values}" + (f", {each}." if each else ".")]
-    columns = list(zip(*[r for r in rows]))
-    total = 1
-    for col in columns[1:]:
-        total *= len(set(col))
-    combination = len(components) == 1 and len(fields) > 1 and total == len(rows)
+    different = math.prod(len(set(column)) for column in list(zip(*rows))[1:])
+    combination = len(components) == 1 and len(fields) > 1 and different == len(rows)
     if combination or len(rows) > 80:
         # every combination of a few values (a suit-and-rank deck), or very many cards: a summary
-        out += [f"{len(defs)} cards, {len(rows)} different ones.", "", "| field | values |", "|---|---|"]
-        for f in fields:
-            summary = _value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields else "an expression per card"
-            out.append(f"| {code(f)} | {cell(summary)} |")
+        out = [f"{len(defs)} cards, {len(rows)} different ones.", ""] + table("field | values", (
+            [code(f), cell(_value_summary([cd.values.get(f) for cd in defs]) if f not in code_fields
+                           else "an expression per card")] for f in fields))
         if combination:
-            copies = set(rows.values())
-            each = "once" if copies == {1} else (f"{copies.pop()} times" if len(copies) == 1 else "")
+            each = "" if alike is None else "once" if alike == 1 else f"{alike} times"
             out += ["", f"One card for every combination of {', '.join(code(f) for f in fields)}"
                     + (f", each {each}." if each else ".")]
         return out
-    show_copies = set(rows.values()) != {1}
+    show_copies = copies != {1}
     head = (["component"] if len(components) > 1 else []) + fields + (["copies"] if show_copies else [])
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "---|" * len(head))
-    for r, n in rows.items():
-        vals = [cell(code(v)) if f in code_fields else cell(v) for f, v in zip(fields, r[1:])]
-        vals = ([r[0]] if len(components) > 1 else []) + vals + ([str(n)] if show_copies else [])
-        out.append("| " + " | ".join(vals) + " |")
-    return out
+    return table(" | ".join(head), (([r[0]] if len(components) > 1 else [])
+                                    + [cell(code(v)) if f in code_fields else cell(v) for f, v in zip(fields, r[1:])]
+                                    + ([str(n)] if show_copies else []) for r, n in rows.items()))
 
 
 # ------------------------------------------------------------------ the page
@@ -256,10 +240,7 @@ class _Renderer:
         n_assumptions = len(collect_assumptions(self.text))
         rows.append(("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)))
         rows.append(("source", code(self.shown)))
-        self.w("| | |", "|---|---|")
-        for k, v in rows:
-            self.w(f"| {k} | {v} |")
-        self.w("")
+        self.w("| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), "")
         if game.doc:
             self.w(doc_text(game.doc), "")
         for key in ("players", "direction", "round", "max_rounds"):
@@ -320,56 +301,47 @@ class _Renderer:
             self.w(*nested, "")
 
     def member_docs(self, d: N.Node) -> list[str]:
-        out = []
+        """The doc comments of an enum's members, a component's fields or a deck's entries (a game's
+        are shown at a glance)."""
         if isinstance(d, N.EnumDecl):
-            for name, doc in zip(d.members, d.member_docs):
-                if doc:
-                    out.append(f"- {code(name)}: " + " ".join(doc))
+            docs = zip(d.members, d.member_docs)
         elif isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                if f.doc:
-                    out.append(f"- {code(f.name)}: " + " ".join(f.doc))
+            docs = ((f.name, f.doc) for f in d.fields)
         elif isinstance(d, N.CardsDecl):
-            for e in d.entries:
-                if e.doc:
-                    out.append(f"- {code(self.src.first_line(e, 70))}: " + " ".join(e.doc))
-        elif isinstance(d, N.GameDecl):
-            return []  # shown at a glance
-        return out
+            docs = ((self.src.first_line(e, 70), e.doc) for e in d.entries)
+        else:
+            return []
+        return [f"- {code(name)}: " + " ".join(doc) for name, doc in docs if doc]
 
     def nested_docs(self, d: N.Node) -> list[str]:
+        """The doc comments inside a declaration's blocks (steps, statements, options; a keyword's
+        effect and triggers), as a list nested as they are."""
         out: list[str] = []
 
-        def visit(stmts, depth):
+        def noted(depth: int, head: str, node) -> int:
+            """The node's doc as an item at `depth` (if it has one); the depth of what is inside it."""
+            if not node.doc:
+                return depth
+            out.append("    " * depth + f"- {head} ({self.ref(node)}): " + " ".join(node.doc))
+            return depth + 1
+
+        def visit(stmts, depth: int):
             for s in stmts or []:
-                pad = "    " * depth
-                shown = depth
-                if s.doc:
-                    if isinstance(s, N.StepBlock):
-                        head = f"step {code(s.name)}"
-                    else:
-                        head = code(self.src.first_line(s, 70))
-                    out.append(f"{pad}- {head} ({self.ref(s)}): " + " ".join(s.doc))
-                    shown = depth + 1
-                if isinstance(s, (N.ChooseBlock, N.Respond, N.Offer)):
-                    for o in s.options:
-                        opad = "    " * shown
-                        if o.doc:
-                            out.append(f"{opad}- option {code(o.name)} ({self.ref(o)}): " + " ".join(o.doc))
-                        visit(o.body, shown + (1 if o.doc else 0))
-                    if isinstance(s, N.Offer) and s.refused:
-                        visit(s.refused, shown)
+                inner = noted(depth, f"step {code(s.name)}" if isinstance(s, N.StepBlock)
+                              else code(self.src.first_line(s, 70)), s)
+                if not isinstance(s, (N.ChooseBlock, N.Respond, N.Offer)):
+                    for body in child_blocks(s):
+                        visit(body, inner)
                     continue
-                for body in child_blocks(s):
-                    visit(body, shown)
+                for o in s.options:
+                    visit(o.body, noted(inner, f"option {code(o.name)}", o))
+                if isinstance(s, N.Offer) and s.refused:
+                    visit(s.refused, inner)
 
         if isinstance(d, N.KeywordDecl):
-            if d.effect:
-                visit(d.effect, 0)
+            visit(d.effect, 0)
             for t in d.triggers:
-                if t.doc:
-                    out.append(f"- {code(t.describe())} ({self.ref(t)}): " + " ".join(t.doc))
-                visit(t.body, 1 if t.doc else 0)
+                visit(t.body, noted(0, code(t.describe()), t))
         else:
             for body in decl_bodies(d):
                 visit(body, 0)
@@ -379,11 +351,8 @@ class _Renderer:
         self.w("## Components and cards", "")
         enums = [d for d in self.base if isinstance(d, N.EnumDecl)]
         if enums:
-            self.w("### Enums", "")
-            self.w("| enum | members |", "|---|---|")
-            for e in enums:
-                self.w(f"| {code(e.name)} | {', '.join(code(m) for m in e.members)} |")
-            self.w("")
+            self.w("### Enums", "", *table("enum | members", ([code(e.name), ", ".join(code(m) for m in e.members)]
+                                                            for e in enums)), "")
         comps = [d for d in self.base if isinstance(d, (N.ComponentDecl, N.PlayerDecl))]
         self.w("### Components", "")
         if not comps:
@@ -394,11 +363,7 @@ class _Renderer:
             if c.doc:
                 self.w(first_sentence(c.doc), "")
             if c.fields:
-                self.w("| field | type | default | meaning |", "|---|---|---|---|")
-                for f in c.fields:
-                    default = code(self.src.of(f.default)) if f.default is not None else ""
-                    self.w(f"| {code(f.name)} | {cell(str(f.type))} | {cell(default)} | {cell(' '.join(f.doc))} |")
-                self.w("")
+                self.w(*self.typed_table("field | type | default | meaning", c.fields), "")
             extra = []
             if isinstance(c, N.ComponentDecl) and c.label:
                 extra.append(f"label {code(chr(34) + c.label + chr(34))}")
@@ -411,24 +376,23 @@ class _Renderer:
         zones = [d for d in self.base if isinstance(d, N.ZoneDecl)]
         self.w("### Zones", "")
         if zones:
-            self.w("| zone | one per player | who sees the cards | board | meaning |", "|---|---|---|---|---|")
-            for z in zones:
-                board = self.topology(z.board) if z.board else f"on the cells of {z.layer_of}" if z.layer_of else ""
-                seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}[z.visibility]
+            seen = {"public": "everyone", "hidden": "nobody", "private": "the owner"}
+            self.w(*table("zone | one per player | who sees the cards | board | meaning", (
                 # a family of zones shows how many: `display[2 * player_count + 1]`
-                name = z.name if z.count is None else f"{z.name}[{self.src.of(z.count)}]"
-                self.w(f"| {code(name)} | {'yes' if z.per_player else ''} | {seen} | {cell(board)} | {cell(first_sentence(z.doc) if z.doc else '')} |")
-            self.w("")
+                [code(z.name if z.count is None else f"{z.name}[{self.src.of(z.count)}]"), "yes" if z.per_player else "",
+                 seen[z.visibility], cell(self.topology(z.board) if z.board else
+                                          f"on the cells of {z.layer_of}" if z.layer_of else ""),
+                 cell(first_sentence(z.doc) if z.doc else "")] for z in zones)), "")
         else:
             self.w("No zones are declared.", "")
         variables = [d for d in self.base if isinstance(d, N.VarDecl)]
         if variables:
-            self.w("### Game state", "")
-            self.w("| var | type | starts as | meaning |", "|---|---|---|---|")
-            for v in variables:
-                default = code(self.src.of(v.default)) if v.default is not None else ""
-                self.w(f"| {code(v.name)} | {cell(str(v.type))} | {cell(default)} | {cell(' '.join(v.doc))} |")
-            self.w("")
+            self.w("### Game state", "", *self.typed_table("var | type | starts as | meaning", variables), "")
+
+    def typed_table(self, head: str, items) -> list[str]:
+        """A table of fields or vars: name, type, default, doc."""
+        return table(head, ([code(x.name), cell(str(x.type)), cell(code(self.src.of(x.default)) if x.default is not None
+                                                                    else ""), cell(" ".join(x.doc))] for x in items))
 
     @staticmethod
     def topology(t: N.Topology) -> str:
@@ -456,15 +420,13 @@ class _Renderer:
             self.w("This game has no settings.", "")
             return
         self.w("Change one with `--set NAME=VALUE` on the command line, or with `set NAME = value` in a variant.", "")
-        self.w("| setting | default | choices | meaning |", "|---|---|---|---|")
-        for s in settings:
-            self.w(f"| {code(s.name)} | {code(self.src.of(s.default))} | {', '.join(code(c) for c in s.choices) or 'any value'} | {cell(' '.join(s.doc))} |")
-        self.w("")
+        self.w(*table("setting | default | choices | meaning", (
+            [code(s.name), code(self.src.of(s.default)), ", ".join(code(c) for c in s.choices) or "any value",
+             cell(" ".join(s.doc))] for s in settings)), "")
 
     def keywords(self):
-        kws = [d for d in self.rules.decls if isinstance(d, N.KeywordDecl)]
-        for v in self.rules.variants().values():
-            kws += [d for d in v.items if isinstance(d, N.KeywordDecl)]
+        kws = [d for d in [*self.rules.decls, *(i for v in self.rules.variants().values() for i in v.items)]
+               if isinstance(d, N.KeywordDecl)]
         self.w("## Keywords", "")
         if not kws:
             self.w("This game declares no keywords.", "")
@@ -496,9 +458,7 @@ class _Renderer:
             return
         self.w("Each variant is shown as what it changes against the base game. "
                f"Play one with {code('--variant NAME')}.", "")
-        base_by_name = {}
-        for d in self.base:
-            base_by_name.setdefault(d.key[1], d)
+        base_by_name = {d.key[1]: d for d in reversed(self.base)}  # (the first declaration of a name)
         base_settings = {d.name: d for d in self.base if isinstance(d, N.SettingDecl)}
         for v in variants.values():
             anchor = " {#variant-" + v.name + "}" if self.site else ""
@@ -512,11 +472,10 @@ class _Renderer:
                 if isinstance(item, N.SetSetting):
                     base = base_settings.get(item.name)
                     was = code(self.src.of(base.default)) if base else "(not a setting of the base game)"
-                    sets.append(f"| {code(item.name)} | {was} | {code(self.src.of(item.value))} |")
+                    sets.append([code(item.name), was, code(self.src.of(item.value))])
                 elif isinstance(item, N.RemoveDecl):
                     base = base_by_name.get(item.name)
-                    what = code(decl_title(base, self.src)) if base else code(item.name)
-                    removed.append(f"- {what}" + (f" ({self.ref(base)})" if base else "") + (f": {first_sentence(base.doc)}" if base is not None and base.doc else ""))
+                    removed.append(self.item_line(base) if base else f"- {code(item.name)}")
                 elif item.replace:
                     replaced.append(item)
                 else:
@@ -526,8 +485,7 @@ class _Renderer:
                     self.w(f"**{heading}**", "")
                     self.w(*(i if type(i) is str else self.item_line(i) for i in items), "")
             if sets:
-                self.w("**Settings changed**", "")
-                self.w("| setting | base game | this variant |", "|---|---|---|", *sets, "")
+                self.w("**Settings changed**", "", *table("setting | base game | this variant", sets), "")
             if not (replaced or removed or added or sets):
                 self.w("It changes nothing.", "")
             changes_flow = any(isinstance(i, (N.GameDecl, N.PhaseDecl, N.SetupDecl, N.ResultDecl)) or
@@ -538,13 +496,11 @@ class _Renderer:
                 decls, _ = apply_variants(self.rules, [v.name], bag)
                 if not bag.items:
                     self.flow(decls, level=4, title=f"How a game flows in {v.name}")
-            prose_start = len(self.out)
-            self.w(f"#### The rules of {v.name}", "")
             before = len(self.out)
             for item in v.items:
                 self.decl_prose(item)
-            if len(self.out) == before:
-                del self.out[prose_start:]
+            if len(self.out) > before:
+                self.out[before:before] = [f"#### The rules of {v.name}", ""]
 
     def item_line(self, item: N.Node) -> str:
         return f"- {code(decl_title(item, self.src))} ({self.ref(item)})" + (

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rulelang.language import nodes as N
-from rulelang.tools.docgen_text import Source, child_blocks, code, decl_bodies, decl_title, first_sentence, walk_stmts
+from rulelang.tools.docgen_text import (Source, child_blocks, code, decl_bodies, decl_title, first_sentence, shorten,
+                                        walk_stmts)
 
 # ------------------------------------------------------------------ flow
 
@@ -21,6 +22,11 @@ class FlowNode:
     detail: str = ""
     children: list["FlowNode"] = field(default_factory=list)
 
+    @property
+    def drawn_detail(self) -> str:
+        """The detail the pictures show (names and conditions: doc sentences stay in the list)."""
+        return self.detail if self.kind in ("phase", "turns", "round", "trigger", "note") else ""
+
 
 def _flow_in_body(stmts: list, src: Source) -> list[FlowNode]:
     """Steps and turn loops inside a block, nested as written (other statements are skipped)."""
@@ -30,19 +36,11 @@ def _flow_in_body(stmts: list, src: Source) -> list[FlowNode]:
             out.append(FlowNode("step", f"step {s.name}", s.span.line, first_sentence(s.doc, 100) if s.doc else "",
                                 _flow_in_body(s.body, src)))
         elif isinstance(s, N.TakeTurns):
-            parts = []
-            if s.start is not None:
-                parts.append(f"from {src.of(s.start)}")
-            if s.direction:
-                parts.append(s.direction)
-            if s.following is not None:
-                parts.append(f"following {src.of(s.following, 60)}")
-            if s.skipping is not None:
-                parts.append(f"skipping {src.of(s.skipping, 60)}")
-            if s.until is not None:
-                parts.append(f"until {src.of(s.until, 60)}")
+            parts = [f"from {src.of(s.start)}" if s.start is not None else "", s.direction or ""]
+            parts += [f"{word} {src.of(x, 60)}" for word, x in (("following", s.following), ("skipping", s.skipping),
+                                                                 ("until", s.until)) if x is not None]
             label = "each player takes one turn" if s.once else "players take turns"
-            out.append(FlowNode("turns", label, s.span.line, ", ".join(parts), _flow_in_body(s.body, src)))
+            out.append(FlowNode("turns", label, s.span.line, ", ".join(p for p in parts if p), _flow_in_body(s.body, src)))
         else:
             for body in child_blocks(s):
                 out.extend(_flow_in_body(body, src))
@@ -94,12 +92,8 @@ def build_flow(decls: list, src: Source) -> list[FlowNode]:
     round_node.children.extend(every)
     flow.append(round_node)
 
-    ends = []
-    for d in decls:
-        for body in decl_bodies(d):
-            for s in walk_stmts(body):
-                if isinstance(s, N.End) and s.what == "game":
-                    ends.append(f"line {s.span.line} ({decl_title(d, src)})")
+    ends = [f"line {s.span.line} ({decl_title(d, src)})" for d in decls for body in decl_bodies(d)
+            for s in walk_stmts(body) if isinstance(s, N.End) and s.what == "game"]
     reasons = []
     if ends:
         reasons.append("`end game` runs: " + ", ".join(ends))
@@ -134,37 +128,31 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
         return f"n{counter[0]}"
 
     def label(n: FlowNode) -> str:
-        # doc sentences stay in the list; the diagram shows names and conditions only
-        shown = n.detail if n.kind in ("phase", "turns", "round", "trigger", "note") else ""
-        if len(shown) > 70:
-            shown = shown[:69].rstrip() + "…"
-        text = n.label + (f"<br/>{shown}" if shown else "")
-        return _mm(text).replace("#lt;br/#gt;", "<br/>")
+        shown = shorten(n.drawn_detail, 70)
+        return _mm(n.label + (f"<br/>{shown}" if shown else "")).replace("#lt;br/#gt;", "<br/>")
 
-    def emit(n: FlowNode, indent: str) -> tuple[str, str]:
-        """Write a node (a subgraph when it has children); return (entry id, exit id)."""
+    def emit(n: FlowNode, indent: str) -> str:
+        """Write a node (a subgraph when it has children); return its id."""
         nid = new_id()
         shapes = {"setup": ("([", "])"), "trigger": ("{{", "}}"), "note": ("{{", "}}"), "result": ("([", "])"),
-                  "call": ("[", "]"), "end": ("{", "}")}
-        if n.children and n.kind not in ("call",):
+                  "end": ("{", "}")}
+        if n.children and n.kind != "call":
             out.append(f"{indent}subgraph {nid} [{label(n)}]")
             out.append(f"{indent}  direction TB")
             prev = None
             for c in n.children:
-                cin, cout = emit(c, indent + "  ")
-                if prev is not None and c.kind not in ("note",) and n.kind != "anytime":
-                    out.append(f"{indent}  {prev} --> {cin}")
+                cid = emit(c, indent + "  ")
                 if c.kind != "note" and n.kind != "anytime":
-                    prev = cout
+                    if prev is not None:
+                        out.append(f"{indent}  {prev} --> {cid}")
+                    prev = cid
             out.append(f"{indent}end")
-            if n.kind == "turns":
-                out.append(f"{indent}{nid} -->|next player| {nid}")
-            return nid, nid
-        a, b = shapes.get(n.kind, ("[", "]"))
-        out.append(f"{indent}{nid}{a}{label(n)}{b}")
+        else:
+            a, b = shapes.get(n.kind, ("[", "]"))
+            out.append(f"{indent}{nid}{a}{label(n)}{b}")
         if n.kind == "turns":
             out.append(f"{indent}{nid} -->|next player| {nid}")
-        return nid, nid
+        return nid
 
     prev = None
     round_id = None
@@ -182,14 +170,14 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
             out.append(f"  {nid} -->|yes| {end_id}")
             prev = end_id
             continue
-        cin, cout = emit(n, "  ")
+        nid = emit(n, "  ")
         if n.kind == "round":
-            round_id = cin
+            round_id = nid
         if n.kind == "anytime":
             continue
         if prev is not None:
-            out.append(f"  {prev} --> {cin}")
-        prev = cout
+            out.append(f"  {prev} --> {nid}")
+        prev = nid
     return "\n".join(out)
 
 
@@ -205,17 +193,9 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
                "turns": "#fff8e1", "step": "#ffffff", "trigger": "#fce4ec", "note": "#fce4ec",
                "call": "#ffffff", "end": "#eeeeee", "anytime": "#f3e5f5", "decision": "#eeeeee"}
 
-    def short(text: str, n: int = 64) -> str:
-        return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
     def lines_of(n: FlowNode) -> list[str]:
-        shown = n.detail if n.kind in ("phase", "turns", "round", "trigger", "note") else ""
-        out = [short(n.label)]
-        if shown:
-            out.append(short(shown))
-        if n.kind == "turns":
-            out[0] = "↻ " + out[0]
-        return out
+        return [("↻ " if n.kind == "turns" else "") + shorten(n.label, 64)] + (
+            [shorten(n.drawn_detail, 64)] if n.drawn_detail else [])
 
     class Box:
         def __init__(self, node: FlowNode):

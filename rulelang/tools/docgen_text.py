@@ -30,25 +30,15 @@ class Source:
         self.lines = text.splitlines()
 
     def of(self, node: N.Node | None, max_len: int | None = None) -> str:
-        """The source text of a node (whitespace runs collapsed), or '' when it has no span."""
-        if node is None:
+        """The source text of a node (comments dropped, whitespace runs collapsed), or '' when it has no span."""
+        s = node.span if node is not None else None
+        if s is None or not s.line or not s.end_line or s.line > len(self.lines):
             return ""
-        s = node.span
-        if not s.line or not s.end_line or s.line > len(self.lines):
-            return ""
-        if s.line == s.end_line:
-            text = self.lines[s.line - 1][s.column - 1:s.end_column - 1]
-        else:
-            parts = [self.lines[s.line - 1][s.column - 1:]]
-            parts += self.lines[s.line:s.end_line - 1]
-            parts.append(self.lines[s.end_line - 1][:s.end_column - 1])
-            text = "\n".join(parts)
-        # drop comments inside the quoted text, then collapse the layout
-        text = "\n".join(strip_comment(line) for line in text.split("\n"))
-        text = re.sub(r"\s+", " ", text).strip()
-        if max_len and len(text) > max_len:
-            text = text[: max_len - 1].rstrip() + "…"
-        return text
+        lines = self.lines[s.line - 1:s.end_line]
+        lines[-1] = lines[-1][:s.end_column - 1]  # (the last line first: it may be the first too)
+        lines[0] = lines[0][s.column - 1:]
+        text = " ".join(strip_comment(line) for line in lines)
+        return shorten(re.sub(r"\s+", " ", text).strip(), max_len)
 
     def first_line(self, node: N.Node, max_len: int = 90) -> str:
         """The first source line of a statement or declaration, without its block."""
@@ -56,10 +46,12 @@ class Source:
         if not s.line or s.line > len(self.lines):
             return ""
         line = strip_comment(self.lines[s.line - 1][s.column - 1:]).strip()
-        line = re.sub(r"\s+", " ", _up_to(line, "{")).strip()
-        if len(line) > max_len:
-            line = line[: max_len - 1].rstrip() + "…"
-        return line
+        return shorten(re.sub(r"\s+", " ", _up_to(line, "{")).strip(), max_len)
+
+
+def shorten(text: str, max_len: int | None) -> str:
+    """The text cut to `max_len` characters, an ellipsis ending it when it was longer."""
+    return text if not max_len or len(text) <= max_len else text[:max_len - 1].rstrip() + "…"
 
 
 def _up_to(line: str, marker: str) -> str:
@@ -91,6 +83,15 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def table(head: str, rows) -> list[str]:
+    """A Markdown table's lines: `head` its columns' names ("setting | default", a name ending in ":"
+    is aligned right), then a line per row (a row: its cells, already made safe with `cell`)."""
+    names = [h.strip() for h in head.split("|")]
+    return (["| " + " | ".join(n.rstrip(":") for n in names) + " |",
+             "|" + "".join("---:|" if n.endswith(":") else "---|" for n in names)]
+            + ["| " + " | ".join(row) + " |" for row in rows])
+
+
 def doc_text(lines: list[str]) -> str:
     """Doc comment lines as a Markdown paragraph (doc comments are Markdown)."""
     return "\n".join(lines).strip()
@@ -99,11 +100,7 @@ def doc_text(lines: list[str]) -> str:
 def first_sentence(lines: list[str], max_len: int = 160) -> str:
     text = " ".join(line.strip() for line in lines).strip()
     m = re.match(r"(.+?[.!?])(\s|$)", text)
-    if m and not text.startswith('"'):
-        text = m.group(1)
-    if len(text) > max_len:
-        text = text[: max_len - 1].rstrip() + "…"
-    return text
+    return shorten(m.group(1) if m and not text.startswith('"') else text, max_len)
 
 
 # ------------------------------------------------------------------ walking the AST
@@ -221,20 +218,13 @@ def collect_assumptions(source: str) -> list[Assumption]:
             if not m2:
                 break
             more = m2.group(1).strip()
-            if not more or more.startswith(('"', "Assumption", "“")):
-                break
-            if _assumption_at(more) is not None:  # (another assumption, after the words of its own rule)
+            # (a quotation, or another assumption: perhaps after the words of its own rule)
+            if not more or more.startswith(('"', "“")) or _assumption_at(more) is not None:
                 break
             text.append(more)
             i += 1
-        before = ""
-        j = i
-        while j < len(lines):
-            stripped = lines[j].strip()
-            if stripped and not stripped.startswith("//"):
-                before = re.sub(r"\s*\{\s*$", "", strip_comment(stripped))
-                break
-            j += 1
+        before = next((re.sub(r"\s*\{\s*$", "", strip_comment(line.strip())) for line in lines[i:]
+                       if line.strip() and not line.strip().startswith("//")), "")
         out.append(Assumption(start + 1, " ".join(text), before))
     return out
 
@@ -242,31 +232,13 @@ def collect_assumptions(source: str) -> list[Assumption]:
 # ------------------------------------------------------------------ the language reference
 
 
-def _grammar_text() -> str:
+def grammar_rules_by_name() -> dict[str, str]:
+    """Each rule or terminal of the grammar, as written (with its indented alternatives), by name."""
     from rulelang.core.resources import grammar_path
 
-    return grammar_path().read_text(encoding="utf-8")
-
-
-def grammar_rules_by_name() -> dict[str, str]:
-    """Each rule or terminal of the grammar, as written (with its alternatives), by name."""
-    text = _grammar_text()
-    out: dict[str, str] = {}
-    current, lines = None, []
-    for line in text.splitlines():
-        m = re.match(r"^([?!]?)([A-Za-z_][A-Za-z0-9_]*)\s*:", line)
-        if m:
-            if current:
-                out[current] = "\n".join(lines).rstrip()
-            current, lines = m.group(2), [line]
-        elif current and line.startswith((" ", "\t")) and line.strip():
-            lines.append(line)
-        elif current:
-            out[current] = "\n".join(lines).rstrip()
-            current, lines = None, []
-    if current:
-        out[current] = "\n".join(lines).rstrip()
-    return out
+    text = grammar_path().read_text(encoding="utf-8")
+    return {m.group(1): m.group(0).rstrip()
+            for m in re.finditer(r"^[?!]?([A-Za-z_][A-Za-z0-9_]*)[ \t]*:.*(?:\n[ \t]+\S.*)*", text, re.M)}
 
 
 def grammar_rules(names: Iterable[str]) -> str:
@@ -281,23 +253,14 @@ def builtins_table() -> str:
     """A Markdown table of the built-in functions and values, from the interpreter's own tables."""
     from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 
-    out = ["| built-in | arguments | meaning |", "|---|---|---|"]
-
     def arity(lo, hi):
-        if hi is None:
-            return f"{lo} or more"
-        return str(lo) if lo == hi else f"{lo} to {hi}"
+        return f"{lo} or more" if hi is None else str(lo) if lo == hi else f"{lo} to {hi}"
 
-    for b in BUILTINS.values():
-        out.append(f"| {code(b.name + '(…)')} | {arity(b.min_args, b.max_args)} | {cell(b.doc)} |")
-    for name, (lo, hi, doc) in SPECIAL_FUNCS.items():
-        out.append(f"| {code(name + '(…)')} | {arity(lo, hi)} | {cell(doc)} |")
-    out.append("")
-    out.append("| built-in value | meaning |")
-    out.append("|---|---|")
-    for name, doc in BUILTIN_VALUES.items():
-        out.append(f"| {code(name)} | {cell(doc)} |")
-    return "\n".join(out)
+    functions = [(b.name, b.min_args, b.max_args, b.doc) for b in BUILTINS.values()]
+    functions += [(name, lo, hi, doc) for name, (lo, hi, doc) in SPECIAL_FUNCS.items()]
+    return "\n".join(table("built-in | arguments | meaning", ([code(name + "(…)"), arity(lo, hi), cell(doc)]
+                                                             for name, lo, hi, doc in functions))
+                     + [""] + table("built-in value | meaning", ([code(n), cell(d)] for n, d in BUILTIN_VALUES.items())))
 
 
 # The table of built-ins is text in docs/reference.md, between these two lines, so that the page
@@ -356,7 +319,7 @@ def cli_usage(command: str, parser) -> str:
         raise KeyError(f"rulelang has no command {command!r}")
     p = parser.commands[command]
     usage = p.format_usage().replace("usage: ", "").strip()
-    out = ["```text", re.sub(r"\s+", " ", usage), "```", "", "| argument | meaning |", "|---|---|"]
+    rows = []
     for names, options in p.arguments:
         flags = [n for n in names if n.startswith("-")]
         dest = options.get("dest") or (names[0] if not flags else
@@ -368,8 +331,8 @@ def cli_usage(command: str, parser) -> str:
         default = options.get("default")
         if default not in (None, False) and flags:
             help_text += f" (default: {default})"
-        out.append(f"| {code(name)} | {cell(help_text)} |")
-    return "\n".join(out)
+        rows.append([code(name), cell(help_text)])
+    return "\n".join(["```text", re.sub(r"\s+", " ", usage), "```", ""] + table("argument | meaning", rows))
 
 
 # ------------------------------------------------------------------ python3 -m rulelang.tools.docgen

@@ -2,7 +2,7 @@
 environment (`rulelang.pettingzoo`) share, neither library imported here: the game loaded
 (`load_rules_game`, `player_count`), what its rules say of chance and hidden cards (`GameFacts`),
 the pending choice as stable action ids (`decision`), a seat's view as a vector of fixed length
-(`Encoding`), the returns at the end (`returns`) and the terminal's drawing of the table
+(`Encoding`; a seat's view is `Match.view`), the returns at the end (`returns`) and the terminal's drawing of the table
 (`table_text`). docs/environments.md describes the action ids and the encoding for users.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rulelang.model.things import Entity
 from rulelang.language.nodes import Call, Flip, Hide, Node, Placement, Shuffle
 from rulelang.engine.runtime import Game, Match
 from rulelang.language.variants import apply_variants
-from rulelang.engine.visibility import option_keys, player_view
+from rulelang.engine.visibility import option_keys
 
 #: the size of a game's action space unless asked otherwise (options are hashed into it)
 DEFAULT_NUM_ACTIONS = 1024
@@ -166,11 +166,6 @@ def returns(match: Match, players: int) -> list[float]:
 # ------------------------------------------------------------------ what a seat sees, as numbers
 
 
-def view_of(match: Match, seat: int) -> dict:
-    """What `seat` may see (0-based; -1 a watcher who sees public cards only)."""
-    return player_view(match.s, seat)
-
-
 def card_labels(game: Game) -> list[str]:
     """The label of every card the rules declare, as printed (sorted, each once)."""
     return sorted({describe(Entity(0, card, dict(card.values)))
@@ -203,7 +198,7 @@ class Encoding:
     def __init__(self, game: Game, players: int, board_radius: int = DEFAULT_BOARD_RADIUS):
         program = game.program
         self.players = players
-        start = view_of(game.new_match(players=players, seed=0), 0)  # what fields hold numbers
+        start = game.new_match(players=players, seed=0).view(0)  # what fields hold numbers
         self.phases = list(program.phases)
         self.player_fields = [k for k, v in start["players"][0].items() if k != "seat" and type(v) in NUMBERS]
         self.globals = [k for k, v in start["globals"].items() if type(v) in NUMBERS]

@@ -121,30 +121,25 @@ class Analysis:
             if isinstance(d, N.GameDecl):
                 out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=sp))
             elif isinstance(d, N.EnumDecl):
-                members = []
-                for i, m in enumerate(d.members):
-                    doc = d.member_docs[i] if i < len(d.member_docs) else []
-                    members.append(Symbol(m, "member", at(m, _after(at(d.name, sp))), doc, f"member of enum {d.name}"))
+                where = _after(at(d.name, sp))
+                members = [Symbol(m, "member", at(m, where), d.member_docs[i] if i < len(d.member_docs) else [],
+                                  f"member of enum {d.name}") for i, m in enumerate(d.members)]
                 out.append(Symbol(d.name, "enum", at(d.name, sp), d.doc, "enum " + d.name + " { " + ", ".join(d.members) + " }",
                                   members, whole=sp))
-            elif isinstance(d, N.ComponentDecl):
-                fields = [Symbol(f.name, "field", at(f.name, f.span if f.span.line else sp), f.doc,
-                                 f"field {f.name}: {_type(f.type)} of component {d.name}") for f in d.fields]
-                out.append(Symbol(d.name, "component", at(d.name, sp), d.doc, "component " + d.name, fields, whole=sp))
-            elif isinstance(d, N.PlayerDecl):
-                fields = [Symbol(f.name, "player field", at(f.name, f.span if f.span.line else sp), f.doc,
-                                 f"player field {f.name}: {_type(f.type)}") for f in d.fields]
-                out.append(Symbol("player", "player", at("player", sp), d.doc, "player { ... }", fields, whole=sp))
+            elif isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
+                name, kind, of = ("player", "player field", "") if isinstance(d, N.PlayerDecl) else \
+                    (d.name, "field", f" of component {d.name}")
+                fields = [Symbol(f.name, kind, at(f.name, f.span if f.span.line else sp), f.doc,
+                                 f"{kind} {f.name}: {_type(f.type)}{of}") for f in d.fields]
+                out.append(Symbol(name, "player" if of == "" else "component", at(name, sp), d.doc,
+                                  "player { ... }" if of == "" else "component " + name, fields, whole=sp))
             elif isinstance(d, N.SettingDecl):
-                choices = [Symbol(c, "choice", at(c, _after(at(d.name, sp))), [], f"a choice of setting {d.name}")
-                           for c in d.choices]
+                where = _after(at(d.name, sp))
+                choices = [Symbol(c, "choice", at(c, where), [], f"a choice of setting {d.name}") for c in d.choices]
                 detail = f"setting {d.name}" + (" = one of " + " | ".join(d.choices) if d.choices else "")
                 out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=sp))
-            elif isinstance(d, (N.CardsDecl, N.ZoneDecl, N.VarDecl, N.DefDecl, N.ProcDecl, N.KeywordDecl,
-                                N.PhaseDecl, N.VariantDecl)):
-                kind = {N.CardsDecl: "cards", N.ZoneDecl: "zone", N.VarDecl: "var", N.DefDecl: "def",
-                        N.ProcDecl: "procedure", N.KeywordDecl: "keyword", N.PhaseDecl: "phase",
-                        N.VariantDecl: "variant"}[type(d)]
+            elif type(d) in _DECL_KINDS:
+                kind = _DECL_KINDS[type(d)]
                 out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=sp))
         return out
 
@@ -154,10 +149,9 @@ class Analysis:
             yield from s.children
 
     def find(self, name: str) -> Symbol | None:
-        top = next((s for s in self.symbols if s.name == name and s.kind not in ("game", "player")), None)
-        if top is not None:
-            return top
-        return next((s for s in self.all_symbols() if s.name == name and s.kind not in ("game", "player")), None)
+        """The symbol of that name: a top-level one first, else a member or field."""
+        return next((s for s in [*self.symbols, *self.all_symbols()] if s.name == name and s.kind not in ("game", "player")),
+                    None)
 
     # ---- positions (0-based, as LSP counts)
     def word_at(self, line: int, character: int) -> str | None:
@@ -188,9 +182,7 @@ class Analysis:
         if word is None:
             return None
         sym = self.find(word)
-        if sym is not None:
-            return sym.span
-        return self.local_definition(word, line, character)
+        return sym.span if sym is not None else self.local_definition(word, line, character)
 
     def local_definition(self, word: str, line: int, character: int) -> Span | None:
         """Where a local name is bound: the nearest `let x`, `for each x`, `choose x from`, `x in`
@@ -207,11 +199,8 @@ class Analysis:
             text = self.lines[i]
             if i == line:
                 text = text[:character + len(word)]
-            best = None
-            for b in binders:
-                for m in b.finditer(text):
-                    if not _in_comment_or_text(text, m.start(1)) and (best is None or m.start(1) > best.start(1)):
-                        best = m
+            best = max((m for b in binders for m in b.finditer(text) if not _in_comment_or_text(text, m.start(1))),
+                       key=lambda m: m.start(1), default=None)  # (the binding nearest the cursor)
             if best is not None:
                 return Span(line=i + 1, column=best.start(1) + 1, end_line=i + 1, end_column=best.end(1) + 1)
         return None
@@ -258,6 +247,10 @@ def builtin_help(word: str) -> str | None:
     if word in language_keywords():
         return f"`{word}`: a keyword of the language (see the language reference)"
     return None
+
+
+_DECL_KINDS = {N.CardsDecl: "cards", N.ZoneDecl: "zone", N.VarDecl: "var", N.DefDecl: "def", N.ProcDecl: "procedure",
+               N.KeywordDecl: "keyword", N.PhaseDecl: "phase", N.VariantDecl: "variant"}
 
 
 def _after(span: Span) -> Span:
@@ -427,16 +420,13 @@ def make_server():
         pending[uri] = asyncio.get_running_loop().create_task(refresh(uri, delay, coverage))
 
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls, params: T.DidOpenTextDocumentParams):
+    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    async def did_open_or_save(ls, params):
         schedule(params.text_document.uri, 0, coverage=True)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls, params: T.DidChangeTextDocumentParams):
         schedule(params.text_document.uri, DEBOUNCE_SECONDS)
-
-    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
-    async def did_save(ls, params: T.DidSaveTextDocumentParams):
-        schedule(params.text_document.uri, 0, coverage=True)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: T.DidCloseTextDocumentParams):

@@ -16,18 +16,10 @@ from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
                             Whitespace)
 
-__all__ = ["RulesLexer", "grammar_keywords"]
+from rulelang.language.nodes import BASE_TYPES
+from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 
-# Used only if the grammar file cannot be found (e.g. a broken install).
-_FALLBACK_KEYWORDS = (
-    "always as at board bottom by cards chosen choose clockwise component continue counterclockwise "
-    "create def default discard discards down draw each effect elif else end enters enum expect extends "
-    "face fail false following for from game graph grid hex hidden hide if in keyword label leaves let list log loop "
-    "max move none not of on once one option optional or order per perform phase player players position "
-    "private procedure public radius remove repeat replace result return reveal round run scenario seed "
-    "set setting setup shuffle signal size skipping start step take then times to top track true turn "
-    "turns unless until up usable var variant when where while win break and by"
-).split()
+__all__ = ["RulesLexer", "grammar_keywords"]
 
 _CONSTANTS = {"true", "false", "none"}
 _WORD_OPERATORS = {"and", "or", "not", "in"}
@@ -40,17 +32,10 @@ def grammar_keywords() -> tuple[set[str], set[str]]:
     named keyword terminal (``REPLACE: "replace"``). A declaration keyword is the first literal of
     a rule whose name ends in ``_decl``.
     """
-    try:
-        from rulelang.core.resources import grammar_path
-
-        text = grammar_path().read_text(encoding="utf-8")
-    except OSError:
-        return set(_FALLBACK_KEYWORDS), {"game", "enum", "component", "cards", "zone", "var", "setting",
-                                         "def", "procedure", "keyword", "phase", "setup", "result",
-                                         "variant", "scenario", "always"}
+    from rulelang.core.resources import grammar_path
     from rulelang.tools.docgen_text import strip_comment
 
-    text = "\n".join(strip_comment(line) for line in text.splitlines())
+    text = "\n".join(strip_comment(line) for line in grammar_path().read_text(encoding="utf-8").splitlines())
     literal = re.compile(r'"([A-Za-z_][A-Za-z_]*)"')
     keywords = set(literal.findall(text))
     declaration: set[str] = set()
@@ -61,18 +46,8 @@ def grammar_keywords() -> tuple[set[str], set[str]]:
     return keywords, declaration
 
 
-def _builtins() -> tuple[set[str], set[str], set[str]]:
-    """(built-in functions, built-in values, built-in type names) of the interpreter."""
-    try:
-        from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-        from rulelang.language.nodes import BASE_TYPES
-    except Exception:  # pragma: no cover - highlighting must never fail
-        return set(), set(), {"int", "bool", "str", "player", "cell", "keyword", "condition", "zone", "card"}
-    return set(BUILTINS) | set(SPECIAL_FUNCS), set(BUILTIN_VALUES), set(BASE_TYPES)
-
-
 _KEYWORDS, _DECLARATIONS = grammar_keywords()
-_FUNCTIONS, _VALUES, _TYPES = _builtins()
+_FUNCTIONS, _VALUES, _TYPES = set(BUILTINS) | set(SPECIAL_FUNCS), set(BUILTIN_VALUES), set(BASE_TYPES)
 _PLAIN_KEYWORDS = _KEYWORDS - _DECLARATIONS - _CONSTANTS - _WORD_OPERATORS
 # Declarations whose keyword is followed by the name they declare (not `set x = 1`, not `game "T"`).
 _NAMING_DECLARATIONS = _DECLARATIONS - {"game", "setup", "result", "always", "set", "player"}

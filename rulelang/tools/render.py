@@ -108,6 +108,7 @@ def _graph_layout(cells, graph, topology) -> dict:
 
 
 OWNER_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]  # (places, pieces)
 NO_OWNER = "#555555"
 
 
@@ -135,7 +136,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Circle, Polygon, Rectangle
+    from matplotlib.patches import Circle, Polygon
 
     names = [n.strip() for n in zone.split(",")] if zone else [None]
     board = pick_zone(match, names[0])
@@ -167,8 +168,6 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     ax.set_aspect("equal")
     ax.axis("off")
 
-    seat_colours = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-
     def whose(e) -> str:
         return f" P{e.owner + 1}" if e.owner is not None and board.owner is None else ""
 
@@ -193,27 +192,22 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         if pieces and cells_obj.stack(cell) and cells_obj.stack(cell)[-1].id in pieces:
             continue  # a piece on top: drawn whole below
         if topology.places:
-            _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle)
+            _draw_places(ax, cells_obj, cell, x, y, font, whose)
             ys.append(y + 1.5)
             continue
         stack = cells_obj.stack(cell)
         base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
         top = stack[-1] if stack else None
-        if top is None:
-            face, edge, alpha, line = "none", "#c8c8c8", 1.0, 0.8
-        elif top.face_down:
-            face, edge, alpha, line = FACE_DOWN, "#333333", 1.0, 1.2
-        else:
-            face, edge, alpha, line = colours.get(colour_key(top), "#dddddd"), "#333333", 1.0, 1.2
+        face = ("none" if top is None else FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"))
         if base is not None and not base.face_down:
             face = colours.get(colour_key(base), "#dddddd")
-        style = dict(facecolor=face, edgecolor=edge, alpha=alpha, linewidth=line,
-                     linestyle="-" if top is not None else "--")
-        ax.add_patch(_cell_patch(topology.kind, x, y, **style))
+        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=face, edgecolor="#c8c8c8" if top is None else "#333333",
+                                 alpha=1.0, linewidth=0.8 if top is None else 1.2,
+                                 linestyle="-" if top is not None else "--"))
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
             ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
-                                edgecolor=seat_colours[top.owner % len(seat_colours)] if top.owner is not None else "#333333",
+                                edgecolor=SEAT_COLOURS[top.owner % len(SEAT_COLOURS)] if top.owner is not None else "#333333",
                                 linewidth=2.2, zorder=2))
             ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
         if topology.kind not in ("hex", "grid"):
@@ -330,8 +324,10 @@ def _draw_piece(ax, topology, centres: list, top, face: str, text: str, font) ->
             fontweight="bold", color="white" if top.face_down else "black", zorder=3)
 
 
-def _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, Rectangle):
+def _draw_places(ax, cells_obj, cell, x, y, font, whose):
     """One cell of a board with places: the first place in the circle, the others as boxes above it."""
+    from matplotlib.patches import Circle, Rectangle
+
     places = cells_obj.topology.places
     caps = cells_obj.topology.capacities
     ax.add_patch(Circle((x, y), 0.75, facecolor="#f4f1e8", edgecolor="#555555", linewidth=1.0, zorder=1))
@@ -347,7 +343,7 @@ def _draw_places(ax, cells_obj, cell, x, y, font, whose, seat_colours, Circle, R
         by = y + 1.35
         cards = cells_obj.in_place(cell, place)
         owner = cards[0].owner if cards and cards[0].owner is not None else None
-        face = seat_colours[owner % len(seat_colours)] if owner is not None else ("#dddddd" if cards else "none")
+        face = SEAT_COLOURS[owner % len(SEAT_COLOURS)] if owner is not None else ("#dddddd" if cards else "none")
         ax.add_patch(Rectangle((bx - width / 2, by - 0.4), width, 0.8, facecolor=face, alpha=0.85 if cards else 1.0,
                                edgecolor="#555555", linewidth=0.8, linestyle="-" if place in caps else ":", zorder=1))
         label = "\n".join(describe(e) + whose(e) for e in cards) if cards else place.replace("_", " ")

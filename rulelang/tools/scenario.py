@@ -46,8 +46,7 @@ class JsonScenario:
     """One JSON scenario file's text, turned into rules syntax; its problems said at their place."""
 
     def __init__(self, text: str, path: str):
-        self.text = text
-        self.path = path
+        self.text, self.path = text, path
 
     # ---- problems, at their place in the JSON text
     def where(self, key: str | None) -> Span:
@@ -68,26 +67,27 @@ class JsonScenario:
             if key not in known:
                 self.refuse(key, f'{what} has no key "{key}"', expected="one of: " + ", ".join(known))
 
-    def text_of(self, obj: dict, key: str) -> str:
-        value = obj[key]
-        if not isinstance(value, str):
-            self.refuse(key, f'"{key}" is a text in a JSON scenario, not {json.dumps(value)[:60]}')
+    def typed(self, obj: dict, key: str, fits, words: str, default=None):
+        """`obj[key]` (or `default`), refused at its place unless `fits` it."""
+        value = obj.get(key, default)
+        if not fits(value):
+            self.refuse(key, f'"{key}" is {words} in a JSON scenario, not {json.dumps(value)[:60]}')
         return value
+
+    def text_of(self, obj: dict, key: str) -> str:
+        return self.typed(obj, key, lambda v: isinstance(v, str), "a text")
 
     def number_of(self, obj: dict, key: str) -> int:
-        value = obj[key]
-        if type(value) is not int:
-            self.refuse(key, f'"{key}" is a whole number in a JSON scenario, not {json.dumps(value)[:60]}')
-        return value
+        return self.typed(obj, key, lambda v: type(v) is int, "a whole number")
 
-    def list_of(self, obj: dict, key: str, kind=str) -> list:
-        value = obj[key]
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and kind is not list:
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(x, kind) and not isinstance(x, bool) for x in value):
-            words = "texts" if kind is str else "whole numbers"
-            self.refuse(key, f'"{key}" is a list of {words} in a JSON scenario, not {json.dumps(value)[:60]}')
-        return value
+    def flag(self, obj: dict, key: str) -> bool:
+        return self.typed(obj, key, lambda v: isinstance(v, bool), "true or false", default=False)
+
+    def numbers_of(self, obj: dict, key: str) -> list[int]:
+        """A whole number, or a list of them."""
+        one = isinstance(obj[key], (str, int)) and not isinstance(obj[key], bool)
+        return self.typed({key: [obj[key]] if one else obj[key]}, key,
+                          lambda v: isinstance(v, list) and all(type(x) is int for x in v), "a list of whole numbers")
 
     # ---- the scenario
     def rules(self) -> str:
@@ -158,10 +158,8 @@ class JsonScenario:
         return out
 
     def setting_value(self, setting: str, value) -> str:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if type(value) is int:
-            return str(value)
+        if isinstance(value, bool) or type(value) is int:
+            return self.expr(value, setting)
         if isinstance(value, str):
             return value if _NAME.fullmatch(value) else json.dumps(value)
         self.refuse(setting, f'setting "{setting}" takes a choice, a whole number, a text, true or false, '
@@ -170,13 +168,8 @@ class JsonScenario:
     # ---- the position
     def position(self, pos, indent: str, known: tuple, what: str) -> list[str]:
         self.check_keys(pos, known, what)
-        lines = []
-        if "round" in pos:
-            lines.append(f"{indent}round {self.number_of(pos, 'round')}")
-        if "phase" in pos:
-            lines.append(f"{indent}phase {self.name(pos['phase'], 'phase')}")
-        if "step" in pos:
-            lines.append(f"{indent}step {self.name(pos['step'], 'step')}")
+        lines = [f"{indent}round {self.number_of(pos, 'round')}"] if "round" in pos else []
+        lines += [f"{indent}{key} {self.name(pos[key], key)}" for key in ("phase", "step") if key in pos]
         if "set" in pos:
             if not isinstance(pos["set"], dict):
                 self.refuse("set", '"set" is an object of targets and expressions in a JSON scenario',
@@ -229,7 +222,7 @@ class JsonScenario:
     def chance(self, obj: dict, indent: str) -> list[str]:
         lines = []
         if "next_roll" in obj:
-            lines.append(f"{indent}next roll " + ", ".join(str(n) for n in self.list_of(obj, "next_roll", int)))
+            lines.append(f"{indent}next roll " + ", ".join(str(n) for n in self.numbers_of(obj, "next_roll")))
         if "next_random" in obj:
             values = obj["next_random"]
             values = values if isinstance(values, list) else [values]
@@ -263,16 +256,12 @@ class JsonScenario:
             elif kind == "stop_at_every_choice":
                 if self.flag(step, kind):
                     lines.append(f"{indent}stop at every choice")
-            elif kind == "choose":
-                lines.append(f"{indent}choose {json.dumps(self.text_of(step, 'choose'))}")
+            elif kind in ("choose", "expect_error"):
+                lines.append(f"{indent}{kind.replace('_', ' ')} {json.dumps(self.text_of(step, kind))}")
             elif kind == "choose_option":
                 lines.append(f"{indent}choose option {self.number_of(step, kind)}")
-            elif kind in ("choose_card", "choose_cell"):
-                lines.append(f"{indent}choose {kind[7:]} {self.expr(step[kind], kind)}")
-            elif kind == "expect":
-                lines.append(f"{indent}expect {self.expr(step['expect'], 'expect')}")
-            elif kind == "expect_error":
-                lines.append(f"{indent}expect error {json.dumps(self.text_of(step, 'expect_error'))}")
+            elif kind in ("choose_card", "choose_cell", "expect"):
+                lines.append(f"{indent}{kind.replace('_', ' ')} {self.expr(step[kind], kind)}")
             elif kind == "repeat":
                 inner = step.get("steps", [])
                 if not isinstance(inner, list):
@@ -283,12 +272,6 @@ class JsonScenario:
             else:
                 lines += self.chance(step, indent)
         return lines
-
-    def flag(self, obj: dict, key: str) -> bool:
-        value = obj.get(key, False)
-        if not isinstance(value, bool):
-            self.refuse(key, f'"{key}" is true or false in a JSON scenario, not {json.dumps(value)[:60]}')
-        return value
 
 
 def json_file_to_rules(text: str, path: str) -> str:

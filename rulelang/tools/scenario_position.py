@@ -444,27 +444,35 @@ class PositionBuilder(ScenarioExpressions):
                                   expected=f"player 1 to player {n} (or say `players {item.player}` in the scenario)")
         return match.s.zones[key]
 
+    def card_line(self, match: Match, pc: N.PosCard, names=None, fields_checked: bool = False):
+        """What a card of a position (`"Name"` or `Component(field: value, ...)`) means: a test of a card's
+        definition and values, the card in words, and the values asked for (None for a name). With
+        `fields_checked`, a field its component lacks is refused before any value is computed."""
+        if pc.name is not None:
+            return (lambda card, values: card.name == pc.name), f'"{pc.name}"', None
+        ctor, program = pc.ctor, match.game.program
+        if ctor.component not in program.components:
+            raise unknown(pc.span, "component", ctor.component, program.components)
+        fields = [f.name for f in program.components[ctor.component].fields]
+        for a in ctor.args if fields_checked else ():
+            if a.name not in fields and a.name != "name":
+                raise ScenarioFailure(a.span, f'{ctor.component} has no field "{a.name}"',
+                                      expected=f"a field of {ctor.component}: " + ", ".join(fields),
+                                      hint=did_you_mean(a.name, fields))
+        wanted = {a.name: self.eval(match, a.value, names) for a in ctor.args}
+        return ((lambda card, values: card.component == ctor.component and all(values.get(k) == v for k, v in wanted.items())),
+                f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in wanted.items()) + ")", wanted)
+
+    def card_test(self, match: Match, pc: N.PosCard, names=None):
+        """A test of the match's cards for a position's card, and the card in words (`next shuffle`)."""
+        fits, words, _ = self.card_line(match, pc, names)
+        return (lambda e: fits(e.card, e.attrs)), words
+
     def find_card(self, match: Match, pc: N.PosCard, used: set[int], names: dict | None = None) -> Entity:
         s = match.s
         program = match.game.program
-        if pc.name is not None:
-            same = [e for e in s.entities if e.card.name == pc.name]
-            wanted = f'"{pc.name}"'
-            ctor_values = None
-        else:
-            ctor = pc.ctor
-            if ctor.component not in program.components:
-                raise unknown(pc.span, "component", ctor.component, program.components)
-            fields = [f.name for f in program.components[ctor.component].fields]
-            for a in ctor.args:
-                if a.name not in fields and a.name != "name":
-                    raise ScenarioFailure(a.span, f'{ctor.component} has no field "{a.name}"',
-                                          expected=f"a field of {ctor.component}: " + ", ".join(fields),
-                                          hint=did_you_mean(a.name, fields))
-            ctor_values = {a.name: self.eval(match, a.value, names) for a in ctor.args}
-            same = [e for e in s.entities if e.card.component == ctor.component
-                    and all(e.attrs.get(k) == v for k, v in ctor_values.items())]
-            wanted = f"{ctor.component}(" + ", ".join(f"{k}: {describe(v)}" for k, v in ctor_values.items()) + ")"
+        fits, wanted, ctor_values = self.card_line(match, pc, names, fields_checked=True)
+        same = [e for e in s.entities if fits(e.card, e.attrs)]
         free = next((e for e in same if e.id not in used), None)
         if free is not None:
             return free
@@ -473,10 +481,7 @@ class PositionBuilder(ScenarioExpressions):
         declared = {name for name, _ in program.auto_sets}
         for set_name, defs in program.card_sets.items():
             for card in defs:
-                if pc.name is not None and card.name != pc.name:
-                    continue
-                if ctor_values is not None and (card.component != pc.ctor.component or
-                                                not all(card.values.get(k) == v for k, v in ctor_values.items())):
+                if not fits(card, card.values):
                     continue
                 if any(e.card is card for e in s.entities) and (pc.copies == 1 or set_name in declared):
                     continue
@@ -492,12 +497,11 @@ class PositionBuilder(ScenarioExpressions):
         """`CARD * N` of a deck's cards when the game has fewer than N such cards left for this line
         (a position takes the game's own cards, never makes more); None when it has none at all (then
         find_card's own message says so)."""
-        fits = self.card_test(match, pc, names)
+        fits, words = self.card_test(match, pc, names)
         total = sum(1 for e in match.s.entities if fits(e))
         if total == 0:
             return None
         earlier = total - taken  # placed by the position's lines before this one
-        words = self.card_words(match, pc, names)
         said = f"{words} * {pc.copies} asks for {pc.copies} such cards, but the game has {'only ' if total < pc.copies else ''}{total}"
         if earlier:
             said += f", and {'all' if earlier == total else earlier} of them {'is' if earlier == 1 else 'are'} placed by earlier lines of this position"
@@ -505,21 +509,6 @@ class PositionBuilder(ScenarioExpressions):
                                "it never makes more",
                                expected=f"at most `* {taken}` here" if taken else "no more of these cards in this position",
                                hint="cards of a set that only `create` makes can be placed as often as you like")
-
-    def card_test(self, match: Match, pc: N.PosCard, names=None):
-        if pc.name is not None:
-            return lambda e, name=pc.name: e.card.name == name
-        if pc.ctor.component not in match.game.program.components:
-            raise unknown(pc.span, "component", pc.ctor.component, match.game.program.components)
-        values = {a.name: self.eval(match, a.value, names) for a in pc.ctor.args}
-        component = pc.ctor.component
-        return lambda e: e.card.component == component and all(e.attrs.get(k) == v for k, v in values.items())
-
-    def card_words(self, match: Match, pc: N.PosCard, names=None) -> str:
-        if pc.name is not None:
-            return f'"{pc.name}"'
-        return f"{pc.ctor.component}(" + ", ".join(f"{a.name}: {describe(self.eval(match, a.value, names))}"
-                                                 for a in pc.ctor.args) + ")"
 
     def no_such_card(self, match: Match, pc: N.PosCard, wanted: str, ctor_values, same: list) -> ScenarioFailure:
         """Why no card is left for `wanted`: this position placed all of `same` already, or the game has no

@@ -38,7 +38,7 @@ class ScenarioFailure(Exception):
         first, _, rest = self.message.partition("\n")
         quoted = Diagnostic(self.span, first, self.expected, self.hint).format().split("\n")[1:]
         lines = [first]
-        if quoted and not quoted[0].startswith("  expected:") and not quoted[0].startswith("  hint:"):
+        if quoted and not quoted[0].startswith(("  expected:", "  hint:")):
             lines += quoted[:2]
             quoted = quoted[2:]
         if rest:

@@ -131,8 +131,7 @@ class ScenarioRunner(PositionBuilder):
                 fixed.picks.append(Queued(value, expr.span, f"random pick {describe(value)}"))
         else:
             zone = self.zone(match, item)
-            tests = [(self.card_test(match, pc, names), self.card_words(match, pc, names))
-                     for pc in item.cards for _ in range(pc.copies)]
+            tests = [self.card_test(match, pc, names) for pc in item.cards for _ in range(pc.copies)]
             fixed.shuffles.append(Queued(tests, item.span, f"shuffle of {zone.name}", zone=zone.key))
 
     # ---- run units
@@ -157,16 +156,15 @@ class ScenarioRunner(PositionBuilder):
         began = []  # whether the phase or step to run began: the game may end before it comes
         if unit == "step" and match.s.pending is None and not match.s.over and self.jump_to_step(match, target):
             began.append(target)
-        if unit in ("phase", "step") and not match.s.over:
-            if unit == "phase":
-                fire_at = vm.fire_at
+        if unit == "phase" and not match.s.over:
+            fire_at = vm.fire_at
 
-                def watch(when, timing, phase=None):
-                    if when == "start" and timing == "phase" and (target is None or phase == target):
-                        began.append(phase)
-                    return fire_at(when, timing, phase)
+            def watch(when, timing, phase=None):
+                if when == "start" and timing == "phase" and (target is None or phase == target):
+                    began.append(phase)
+                return fire_at(when, timing, phase)
 
-                vm.fire_at = watch
+            vm.fire_at = watch
         stop = {"step": target, "phase": f"phase:{target or '*'}", "round": "round", "turn": "turn",
                 "setup": "setup", "game": None, "choice": None}[unit]
         vm.stop_at_step = stop
