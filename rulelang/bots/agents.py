@@ -229,7 +229,8 @@ def make_agent(spec: str, seed: int):
 
 #: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
 MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float,
-                 "greedy": float, "playout": str, "epsilon": float}
+                 "greedy": float, "playout": str, "epsilon": float, "samples": int,
+                 "top": int}
 
 
 def play_match(match: Match, agents: list) -> Match:

@@ -63,7 +63,7 @@ PLAYOUTS = ("random", "greedy", "none")
 
 
 class _Node:
-    __slots__ = ("children", "visits", "wins", "available", "seat", "prior")
+    __slots__ = ("children", "visits", "wins", "available", "seat", "prior", "lots")
 
     def __init__(self, seat: int | None):
         self.children: dict[tuple, _Node] = {}
@@ -73,6 +73,8 @@ class _Node:
         self.seat = seat  # who chose the move into this node
         # greedy's reading of each option of this node's decision (greedy=W): key -> (order, value)
         self.prior: dict[tuple, tuple[tuple, float]] | None = None
+        # (greedy=W with top=K) a number drawn once per option, which orders options greedy ties
+        self.lots: dict[tuple, float] = {}
 
 
 def _keys(world: Match) -> dict[tuple, int]:
@@ -228,6 +230,18 @@ class MCTSAgent:
       costs one greedy decision per step) or ``none`` (no play-out: the position the tree reached
       is scored at once);
     * ``epsilon``: with ``playout=greedy``, the share of random play-out decisions (0.2).
+    * ``samples``: M > 1 values a position cut off before the end (by the heuristic, or as greedy
+      reads it) as the mean over M copies of it, each seat's value on copies in which what that seat
+      cannot see is re-dealt (``Match.sample_for``), instead of on the one imagined deal the
+      iteration happened to draw. Where the value of a position hangs on a hidden card (a secret
+      goal that says who would win), one deal makes every play-out's value a coin toss; M deals
+      average it. 1 (the default) values the one copy.
+    * ``top``: with ``greedy``, K > 0 searches at every decision of the tree only the K options greedy
+      ranks first (options greedy ranks alike in an order drawn at random once per decision, as greedy
+      itself breaks ties), and the move is the best of those K at the root. Where greedy ranks many
+      options alike (a card that may go on any of many cells), a small budget spread over all of them
+      tries each once, and the best of single noisy tries is chance; over K of them, each is tried
+      several times. 0 (the default) searches every option.
     """
 
     name = "mcts"
@@ -235,7 +249,8 @@ class MCTSAgent:
     def __init__(self, seed: int = 0, iterations: int = 100, exploration: float = 0.7,
                  max_playout: int = 5000, depth: int = DEFAULT_DEPTH, width: int = DEFAULT_WIDTH,
                  round_end: int = 0, draw: float | None = None, prior: int = 0, bias: float = 0.0,
-                 greedy: float = 0.0, playout: str = "random", epsilon: float = 0.2):
+                 greedy: float = 0.0, playout: str = "random", epsilon: float = 0.2, samples: int = 1,
+                 top: int = 0):
         if playout not in PLAYOUTS:
             raise ValueError(f'unknown play-out "{playout}"; choose one of: {", ".join(PLAYOUTS)}')
         self.rng = random.Random(seed)
@@ -251,6 +266,8 @@ class MCTSAgent:
         self.greedy = float(greedy)
         self.playout = playout
         self.epsilon = float(epsilon)
+        self.samples = max(1, int(samples))
+        self.top = int(top)
         self._order: dict[tuple, tuple[float, float]] = {}  # the root's options by their prior (prior=1)
         self._bias: dict[tuple, float] = {}  # the root's progressive bias (when bias is on)
         self.root: _Node | None = None  # the tree of the last move (kept for inspection)
@@ -290,7 +307,7 @@ class MCTSAgent:
             visits, wins = (ch.visits, ch.wins) if ch is not None else (0, 0.0)
             return (wins + w * p) / (visits + w), order, visits
 
-        return self.rng.choice(best_of((k, value(k)) for k in root_keys))
+        return self.rng.choice(best_of((k, value(k)) for k in self._top(root, root_keys)))
 
     def _greedy_select(self, world: Match, node: _Node, keys: dict[tuple, int]) -> tuple:
         """With ``greedy``: the option to follow (or add) at a node, by its value with greedy's prior
@@ -314,8 +331,20 @@ class MCTSAgent:
                 n, wins = ch.visits + w, ch.wins + w * p
             return wins / n + c * math.sqrt(log_n / n), order
 
-        best = best_of((k, value(k)) for k in keys)
+        best = best_of((k, value(k)) for k in self._top(node, keys))
         return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def _top(self, node: _Node, keys) -> list[tuple]:
+        """With ``top`` K: the K options of `keys` that greedy ranks first at this node (its prior), ties
+        in the order of a number drawn once per option and node; otherwise every option."""
+        if not self.top or len(keys) <= self.top:
+            return list(keys)
+        lots = node.lots
+        for k in keys:
+            if k not in lots:
+                lots[k] = self.rng.random()
+        prior = node.prior
+        return sorted(keys, key=lambda k: (prior.get(k, _UNPLAYABLE)[0], lots[k]), reverse=True)[:self.top]
 
     def _playout_step(self, world: Match) -> None:
         """One play-out decision: at random, or with ``playout=greedy`` greedy's best (ties at random)
@@ -328,6 +357,22 @@ class MCTSAgent:
                 world.apply(keys[self.rng.choice(best)])
                 return
         world.apply(self.rng.randrange(world.option_count()))
+
+    def _cut_values(self, world: Match, value) -> list[float]:
+        """Every seat's value of a position cut off before the end, by `value` (``greedy_values`` or
+        ``cutoff_values``): on `world` itself, or with ``samples`` M > 1 the mean for each seat over M
+        copies of it as that seat may imagine it (what it cannot see re-dealt, ``Match.sample_for``).
+        `world` is an imagined copy already; it is used up."""
+        if self.samples <= 1:
+            return value(world, self.draw)
+        players = len(world.s.players)
+        out = []
+        for seat in range(players):
+            total = 0.0
+            for _ in range(self.samples):
+                total += value(world.sample_for(seat, self.rng), self.draw)[seat]
+            out.append(total / self.samples)
+        return out
 
     def _room(self, node: _Node) -> int:
         """How many children a node may have after its visits (progressive widening)."""
@@ -405,9 +450,9 @@ class MCTSAgent:
         if world.is_over:
             values = [reward(world, seat, self.draw) for seat in range(len(world.s.players))]
         elif self.greedy and (cut or self.playout == "none"):
-            values = greedy_values(world, self.draw)
+            values = self._cut_values(world, greedy_values)
         elif cut and steps < self.max_playout:
-            values = cutoff_values(world, self.draw)
+            values = self._cut_values(world, cutoff_values)
         else:  # stopped by max_playout: unfinished, nobody is favoured
             values = [1.0 / len(world.s.players)] * len(world.s.players)
         root.visits += 1  # the root's visits only pace its widening
