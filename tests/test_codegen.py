@@ -1557,8 +1557,8 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     """A name walking a zone, a player's zone, the cards on a cell or next to a card holds cards
     only (Generator.yields_cards): its fields are read from the card at once, and a missing field is
     the helper's error, as before. A continuous rule's loop name is the loop's own Python name in
-    the rule's expressions, unless the loop gives it another value; its `let`s are written in place.
-    Whole games are the closure engine's, and a field a card lacks fails at the same line with the
+    the rule's expressions, unless the loop gives it another value; its `let`s are run by their
+    closures, as its other simple statements. Whole games are the closure engine's, and a field a card lacks fails at the same line with the
     same words."""
     generated = load_game(CARDS)
     source = generated.program.generated.source
@@ -1568,7 +1568,7 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     first, second = rule.split("    for ")[1:3]
     loop_name = first.split(" ")[0]
     assert f"if not (((({loop_name}.card.component) == ('Gem')))" in first  # the loop's own name
-    assert f"'points' in {loop_name}.attrs" in first and "v['big'] = _v" in first  # the `let`, in place
+    assert "v['big'] =" not in first and "c.v['big']" in first  # the `let` is its closure's; `big` is read from v
     assert "c.v['g']" not in first
     assert "c.v['g']" in second  # `g = top(pile)` gives the loop's name another value: read from v
     for seed in range(25):
