@@ -369,14 +369,13 @@ phase b { move top(pile) to desk at (2, 1)  let busy = count(crowded)  log "{bus
 """
 
 
-def test_the_cards_next_to_a_local_cell_of_a_named_board_are_read_in_place(monkeypatch, tmp_path):
-    """`neighbors(desk, cell)` walked by a loop, for a board the rules name and a local cell, reads the
-    board's remembered list itself (and an empty one, or one not made yet, from the helper): the same
-    values as the closure engine, before and after cards come."""
+def test_the_cards_next_to_a_local_cell_of_a_named_board_follow_the_cards(monkeypatch, tmp_path):
+    """`neighbors(desk, cell)` walked by a loop, for a board the rules name and a local cell, before
+    and after cards come next to it (the board's remembered lists forgotten): the same values as the
+    closure engine."""
     path = tmp_path / "n.rules"
     path.write_text(NEXT_TO, encoding="utf-8")
     assert first_log(path, "next to") == ["0 4 2", "3"]
-    assert "cells._next_to.get(L_cell)" in load_game(path).program.generated.source
 
 
 DISTANCES = """
@@ -425,10 +424,11 @@ phase play { take turns from player(1) once { choose x from corners as "Pick" } 
 """
 
 
-def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path, monkeypatch):
+def test_defs_that_are_the_same_all_game_are_found_and_keep_their_values(tmp_path, monkeypatch):
     """A def without parameters that names only literals, enum members, its own bound names and
-    other such defs (a table of lines, a list of directions) is worked out once per match; one that
-    reads a global variable, a zone or a parameter is not."""
+    other such defs (a table of lines, a list of directions) is the same all game (a small one is
+    written out where a small def walks it); one that reads a global variable, a zone or a parameter
+    is not. Their values are the same before and after a move, and in a copy."""
     from rulelang.check.dependencies import constant_defs
     from rulelang.language.parser import parse_text
 
@@ -442,13 +442,13 @@ def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path,
     from rulelang.engine.program import Ctx
 
     ctx = Ctx({}, match.s, match.vm)
-    first = program.defs["far"](ctx, ())
-    assert first == 8 and match.s.constants["far"] == 8 and "steps" in match.s.constants
+    corners = [(0, 0), (0, 2), (2, 0), (2, 2)]
+    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) == corners
     match.apply(0)
-    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) is match.s.constants["corners"]
-    assert match.clone().s.constants == {}  # a copy works them out again
-    ttt = load_game(REPO / "examples" / "tictactoe.rules")
-    assert "def lines (a constant, worked out once per match)" in ttt.program.generated.source
+    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) == corners
+    copy = match.clone()
+    assert program.defs["far"](Ctx({}, copy.s, copy.vm), ()) == 8
+    assert program.defs["with_bonus"](ctx, ()) == 5
 
 TURN_DEFS = """
 game "Turns" { players 2  turn order clockwise  round: play  max rounds 2 }
@@ -1557,8 +1557,8 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     """A name walking a zone, a player's zone, the cards on a cell or next to a card holds cards
     only (Generator.yields_cards): its fields are read from the card at once, and a missing field is
     the helper's error, as before. A continuous rule's loop name is the loop's own Python name in
-    the rule's expressions, unless the loop gives it another value; its `let`s are written in place.
-    Whole games are the closure engine's, and a field a card lacks fails at the same line with the
+    the rule's expressions, unless the loop gives it another value; its `let`s are run by their
+    closures, as its other simple statements. Whole games are the closure engine's, and a field a card lacks fails at the same line with the
     same words."""
     generated = load_game(CARDS)
     source = generated.program.generated.source
@@ -1568,7 +1568,7 @@ def test_fields_of_a_name_that_holds_a_card_are_read_without_asking_what_it_hold
     first, second = rule.split("    for ")[1:3]
     loop_name = first.split(" ")[0]
     assert f"if not (((({loop_name}.card.component) == ('Gem')))" in first  # the loop's own name
-    assert f"'points' in {loop_name}.attrs" in first and "v['big'] = _v" in first  # the `let`, in place
+    assert "v['big'] =" not in first and "c.v['big']" in first  # the `let` is its closure's; `big` is read from v
     assert "c.v['g']" not in first
     assert "c.v['g']" in second  # `g = top(pile)` gives the loop's name another value: read from v
     for seed in range(25):

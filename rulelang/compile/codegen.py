@@ -473,15 +473,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
                 return f"{self.mark('builtin', node.span, 'ray')}_ray_walk(c, {args})"
             if self.is_builtin(node, "neighbors", 1) or self.is_builtin(node, "neighbors", 2):
                 # the board's own list of the cards next to a cell: the loop only reads it
-                args = [self.x(a) for a in node.args]
-                mark = self.mark('builtin', node.span, 'neighbors')
-                if len(args) == 2 and self.is_board_zone(node.args[0]) and isinstance(node.args[1], N.Name) \
-                        and node.args[1].id in self.pylocals:
-                    # a board the rules name, and a local cell: its remembered list read in place (an
-                    # empty one, or none yet, is the helper's)
-                    board, cell = args
-                    return f"{mark}({board}.cells._next_to.get({cell}) or _next_to(c, {board}, {cell}))"
-                return f"{mark}_next_to(c, {', '.join(args)})"
+                args = ", ".join(self.x(a) for a in node.args)
+                return f"{self.mark('builtin', node.span, 'neighbors')}_next_to(c, {args})"
             numbers = _literal_range(node)
             if numbers is not None:  # `k in 1..3` walked: the numbers themselves, not a new list each time
                 return repr(numbers)

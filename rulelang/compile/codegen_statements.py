@@ -390,13 +390,6 @@ class StatementWriter:
             lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
         elif kind in _SYNC_CONTROL:
             raise _NotSimple()
-        elif kind is N.Let:
-            # `let x = e` written here, its value with the names this block knows (a loop's card)
-            self._sync_step(lines, indent, st.span)
-            value = self.fresh("_v")
-            lines += self.body_lines(st.value, value, indent)
-            lines.append(f"{indent}v[{st.name!r}] = {value}")
-            self.cc.scope = self.cc.scope | {st.name}
         else:
             scratch = Code(-1, "", "always", st.span)
             self.cc.stmt(scratch, st, [])
