@@ -4,26 +4,13 @@ imagined copies, and it is the same for a seed."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
-import rulelang
 from rulelang.bots.agents import AgentHandle, make_agent
 from rulelang.bots.mcts import MCTSAgent, greedy_values
 
-ROOT = Path(__file__).resolve().parent.parent
-ZEMICO = str(ROOT / "games" / "zemico.rules")
-
-
-def _match(seed=5, at_least=20):
-    """A 2-player Zemico match (secret missions) played at random up to a placement decision."""
-    match = rulelang.load(ZEMICO).new_match(players=2, seed=seed)
-    rng = random.Random(seed)
-    while match.option_count() < at_least:
-        match.apply(rng.randrange(match.option_count()))
-        assert not match.is_over
-    return match
+from test_mcts_greedy import _match  # a 2-player Zemico match (secret missions) at a placement
 
 
 def test_the_setting_is_read_and_one_is_the_default():
