@@ -424,11 +424,10 @@ phase play { take turns from player(1) once { choose x from corners as "Pick" } 
 """
 
 
-def test_defs_that_are_the_same_all_game_are_found_and_keep_their_values(tmp_path, monkeypatch):
+def test_defs_that_are_the_same_all_game_are_worked_out_once_per_match(tmp_path, monkeypatch):
     """A def without parameters that names only literals, enum members, its own bound names and
-    other such defs (a table of lines, a list of directions) is the same all game (a small one is
-    written out where a small def walks it); one that reads a global variable, a zone or a parameter
-    is not. Their values are the same before and after a move, and in a copy."""
+    other such defs (a table of lines, a list of directions) is worked out once per match; one that
+    reads a global variable, a zone or a parameter is not."""
     from rulelang.check.dependencies import constant_defs
     from rulelang.language.parser import parse_text
 
@@ -442,13 +441,13 @@ def test_defs_that_are_the_same_all_game_are_found_and_keep_their_values(tmp_pat
     from rulelang.engine.program import Ctx
 
     ctx = Ctx({}, match.s, match.vm)
-    corners = [(0, 0), (0, 2), (2, 0), (2, 2)]
-    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) == corners
+    first = program.defs["far"](ctx, ())
+    assert first == 8 and match.s.constants["far"] == 8 and "steps" in match.s.constants
     match.apply(0)
-    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) == corners
-    copy = match.clone()
-    assert program.defs["far"](Ctx({}, copy.s, copy.vm), ()) == 8
-    assert program.defs["with_bonus"](ctx, ()) == 5
+    assert program.defs["far"](ctx, ()) == 8 and program.defs["corners"](ctx, ()) is match.s.constants["corners"]
+    assert match.clone().s.constants == {}  # a copy works them out again
+    ttt = load_game(REPO / "examples" / "tictactoe.rules")
+    assert "def lines (a constant, worked out once per match)" in ttt.program.generated.source
 
 TURN_DEFS = """
 game "Turns" { players 2  turn order clockwise  round: play  max rounds 2 }

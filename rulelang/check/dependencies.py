@@ -180,8 +180,7 @@ def recursive_defs(decls) -> set[str]:
 def constant_defs(decls) -> set[str]:
     """The defs without parameters whose value is the same all game (a table of lines, a list of
     directions): they name only literals, enum members, names they bind themselves and other such
-    defs, and call only built-ins that compute from their values. A small one is written out where it
-    is walked (codegen_defs).
+    defs, and call only built-ins that compute from their values. They are worked out once per match.
     (A def with parameters is left out: a zone or a card given to it would change under it.)"""
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
     defs = {d.name for d in decls if isinstance(d, N.DefDecl) and not d.params}

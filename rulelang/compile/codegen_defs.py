@@ -1,6 +1,6 @@
 """Defs as generated Python functions (`DefWriter`, a part of `codegen.Generator`): evaluated each
-time (leaves, and defs with parameters that walk no list), remembered until the state changes, or
-per card and its neighbourhood.
+time (leaves, and defs with parameters that walk no list), remembered until the state changes,
+once per match (constants), or per card and its neighbourhood.
 """
 from __future__ import annotations
 
@@ -113,6 +113,15 @@ class DefWriter:
                 f"def D_{name}({sig}):  # def {name} (a leaf, evaluated each time), rules line {d.span.line}\n"
                 f"{charged}"
                 f"    return value\n")
+        elif pure and name in self.constant_defs:
+            # the same value all game (dependencies.constant_defs): worked out once per match
+            self.sources.append(
+                f"def D_{name}(c):  # def {name} (a constant, worked out once per match), rules line {d.span.line}\n"
+                f"    constants = c.s.constants\n"
+                f"    found = constants.get({name!r}, _MISS)\n"
+                f"    if found is _MISS:\n"
+                f"        found = constants[{name!r}] = E_{name}(c)\n"
+                f"    return found\n")
         elif pure and name in self.neighbourhood_defs:
             # a value worked out from a card and the cards next to it (dependencies.neighbourhood_defs)
             # stays right while nothing comes to or leaves its cell or the cells next to it

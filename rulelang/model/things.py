@@ -193,6 +193,9 @@ class State:
         self.ending = False
         self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
         self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
+        # values of the defs that are the same all game (dependencies.constant_defs); not saved, not
+        # copied: a resumed match or a copy works them out again
+        self.constants: dict = {}
         # values of the defs that look at a card and the cards next to it (dependencies.neighbourhood_defs):
         # def name -> {card: (stamp, value)}, each valid while its card's neighbourhood, the fields the def
         # reads and every other kind of change stay as they were (see codegen); not saved, not copied.
