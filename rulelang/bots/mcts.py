@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.valuation import best_of, option_values, player_values, position_value
+from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -55,8 +55,8 @@ RESULT_WEIGHT = 0.6
 OWN_WEIGHT = 0.1
 
 
-#: greedy's reading of an option the imagined deal cannot play: (its rank, last; its value, nothing)
-_UNPLAYABLE = ((-1, float("-inf"), float("-inf")), 0.0)
+#: an option the imagined deal cannot play, in greedy_prior: (greedy's rank, last; its value, nothing)
+_UNPLAYABLE = (UNPLAYABLE, 0.0)
 
 #: How a play-out chooses (the ``playout`` setting).
 PLAYOUTS = ("random", "greedy", "none")
@@ -74,7 +74,7 @@ class _Node:
         # greedy's reading of each option of this node's decision (greedy=W): key -> (order, value)
         self.prior: dict[tuple, tuple[tuple, float]] | None = None
         # (greedy=W with top=K) a number drawn once per option, which orders options greedy ties
-        self.lots: dict[tuple, float] = {}
+        self.lots: dict[tuple, float] | None = None
 
 
 def _keys(world: Match) -> dict[tuple, int]:
@@ -340,6 +340,8 @@ class MCTSAgent:
         if not self.top or len(keys) <= self.top:
             return list(keys)
         lots = node.lots
+        if lots is None:
+            lots = node.lots = {}
         for k in keys:
             if k not in lots:
                 lots[k] = self.rng.random()

@@ -20,8 +20,12 @@ def best_of(scored) -> list:
     return best
 
 
+#: greedy's reading (``position_value``) of an option the imagined deal cannot play: ranked last
+UNPLAYABLE = (-1, float("-inf"), float("-inf"))
+
+
 def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True,
-                  score=None, failed=(-1, float("-inf"), float("-inf"))) -> list:
+                  score=None, failed=UNPLAYABLE) -> list:
     """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
     copy) up to the next choice of two or more options, which is not listed (``Match.try_option``).
     With `put_back`, the world's heuristic is worked out for every seat, it is marked, and put back
