@@ -387,9 +387,33 @@ def cmd_bench(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from rulelang.tools.replay import cmd_replay as replay
+    from rulelang.tools import replay
 
-    return replay(args, console)
+    folder = Path(args.dir)
+    if args.record:
+        chosen = chosen_settings(args.set)
+        for path in [Path(p) for p in args.files] or replay.corpus(Path(".")):
+            wanted = [([], chosen)] if chosen else \
+                [(v, {}) for v in replay.modes(path)] + replay.setting_modes(folder, path)
+            for variants, settings in wanted:
+                data = replay.record(path.as_posix(), variants, settings=settings)
+                file = replay.replay_file(folder, path, variants, settings)
+                replay.write(data, file)
+                lengths = ", ".join(str(len(g["choices"])) for g in data["games"])
+                console.print(f"recorded {file}: {len(data['games'])} games ({lengths} steps)", markup=False)
+        return 0
+    if args.check:
+        failed = 0
+        for file in [Path(p) for p in args.files] or sorted(folder.glob("*.json")):
+            try:
+                console.print(f"{file}: {replay.verify(replay.read(file))} steps match", markup=False)
+            except replay.ReplayMismatch as exc:
+                failed += 1
+                console.print(f"{file}: MISMATCH {exc}", markup=False)
+        return 1 if failed else 0
+    if len(args.files) != 1:
+        raise ValueError("name one replay file to show (or use --record / --check)")
+    return replay.show(Path(args.files[0]), args.seed, console, seat=args.seat)
 
 
 # ------------------------------------------------------------------ main

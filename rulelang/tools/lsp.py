@@ -236,10 +236,11 @@ def after_dot(line_text: str, character: int) -> bool:
 
 def builtin_help(word: str) -> str | None:
     if word in BUILTINS:
+        from rulelang.tools.docgen_text import arity
+
         b = BUILTINS[word]
-        arity = str(b.min_args) if b.max_args == b.min_args else (
-            f"{b.min_args}+" if b.max_args is None else f"{b.min_args} to {b.max_args}")
-        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({arity} argument{'s' if arity != '1' else ''}): {b.doc}"
+        words = arity(b.min_args, b.max_args)
+        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({words} argument{'s' if words != '1' else ''}): {b.doc}"
     if word in SPECIAL_FUNCS:
         return f"```rules\n{word}(...)\n```\n\nBuilt-in function: {SPECIAL_FUNCS[word][2]}"
     if word in BUILTIN_VALUES:
