@@ -15,9 +15,6 @@ from rulelang.cli.console import console, err_console, print_written, progress_b
 # answers from its kept verdict without them)
 
 
-# ------------------------------------------------------------------ check
-
-
 def cmd_check(args) -> int:
     from rulelang.core.resources import find_game
     from rulelang.check.verdicts import passed_before, remember_pass
@@ -35,8 +32,9 @@ def cmd_check(args) -> int:
 
             try:
                 text, rules = read_and_parse(path)
-                if _is_scenario_file(rules):  # scenarios (`rulelang test`): checked without running their steps
-                    failed += _check_scenario_file(path, rules, scenario_games)
+                scenarios_failed = _check_scenario_file(path, rules, scenario_games)
+                if scenarios_failed is not None:
+                    failed += scenarios_failed
                     continue
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
@@ -64,22 +62,18 @@ def _print_errors(path, exc) -> None:
     sys.stderr.flush()
 
 
-def _is_scenario_file(rules) -> bool:
-    """A file whose declarations are scenarios and no game (told from the AST alone: a game's check
-    imports nothing of the scenario runner, nor the parser when its AST is kept)."""
+def _check_scenario_file(path, rules, games: dict) -> int | None:
+    """A file whose declarations are scenarios and no game (`rulelang test`), checked without running
+    their steps: 1 when it has problems (said on stderr), else 0; None for any other file. (Told
+    from the AST alone: a game's check imports nothing of the scenario runner.)"""
     from rulelang.language import nodes as N
-
-    return (any(isinstance(d, N.ScenarioDecl) for d in rules.decls)
-            and not any(isinstance(d, N.GameDecl) for d in rules.decls))
-
-
-def _check_scenario_file(path, rules, games: dict) -> int:
-    """Check a file of scenarios: 1 when it has problems (said on stderr), else 0."""
-    from rulelang.language import nodes as N
-    from rulelang.tools.scenario import check_scenarios
-    from rulelang.core.errors import RulesError
 
     scenarios = [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
+    if not scenarios or any(isinstance(d, N.GameDecl) for d in rules.decls):
+        return None
+    from rulelang.core.errors import RulesError
+    from rulelang.tools.scenario import check_scenarios
+
     problems = check_scenarios(path, scenarios, games)
     if problems:
         _print_errors(path, RulesError(problems))
@@ -87,9 +81,6 @@ def _check_scenario_file(path, rules, games: dict) -> int:
     n = len(scenarios)
     print(f"{path}: ok ({n} scenario{'s' if n != 1 else ''})")
     return 0
-
-
-# ------------------------------------------------------------------ simulate
 
 
 def cmd_simulate(args) -> int:
@@ -170,9 +161,6 @@ def _load(args):
     return load(args.file, variant=chosen_variants(args.variant), settings=chosen_settings(args.set))
 
 
-# ------------------------------------------------------------------ play
-
-
 def _human_then_random(players: int) -> str:
     """The seats of `play` and `serve` without --seats: a person, then random bots."""
     return ",".join(["human"] + ["random"] * (players - 1))
@@ -197,37 +185,30 @@ def cmd_play(args) -> int:
     console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
                   f"Seats: {escape(', '.join(names))}", markup=True)
     shown_log = 0
-    while not match.is_over:
+    while True:
         for line in match.s.log[shown_log:]:
             console.print(f"  {line}", style="dim", markup=False)
         shown_log = len(match.s.log)
+        if match.is_over:
+            break
         seat = match.to_move
-        options = match.legal_options()
         if agents[seat] is not None:
-            index = agents[seat].choose(AgentHandle(match, seat), options)
+            index = agents[seat].choose(AgentHandle(match, seat), match.legal_options())
             # what the bot does, as the human (or, with no human or several, a watcher) sees it as
             # it is done: said before the move is applied, so a card hidden from them then is "a
             # hidden card", neither named nor placed where the move (or a new round) puts it
             label = move_label(match.s, match.s.pending["options"][index], viewer)
             console.print(f"Player {seat + 1} ({names[seat]}): {label}", markup=False)
-            match.apply(index)
-            continue
-        index = ask(console, match, seat, seats=names)
-        if index is None:
-            return 1
-        if index == QUIT:
-            return 0
+        else:
+            index = ask(console, match, seat, seats=names)
+            if index is None or index == QUIT:
+                return 1 if index is None else 0
         match.apply(index)
-    for line in match.s.log[shown_log:]:
-        console.print(f"  {line}", style="dim", markup=False)
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
     draw_result(console, table_view(match, viewer), names)
     return 0
-
-
-# ------------------------------------------------------------------ serve
 
 
 def cmd_serve(args) -> int:
@@ -246,18 +227,12 @@ def cmd_serve(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ lsp
-
-
 def cmd_lsp(args) -> int:
     try:
         from rulelang.tools.lsp import main as lsp_main
     except ImportError as exc:
         raise SystemExit(f"rulelang lsp needs the lsp extra: pip install 'rulelang[lsp]' ({exc})")
     return lsp_main()
-
-
-# ------------------------------------------------------------------ test
 
 
 def cmd_test(args) -> int:
@@ -302,9 +277,6 @@ def cmd_test(args) -> int:
     return 1 if failed or not (passed + failed) else 0
 
 
-# ------------------------------------------------------------------ docs
-
-
 def cmd_docs(args) -> int:
     from rulelang.tools.docgen import build_page
     from rulelang.core.resources import find_game
@@ -320,25 +292,20 @@ def cmd_docs(args) -> int:
     return 1 if page.problems else 0
 
 
-# ------------------------------------------------------------------ render
-
-
 def cmd_render(args) -> int:
-    from rulelang.bots.agents import make_agent, play_match, AgentHandle
+    from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.tools.render import board_zones, describe_boards, render_board
 
     game = _load(args)
     if not args.list and not args.out:
         raise SystemExit("rulelang render: error: name the image to write with -o FILE "
                          "(or --list the boards the game has)")
+    # checked before the game is played: a dot or a colour for a field no card has shows nothing
+    fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
     for option, value in (("--mark", args.mark), ("--colour-by", args.colour_by)):
-        if not value:
-            continue
-        # checked before the game is played: a dot or a colour for a field no card has shows nothing
-        from rulelang.core.errors import did_you_mean
+        if value and value not in fields:
+            from rulelang.core.errors import did_you_mean
 
-        fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
-        if value not in fields:
             hint = did_you_mean(value, fields)
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
@@ -353,14 +320,9 @@ def cmd_render(args) -> int:
         for line in lines:
             console.print(f"  {line}", markup=False)
         return 0
-    if args.after is None:
-        play_match(match, agents)
-    else:
-        for _ in range(args.after):
-            if match.is_over:
-                break
-            seat = match.to_move
-            match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
+    while not match.is_over and (args.after is None or match.s.decisions < args.after):
+        seat = match.to_move
+        match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
     where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
     variants = f" ({', '.join(game.variants)})" if game.variants else ""
     title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
@@ -374,16 +336,10 @@ def cmd_render(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ bench
-
-
 def cmd_bench(args) -> int:
     from rulelang.tools.bench import run_bench
 
     return run_bench(args)
-
-
-# ------------------------------------------------------------------ replay
 
 
 def cmd_replay(args) -> int:
@@ -416,7 +372,7 @@ def cmd_replay(args) -> int:
     return replay.show(Path(args.files[0]), args.seed, console, seat=args.seat)
 
 
-# ------------------------------------------------------------------ main
+# ------------------------------------------------------------------ the parser and main
 
 
 def _match_arguments(p, file_help: str | None = None) -> None:

@@ -30,19 +30,11 @@ def pretty(s) -> str:
 
 
 def value_text(v) -> str:
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
-    if v is None:
-        return "-"
-    return pretty(v)
+    return "yes" if v is True else "no" if v is False else "-" if v is None else pretty(v)
 
 
 def card_style(card: dict) -> str:
-    if card.get("hidden"):
-        return HIDDEN_STYLE
-    return f"black on {card['colour']}"
+    return HIDDEN_STYLE if card.get("hidden") else f"black on {card['colour']}"
 
 
 def card_text(card: dict) -> str:
@@ -188,10 +180,6 @@ def candidates(choice: dict, picked: list[dict]):
 # ------------------------------------------------------------------ drawing
 
 
-def _numbers(next_tokens: list[dict]) -> dict[str, int | str]:
-    return {t["key"]: i + 1 for i, t in enumerate(next_tokens)}
-
-
 def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> RichTable:
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
     xs = [c[0] for c in cells] or [0]
@@ -202,10 +190,8 @@ def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | No
     for _ in range(cols):
         grid.add_column(width=w, justify="center", no_wrap=False)
     for y in range(min(ys), max(ys) + 1):
-        row = []
-        for x in range(min(xs), max(xs) + 1):
-            row.append(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ())))
-        grid.add_row(*row)
+        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ()))
+                       for x in range(min(xs), max(xs) + 1)))
     return grid
 
 
@@ -361,22 +347,23 @@ def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     return line
 
 
+def seat_name(seat: int, view: dict, seats: list[str] | None) -> str:
+    """"Player 2", then "(you)" for the view's own seat, or the bot that plays it ("(greedy)")."""
+    if seat == view["you"]:
+        return f"Player {seat} (you)"
+    return f"Player {seat}" + (f" ({seats[seat - 1]})" if seats and seats[seat - 1] != "human" else "")
+
+
 def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = None, seats: list[str] | None = None,
               picked: list[dict] | None = None):
     """The whole table as one seat sees it; the parts that can be chosen next carry their number,
     the parts already picked a check mark."""
-    numbers = _numbers(next_tokens or [])
+    numbers: dict[str, int | str] = {t["key"]: i + 1 for i, t in enumerate(next_tokens or [])}
     for t in picked or []:
         numbers.setdefault(t["key"], "✓")
-    head = Text()
-    head.append(view["title"], style="bold")
-    if view["round"]:
-        head.append(f"  round {view['round']}")
-    if view["phase"]:
-        head.append(f", phase {view['phase']}")
-    if view["to_move"]:
-        head.append(f", Player {view['to_move']} to play")
-    console.print(head)
+    console.print(Text.assemble((view["title"], "bold"), f"  round {view['round']}" if view["round"] else "",
+                                f", phase {view['phase']}" if view["phase"] else "",
+                                f", Player {view['to_move']} to play" if view["to_move"] else ""))
     glob = [f"{pretty(k)}: {value_text(v)}" for k, v in view["globals"].items() if v is not None]
     if glob:
         console.print(Text("  " + " · ".join(glob), style="dim"))
@@ -419,8 +406,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
     for p in order:
         seat = p["seat"]
-        who = f"Player {seat}" + (" (you)" if seat == view["you"] else f" ({seats[seat - 1]})" if seats and seats[seat - 1] != "human" else "")
-        line = Text(who, style="bold cyan" if seat == view["you"] else "bold")
+        line = Text(seat_name(seat, view, seats), style="bold cyan" if seat == view["you"] else "bold")
         fields = " · ".join(f"{pretty(k)}: {value_text(v)}" for k, v in p["fields"].items())
         if fields:
             line.append("  " + fields, style="dim")
@@ -443,12 +429,8 @@ def draw_result(console: Console, view: dict, seats: list[str] | None = None):
     table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("", no_wrap=True)
     for p in players:
-        who = f"Player {p['seat']}"
-        if seats and seats[p["seat"] - 1] != "human":
-            who += f" ({seats[p['seat'] - 1]})"
-        elif p["seat"] == view["you"]:
-            who += " (you)"
-        table.add_column(who + (" *" if p["seat"] in winners else ""), justify="right", overflow="fold")
+        table.add_column(seat_name(p["seat"], view, seats) + (" *" if p["seat"] in winners else ""),
+                         justify="right", overflow="fold")
     for name in names:
         table.add_row(pretty(name), *(value_text(p["fields"].get(name)) for p in players))
     console.print(table)
@@ -482,11 +464,8 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
             entries.append((o["label"], o))
         console.print()
         draw_view(console, view, nexts, seats, picked)
-        prompt = Text(f"Player {seat + 1}", style="bold")
-        prompt.append(f": {choice['prompt'] or 'choose'}")
-        if picked:
-            prompt.append("  chosen: " + ", ".join(t["text"] for t in picked), style="cyan")
-        console.print(prompt)
+        console.print(Text.assemble((f"Player {seat + 1}", "bold"), f": {choice['prompt'] or 'choose'}",
+                                    ("  chosen: " + ", ".join(t["text"] for t in picked), "cyan") if picked else ""))
         cells = [i for i, (_, t) in enumerate(entries) if t.get("kind") == "cell" and not t.get("also_listed")]
         for i, (text, _) in enumerate(entries):
             if i not in cells or len(cells) <= 4:
@@ -519,11 +498,10 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
                 path = answer[5:].strip()
                 try:
                     Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
+                    console.print(f"saved to {path}", markup=False)
                 except OSError as exc:  # a folder that is not there, no permission: the game goes on
                     from rulelang.core.errors import reason_of
 
                     console.print(f"could not save to {path}: {reason_of(exc)}", markup=False)
-                    continue
-                console.print(f"saved to {path}", markup=False)
                 continue
             console.print(f"type a number from 1 to {len(entries)} (or 'save FILE'{extra}, or 'q')")
