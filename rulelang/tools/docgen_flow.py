@@ -5,6 +5,7 @@ and a nested list (always readable).
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from rulelang.language import nodes as N
@@ -118,14 +119,17 @@ def _mm(text: str) -> str:
     return f'"{text}"'
 
 
+_MERMAID_SHAPES = {"setup": ("([", "])"), "trigger": ("{{", "}}"), "note": ("{{", "}}"), "result": ("([", "])"),
+                   "end": ("{", "}")}
+
+
 def flow_mermaid(flow: list[FlowNode]) -> str:
     """The flow as a Mermaid flowchart (top to bottom)."""
     out = ["flowchart TD"]
-    counter = [0]
+    ids = itertools.count(1)
 
     def new_id() -> str:
-        counter[0] += 1
-        return f"n{counter[0]}"
+        return f"n{next(ids)}"
 
     def label(n: FlowNode) -> str:
         shown = shorten(n.drawn_detail, 70)
@@ -134,8 +138,6 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
     def emit(n: FlowNode, indent: str) -> str:
         """Write a node (a subgraph when it has children); return its id."""
         nid = new_id()
-        shapes = {"setup": ("([", "])"), "trigger": ("{{", "}}"), "note": ("{{", "}}"), "result": ("([", "])"),
-                  "end": ("{", "}")}
         if n.children and n.kind != "call":
             out.append(f"{indent}subgraph {nid} [{label(n)}]")
             out.append(f"{indent}  direction TB")
@@ -148,7 +150,7 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
                     prev = cid
             out.append(f"{indent}end")
         else:
-            a, b = shapes.get(n.kind, ("[", "]"))
+            a, b = _MERMAID_SHAPES.get(n.kind, ("[", "]"))
             out.append(f"{indent}{nid}{a}{label(n)}{b}")
         if n.kind == "turns":
             out.append(f"{indent}{nid} -->|next player| {nid}")
@@ -164,7 +166,6 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
                 out.append(f"  {prev} --> {nid}")
             if round_id is not None:
                 out.append(f"  {nid} -->|no: next round| {round_id}")
-            prev = nid
             end_id = new_id()
             out.append(f"  {end_id}[{_mm('the game ends')}]")
             out.append(f"  {nid} -->|yes| {end_id}")
@@ -193,14 +194,11 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
                "turns": "#fff8e1", "step": "#ffffff", "trigger": "#fce4ec", "note": "#fce4ec",
                "call": "#ffffff", "end": "#eeeeee", "anytime": "#f3e5f5", "decision": "#eeeeee"}
 
-    def lines_of(n: FlowNode) -> list[str]:
-        return [("↻ " if n.kind == "turns" else "") + shorten(n.label, 64)] + (
-            [shorten(n.drawn_detail, 64)] if n.drawn_detail else [])
-
     class Box:
         def __init__(self, node: FlowNode):
             self.node = node
-            self.lines = lines_of(node)
+            self.lines = [("↻ " if node.kind == "turns" else "") + shorten(node.label, 64)] + (
+                [shorten(node.drawn_detail, 64)] if node.drawn_detail else [])
             self.kids = [Box(c) for c in node.children]
             text_w = max(len(x) for x in self.lines) * char_w + 2 * pad
             if node.children:  # the heading is bold: wider letters
