@@ -143,11 +143,10 @@ def cmd_tournament(args) -> int:
         return 2
     bots = [b for b in args.bots.split(",") if b]
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
+    with progress_bar(args.quiet, "playing", args.n * max(pairs, 1) * (2 if args.duplicate else 1)) as advance:
         result = tournament(args.file, bots, args.n, variant=chosen_variants(args.variant),
                             settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
-                            cluster=args.cluster, progress=lambda: progress.advance(task), duplicate=args.duplicate)
+                            cluster=args.cluster, progress=advance, duplicate=args.duplicate)
     print_tournament(console, result)
     if args.out:
         write_json(args.out, result.to_json())
@@ -159,11 +158,10 @@ def _skill_ladder(args) -> int:
     from rulelang.balance.tournament import LADDER, print_ladder, skill_ladder
 
     rungs = [b for b in (args.bots or ",".join(LADDER)).split(",") if b]
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("climbing", total=args.n * 2 * max(len(rungs) - 1, 1))
+    with progress_bar(args.quiet, "climbing", args.n * 2 * max(len(rungs) - 1, 1)) as advance:
         ladder = skill_ladder(args.file, args.n, rungs, variant=chosen_variants(args.variant),
                               settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
-                              cluster=args.cluster, progress=lambda: progress.advance(task))
+                              cluster=args.cluster, progress=advance)
     print_ladder(console, ladder)
     data = ladder.to_json()
     # how to play it again, for a page that shows the kept results
@@ -281,11 +279,10 @@ def cmd_compare(args) -> int:
     from rulelang.balance.compare import compare
 
     agents = args.agents.split(",") if args.agents else None
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("simulating A and B", total=2 * args.n)
+    with progress_bar(args.quiet, "simulating A and B", 2 * args.n) as advance:
         c = compare(args.file, args.a, args.b, args.n, players=args.players, agents=agents, seed=args.seed,
                     jobs=args.jobs, cluster=args.cluster, alpha=args.alpha, independent=args.independent,
-                    progress=lambda: progress.advance(task))
+                    progress=advance)
     print_comparison(console, c)
     if args.out:
         write_json(args.out, c.to_json())
@@ -303,11 +300,10 @@ def cmd_sweep(args) -> int:
 
     agents = args.agents.split(",") if args.agents else None
     cells = len(grid(args.set, args.variant))
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task(f"{cells} cells", total=cells * args.n)
+    with progress_bar(args.quiet, f"{cells} cells", cells * args.n) as advance:
         title, rows = sweep(args.file, args.set, args.variant, args.n, players=args.players, agents=agents,
                             seed=args.seed, jobs=args.jobs, cluster=args.cluster,
-                            progress=lambda: progress.advance(task))
+                            progress=advance)
     seats = list(dict.fromkeys(k for r in rows for k in r["win_rate"]))
     table = Table(title=f"{title}: {len(rows)} cells, {args.n} games each (the same seeds in every cell)")
     table.add_column("cell")

@@ -90,11 +90,10 @@ def cmd_simulate(args) -> int:
     from rulelang.balance.simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("simulating", total=args.n)
+    with progress_bar(args.quiet, "simulating", args.n) as advance:
         summary = simulate(args.file, args.n, variant=chosen_variants(args.variant), players=args.players,
                            agents=agents, seed=args.seed, jobs=args.jobs, settings=chosen_settings(args.set),
-                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile,
+                           progress=advance, cluster=args.cluster, profile=args.profile,
                            coverage=args.coverage)
     print_seats(console, summary)
     rounds_mean, rounds_sd = summary.length("rounds")

@@ -83,15 +83,10 @@ class _Refs:
         self.hidden = 0
 
     def ref(self, e: Entity, seen: bool) -> str:
-        r = self.by_id.get(e.id)
-        if r is None:
-            if seen:
-                r = f"c{e.id}"
-            else:
-                self.hidden += 1
-                r = f"h{self.hidden}"
-            self.by_id[e.id] = r
-        return r
+        if e.id not in self.by_id:
+            self.hidden += not seen
+            self.by_id[e.id] = f"c{e.id}" if seen else f"h{self.hidden}"
+        return self.by_id[e.id]
 
 
 def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
@@ -154,9 +149,7 @@ def _board_of_cell(boards: list, value, chooser: int | None = None) -> BoardZone
     chooser's own comes first, then a shared one. A plain number is never taken for a cell: a
     choice of a number (a row, an amount) would be marked on whatever track has a cell of that
     number; it is a value."""
-    if isinstance(value, bool) or value is None or isinstance(value, (Entity, Player, Zone)):
-        return None
-    if not isinstance(value, (tuple, str)):
+    if not isinstance(value, (tuple, str)):  # (not a number, a card, a player, a zone, true or none)
         return None
     found = []
     for z in boards:
