@@ -255,14 +255,13 @@ class _Position:
         self._forget()
 
     def __deepcopy__(self, memo):
+        # the same position: the match is shared (copied when one of them moves on), and what was
+        # worked out of it stays true (it is never changed in place)
         new = _Position.__new__(_Position)
-        new.rules, new.seed = self.rules, self.seed
-        new._match, new._sharing = self._match, self._sharing  # copied when one of them moves on
+        for name in _Position.__slots__:
+            setattr(new, name, getattr(self, name))
         if self._match is not None:
             self._sharing[0] += 1
-        new.digests, new.decisions, new.truncated = self.digests, self.decisions, self.truncated
-        # the same position: what was worked out of it stays true (and is never changed in place)
-        new._decision, new._views, new._texts, new._text = self._decision, self._views, self._texts, self._text
         return new
 
     def __reduce__(self):

@@ -158,22 +158,18 @@ def candidates(choice: dict, picked: list[dict]):
         # an option's name need not be picked when a part on the table already says which option
         # it is ("place" before a card of the hand): the name is kept when any option of that
         # name starts otherwise, or when a part leads to options of different names
-        on_table = ("card", "cell", "player")
-        skippable: dict[str, bool] = {}
-        firsts: dict[str, set] = {}
-        for o in fitting:
-            if not o["named"]:
-                continue
-            name = o["tokens"][0]["key"]
-            ok = len(o["tokens"]) > 1 and o["tokens"][1]["kind"] in on_table
-            skippable[name] = skippable.get(name, True) and ok
-            if ok:
-                firsts.setdefault(o["tokens"][1]["key"], set()).add(name)
-        for names in firsts.values():
-            if len(names) > 1:
-                for n in names:
-                    skippable[n] = False
-        tokens = [t for t in tokens if t["kind"] != "name" or not skippable.get(t["key"], False)]
+        names, kept = set(), set()  # the options' names; those that must be picked
+        firsts: dict[str, set] = {}  # a part on the table -> the names of the options it leads to
+        for o in (o for o in fitting if o["named"]):
+            name, rest = o["tokens"][0]["key"], o["tokens"][1:]
+            names.add(name)
+            if rest and rest[0]["kind"] in ("card", "cell", "player"):
+                firsts.setdefault(rest[0]["key"], set()).add(name)
+            else:
+                kept.add(name)
+        kept.update(n for leading in firsts.values() if len(leading) > 1 for n in leading)
+        skipped = names - kept
+        tokens = [t for t in tokens if t["kind"] != "name" or t["key"] not in skipped]
     return fitting, done, tokens
 
 
