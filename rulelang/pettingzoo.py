@@ -136,12 +136,8 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode (\"human\" or \"ansi\")")
             return None
-        if self.render_seat is not None:
-            seat = self.render_seat
-        elif self.match.is_over or any(self.truncations.values()):
-            seat = -1
-        else:
-            seat = self.match.to_move
+        over = self.match.is_over or any(self.truncations.values())  # (then drawn as a watcher sees it)
+        seat = self.render_seat if self.render_seat is not None else -1 if over else self.match.to_move
         text = table_text(self.match, seat)
         if self.render_mode == "ansi":
             return text

@@ -274,7 +274,7 @@ def run_bench(args) -> int:
     from rulelang.compile.loader import load
 
     write = sys.stdout.write
-    only = set(s.strip() for s in args.only.split(",")) if args.only else set(SECTIONS)
+    only = {s.strip() for s in args.only.split(",")} if args.only else set(SECTIONS)
     unknown = only - set(SECTIONS)
     if unknown:
         raise ValueError(f"--only takes {', '.join(SECTIONS)}, not {', '.join(sorted(unknown))}")

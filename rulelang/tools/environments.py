@@ -140,12 +140,11 @@ def decision(match: Match, num_actions: int = DEFAULT_NUM_ACTIONS) -> Decision:
             slot = (slot + 1) % num_actions
         taken[slot] = key
     labels: dict[int, str] = {}
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
     for slot in sorted(taken):
         name, label = taken[slot]
-        text = label if label not in seen else f"{label} ({name})"
-        seen[text] = slot
-        labels[slot] = text
+        labels[slot] = text = label if label not in seen else f"{label} ({name})"
+        seen.add(text)
     return Decision(tuple(sorted(taken)), {slot: found[key] for slot, key in taken.items()}, labels,
                     {key: slot for slot, key in taken.items()}, len(keys) - len(offered))
 
