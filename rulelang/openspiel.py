@@ -315,11 +315,7 @@ class RulesState(pyspiel.State):
             pos.seed = int(action)
             pos._forget()
             return
-        d = pos.decision(self._game_values[0])
-        index = d.index.get(int(action))
-        if index is None:
-            raise ValueError(f"action {action} is not one of the legal actions {list(d.ids)}")
-        pos.apply(index, self._game_values[1])
+        pos.apply(pos.decision(self._game_values[0]).option_index(action), self._game_values[1])
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:

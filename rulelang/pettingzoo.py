@@ -101,9 +101,7 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        index = self._current().index.get(int(action))
-        if index is None:
-            raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
+        index = self._current().option_index(action)
         self._cumulative_rewards[agent] = 0.0
         self.match.apply(index)
         self.decisions += 1

@@ -190,19 +190,14 @@ class PositionBuilder(ScenarioExpressions):
         settings = {i.names[0]: i.names[1] for i in self._items("setting")}
         if variants or settings:
             self.check_variants_and_settings(path, variants)
-        key = (str(Path(path).resolve()), tuple(variants))
-        if settings:
-            key += (tuple(sorted(settings.items())),)
-        coverage = self.coverage
-        if coverage is not None:
-            key += ("coverage",)  # (loaded to note the lines it runs: balance/coverage.py)
+        coverage = self.coverage  # (a game loaded to note the lines it runs is kept apart: balance/coverage.py)
+        key = (str(Path(path).resolve()), tuple(variants), tuple(sorted(settings.items())), coverage is not None)
         if key not in self.cache:
             try:
+                loader = load if coverage is None else load_for_coverage
+                self.cache[key] = loader(str(path), variant=variants, settings=settings)
                 if coverage is not None:
-                    self.cache[key] = load_for_coverage(str(path), variant=variants, settings=settings)
                     coverage.add_game(self.cache[key])
-                else:
-                    self.cache[key] = load(str(path), variant=variants, settings=settings)
             except RulesError as exc:  # a setting's value of the wrong kind: said at the scenario's line
                 for item in self._items("setting"):
                     for d in exc.diagnostics:
