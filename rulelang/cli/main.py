@@ -266,7 +266,7 @@ def cmd_test(args) -> int:
                     console.print(f"PASS {r.span.file}:{r.span.line}: {r.name}", markup=False)
             else:
                 failed += 1
-                for where, message in r.failures or [(r.failed_at or r.span, r.message)]:  # each failure at its line
+                for where, message in r.failures:  # each failure at its line
                     console.print(f"FAIL {where}: {r.name}", markup=False)
                     for line in message.splitlines():
                         console.print(f"     {line}", markup=False)

@@ -300,7 +300,8 @@ def run_file(path: str | Path, cache: dict | None = None, coverage=None) -> list
     cache = {} if cache is None else cache
     scenarios = load_scenarios(path)
     if not scenarios:
-        return [ScenarioResult(str(path), Span(file=str(path), line=1, column=1), False, "the file holds no scenario")]
+        span = Span(file=str(path), line=1, column=1)
+        return [ScenarioResult(str(path), span, [(span, "the file holds no scenario")])]
     return [ScenarioRunner(sc, path.parent, cache, coverage).run() for sc in scenarios]
 
 
