@@ -239,8 +239,8 @@ def builtin_help(word: str) -> str | None:
         from rulelang.tools.docgen_text import arity
 
         b = BUILTINS[word]
-        words = arity(b.min_args, b.max_args)
-        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({words} argument{'s' if words != '1' else ''}): {b.doc}"
+        words = arity(b.min_args, b.max_args) + (" argument" if b.max_args == b.min_args == 1 else " arguments")
+        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({words}): {b.doc}"
     if word in SPECIAL_FUNCS:
         return f"```rules\n{word}(...)\n```\n\nBuilt-in function: {SPECIAL_FUNCS[word][2]}"
     if word in BUILTIN_VALUES:

@@ -34,19 +34,15 @@ def pick_zone(match, name: str | None) -> BoardZone:
     boards = board_zones(match)
     if not boards:
         raise ValueError("this game has no board zone to draw")
-    if name is None:
-        return boards[0]
-    for z in boards:
-        if z.key == name or z.name == name:
-            return z
+    found = boards[0] if name is None else next((z for z in boards if name in (z.key, z.name)), None)
+    if found is not None:
+        return found
     raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
 
 
 def board_label(board: BoardZone) -> str:
     """A board as the picture's title names it: "tableau of Player 2 (--zone tableau#2)"."""
-    if board.owner is None:
-        return board.key
-    return f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
+    return board.key if board.owner is None else f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
 
 
 def describe_boards(match) -> list[str]:
@@ -156,10 +152,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     cells_obj = board.cells
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
-    if topology.open:
-        shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied))
-    else:
-        shown = cells_obj.cells()
+    shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied)) if topology.open else cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
 

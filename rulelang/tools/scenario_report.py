@@ -33,7 +33,8 @@ class ScenarioResult:
         """Every failure's report, the first one first."""
         if not self.failures:
             return ""
-        return self.failures[0][1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in self.failures[1:])
+        first, *more = self.failures
+        return first[1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in more)
 
 
 class ScenarioFailure(Exception):
