@@ -49,9 +49,7 @@ class _Rules:
         self.short_name, self.game, self.players, self.facts = short_name, game, players, facts
 
     def start(self, seed: int):
-        if self.facts.chance:
-            return self.game.new_match(players=self.players, seed=seed)
-        return self._started.clone()
+        return self.game.new_match(players=self.players, seed=seed) if self.facts.chance else self._started.clone()
 
     @functools.cached_property
     def _started(self):
@@ -405,6 +403,4 @@ class ViewObserver:
             return "the seed is not drawn yet"
         seat = -1 if self.watcher else player
         text = pos.view_text(seat)
-        if self.perfect_recall:
-            return f"seen {pos.digests[seat]} after {pos.decisions} moves\n{text}"
-        return text
+        return f"seen {pos.digests[seat]} after {pos.decisions} moves\n{text}" if self.perfect_recall else text

@@ -22,15 +22,11 @@ def _num(x, digits=2) -> str:
 
 
 def rate_cell(r: dict) -> str:
-    if r.get("rate") is None:
-        return "-"
-    return f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+    return "-" if r.get("rate") is None else f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
 
 
 def mean_cell(m: dict, digits=2) -> str:
-    if m.get("mean") is None:
-        return "-"
-    return f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
+    return "-" if m.get("mean") is None else f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
 
 
 def _short(x: float) -> str:

@@ -239,12 +239,8 @@ def cmd_test(args) -> int:
     from rulelang.tools.scenario import run_file
 
     files: list[Path] = []
-    for name in args.files:
-        p = Path(name)
-        if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()))
-        else:
-            files.append(p)
+    for p in map(Path, args.files):  # a folder: every scenario file under it
+        files += sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()) if p.is_dir() else [p]
     passed = failed = 0
     cache: dict = {}
     coverage = None

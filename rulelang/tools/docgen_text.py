@@ -73,9 +73,7 @@ def strip_comment(line: str) -> str:
 def code(text: str) -> str:
     """Inline Markdown code for any text (backticks inside are fenced with more backticks)."""
     text = text.replace("\n", " ")
-    if "`" not in text:
-        return f"`{text}`"
-    return f"`` {text} ``"
+    return f"`{text}`" if "`" not in text else f"`` {text} ``"
 
 
 def cell(text: str) -> str:
