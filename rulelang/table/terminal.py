@@ -241,13 +241,8 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
 def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
     if cell is None and not layers:
         return Text(" " * w + "\n" + " " * w)
-    lines = _cell_lines(zone, cell, numbers, w, coord, layers)
-    out = Text()
-    for i, (line, style) in enumerate(lines):
-        if i:
-            out.append("\n")
-        out.append(line.center(w)[:w], style=style)
-    return out
+    return Text("\n").join(Text(line.center(w)[:w], style=style)
+                            for line, style in _cell_lines(zone, cell, numbers, w, coord, layers))
 
 
 def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> Text:
@@ -261,8 +256,7 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | Non
     w = max(6, min(12, (2 * (width - 2)) // max(hi - lo + 2, 1)))
     half = w // 2
     out = Text()
-    rows = sorted({k[1] for k in cells})
-    for r in rows:
+    for r in sorted({k[1] for k in cells}):
         row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
         drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}",
                                 (layers or {}).get(cells[k]["key"], ())) for k in row_cells}
