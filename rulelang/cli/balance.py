@@ -188,7 +188,7 @@ def _common(p, n_default: int = 100, out_help: str = "write the results as JSON"
 
 def add_commands(sub) -> None:
     """Register compare, sweep and tournament on the `rulelang` argument parser."""
-    p = sub.add_parser("tournament", help="play bots against each other and print a win matrix")
+    p = sub.add_parser("tournament", func=cmd_tournament, help="play bots against each other and print a win matrix")
     _common(p, 20)
     p.add_argument("--bots", help="bots to pit against each other, comma-separated: "
                    "random, greedy, mc, mcts (with a budget: mc:40, mcts:100); with --skill, the rungs, weakest "
@@ -201,9 +201,9 @@ def add_commands(sub) -> None:
                    help="the skill ladder: each rung against the one below it (duplicate games), its win rate "
                         "with an interval, and how far the ladder climbs before wins stop rising")
     p.add_argument("--plot", metavar="DIR", help="with --skill: draw the ladder (skill_ladder.png and .svg) into DIR")
-    p.set_defaults(func=cmd_tournament)
 
-    p = sub.add_parser("compare", help="A/B: play two versions of a game on the same seeds and test every difference")
+    p = sub.add_parser("compare", func=cmd_compare,
+                       help="A/B: play two versions of a game on the same seeds and test every difference")
     _common(p, 200)
     p.add_argument("--a", default="base", metavar="VARIANTS_OR_SETTINGS",
                    help='arm A: variants and NAME=VALUE settings, comma-separated ("base": the game as written)')
@@ -213,9 +213,9 @@ def add_commands(sub) -> None:
     p.add_argument("--independent", action="store_true",
                    help="arm B plays other seeds than arm A (default: the same seeds, paired tests)")
     p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw A and B side by side (PNG and SVG) into this folder")
-    p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("sweep", help="simulate every combination of settings (and variants); a table and plots")
+    p = sub.add_parser("sweep", func=cmd_sweep,
+                       help="simulate every combination of settings (and variants); a table and plots")
     _common(p, 100, out_help="folder for sweep.csv and sweep.json (default: ./sweep)", out_type=output_folder)
     p.add_argument("--set", action="append", metavar="NAME=V1,V2,...", default=[],
                    help="a setting and the values to try; repeat for a grid")
@@ -224,7 +224,6 @@ def add_commands(sub) -> None:
     p.add_argument("--agents", help="agents per seat (or one for all)")
     p.add_argument("--plot", metavar="DIR", type=output_folder,
                    help="draw each metric across the sweep (PNG and SVG) into this folder")
-    p.set_defaults(func=cmd_sweep)
 
 
 def _diff_cell(d) -> str:

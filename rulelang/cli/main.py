@@ -240,7 +240,8 @@ def cmd_test(args) -> int:
 
     files: list[Path] = []
     for p in map(Path, args.files):  # a folder: every scenario file under it
-        files += sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()) if p.is_dir() else [p]
+        files += (sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file())
+                  if p.is_dir() else [p])
     passed = failed = 0
     cache: dict = {}
     coverage = None
@@ -383,10 +384,12 @@ class CommandParser(argparse.ArgumentParser):
     option strings, and the keywords), so the reference can list a command's options (docgen's
     `cli_usage`) from argparse's public API alone; `commands`: the subcommands' parsers by name."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, func=None, **kwargs):
         self.arguments: list[tuple[tuple, dict]] = []
         self.commands: dict[str, "CommandParser"] = {}
         super().__init__(*args, **kwargs)
+        if func is not None:  # a subcommand's parser, given the function that runs it
+            self.set_defaults(func=func)
 
     def add_argument(self, *names, **options):
         if options.get("action") != "help":
@@ -413,13 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+")
     p.set_defaults(func=cmd_check, short_lived=True)
 
-    p = sub.add_parser("play", help="play a game in the terminal")
+    p = sub.add_parser("play", func=cmd_play, help="play a game in the terminal")
     _match_arguments(p)
     p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc, mcts")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
-    p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("serve", help="play a game at a table in the browser (people and bots)")
+    p = sub.add_parser("serve", func=cmd_serve, help="play a game at a table in the browser (people and bots)")
     _match_arguments(p)
     p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
@@ -428,12 +430,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS", help="pause before each bot move")
     p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
     p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")
-    p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("lsp", help="a language server for .rules files (LSP over standard input and output)")
-    p.set_defaults(func=cmd_lsp)
+    p = sub.add_parser("lsp", func=cmd_lsp,
+                       help="a language server for .rules files (LSP over standard input and output)")
 
-    p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
+    p = sub.add_parser("simulate", func=cmd_simulate, help="play many seeded games with bots and summarise them")
     p.add_argument("file")
     p.add_argument("-n", type=whole_number(1), default=100, help="number of games")
     p.add_argument("--variant")
@@ -453,26 +454,24 @@ def build_parser() -> argparse.ArgumentParser:
     one_process.add_argument("--coverage", action="store_true",
                              help="play the games in one process and list the rules lines they never reached "
                                   "(with the share of lines they ran)")
-    p.set_defaults(func=cmd_simulate)
 
     from rulelang.cli.balance import add_commands
 
     add_commands(sub)
 
-    p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
+    p = sub.add_parser("test", func=cmd_test, help="run scenario files (a position, a step, the expected outcome)")
     p.add_argument("files", nargs="+", help="scenario files or folders")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--coverage", action="store_true",
                    help="after the scenarios, list for each game they test the rules lines they never reached "
                         "(with the share of lines they ran)")
-    p.set_defaults(func=cmd_test)
 
-    p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
+    p = sub.add_parser("docs", func=cmd_docs, help="write a game's rulebook page as Markdown")
     p.add_argument("file", help=GAME_FILE)
     p.add_argument("-o", "--out", type=output_file, help="write the page to this file (default: print it)")
-    p.set_defaults(func=cmd_docs)
 
-    p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
+    p = sub.add_parser("render", func=cmd_render,
+                       help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
     _match_arguments(p, file_help=GAME_FILE)
     p.add_argument("--agents", help=AGENTS)
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
@@ -488,16 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the game's boards (per-player boards are named "
                    "NAME#SEAT, e.g. tableau#2) and whose each is, and draw nothing")
     p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
-    p.set_defaults(func=cmd_render)
 
     from rulelang.cli.args import bench_arguments
 
-    p = sub.add_parser("bench", help="measure playouts per second against hand-written Python, check time, clone speed, "
-                                     "simulate --jobs scaling")
+    p = sub.add_parser("bench", func=cmd_bench,
+                       help="measure playouts per second against hand-written Python, check time, clone speed, "
+                            "simulate --jobs scaling")
     bench_arguments(p)
-    p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("replay", help="show a stored golden replay step by step, or record and check them")
+    p = sub.add_parser("replay", func=cmd_replay,
+                       help="show a stored golden replay step by step, or record and check them")
     p.add_argument("files", nargs="*", help="a replay file to show; with --record, games (default: games/ and "
                    "examples/); with --check, replay files (default: all in --dir)")
     p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
@@ -508,7 +507,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="with --record: record the mode these settings choose (a file of its own)")
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
-    p.set_defaults(func=cmd_replay)
 
     parser.commands = dict(sub.choices)
     for p in parser.commands.values():

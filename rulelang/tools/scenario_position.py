@@ -130,11 +130,8 @@ SCENARIO_FUNCTIONS = {"contains": (_contains, "contains(TEXT, PART) or contains(
 
 def _turn_number(match: Match):
     """The number of the turn being taken in the innermost `take turns` running (1 for the first), or none."""
-    for frame in reversed(match.s.stack):
-        for v in frame.vars.values():
-            if type(v) is dict and "taken" in v and "first" in v:
-                return v["taken"]
-    return None
+    return next((v["taken"] for frame in reversed(match.s.stack) for v in frame.vars.values()
+                 if type(v) is dict and "taken" in v and "first" in v), None)
 
 
 # ------------------------------------------------------------------ the game and the position
