@@ -39,13 +39,10 @@ def _format_value(v, top: bool = False) -> str:
     if isinstance(v, KeywordValue):
         return v.name + (f"({', '.join(_format_value(a) for a in v.args)})" if v.args else "")
     if isinstance(v, (list, tuple)):
-        if top:
-            return ", ".join(_format_value(x) for x in v) if v else "–"
-        return "[" + ", ".join(_format_value(x) for x in v) + "]"
+        items = ", ".join(_format_value(x) for x in v)
+        return (items or "–") if top else f"[{items}]"
     if type(v) is EnumMap:  # a number per member: "2 ruby, 1 jade" in a table, else as written, {ruby: 2, jade: 1}
-        if top:
-            return describe(v)
-        return "{" + ", ".join(f"{k}: {n}" for k, n in v.values.items() if n) + "}"
+        return describe(v) if top else "{" + ", ".join(f"{k}: {n}" for k, n in v.values.items() if n) + "}"
     return str(v)
 
 
@@ -61,12 +58,11 @@ def _value_summary(values: list) -> str:
 
 def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level: int = 3) -> list[str]:
     """The decks: one summary table, then the cards of each `cards` declaration."""
-    out: list[str] = []
     decls = [d for d in rules.decls if isinstance(d, N.CardsDecl)]
     if not decls:
         return ["This game declares no cards."]
     card_sets = card_sets or {}
-    out += table("cards | component | how many: | where they start", (
+    out = table("cards | component | how many: | where they start", (
         [code(d.name), ", ".join(sorted({e.ctor.component for e in d.entries})),
          str(len(card_sets[d.name])) if d.name in card_sets else "?",
          code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"] for d in decls)) + [""]
@@ -75,10 +71,8 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
         if d.doc:
             out += [doc_text(d.doc), ""]
         defs = card_sets.get(d.name)
-        if defs is None:
-            out += ["The cards could not be computed (the game does not load).", ""]
-            continue
-        out += _cards_table(d, defs, src) + [""]
+        out += (["The cards could not be computed (the game does not load)."] if defs is None
+                else _cards_table(d, defs, src)) + [""]
     return out
 
 
