@@ -173,15 +173,11 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
     if zone.is_board:
         cells = zone.cells
         t = cells.topology
-        shown = list(cells.occupied_cells()) if t.open else list(cells.cells())
-        if t.open:
-            seen = set(shown)
-            for c in list(cells.frontier()) + sorted(extra_cells, key=cell_key):
-                if c not in seen:
-                    seen.add(c)
-                    shown.append(c)
-            if not shown:
-                shown.append(t.origin())
+        if t.open:  # its cards, the free cells beside them, those an option names (or where the first goes)
+            shown = list(dict.fromkeys([*cells.occupied_cells(), *cells.frontier(), *sorted(extra_cells, key=cell_key)]))
+            shown = shown or [t.origin()]
+        else:
+            shown = list(cells.cells())
         entry["board"] = _topology(zone)
         if cells.layer_of is not None:
             entry["layer_of"] = cells.layer_of  # drawn on the cells of that board
@@ -205,13 +201,11 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
 def _token(match: Match, value, seat: int, refs: _Refs, boards: list) -> dict:
     """One part of an option: a card, a cell of a board, a player, or a plain value."""
     if isinstance(value, Entity):
-        seen = visible(value, seat)
-        if value.id in refs.by_id:
-            return {"kind": "card", "ref": refs.by_id[value.id], "key": "card:" + refs.by_id[value.id],
-                    "text": seen_as(match.s, value, seat)}
-        # a card the view does not show (in a face-down pile): chosen from the list by its description
         text = seen_as(match.s, value, seat)
-        return {"kind": "value", "key": f"unshown:{value.id if seen else text}", "text": text}
+        if value.id in refs.by_id:
+            return {"kind": "card", "ref": refs.by_id[value.id], "key": "card:" + refs.by_id[value.id], "text": text}
+        # a card the view does not show (in a face-down pile): chosen from the list by its description
+        return {"kind": "value", "key": f"unshown:{value.id if visible(value, seat) else text}", "text": text}
     if isinstance(value, Player):
         return {"kind": "player", "seat": value.seat + 1, "key": f"player:{value.seat + 1}",
                 "text": f"Player {value.seat + 1}"}
