@@ -90,21 +90,17 @@ class _Refs:
 
 
 def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
-    seen = visible(e, seat)
-    if not seen:
+    if not visible(e, seat):
         out: dict[str, Any] = {"ref": refs.ref(e, False), "hidden": True}
-        if e.face_down:
-            out["face_down"] = True
-        back = back_of(e)
-        if back:
+        if back := back_of(e):
             out["back"] = back
-        return out
-    data = card_view(e)
-    fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
-    out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
-           "colour": _table_colours(match).get(colour_kind(e, match.game.program), "#dddddd")}
-    if e.owner is not None:
-        out["owner"] = e.owner + 1
+    else:
+        data = card_view(e)
+        fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
+        out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
+               "colour": _table_colours(match).get(colour_kind(e, match.game.program), "#dddddd")}
+        if e.owner is not None:
+            out["owner"] = e.owner + 1
     if e.face_down:
         out["face_down"] = True
     return out
