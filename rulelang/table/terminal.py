@@ -72,7 +72,10 @@ def chip(group: list[dict], numbers: dict, arrow: str = "") -> tuple[str, list[s
 def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
     """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
     tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
-    shown unless one of the others can be chosen."""
+    shown unless one of the others can be chosen. No cards: "empty"."""
+    if not cards:
+        out.append("empty", style="dim")
+        return
     groups = alike_groups(cards)
     chips = [[c] for c in cards] if len(groups) == len(cards) else groups
     if len(chips) > most and not any(f"card:{c['ref']}" in numbers for c in cards):
@@ -302,10 +305,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
         elif i:
             out.append(" — " if zone["board"]["kind"] == "track" else "   ")
         out.append(f"{c['key']}: ", style="dim")
-        if not c["cards"]:
-            out.append("empty", style="dim")
-        else:
-            draw_chips(out, c["cards"], numbers)
+        draw_chips(out, c["cards"], numbers)
         if mark:
             out.append(f" [{mark}]", style="bold yellow")
         i += 1
@@ -330,10 +330,7 @@ def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     if cards is None:
         return Text(f"{indent}{name}: {zone['count']} face down", style="dim" if indent else "bold")
     line = Text(f"{indent}{name} ({zone['count']}): ", style="" if indent else "bold")
-    if cards:
-        draw_chips(line, cards, numbers)
-    else:
-        line.append("empty", style="dim")
+    draw_chips(line, cards, numbers)
     return line
 
 
