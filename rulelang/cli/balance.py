@@ -96,15 +96,15 @@ def print_metrics(console, summary) -> None:
     t.add_column("metric")
     t.add_column("value [interval]", justify="right")
     t.add_column("how to read it")
-    fpa = m["first_player_advantage"]
-    t.add_row("first-player advantage", mean_cell(fpa, 3), "seat 1's win rate minus the average seat's; 0 is fair")
+    t.add_row("first-player advantage", mean_cell(m["first_player_advantage"], 3),
+              "seat 1's win rate minus the average seat's; 0 is fair")
     t.add_row("no winner", rate_cell(m["no_winner_rate"]), "games that end with nobody winning")
     t.add_row("shared wins", rate_cell(m["shared_win_rate"]), "games won by more than one player (ties, team wins)")
-    r, d = m["rounds"], m["decisions"]
-    t.add_row("length (rounds)", mean_cell(r), f"median {_num(r.get('median'), 1)}, from {_num(r.get('min'), 0)} to {_num(r.get('max'), 0)}")
-    t.add_row("length (decisions)", mean_cell(d, 1), f"median {_num(d.get('median'), 1)}, from {_num(d.get('min'), 0)} to {_num(d.get('max'), 0)}")
-    b = m["branching_factor"]
-    t.add_row("branching factor", mean_cell(b, 1), "options per decision (mean per game)")
+    for key, digits in (("rounds", 2), ("decisions", 1)):
+        v = m[key]
+        t.add_row(f"length ({key})", mean_cell(v, digits),
+                  f"median {_num(v.get('median'), 1)}, from {_num(v.get('min'), 0)} to {_num(v.get('max'), 0)}")
+    t.add_row("branching factor", mean_cell(m["branching_factor"], 1), "options per decision (mean per game)")
     for key, name, how in (("lead_changes", "lead changes", "times a new player took the lead (per game)"),
                            ("drama", "drama", "how far behind the winner was on average, 0 to 1"),
                            ("decided_at", "decided at (decisiveness)", "share of the game before the winner led for good; 0 = led all along")):
