@@ -54,12 +54,9 @@ def replay_file(folder: Path, path: str | Path, variants: list[str], settings: d
 
 def setting_modes(folder: Path, path: str | Path) -> list[tuple[list[str], dict]]:
     """The (variants, settings) of the stored replays of a game recorded with settings."""
-    found = []
-    for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json")):
-        data = read(file)
-        if data.get("settings") and Path(data["game"]).stem == Path(path).stem:
-            found.append((data["variants"], data["settings"]))
-    return found
+    stored = [read(file) for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json"))]
+    return [(data["variants"], data["settings"]) for data in stored
+            if data.get("settings") and Path(data["game"]).stem == Path(path).stem]
 
 
 def digest(match: Match) -> str:
