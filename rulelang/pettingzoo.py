@@ -116,8 +116,7 @@ class raw_env(AECEnv):
 
     def _end_if_over(self):
         if self.match.is_over:
-            for agent, value in zip(self.possible_agents, returns(self.match, self.players)):
-                self.rewards[agent] = value
+            self.rewards.update(zip(self.possible_agents, returns(self.match, self.players)))
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.decisions >= self.max_game_length:
             self.truncations = dict.fromkeys(self.agents, True)
