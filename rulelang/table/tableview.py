@@ -170,8 +170,8 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
         cells = zone.cells
         t = cells.topology
         if t.open:  # its cards, the free cells beside them, those an option names (or where the first goes)
-            shown = list(dict.fromkeys([*cells.occupied_cells(), *cells.frontier(), *sorted(extra_cells, key=cell_key)]))
-            shown = shown or [t.origin()]
+            shown = [*cells.occupied_cells(), *cells.frontier(), *sorted(extra_cells, key=cell_key)]
+            shown = list(dict.fromkeys(shown)) or [t.origin()]
         else:
             shown = list(cells.cells())
         entry["board"] = _topology(zone)

@@ -226,13 +226,13 @@ class _Renderer:
                 ("a round", " → ".join(code(p) for p in game.round_phases) or "(no phases)")]
         if game.max_rounds:
             rows.append(("round limit", str(game.max_rounds)))
-        variants = list(self.rules.variants())
-        rows.append(("variants", ", ".join(f"[{v}](#variant-{v})" if self.site else code(v) for v in variants) or "none"))
         settings = [d.name for d in self.base if isinstance(d, N.SettingDecl)]
-        rows.append(("settings", ", ".join(code(s) for s in settings) or "none"))
         n_assumptions = len(collect_assumptions(self.text))
-        rows.append(("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)))
-        rows.append(("source", code(self.shown)))
+        rows += [("variants", ", ".join(f"[{v}](#variant-{v})" if self.site else code(v) for v in self.rules.variants())
+                  or "none"),
+                 ("settings", ", ".join(code(s) for s in settings) or "none"),
+                 ("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)),
+                 ("source", code(self.shown))]
         self.w("| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), "")
         if game.doc:
             self.w(doc_text(game.doc), "")
@@ -240,8 +240,8 @@ class _Renderer:
             if game.member_docs.get(key):
                 label = {"direction": "turn order", "max_rounds": "max rounds"}.get(key, key)
                 self.w(f"- **{label}**: " + " ".join(game.member_docs[key]))
-        self.w("")
-        self.w("Play it: " + code(f"rulelang play {self.shown}") + "; check it: " + code(f"rulelang check {self.shown}") + ".", "")
+        play, check = code(f"rulelang play {self.shown}"), code(f"rulelang check {self.shown}")
+        self.w("", f"Play it: {play}; check it: {check}.", "")
 
     def flow(self, decls: list | None = None, level: int = 2, title: str = "How a game flows"):
         flow = build_flow(decls if decls is not None else self.base, self.src)
