@@ -451,8 +451,10 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
             entries.append((o["label"], o))
         console.print()
         draw_view(console, view, nexts, seats, picked)
-        console.print(Text.assemble((f"Player {seat + 1}", "bold"), f": {choice['prompt'] or 'choose'}",
-                                    ("  chosen: " + ", ".join(t["text"] for t in picked), "cyan") if picked else ""))
+        prompt = Text(f"Player {seat + 1}: {choice['prompt'] or 'choose'}", style="bold")  # (the whole line bold)
+        if picked:
+            prompt.append("  chosen: " + ", ".join(t["text"] for t in picked), style="cyan")
+        console.print(prompt)
         cells = [i for i, (_, t) in enumerate(entries) if t.get("kind") == "cell" and not t.get("also_listed")]
         for i, (text, _) in enumerate(entries):
             if i not in cells or len(cells) <= 4:
