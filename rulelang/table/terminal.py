@@ -136,11 +136,8 @@ def remaining(option: dict, picked: list[dict]) -> list[list[dict]]:
     seqs = [option["tokens"]]
     if option["named"] and len(option["tokens"]) > 1 and option["tokens"][1]["kind"] in ("card", "cell", "player"):
         seqs.append(option["tokens"][1:])  # a named option may be reached straight by a part on the table
-    out = []
-    for seq in seqs:
-        if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked)):
-            out.append(seq[len(picked):])
-    return out
+    return [seq[len(picked):] for seq in seqs
+            if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked))]
 
 
 def candidates(choice: dict, picked: list[dict]):
