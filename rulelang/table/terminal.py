@@ -444,8 +444,7 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
             if texts.count(text) > 1 and t.get("kind") == "card" and t["ref"] in where:
                 zone, cell, _, _ = where[t["ref"]]
                 entries[i] = (f"{text} ({names[zone]}{'' if cell is None else ' ' + cell})", t)
-        for o in done:  # the parts chosen already make a whole option, yet others go on
-            entries.append((o["label"], o))
+        entries += [(o["label"], o) for o in done]  # the parts picked make a whole option, yet others go on
         console.print()
         draw_view(console, view, nexts, seats, picked)
         prompt = Text(f"Player {seat + 1}: {choice['prompt'] or 'choose'}", style="bold")  # (the whole line bold)
