@@ -187,8 +187,11 @@ class PositionBuilder(ScenarioExpressions):
         settings = {i.names[0]: i.names[1] for i in self._items("setting")}
         if variants or settings:
             self.check_variants_and_settings(path, variants)
-        coverage = self.coverage  # (a game loaded to note the lines it runs is kept apart: balance/coverage.py)
-        key = (str(Path(path).resolve()), tuple(variants), tuple(sorted(settings.items())), coverage is not None)
+        # (the key's shape is read by tests that put a game of their own in the cache)
+        key = (str(Path(path).resolve()), tuple(variants)) + ((tuple(sorted(settings.items())),) if settings else ())
+        coverage = self.coverage
+        if coverage is not None:
+            key += ("coverage",)  # (loaded to note the lines it runs: balance/coverage.py)
         if key not in self.cache:
             try:
                 loader = load if coverage is None else load_for_coverage
