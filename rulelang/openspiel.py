@@ -49,9 +49,7 @@ class _Rules:
         self.short_name, self.game, self.players, self.facts = short_name, game, players, facts
 
     def start(self, seed: int):
-        if self.facts.chance:
-            return self.game.new_match(players=self.players, seed=seed)
-        return self._started.clone()
+        return self.game.new_match(players=self.players, seed=seed) if self.facts.chance else self._started.clone()
 
     @functools.cached_property
     def _started(self):
@@ -255,14 +253,13 @@ class _Position:
         self._forget()
 
     def __deepcopy__(self, memo):
+        # the same position: the match is shared (copied when one of them moves on), and what was
+        # worked out of it stays true (it is never changed in place)
         new = _Position.__new__(_Position)
-        new.rules, new.seed = self.rules, self.seed
-        new._match, new._sharing = self._match, self._sharing  # copied when one of them moves on
+        for name in _Position.__slots__:
+            setattr(new, name, getattr(self, name))
         if self._match is not None:
             self._sharing[0] += 1
-        new.digests, new.decisions, new.truncated = self.digests, self.decisions, self.truncated
-        # the same position: what was worked out of it stays true (and is never changed in place)
-        new._decision, new._views, new._texts, new._text = self._decision, self._views, self._texts, self._text
         return new
 
     def __reduce__(self):
@@ -316,11 +313,7 @@ class RulesState(pyspiel.State):
             pos.seed = int(action)
             pos._forget()
             return
-        d = pos.decision(self._game_values[0])
-        index = d.index.get(int(action))
-        if index is None:
-            raise ValueError(f"action {action} is not one of the legal actions {list(d.ids)}")
-        pos.apply(index, self._game_values[1])
+        pos.apply(pos.decision(self._game_values[0]).option_index(action), self._game_values[1])
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -410,6 +403,4 @@ class ViewObserver:
             return "the seed is not drawn yet"
         seat = -1 if self.watcher else player
         text = pos.view_text(seat)
-        if self.perfect_recall:
-            return f"seen {pos.digests[seat]} after {pos.decisions} moves\n{text}"
-        return text
+        return f"seen {pos.digests[seat]} after {pos.decisions} moves\n{text}" if self.perfect_recall else text

@@ -101,9 +101,7 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        index = self._current().index.get(int(action))
-        if index is None:
-            raise ValueError(f"action {action} is not legal now (legal: {self.legal_actions()})")
+        index = self._current().option_index(action)
         self._cumulative_rewards[agent] = 0.0
         self.match.apply(index)
         self.decisions += 1
@@ -118,8 +116,7 @@ class raw_env(AECEnv):
 
     def _end_if_over(self):
         if self.match.is_over:
-            for agent, value in zip(self.possible_agents, returns(self.match, self.players)):
-                self.rewards[agent] = value
+            self.rewards.update(zip(self.possible_agents, returns(self.match, self.players)))
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.decisions >= self.max_game_length:
             self.truncations = dict.fromkeys(self.agents, True)
@@ -136,12 +133,8 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode (\"human\" or \"ansi\")")
             return None
-        if self.render_seat is not None:
-            seat = self.render_seat
-        elif self.match.is_over or any(self.truncations.values()):
-            seat = -1
-        else:
-            seat = self.match.to_move
+        over = self.match.is_over or any(self.truncations.values())  # (then drawn as a watcher sees it)
+        seat = self.render_seat if self.render_seat is not None else -1 if over else self.match.to_move
         text = table_text(self.match, seat)
         if self.render_mode == "ansi":
             return text

@@ -74,7 +74,7 @@ def chosen_settings(pairs: list[str] | None) -> dict[str, str]:
     out = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise SystemExit(f"--set takes NAME=VALUE, not {pair!r}")
+            raise ValueError(f"--set takes NAME=VALUE, not {pair!r}")
         k, v = pair.split("=", 1)
         out[k.strip()] = v.strip()
     return out

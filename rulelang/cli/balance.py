@@ -22,15 +22,11 @@ def _num(x, digits=2) -> str:
 
 
 def rate_cell(r: dict) -> str:
-    if r.get("rate") is None:
-        return "-"
-    return f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+    return "-" if r.get("rate") is None else f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
 
 
 def mean_cell(m: dict, digits=2) -> str:
-    if m.get("mean") is None:
-        return "-"
-    return f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
+    return "-" if m.get("mean") is None else f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
 
 
 def _short(x: float) -> str:
@@ -100,15 +96,15 @@ def print_metrics(console, summary) -> None:
     t.add_column("metric")
     t.add_column("value [interval]", justify="right")
     t.add_column("how to read it")
-    fpa = m["first_player_advantage"]
-    t.add_row("first-player advantage", mean_cell(fpa, 3), "seat 1's win rate minus the average seat's; 0 is fair")
+    t.add_row("first-player advantage", mean_cell(m["first_player_advantage"], 3),
+              "seat 1's win rate minus the average seat's; 0 is fair")
     t.add_row("no winner", rate_cell(m["no_winner_rate"]), "games that end with nobody winning")
     t.add_row("shared wins", rate_cell(m["shared_win_rate"]), "games won by more than one player (ties, team wins)")
-    r, d = m["rounds"], m["decisions"]
-    t.add_row("length (rounds)", mean_cell(r), f"median {_num(r.get('median'), 1)}, from {_num(r.get('min'), 0)} to {_num(r.get('max'), 0)}")
-    t.add_row("length (decisions)", mean_cell(d, 1), f"median {_num(d.get('median'), 1)}, from {_num(d.get('min'), 0)} to {_num(d.get('max'), 0)}")
-    b = m["branching_factor"]
-    t.add_row("branching factor", mean_cell(b, 1), "options per decision (mean per game)")
+    for key, digits in (("rounds", 2), ("decisions", 1)):
+        v = m[key]
+        t.add_row(f"length ({key})", mean_cell(v, digits),
+                  f"median {_num(v.get('median'), 1)}, from {_num(v.get('min'), 0)} to {_num(v.get('max'), 0)}")
+    t.add_row("branching factor", mean_cell(m["branching_factor"], 1), "options per decision (mean per game)")
     for key, name, how in (("lead_changes", "lead changes", "times a new player took the lead (per game)"),
                            ("drama", "drama", "how far behind the winner was on average, 0 to 1"),
                            ("decided_at", "decided at (decisiveness)", "share of the game before the winner led for good; 0 = led all along")):
@@ -143,11 +139,10 @@ def cmd_tournament(args) -> int:
         return 2
     bots = [b for b in args.bots.split(",") if b]
     pairs = len(set(bots)) * (len(set(bots)) - 1) // 2
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("playing", total=args.n * max(pairs, 1) * (2 if args.duplicate else 1))
+    with progress_bar(args.quiet, "playing", args.n * max(pairs, 1) * (2 if args.duplicate else 1)) as advance:
         result = tournament(args.file, bots, args.n, variant=chosen_variants(args.variant),
                             settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
-                            cluster=args.cluster, progress=lambda: progress.advance(task), duplicate=args.duplicate)
+                            cluster=args.cluster, progress=advance, duplicate=args.duplicate)
     print_tournament(console, result)
     if args.out:
         write_json(args.out, result.to_json())
@@ -159,11 +154,10 @@ def _skill_ladder(args) -> int:
     from rulelang.balance.tournament import LADDER, print_ladder, skill_ladder
 
     rungs = [b for b in (args.bots or ",".join(LADDER)).split(",") if b]
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("climbing", total=args.n * 2 * max(len(rungs) - 1, 1))
+    with progress_bar(args.quiet, "climbing", args.n * 2 * max(len(rungs) - 1, 1)) as advance:
         ladder = skill_ladder(args.file, args.n, rungs, variant=chosen_variants(args.variant),
                               settings=chosen_settings(args.set), players=args.players, seed=args.seed, jobs=args.jobs,
-                              cluster=args.cluster, progress=lambda: progress.advance(task))
+                              cluster=args.cluster, progress=advance)
     print_ladder(console, ladder)
     data = ladder.to_json()
     # how to play it again, for a page that shows the kept results
@@ -194,7 +188,7 @@ def _common(p, n_default: int = 100, out_help: str = "write the results as JSON"
 
 def add_commands(sub) -> None:
     """Register compare, sweep and tournament on the `rulelang` argument parser."""
-    p = sub.add_parser("tournament", help="play bots against each other and print a win matrix")
+    p = sub.add_parser("tournament", func=cmd_tournament, help="play bots against each other and print a win matrix")
     _common(p, 20)
     p.add_argument("--bots", help="bots to pit against each other, comma-separated: "
                    "random, greedy, mc, mcts (with a budget: mc:40, mcts:100); with --skill, the rungs, weakest "
@@ -207,9 +201,9 @@ def add_commands(sub) -> None:
                    help="the skill ladder: each rung against the one below it (duplicate games), its win rate "
                         "with an interval, and how far the ladder climbs before wins stop rising")
     p.add_argument("--plot", metavar="DIR", help="with --skill: draw the ladder (skill_ladder.png and .svg) into DIR")
-    p.set_defaults(func=cmd_tournament)
 
-    p = sub.add_parser("compare", help="A/B: play two versions of a game on the same seeds and test every difference")
+    p = sub.add_parser("compare", func=cmd_compare,
+                       help="A/B: play two versions of a game on the same seeds and test every difference")
     _common(p, 200)
     p.add_argument("--a", default="base", metavar="VARIANTS_OR_SETTINGS",
                    help='arm A: variants and NAME=VALUE settings, comma-separated ("base": the game as written)')
@@ -219,9 +213,9 @@ def add_commands(sub) -> None:
     p.add_argument("--independent", action="store_true",
                    help="arm B plays other seeds than arm A (default: the same seeds, paired tests)")
     p.add_argument("--plot", metavar="DIR", type=output_folder, help="draw A and B side by side (PNG and SVG) into this folder")
-    p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("sweep", help="simulate every combination of settings (and variants); a table and plots")
+    p = sub.add_parser("sweep", func=cmd_sweep,
+                       help="simulate every combination of settings (and variants); a table and plots")
     _common(p, 100, out_help="folder for sweep.csv and sweep.json (default: ./sweep)", out_type=output_folder)
     p.add_argument("--set", action="append", metavar="NAME=V1,V2,...", default=[],
                    help="a setting and the values to try; repeat for a grid")
@@ -230,7 +224,6 @@ def add_commands(sub) -> None:
     p.add_argument("--agents", help="agents per seat (or one for all)")
     p.add_argument("--plot", metavar="DIR", type=output_folder,
                    help="draw each metric across the sweep (PNG and SVG) into this folder")
-    p.set_defaults(func=cmd_sweep)
 
 
 def _diff_cell(d) -> str:
@@ -281,11 +274,10 @@ def cmd_compare(args) -> int:
     from rulelang.balance.compare import compare
 
     agents = args.agents.split(",") if args.agents else None
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("simulating A and B", total=2 * args.n)
+    with progress_bar(args.quiet, "simulating A and B", 2 * args.n) as advance:
         c = compare(args.file, args.a, args.b, args.n, players=args.players, agents=agents, seed=args.seed,
                     jobs=args.jobs, cluster=args.cluster, alpha=args.alpha, independent=args.independent,
-                    progress=lambda: progress.advance(task))
+                    progress=advance)
     print_comparison(console, c)
     if args.out:
         write_json(args.out, c.to_json())
@@ -303,11 +295,10 @@ def cmd_sweep(args) -> int:
 
     agents = args.agents.split(",") if args.agents else None
     cells = len(grid(args.set, args.variant))
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task(f"{cells} cells", total=cells * args.n)
+    with progress_bar(args.quiet, f"{cells} cells", cells * args.n) as advance:
         title, rows = sweep(args.file, args.set, args.variant, args.n, players=args.players, agents=agents,
                             seed=args.seed, jobs=args.jobs, cluster=args.cluster,
-                            progress=lambda: progress.advance(task))
+                            progress=advance)
     seats = list(dict.fromkeys(k for r in rows for k in r["win_rate"]))
     table = Table(title=f"{title}: {len(rows)} cells, {args.n} games each (the same seeds in every cell)")
     table.add_column("cell")

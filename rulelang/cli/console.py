@@ -1,5 +1,6 @@
 """The consoles the `rulelang` command prints on (rich, made on first use)."""
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -32,12 +33,15 @@ console = _LazyConsole(highlight=False, soft_wrap=True, emoji=False, markup=Fals
 err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
 
 
-def progress_bar(quiet: bool):
-    """The progress bar of many games, on stderr (none with --quiet)."""
+@contextmanager
+def progress_bar(quiet: bool, what: str, total: int):
+    """A progress bar of `total` steps on stderr (none with --quiet), as the function that advances it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err_console, transient=False, disable=quiet) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda: progress.advance(task)
 
 
 def write_json(path: str, data, end: str = "") -> None:

@@ -15,9 +15,6 @@ from rulelang.cli.console import console, err_console, print_written, progress_b
 # answers from its kept verdict without them)
 
 
-# ------------------------------------------------------------------ check
-
-
 def cmd_check(args) -> int:
     from rulelang.core.resources import find_game
     from rulelang.check.verdicts import passed_before, remember_pass
@@ -35,8 +32,9 @@ def cmd_check(args) -> int:
 
             try:
                 text, rules = read_and_parse(path)
-                if _is_scenario_file(rules):  # scenarios (`rulelang test`): checked without running their steps
-                    failed += _check_scenario_file(path, rules, scenario_games)
+                scenarios_failed = _check_scenario_file(path, rules, scenario_games)
+                if scenarios_failed is not None:
+                    failed += scenarios_failed
                     continue
                 data_files = DataFiles()
                 check_rules(rules, all_variants=True, data_files=data_files)
@@ -64,22 +62,18 @@ def _print_errors(path, exc) -> None:
     sys.stderr.flush()
 
 
-def _is_scenario_file(rules) -> bool:
-    """A file whose declarations are scenarios and no game (told from the AST alone: a game's check
-    imports nothing of the scenario runner, nor the parser when its AST is kept)."""
+def _check_scenario_file(path, rules, games: dict) -> int | None:
+    """A file whose declarations are scenarios and no game (`rulelang test`), checked without running
+    their steps: 1 when it has problems (said on stderr), else 0; None for any other file. (Told
+    from the AST alone: a game's check imports nothing of the scenario runner.)"""
     from rulelang.language import nodes as N
-
-    return (any(isinstance(d, N.ScenarioDecl) for d in rules.decls)
-            and not any(isinstance(d, N.GameDecl) for d in rules.decls))
-
-
-def _check_scenario_file(path, rules, games: dict) -> int:
-    """Check a file of scenarios: 1 when it has problems (said on stderr), else 0."""
-    from rulelang.language import nodes as N
-    from rulelang.tools.scenario import check_scenarios
-    from rulelang.core.errors import RulesError
 
     scenarios = [d for d in rules.decls if isinstance(d, N.ScenarioDecl)]
+    if not scenarios or any(isinstance(d, N.GameDecl) for d in rules.decls):
+        return None
+    from rulelang.core.errors import RulesError
+    from rulelang.tools.scenario import check_scenarios
+
     problems = check_scenarios(path, scenarios, games)
     if problems:
         _print_errors(path, RulesError(problems))
@@ -89,9 +83,6 @@ def _check_scenario_file(path, rules, games: dict) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ simulate
-
-
 def cmd_simulate(args) -> int:
     from rich.table import Table
 
@@ -99,11 +90,10 @@ def cmd_simulate(args) -> int:
     from rulelang.balance.simulate import simulate
 
     agents = args.agents.split(",") if args.agents else ["random"]
-    with progress_bar(args.quiet) as progress:
-        task = progress.add_task("simulating", total=args.n)
+    with progress_bar(args.quiet, "simulating", args.n) as advance:
         summary = simulate(args.file, args.n, variant=chosen_variants(args.variant), players=args.players,
                            agents=agents, seed=args.seed, jobs=args.jobs, settings=chosen_settings(args.set),
-                           progress=lambda: progress.advance(task), cluster=args.cluster, profile=args.profile,
+                           progress=advance, cluster=args.cluster, profile=args.profile,
                            coverage=args.coverage)
     print_seats(console, summary)
     rounds_mean, rounds_sd = summary.length("rounds")
@@ -170,9 +160,6 @@ def _load(args):
     return load(args.file, variant=chosen_variants(args.variant), settings=chosen_settings(args.set))
 
 
-# ------------------------------------------------------------------ play
-
-
 def _human_then_random(players: int) -> str:
     """The seats of `play` and `serve` without --seats: a person, then random bots."""
     return ",".join(["human"] + ["random"] * (players - 1))
@@ -197,37 +184,30 @@ def cmd_play(args) -> int:
     console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
                   f"Seats: {escape(', '.join(names))}", markup=True)
     shown_log = 0
-    while not match.is_over:
+    while True:
         for line in match.s.log[shown_log:]:
             console.print(f"  {line}", style="dim", markup=False)
         shown_log = len(match.s.log)
+        if match.is_over:
+            break
         seat = match.to_move
-        options = match.legal_options()
         if agents[seat] is not None:
-            index = agents[seat].choose(AgentHandle(match, seat), options)
+            index = agents[seat].choose(AgentHandle(match, seat), match.legal_options())
             # what the bot does, as the human (or, with no human or several, a watcher) sees it as
             # it is done: said before the move is applied, so a card hidden from them then is "a
             # hidden card", neither named nor placed where the move (or a new round) puts it
             label = move_label(match.s, match.s.pending["options"][index], viewer)
             console.print(f"Player {seat + 1} ({names[seat]}): {label}", markup=False)
-            match.apply(index)
-            continue
-        index = ask(console, match, seat, seats=names)
-        if index is None:
-            return 1
-        if index == QUIT:
-            return 0
+        else:
+            index = ask(console, match, seat, seats=names)
+            if index is None or index == QUIT:
+                return 1 if index is None else 0
         match.apply(index)
-    for line in match.s.log[shown_log:]:
-        console.print(f"  {line}", style="dim", markup=False)
     result = match.result
     winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
     console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
     draw_result(console, table_view(match, viewer), names)
     return 0
-
-
-# ------------------------------------------------------------------ serve
 
 
 def cmd_serve(args) -> int:
@@ -246,9 +226,6 @@ def cmd_serve(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ lsp
-
-
 def cmd_lsp(args) -> int:
     try:
         from rulelang.tools.lsp import main as lsp_main
@@ -257,20 +234,14 @@ def cmd_lsp(args) -> int:
     return lsp_main()
 
 
-# ------------------------------------------------------------------ test
-
-
 def cmd_test(args) -> int:
     from rulelang.core.errors import RulesError
     from rulelang.tools.scenario import run_file
 
     files: list[Path] = []
-    for name in args.files:
-        p = Path(name)
-        if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file()))
-        else:
-            files.append(p)
+    for p in map(Path, args.files):  # a folder: every scenario file under it
+        files += (sorted(x for x in p.rglob("*") if x.suffix in (".rules", ".json") and x.is_file())
+                  if p.is_dir() else [p])
     passed = failed = 0
     cache: dict = {}
     coverage = None
@@ -292,7 +263,7 @@ def cmd_test(args) -> int:
                     console.print(f"PASS {r.span.file}:{r.span.line}: {r.name}", markup=False)
             else:
                 failed += 1
-                for where, message in r.failures or [(r.failed_at or r.span, r.message)]:  # each failure at its line
+                for where, message in r.failures:  # each failure at its line
                     console.print(f"FAIL {where}: {r.name}", markup=False)
                     for line in message.splitlines():
                         console.print(f"     {line}", markup=False)
@@ -300,9 +271,6 @@ def cmd_test(args) -> int:
     if coverage is not None:
         _print_coverage(coverage.reports())
     return 1 if failed or not (passed + failed) else 0
-
-
-# ------------------------------------------------------------------ docs
 
 
 def cmd_docs(args) -> int:
@@ -320,25 +288,20 @@ def cmd_docs(args) -> int:
     return 1 if page.problems else 0
 
 
-# ------------------------------------------------------------------ render
-
-
 def cmd_render(args) -> int:
-    from rulelang.bots.agents import make_agent, play_match, AgentHandle
+    from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.tools.render import board_zones, describe_boards, render_board
 
     game = _load(args)
     if not args.list and not args.out:
         raise SystemExit("rulelang render: error: name the image to write with -o FILE "
                          "(or --list the boards the game has)")
+    # checked before the game is played: a dot or a colour for a field no card has shows nothing
+    fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
     for option, value in (("--mark", args.mark), ("--colour-by", args.colour_by)):
-        if not value:
-            continue
-        # checked before the game is played: a dot or a colour for a field no card has shows nothing
-        from rulelang.core.errors import did_you_mean
+        if value and value not in fields:
+            from rulelang.core.errors import did_you_mean
 
-        fields = sorted({f.name for c in game.program.components.values() for f in c.fields})
-        if value not in fields:
             hint = did_you_mean(value, fields)
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
@@ -353,14 +316,9 @@ def cmd_render(args) -> int:
         for line in lines:
             console.print(f"  {line}", markup=False)
         return 0
-    if args.after is None:
-        play_match(match, agents)
-    else:
-        for _ in range(args.after):
-            if match.is_over:
-                break
-            seat = match.to_move
-            match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
+    while not match.is_over and (args.after is None or match.s.decisions < args.after):
+        seat = match.to_move
+        match.apply(agents[seat].choose(AgentHandle(match, seat), match.legal_options()))
     where = "game over" if match.is_over else f"after {match.s.decisions} decisions"
     variants = f" ({', '.join(game.variants)})" if game.variants else ""
     title = f"{game.title}{variants}: seed {args.seed}, {players} players, round {match.s.round}, {where}"
@@ -374,25 +332,43 @@ def cmd_render(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ bench
-
-
 def cmd_bench(args) -> int:
     from rulelang.tools.bench import run_bench
 
     return run_bench(args)
 
 
-# ------------------------------------------------------------------ replay
-
-
 def cmd_replay(args) -> int:
-    from rulelang.tools.replay import cmd_replay as replay
+    from rulelang.tools import replay
 
-    return replay(args, console)
+    folder = Path(args.dir)
+    if args.record:
+        chosen = chosen_settings(args.set)
+        for path in [Path(p) for p in args.files] or replay.corpus(Path(".")):
+            wanted = [([], chosen)] if chosen else \
+                [(v, {}) for v in replay.modes(path)] + replay.setting_modes(folder, path)
+            for variants, settings in wanted:
+                data = replay.record(path.as_posix(), variants, settings=settings)
+                file = replay.replay_file(folder, path, variants, settings)
+                replay.write(data, file)
+                lengths = ", ".join(str(len(g["choices"])) for g in data["games"])
+                console.print(f"recorded {file}: {len(data['games'])} games ({lengths} steps)", markup=False)
+        return 0
+    if args.check:
+        failed = 0
+        for file in [Path(p) for p in args.files] or sorted(folder.glob("*.json")):
+            try:
+                console.print(f"{file}: {replay.verify(replay.read(file))} steps match", markup=False)
+            except replay.ReplayMismatch as exc:
+                failed += 1
+                console.print(f"{file}: MISMATCH {exc}", markup=False)
+        return 1 if failed else 0
+    if len(args.files) != 1:
+        raise ValueError("name one replay file to show (or use --record / --check)")
+    return replay.show(Path(args.files[0]), args.seed, console, seat=args.seat)
 
 
-# ------------------------------------------------------------------ main
+# ------------------------------------------------------------------ the parser and main
 
 
 def _match_arguments(p, file_help: str | None = None) -> None:
@@ -408,10 +384,12 @@ class CommandParser(argparse.ArgumentParser):
     option strings, and the keywords), so the reference can list a command's options (docgen's
     `cli_usage`) from argparse's public API alone; `commands`: the subcommands' parsers by name."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, func=None, **kwargs):
         self.arguments: list[tuple[tuple, dict]] = []
         self.commands: dict[str, "CommandParser"] = {}
         super().__init__(*args, **kwargs)
+        if func is not None:  # a subcommand's parser, given the function that runs it
+            self.set_defaults(func=func)
 
     def add_argument(self, *names, **options):
         if options.get("action") != "help":
@@ -438,13 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+")
     p.set_defaults(func=cmd_check, short_lived=True)
 
-    p = sub.add_parser("play", help="play a game in the terminal")
+    p = sub.add_parser("play", func=cmd_play, help="play a game in the terminal")
     _match_arguments(p)
     p.add_argument("--seats", help="one agent per seat, comma-separated: human, random, greedy, mc, mcts")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
-    p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("serve", help="play a game at a table in the browser (people and bots)")
+    p = sub.add_parser("serve", func=cmd_serve, help="play a game at a table in the browser (people and bots)")
     _match_arguments(p)
     p.add_argument("--seats", help="one per seat, comma-separated: human, random, greedy, mc (default: human then random)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="change a setting of the game")
@@ -453,12 +430,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS", help="pause before each bot move")
     p.add_argument("--saves", default=".", metavar="DIR", help="folder for the table's saves (default: here)")
     p.add_argument("--load", metavar="FILE", help="start from a save (a table save or a Match.to_json() file)")
-    p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("lsp", help="a language server for .rules files (LSP over standard input and output)")
-    p.set_defaults(func=cmd_lsp)
+    p = sub.add_parser("lsp", func=cmd_lsp,
+                       help="a language server for .rules files (LSP over standard input and output)")
 
-    p = sub.add_parser("simulate", help="play many seeded games with bots and summarise them")
+    p = sub.add_parser("simulate", func=cmd_simulate, help="play many seeded games with bots and summarise them")
     p.add_argument("file")
     p.add_argument("-n", type=whole_number(1), default=100, help="number of games")
     p.add_argument("--variant")
@@ -478,26 +454,24 @@ def build_parser() -> argparse.ArgumentParser:
     one_process.add_argument("--coverage", action="store_true",
                              help="play the games in one process and list the rules lines they never reached "
                                   "(with the share of lines they ran)")
-    p.set_defaults(func=cmd_simulate)
 
     from rulelang.cli.balance import add_commands
 
     add_commands(sub)
 
-    p = sub.add_parser("test", help="run scenario files (a position, a step, the expected outcome)")
+    p = sub.add_parser("test", func=cmd_test, help="run scenario files (a position, a step, the expected outcome)")
     p.add_argument("files", nargs="+", help="scenario files or folders")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--coverage", action="store_true",
                    help="after the scenarios, list for each game they test the rules lines they never reached "
                         "(with the share of lines they ran)")
-    p.set_defaults(func=cmd_test)
 
-    p = sub.add_parser("docs", help="write a game's rulebook page as Markdown")
+    p = sub.add_parser("docs", func=cmd_docs, help="write a game's rulebook page as Markdown")
     p.add_argument("file", help=GAME_FILE)
     p.add_argument("-o", "--out", type=output_file, help="write the page to this file (default: print it)")
-    p.set_defaults(func=cmd_docs)
 
-    p = sub.add_parser("render", help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
+    p = sub.add_parser("render", func=cmd_render,
+                       help="draw a board of a match (played by seeded bots) as an image (needs matplotlib)")
     _match_arguments(p, file_help=GAME_FILE)
     p.add_argument("--agents", help=AGENTS)
     p.add_argument("--set", action="append", metavar="NAME=VALUE")
@@ -513,16 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the game's boards (per-player boards are named "
                    "NAME#SEAT, e.g. tableau#2) and whose each is, and draw nothing")
     p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
-    p.set_defaults(func=cmd_render)
 
     from rulelang.cli.args import bench_arguments
 
-    p = sub.add_parser("bench", help="measure playouts per second against hand-written Python, check time, clone speed, "
-                                     "simulate --jobs scaling")
+    p = sub.add_parser("bench", func=cmd_bench,
+                       help="measure playouts per second against hand-written Python, check time, clone speed, "
+                            "simulate --jobs scaling")
     bench_arguments(p)
-    p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("replay", help="show a stored golden replay step by step, or record and check them")
+    p = sub.add_parser("replay", func=cmd_replay,
+                       help="show a stored golden replay step by step, or record and check them")
     p.add_argument("files", nargs="*", help="a replay file to show; with --record, games (default: games/ and "
                    "examples/); with --check, replay files (default: all in --dir)")
     p.add_argument("--record", action="store_true", help="(re)record the replays of these games, every mode")
@@ -533,7 +507,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="with --record: record the mode these settings choose (a file of its own)")
     p.add_argument("--dir", default="tests/replays", help="where replay files live (default: tests/replays)")
-    p.set_defaults(func=cmd_replay)
 
     parser.commands = dict(sub.choices)
     for p in parser.commands.values():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import itertools
 import json
 import secrets
 import time
@@ -65,10 +66,8 @@ class Table:
 
     # ---- links
     def links(self, base: str) -> list[tuple[str, str]]:
-        out = []
-        for token, seat in self.tokens.items():
-            who = f"Player {seat + 1}" if seat >= 0 else "watch (public cards only)"
-            out.append((who, f"{base}/t/{token}"))
+        out = [(f"Player {seat + 1}" if seat >= 0 else "watch (public cards only)", f"{base}/t/{token}")
+               for token, seat in self.tokens.items()]
         return sorted(out, key=lambda x: (x[0].startswith("watch"), x[0]))
 
     # ---- history
@@ -125,15 +124,10 @@ class Table:
         view = table_view(match, seat)
         if not live:
             view["choice"] = None  # the past is only looked at; "play from here" rewinds
-        feed = []
-        for item in self.feed:
-            if item["at"] > position:
-                break
-            if "log" in item:
-                feed.append({"log": item["log"]})
-            else:
-                feed.append({"seat": item["seat"], "who": item["who"], "text": item["labels"][str(seat)],
-                             "prompt": item["prompt"]})
+        # (the feed is in the order of the decisions: what came after this position is not shown)
+        feed = [{"log": item["log"]} if "log" in item else
+                {"seat": item["seat"], "who": item["who"], "text": item["labels"][str(seat)], "prompt": item["prompt"]}
+                for item in itertools.takewhile(lambda item: item["at"] <= position, self.feed)]
         return {"type": "view", "view": view, "feed": feed[-60:], "error": self.error,
                 "history": {"at": position, "length": len(self.choices), "live": live},
                 "seats": [{"seat": i + 1, "who": s} for i, s in enumerate(self.seats)]}
@@ -322,15 +316,9 @@ def create_app(table: Table) -> Starlette:
     async def health(request):
         return JSONResponse({"ok": True, "decisions": len(table.choices), "over": table.match.is_over})
 
-    routes = [
-        Route("/", home),
-        Route("/t/{token}", seat_page),
-        Route("/favicon.ico", favicon),
-        Route("/health", health),
-        WebSocketRoute("/ws/{token}", socket),
-        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
-    ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=[Route("/", home), Route("/t/{token}", seat_page), Route("/favicon.ico", favicon),
+                            Route("/health", health), WebSocketRoute("/ws/{token}", socket),
+                            Mount("/static", StaticFiles(directory=str(STATIC)), name="static")])
     app.state.table = table
     return app
 

@@ -83,33 +83,24 @@ class _Refs:
         self.hidden = 0
 
     def ref(self, e: Entity, seen: bool) -> str:
-        r = self.by_id.get(e.id)
-        if r is None:
-            if seen:
-                r = f"c{e.id}"
-            else:
-                self.hidden += 1
-                r = f"h{self.hidden}"
-            self.by_id[e.id] = r
-        return r
+        if e.id not in self.by_id:
+            self.hidden += not seen
+            self.by_id[e.id] = f"c{e.id}" if seen else f"h{self.hidden}"
+        return self.by_id[e.id]
 
 
 def _card(match: Match, e: Entity, seat: int, refs: _Refs) -> dict:
-    seen = visible(e, seat)
-    if not seen:
+    if not visible(e, seat):
         out: dict[str, Any] = {"ref": refs.ref(e, False), "hidden": True}
-        if e.face_down:
-            out["face_down"] = True
-        back = back_of(e)
-        if back:
+        if back := back_of(e):
             out["back"] = back
-        return out
-    data = card_view(e)
-    fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
-    out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
-           "colour": _table_colours(match).get(colour_kind(e, match.game.program), "#dddddd")}
-    if e.owner is not None:
-        out["owner"] = e.owner + 1
+    else:
+        data = card_view(e)
+        fields = {k: v for k, v in data.items() if k not in ("card", "component", "owner", "face_down")}
+        out = {"ref": refs.ref(e, True), "label": data["card"], "component": e.card.component, "fields": fields,
+               "colour": _table_colours(match).get(colour_kind(e, match.game.program), "#dddddd")}
+        if e.owner is not None:
+            out["owner"] = e.owner + 1
     if e.face_down:
         out["face_down"] = True
     return out
@@ -154,9 +145,7 @@ def _board_of_cell(boards: list, value, chooser: int | None = None) -> BoardZone
     chooser's own comes first, then a shared one. A plain number is never taken for a cell: a
     choice of a number (a row, an amount) would be marked on whatever track has a cell of that
     number; it is a value."""
-    if isinstance(value, bool) or value is None or isinstance(value, (Entity, Player, Zone)):
-        return None
-    if not isinstance(value, (tuple, str)):
+    if not isinstance(value, (tuple, str)):  # (not a number, a card, a player, a zone, true or none)
         return None
     found = []
     for z in boards:
@@ -180,15 +169,11 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
     if zone.is_board:
         cells = zone.cells
         t = cells.topology
-        shown = list(cells.occupied_cells()) if t.open else list(cells.cells())
-        if t.open:
-            seen = set(shown)
-            for c in list(cells.frontier()) + sorted(extra_cells, key=cell_key):
-                if c not in seen:
-                    seen.add(c)
-                    shown.append(c)
-            if not shown:
-                shown.append(t.origin())
+        if t.open:  # its cards, the free cells beside them, those an option names (or where the first goes)
+            shown = [*cells.occupied_cells(), *cells.frontier(), *sorted(extra_cells, key=cell_key)]
+            shown = list(dict.fromkeys(shown)) or [t.origin()]
+        else:
+            shown = list(cells.cells())
         entry["board"] = _topology(zone)
         if cells.layer_of is not None:
             entry["layer_of"] = cells.layer_of  # drawn on the cells of that board
@@ -212,13 +197,11 @@ def _zone(match: Match, zone: Zone, seat: int, refs: _Refs, extra_cells: set) ->
 def _token(match: Match, value, seat: int, refs: _Refs, boards: list) -> dict:
     """One part of an option: a card, a cell of a board, a player, or a plain value."""
     if isinstance(value, Entity):
-        seen = visible(value, seat)
-        if value.id in refs.by_id:
-            return {"kind": "card", "ref": refs.by_id[value.id], "key": "card:" + refs.by_id[value.id],
-                    "text": seen_as(match.s, value, seat)}
-        # a card the view does not show (in a face-down pile): chosen from the list by its description
         text = seen_as(match.s, value, seat)
-        return {"kind": "value", "key": f"unshown:{value.id if seen else text}", "text": text}
+        if value.id in refs.by_id:
+            return {"kind": "card", "ref": refs.by_id[value.id], "key": "card:" + refs.by_id[value.id], "text": text}
+        # a card the view does not show (in a face-down pile): chosen from the list by its description
+        return {"kind": "value", "key": f"unshown:{value.id if visible(value, seat) else text}", "text": text}
     if isinstance(value, Player):
         return {"kind": "player", "seat": value.seat + 1, "key": f"player:{value.seat + 1}",
                 "text": f"Player {value.seat + 1}"}

@@ -30,19 +30,11 @@ def pretty(s) -> str:
 
 
 def value_text(v) -> str:
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
-    if v is None:
-        return "-"
-    return pretty(v)
+    return "yes" if v is True else "no" if v is False else "-" if v is None else pretty(v)
 
 
 def card_style(card: dict) -> str:
-    if card.get("hidden"):
-        return HIDDEN_STYLE
-    return f"black on {card['colour']}"
+    return HIDDEN_STYLE if card.get("hidden") else f"black on {card['colour']}"
 
 
 def card_text(card: dict) -> str:
@@ -80,7 +72,10 @@ def chip(group: list[dict], numbers: dict, arrow: str = "") -> tuple[str, list[s
 def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
     """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
     tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
-    shown unless one of the others can be chosen."""
+    shown unless one of the others can be chosen. No cards: "empty"."""
+    if not cards:
+        out.append("empty", style="dim")
+        return
     groups = alike_groups(cards)
     chips = [[c] for c in cards] if len(groups) == len(cards) else groups
     if len(chips) > most and not any(f"card:{c['ref']}" in numbers for c in cards):
@@ -141,11 +136,8 @@ def remaining(option: dict, picked: list[dict]) -> list[list[dict]]:
     seqs = [option["tokens"]]
     if option["named"] and len(option["tokens"]) > 1 and option["tokens"][1]["kind"] in ("card", "cell", "player"):
         seqs.append(option["tokens"][1:])  # a named option may be reached straight by a part on the table
-    out = []
-    for seq in seqs:
-        if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked)):
-            out.append(seq[len(picked):])
-    return out
+    return [seq[len(picked):] for seq in seqs
+            if len(picked) <= len(seq) and all(t["key"] == seq[i]["key"] for i, t in enumerate(picked))]
 
 
 def candidates(choice: dict, picked: list[dict]):
@@ -166,30 +158,22 @@ def candidates(choice: dict, picked: list[dict]):
         # an option's name need not be picked when a part on the table already says which option
         # it is ("place" before a card of the hand): the name is kept when any option of that
         # name starts otherwise, or when a part leads to options of different names
-        on_table = ("card", "cell", "player")
-        skippable: dict[str, bool] = {}
-        firsts: dict[str, set] = {}
-        for o in fitting:
-            if not o["named"]:
-                continue
-            name = o["tokens"][0]["key"]
-            ok = len(o["tokens"]) > 1 and o["tokens"][1]["kind"] in on_table
-            skippable[name] = skippable.get(name, True) and ok
-            if ok:
-                firsts.setdefault(o["tokens"][1]["key"], set()).add(name)
-        for names in firsts.values():
-            if len(names) > 1:
-                for n in names:
-                    skippable[n] = False
-        tokens = [t for t in tokens if t["kind"] != "name" or not skippable.get(t["key"], False)]
+        names, kept = set(), set()  # the options' names; those that must be picked
+        firsts: dict[str, set] = {}  # a part on the table -> the names of the options it leads to
+        for o in (o for o in fitting if o["named"]):
+            name, rest = o["tokens"][0]["key"], o["tokens"][1:]
+            names.add(name)
+            if rest and rest[0]["kind"] in ("card", "cell", "player"):
+                firsts.setdefault(rest[0]["key"], set()).add(name)
+            else:
+                kept.add(name)
+        kept.update(n for leading in firsts.values() if len(leading) > 1 for n in leading)
+        skipped = names - kept
+        tokens = [t for t in tokens if t["kind"] != "name" or t["key"] not in skipped]
     return fitting, done, tokens
 
 
 # ------------------------------------------------------------------ drawing
-
-
-def _numbers(next_tokens: list[dict]) -> dict[str, int | str]:
-    return {t["key"]: i + 1 for i, t in enumerate(next_tokens)}
 
 
 def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> RichTable:
@@ -202,10 +186,8 @@ def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | No
     for _ in range(cols):
         grid.add_column(width=w, justify="center", no_wrap=False)
     for y in range(min(ys), max(ys) + 1):
-        row = []
-        for x in range(min(xs), max(xs) + 1):
-            row.append(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ())))
-        grid.add_row(*row)
+        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ()))
+                       for x in range(min(xs), max(xs) + 1)))
     return grid
 
 
@@ -259,13 +241,8 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
 def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
     if cell is None and not layers:
         return Text(" " * w + "\n" + " " * w)
-    lines = _cell_lines(zone, cell, numbers, w, coord, layers)
-    out = Text()
-    for i, (line, style) in enumerate(lines):
-        if i:
-            out.append("\n")
-        out.append(line.center(w)[:w], style=style)
-    return out
+    return Text("\n").join(Text(line.center(w)[:w], style=style)
+                            for line, style in _cell_lines(zone, cell, numbers, w, coord, layers))
 
 
 def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> Text:
@@ -279,8 +256,7 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | Non
     w = max(6, min(12, (2 * (width - 2)) // max(hi - lo + 2, 1)))
     half = w // 2
     out = Text()
-    rows = sorted({k[1] for k in cells})
-    for r in rows:
+    for r in sorted({k[1] for k in cells}):
         row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
         drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}",
                                 (layers or {}).get(cells[k]["key"], ())) for k in row_cells}
@@ -326,10 +302,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
         elif i:
             out.append(" — " if zone["board"]["kind"] == "track" else "   ")
         out.append(f"{c['key']}: ", style="dim")
-        if not c["cards"]:
-            out.append("empty", style="dim")
-        else:
-            draw_chips(out, c["cards"], numbers)
+        draw_chips(out, c["cards"], numbers)
         if mark:
             out.append(f" [{mark}]", style="bold yellow")
         i += 1
@@ -354,29 +327,27 @@ def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     if cards is None:
         return Text(f"{indent}{name}: {zone['count']} face down", style="dim" if indent else "bold")
     line = Text(f"{indent}{name} ({zone['count']}): ", style="" if indent else "bold")
-    if cards:
-        draw_chips(line, cards, numbers)
-    else:
-        line.append("empty", style="dim")
+    draw_chips(line, cards, numbers)
     return line
+
+
+def seat_name(seat: int, view: dict, seats: list[str] | None) -> str:
+    """"Player 2", then "(you)" for the view's own seat, or the bot that plays it ("(greedy)")."""
+    if seat == view["you"]:
+        return f"Player {seat} (you)"
+    return f"Player {seat}" + (f" ({seats[seat - 1]})" if seats and seats[seat - 1] != "human" else "")
 
 
 def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = None, seats: list[str] | None = None,
               picked: list[dict] | None = None):
     """The whole table as one seat sees it; the parts that can be chosen next carry their number,
     the parts already picked a check mark."""
-    numbers = _numbers(next_tokens or [])
+    numbers: dict[str, int | str] = {t["key"]: i + 1 for i, t in enumerate(next_tokens or [])}
     for t in picked or []:
         numbers.setdefault(t["key"], "✓")
-    head = Text()
-    head.append(view["title"], style="bold")
-    if view["round"]:
-        head.append(f"  round {view['round']}")
-    if view["phase"]:
-        head.append(f", phase {view['phase']}")
-    if view["to_move"]:
-        head.append(f", Player {view['to_move']} to play")
-    console.print(head)
+    console.print(Text.assemble((view["title"], "bold"), f"  round {view['round']}" if view["round"] else "",
+                                f", phase {view['phase']}" if view["phase"] else "",
+                                f", Player {view['to_move']} to play" if view["to_move"] else ""))
     glob = [f"{pretty(k)}: {value_text(v)}" for k, v in view["globals"].items() if v is not None]
     if glob:
         console.print(Text("  " + " · ".join(glob), style="dim"))
@@ -419,8 +390,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
     for p in order:
         seat = p["seat"]
-        who = f"Player {seat}" + (" (you)" if seat == view["you"] else f" ({seats[seat - 1]})" if seats and seats[seat - 1] != "human" else "")
-        line = Text(who, style="bold cyan" if seat == view["you"] else "bold")
+        line = Text(seat_name(seat, view, seats), style="bold cyan" if seat == view["you"] else "bold")
         fields = " · ".join(f"{pretty(k)}: {value_text(v)}" for k, v in p["fields"].items())
         if fields:
             line.append("  " + fields, style="dim")
@@ -443,12 +413,8 @@ def draw_result(console: Console, view: dict, seats: list[str] | None = None):
     table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("", no_wrap=True)
     for p in players:
-        who = f"Player {p['seat']}"
-        if seats and seats[p["seat"] - 1] != "human":
-            who += f" ({seats[p['seat'] - 1]})"
-        elif p["seat"] == view["you"]:
-            who += " (you)"
-        table.add_column(who + (" *" if p["seat"] in winners else ""), justify="right", overflow="fold")
+        table.add_column(seat_name(p["seat"], view, seats) + (" *" if p["seat"] in winners else ""),
+                         justify="right", overflow="fold")
     for name in names:
         table.add_row(pretty(name), *(value_text(p["fields"].get(name)) for p in players))
     console.print(table)
@@ -478,12 +444,10 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
             if texts.count(text) > 1 and t.get("kind") == "card" and t["ref"] in where:
                 zone, cell, _, _ = where[t["ref"]]
                 entries[i] = (f"{text} ({names[zone]}{'' if cell is None else ' ' + cell})", t)
-        for o in done:  # the parts chosen already make a whole option, yet others go on
-            entries.append((o["label"], o))
+        entries += [(o["label"], o) for o in done]  # the parts picked make a whole option, yet others go on
         console.print()
         draw_view(console, view, nexts, seats, picked)
-        prompt = Text(f"Player {seat + 1}", style="bold")
-        prompt.append(f": {choice['prompt'] or 'choose'}")
+        prompt = Text(f"Player {seat + 1}: {choice['prompt'] or 'choose'}", style="bold")  # (the whole line bold)
         if picked:
             prompt.append("  chosen: " + ", ".join(t["text"] for t in picked), style="cyan")
         console.print(prompt)
@@ -519,11 +483,10 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
                 path = answer[5:].strip()
                 try:
                     Path(path).write_text(json.dumps(match.to_json()), encoding="utf-8")
+                    console.print(f"saved to {path}", markup=False)
                 except OSError as exc:  # a folder that is not there, no permission: the game goes on
                     from rulelang.core.errors import reason_of
 
                     console.print(f"could not save to {path}: {reason_of(exc)}", markup=False)
-                    continue
-                console.print(f"saved to {path}", markup=False)
                 continue
             console.print(f"type a number from 1 to {len(entries)} (or 'save FILE'{extra}, or 'q')")

@@ -25,6 +25,7 @@ Timings are for comparing, not for asserting: the ratios are what a busy machine
 from __future__ import annotations
 
 # the parser of every `rulelang` command reads SECTIONS (cli/args.py): this module imports little at the top
+import itertools
 import os
 import sys
 import time
@@ -119,28 +120,32 @@ def race(game, ref: Reference, seconds: float, slices: int = 6) -> dict:
 
     from rulelang.balance.parallel import frozen_heap
 
-    rng_rules, rng_ref = random.Random(1), random.Random(2)
-    sides = {"rules": [0, 0.0, 0], "reference": [0, 0.0, 0]}  # playouts, seconds, decisions
-    per_slice = seconds / slices
-    seed = 0
+    rng_rules, rng_ref, seeds = random.Random(1), random.Random(2), itertools.count()
+    playouts = {"rules": lambda: rules_playout(game, ref.players, next(seeds), rng_rules),
+                "reference": lambda: ref.module.playout(rng_ref)}
+    sides = {side: [0, 0.0, 0] for side in playouts}  # playouts, seconds, decisions
     with frozen_heap():  # as simulate plays its games (parallel.run_tasks)
         for _ in range(slices):
-            for side in ("rules", "reference"):
+            for side, playout in playouts.items():
                 tally = sides[side]
-                start = time.perf_counter()
-                deadline = start + per_slice
-                while True:
-                    if side == "rules":
-                        _, decisions = rules_playout(game, ref.players, seed, rng_rules)
-                        seed += 1
-                    else:
-                        _, decisions = ref.module.playout(rng_ref)
-                    tally[0] += 1
-                    tally[2] += decisions
-                    if time.perf_counter() >= deadline:
-                        break
-                tally[1] += time.perf_counter() - start
+
+                def once():
+                    tally[2] += playout()[1]
+
+                n, spent = _repeat_for(seconds / slices, once)
+                tally[0] += n
+                tally[1] += spent
     return {side: {"playouts": n, "seconds": t, "rate": n / t, "decisions": d / n} for side, (n, t, d) in sides.items()}
+
+
+def _repeat_for(seconds: float, once) -> tuple[int, float]:
+    """`once()` called again and again for about `seconds` (at least once): how many times, and the time taken."""
+    count, start = 0, time.perf_counter()
+    while True:
+        once()
+        count += 1
+        if time.perf_counter() >= start + seconds:
+            return count, time.perf_counter() - start
 
 
 def check_times(files: list[Path], repeats: int, first: bool = False, edit: bool = False,
@@ -196,16 +201,8 @@ def clone_rate(game, players: int, seconds: float) -> tuple[float, int]:
 
     halfway = random_match(game, players, 3, random.Random(3)).s.decisions // 2
     match = random_match(game, players, 3, random.Random(3), decisions=halfway)
-    count = 0
     with frozen_heap():  # as in simulate, where planning bots copy matches (parallel.run_tasks)
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            match.clone()
-            count += 1
-            if time.perf_counter() >= deadline:
-                break
-        elapsed = time.perf_counter() - start
+        count, elapsed = _repeat_for(seconds, match.clone)
     return count / elapsed, match.s.decisions
 
 
@@ -277,7 +274,7 @@ def run_bench(args) -> int:
     from rulelang.compile.loader import load
 
     write = sys.stdout.write
-    only = set(s.strip() for s in args.only.split(",")) if args.only else set(SECTIONS)
+    only = {s.strip() for s in args.only.split(",")} if args.only else set(SECTIONS)
     unknown = only - set(SECTIONS)
     if unknown:
         raise ValueError(f"--only takes {', '.join(SECTIONS)}, not {', '.join(sorted(unknown))}")

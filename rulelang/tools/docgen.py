@@ -39,13 +39,10 @@ def _format_value(v, top: bool = False) -> str:
     if isinstance(v, KeywordValue):
         return v.name + (f"({', '.join(_format_value(a) for a in v.args)})" if v.args else "")
     if isinstance(v, (list, tuple)):
-        if top:
-            return ", ".join(_format_value(x) for x in v) if v else "–"
-        return "[" + ", ".join(_format_value(x) for x in v) + "]"
+        items = ", ".join(_format_value(x) for x in v)
+        return (items or "–") if top else f"[{items}]"
     if type(v) is EnumMap:  # a number per member: "2 ruby, 1 jade" in a table, else as written, {ruby: 2, jade: 1}
-        if top:
-            return describe(v)
-        return "{" + ", ".join(f"{k}: {n}" for k, n in v.values.items() if n) + "}"
+        return describe(v) if top else "{" + ", ".join(f"{k}: {n}" for k, n in v.values.items() if n) + "}"
     return str(v)
 
 
@@ -61,12 +58,11 @@ def _value_summary(values: list) -> str:
 
 def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level: int = 3) -> list[str]:
     """The decks: one summary table, then the cards of each `cards` declaration."""
-    out: list[str] = []
     decls = [d for d in rules.decls if isinstance(d, N.CardsDecl)]
     if not decls:
         return ["This game declares no cards."]
     card_sets = card_sets or {}
-    out += table("cards | component | how many: | where they start", (
+    out = table("cards | component | how many: | where they start", (
         [code(d.name), ", ".join(sorted({e.ctor.component for e in d.entries})),
          str(len(card_sets[d.name])) if d.name in card_sets else "?",
          code(src.of(d.zone)) if d.zone is not None else "made by `create` (setup)"] for d in decls)) + [""]
@@ -75,10 +71,8 @@ def cards_section(rules: N.RulesFile, card_sets: dict | None, src: Source, level
         if d.doc:
             out += [doc_text(d.doc), ""]
         defs = card_sets.get(d.name)
-        if defs is None:
-            out += ["The cards could not be computed (the game does not load).", ""]
-            continue
-        out += _cards_table(d, defs, src) + [""]
+        out += (["The cards could not be computed (the game does not load)."] if defs is None
+                else _cards_table(d, defs, src)) + [""]
     return out
 
 
@@ -162,12 +156,7 @@ def build_page(path: str | Path, site: bool = False, source_path: str | None = N
 
 class _Renderer:
     def __init__(self, rules: N.RulesFile, text: str, path: Path, shown: str, site: bool):
-        self.rules = rules
-        self.src = Source(text)
-        self.text = text
-        self.path = path
-        self.shown = shown
-        self.site = site
+        self.rules, self.src, self.text, self.path, self.shown, self.site = rules, Source(text), text, path, shown, site
         self.problems: list[str] = []
         self.out: list[str] = []
         self.base = [d for d in rules.decls if not isinstance(d, (N.VariantDecl, N.ScenarioDecl))]
@@ -194,6 +183,13 @@ class _Renderer:
     def w(self, *lines: str):
         self.out.extend(lines)
 
+    def section(self, heading: str, items, none: str) -> bool:
+        """A section's heading; `none` in its place when it has no `items` (then False)."""
+        self.w(heading, "")
+        if not items:
+            self.w(none, "")
+        return bool(items)
+
     # ---- sections
     def page(self) -> GamePage:
         game = self.rules.game()
@@ -216,14 +212,11 @@ class _Renderer:
         self.variants()
         self.assumptions()
         self.source()
-        md = "\n".join(self.out).rstrip() + "\n"
-        md = re.sub(r"\n{3,}", "\n\n", md)
+        md = re.sub(r"\n{3,}", "\n\n", "\n".join(self.out).rstrip() + "\n")
         return GamePage(self.path.stem, title, md, self.problems)
 
     def glance(self, game: N.GameDecl | None):
-        self.w("## At a glance", "")
-        if game is None:
-            self.w("The file declares no `game`.", "")
+        if not self.section("## At a glance", game, "The file declares no `game`."):
             return
         players = f"{game.players_min}" if game.players_min == game.players_max else f"{game.players_min} to {game.players_max}"
         if game.players_default and (game.players_default not in (game.players_min, game.players_max)
@@ -233,13 +226,13 @@ class _Renderer:
                 ("a round", " → ".join(code(p) for p in game.round_phases) or "(no phases)")]
         if game.max_rounds:
             rows.append(("round limit", str(game.max_rounds)))
-        variants = list(self.rules.variants())
-        rows.append(("variants", ", ".join(f"[{v}](#variant-{v})" if self.site else code(v) for v in variants) or "none"))
         settings = [d.name for d in self.base if isinstance(d, N.SettingDecl)]
-        rows.append(("settings", ", ".join(code(s) for s in settings) or "none"))
         n_assumptions = len(collect_assumptions(self.text))
-        rows.append(("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)))
-        rows.append(("source", code(self.shown)))
+        rows += [("variants", ", ".join(f"[{v}](#variant-{v})" if self.site else code(v) for v in self.rules.variants())
+                  or "none"),
+                 ("settings", ", ".join(code(s) for s in settings) or "none"),
+                 ("assumptions", f"[{n_assumptions}](#assumptions)" if self.site else str(n_assumptions)),
+                 ("source", code(self.shown))]
         self.w("| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), "")
         if game.doc:
             self.w(doc_text(game.doc), "")
@@ -247,8 +240,8 @@ class _Renderer:
             if game.member_docs.get(key):
                 label = {"direction": "turn order", "max_rounds": "max rounds"}.get(key, key)
                 self.w(f"- **{label}**: " + " ".join(game.member_docs[key]))
-        self.w("")
-        self.w("Play it: " + code(f"rulelang play {self.shown}") + "; check it: " + code(f"rulelang check {self.shown}") + ".", "")
+        play, check = code(f"rulelang play {self.shown}"), code(f"rulelang check {self.shown}")
+        self.w("", f"Play it: {play}; check it: {check}.", "")
 
     def flow(self, decls: list | None = None, level: int = 2, title: str = "How a game flows"):
         flow = build_flow(decls if decls is not None else self.base, self.src)
@@ -262,18 +255,12 @@ class _Renderer:
             self.w("```mermaid", flow_mermaid(flow), "```", "", "</details>", "")
             return
         self.w("```mermaid", flow_mermaid(flow), "```", "")
-        self.w("The same flow as a list:" if level == 2 else "As a list:", "")
-        self.w(flow_list(flow, self.site), "")
+        self.w("The same flow as a list:" if level == 2 else "As a list:", "", flow_list(flow, self.site), "")
 
     def prose(self):
-        self.w("## The rules", "")
-        self.w("The rules in the order of the file: each declaration with its doc comments.", "")
-        dividers = []
-        for i, line in enumerate(self.src.lines, 1):
-            m = re.match(r"^//\s*[-=]{3,}\s*(.*?)\s*[-=]*\s*$", line)
-            if m and m.group(1):
-                dividers.append((i, m.group(1)))
-        items: list = [(line, "divider", title) for line, title in dividers]
+        self.w("## The rules", "", "The rules in the order of the file: each declaration with its doc comments.", "")
+        items: list = [(i, "divider", m.group(1)) for i, line in enumerate(self.src.lines, 1)
+                       if (m := re.match(r"^//\s*[-=]{3,}\s*(.*?)\s*[-=]*\s*$", line)) and m.group(1)]
         items += [(d.span.line, "decl", d) for d in self.rules.decls if not isinstance(d, (N.VariantDecl, N.ScenarioDecl))]
         items.sort(key=lambda x: x[0])
         heading = None
@@ -293,12 +280,9 @@ class _Renderer:
         if not d.doc and not members and not nested:
             return
         self.w(f"**{code(('replace ' if d.replace else '') + decl_title(d, self.src))}** ({self.ref(d)})", "")
-        if d.doc:
-            self.w(doc_text(d.doc), "")
-        if members:
-            self.w(*members, "")
-        if nested:
-            self.w(*nested, "")
+        for part in ([doc_text(d.doc)] if d.doc else [], members, nested):
+            if part:
+                self.w(*part, "")
 
     def member_docs(self, d: N.Node) -> list[str]:
         """The doc comments of an enum's members, a component's fields or a deck's entries (a game's
@@ -371,8 +355,7 @@ class _Renderer:
                 extra.append(f"discarded to {code(self.src.of(c.discards_to))}")
             if extra:
                 self.w("; ".join(extra).capitalize() + ".", "")
-        self.w("### Decks", "")
-        self.w(*cards_section(self.rules, self.card_sets, self.src, level=4), "")
+        self.w("### Decks", "", *cards_section(self.rules, self.card_sets, self.src, level=4), "")
         zones = [d for d in self.base if isinstance(d, N.ZoneDecl)]
         self.w("### Zones", "")
         if zones:
@@ -415,9 +398,7 @@ class _Renderer:
 
     def settings(self):
         settings = [d for d in self.base if isinstance(d, N.SettingDecl)]
-        self.w("## Settings", "")
-        if not settings:
-            self.w("This game has no settings.", "")
+        if not self.section("## Settings", settings, "This game has no settings."):
             return
         self.w("Change one with `--set NAME=VALUE` on the command line, or with `set NAME = value` in a variant.", "")
         self.w(*table("setting | default | choices | meaning", (
@@ -427,9 +408,7 @@ class _Renderer:
     def keywords(self):
         kws = [d for d in [*self.rules.decls, *(i for v in self.rules.variants().values() for i in v.items)]
                if isinstance(d, N.KeywordDecl)]
-        self.w("## Keywords", "")
-        if not kws:
-            self.w("This game declares no keywords.", "")
+        if not self.section("## Keywords", kws, "This game declares no keywords."):
             return
         for k in kws:
             params = f"({', '.join(p.name for p in k.params)})" if k.params else ""
@@ -452,9 +431,7 @@ class _Renderer:
         from rulelang.language.variants import apply_variants
 
         variants = self.rules.variants()
-        self.w("## Variants", "")
-        if not variants:
-            self.w("This game has no variants.", "")
+        if not self.section("## Variants", variants, "This game has no variants."):
             return
         self.w("Each variant is shown as what it changes against the base game. "
                f"Play one with {code('--variant NAME')}.", "")
@@ -482,8 +459,7 @@ class _Renderer:
                     added.append(item)
             for heading, items in (("Replaced", replaced), ("Removed", removed), ("Added", added)):
                 if items:
-                    self.w(f"**{heading}**", "")
-                    self.w(*(i if type(i) is str else self.item_line(i) for i in items), "")
+                    self.w(f"**{heading}**", "", *(i if type(i) is str else self.item_line(i) for i in items), "")
             if sets:
                 self.w("**Settings changed**", "", *table("setting | base game | this variant", sets), "")
             if not (replaced or removed or added or sets):
@@ -508,9 +484,7 @@ class _Renderer:
 
     def assumptions(self):
         items = collect_assumptions(self.text)
-        self.w("## Assumptions", "")
-        if not items:
-            self.w("No doc comment has an `Assumption`.", "")
+        if not self.section("## Assumptions", items, "No doc comment has an `Assumption`."):
             return
         self.w("Every `Assumption` in a doc comment: where the rulebook is silent, unclear or "
                "contradicts itself, and the reading chosen.", "")
@@ -521,16 +495,12 @@ class _Renderer:
         self.w("")
 
     def source(self):
-        self.w("## Source", "")
-        self.w(f"The complete rules, {code(self.shown)}:", "")
+        self.w("## Source", "", f"The complete rules, {code(self.shown)}:", "")
         fence = "```"
         while fence in self.text:
             fence += "`"
-        if self.site:
-            self.w(fence + '{ .rules linenums="1" lineanchors="L" anchorlinenos="1" }')
-        else:
-            self.w(fence + "rules")
-        self.w(self.text.rstrip("\n"), fence, "")
+        self.w(fence + ('{ .rules linenums="1" lineanchors="L" anchorlinenos="1" }' if self.site else "rules"),
+               self.text.rstrip("\n"), fence, "")
 
 
 if __name__ == "__main__":

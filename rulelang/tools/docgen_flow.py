@@ -5,6 +5,7 @@ and a nested list (always readable).
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from rulelang.language import nodes as N
@@ -118,14 +119,26 @@ def _mm(text: str) -> str:
     return f'"{text}"'
 
 
+_MERMAID_SHAPES = {"setup": ("([", "])"), "trigger": ("{{", "}}"), "note": ("{{", "}}"), "result": ("([", "])"),
+                   "decision": ("{", "}")}
+
+
+def _column(flow: list[FlowNode]) -> list[FlowNode]:
+    """The flow's top level as both pictures draw it: its end is the question "game over?" (no: the
+    next round; yes: the game ends)."""
+    out: list[FlowNode] = []
+    for n in flow:
+        out += [FlowNode("decision", "game over?"), FlowNode("end", "the game ends")] if n.kind == "end" else [n]
+    return out
+
+
 def flow_mermaid(flow: list[FlowNode]) -> str:
     """The flow as a Mermaid flowchart (top to bottom)."""
     out = ["flowchart TD"]
-    counter = [0]
+    ids = itertools.count(1)
 
     def new_id() -> str:
-        counter[0] += 1
-        return f"n{counter[0]}"
+        return f"n{next(ids)}"
 
     def label(n: FlowNode) -> str:
         shown = shorten(n.drawn_detail, 70)
@@ -134,8 +147,6 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
     def emit(n: FlowNode, indent: str) -> str:
         """Write a node (a subgraph when it has children); return its id."""
         nid = new_id()
-        shapes = {"setup": ("([", "])"), "trigger": ("{{", "}}"), "note": ("{{", "}}"), "result": ("([", "])"),
-                  "end": ("{", "}")}
         if n.children and n.kind != "call":
             out.append(f"{indent}subgraph {nid} [{label(n)}]")
             out.append(f"{indent}  direction TB")
@@ -148,36 +159,24 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
                     prev = cid
             out.append(f"{indent}end")
         else:
-            a, b = shapes.get(n.kind, ("[", "]"))
+            a, b = _MERMAID_SHAPES.get(n.kind, ("[", "]"))
             out.append(f"{indent}{nid}{a}{label(n)}{b}")
         if n.kind == "turns":
             out.append(f"{indent}{nid} -->|next player| {nid}")
         return nid
 
-    prev = None
-    round_id = None
-    for n in flow:
-        if n.kind == "end":
-            nid = new_id()
-            out.append(f"  {nid}{{{_mm('game over?')}}}")
-            if prev is not None:
-                out.append(f"  {prev} --> {nid}")
-            if round_id is not None:
-                out.append(f"  {nid} -->|no: next round| {round_id}")
-            prev = nid
-            end_id = new_id()
-            out.append(f"  {end_id}[{_mm('the game ends')}]")
-            out.append(f"  {nid} -->|yes| {end_id}")
-            prev = end_id
-            continue
+    prev = round_id = None
+    for n in _column(flow):
         nid = emit(n, "  ")
         if n.kind == "round":
             round_id = nid
         if n.kind == "anytime":
             continue
         if prev is not None:
-            out.append(f"  {prev} --> {nid}")
-        prev = nid
+            out.append(f"  {prev[0]} -->{'|yes|' if prev[1] == 'decision' else ''} {nid}")
+        if n.kind == "decision" and round_id is not None:
+            out.append(f"  {nid} -->|no: next round| {round_id}")
+        prev = nid, n.kind
     return "\n".join(out)
 
 
@@ -193,14 +192,11 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
                "turns": "#fff8e1", "step": "#ffffff", "trigger": "#fce4ec", "note": "#fce4ec",
                "call": "#ffffff", "end": "#eeeeee", "anytime": "#f3e5f5", "decision": "#eeeeee"}
 
-    def lines_of(n: FlowNode) -> list[str]:
-        return [("↻ " if n.kind == "turns" else "") + shorten(n.label, 64)] + (
-            [shorten(n.drawn_detail, 64)] if n.drawn_detail else [])
-
     class Box:
         def __init__(self, node: FlowNode):
             self.node = node
-            self.lines = lines_of(node)
+            self.lines = [("↻ " if node.kind == "turns" else "") + shorten(node.label, 64)] + (
+                [shorten(node.drawn_detail, 64)] if node.drawn_detail else [])
             self.kids = [Box(c) for c in node.children]
             text_w = max(len(x) for x in self.lines) * char_w + 2 * pad
             if node.children:  # the heading is bold: wider letters
@@ -209,15 +205,11 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
                 self.head = len(self.lines) * line_h + 8
                 self.w = max(text_w, max(k.w for k in self.kids) + 2 * pad)
                 self.h = self.head + sum(k.h for k in self.kids) + gap * (len(self.kids) - 1) + 2 * pad
+            elif node.kind == "decision":
+                self.w, self.h = len(node.label) * char_w + 60, 40
             else:
                 self.w = text_w
                 self.h = len(self.lines) * line_h + 14
-
-    def decision_box(text: str) -> Box:
-        b = Box(FlowNode("decision", text))
-        b.h = 40
-        b.w = len(text) * char_w + 60
-        return b
 
     parts: list[str] = []
     arrows: list[str] = []
@@ -261,17 +253,8 @@ def flow_svg(flow: list[FlowNode], ident: str = "flow") -> str:
         arrows.append(f'<line x1="{x:.0f}" y1="{a.y + a.h:.0f}" x2="{x:.0f}" y2="{b.y - 2:.0f}" stroke="#444" marker-end="url(#{ident}-arrow)"/>')
 
     # the top level: a column; the round loops back from the "game over?" question
-    column: list[Box] = []
-    round_box = None
-    for n in flow:
-        if n.kind == "end":
-            column.append(decision_box("game over?"))
-            column.append(Box(FlowNode("end", "the game ends")))
-            continue
-        b = Box(n)
-        column.append(b)
-        if n.kind == "round":
-            round_box = b
+    column = [Box(n) for n in _column(flow)]
+    round_box = next((b for b in column if b.node.kind == "round"), None)
     width = max(b.w for b in column) + 120
     y = 10.0
     prev = None

@@ -73,9 +73,7 @@ def strip_comment(line: str) -> str:
 def code(text: str) -> str:
     """Inline Markdown code for any text (backticks inside are fenced with more backticks)."""
     text = text.replace("\n", " ")
-    if "`" not in text:
-        return f"`{text}`"
-    return f"`` {text} ``"
+    return f"`{text}`" if "`" not in text else f"`` {text} ``"
 
 
 def cell(text: str) -> str:
@@ -249,12 +247,14 @@ def grammar_rules(names: Iterable[str]) -> str:
     return "\n".join(rules[n] for n in names)
 
 
+def arity(lo: int, hi: int | None) -> str:
+    """A built-in's number of arguments in words ("2", "1 to 3", "2 or more"): the reference and hover say it alike."""
+    return f"{lo} or more" if hi is None else str(lo) if lo == hi else f"{lo} to {hi}"
+
+
 def builtins_table() -> str:
     """A Markdown table of the built-in functions and values, from the interpreter's own tables."""
     from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-
-    def arity(lo, hi):
-        return f"{lo} or more" if hi is None else str(lo) if lo == hi else f"{lo} to {hi}"
 
     functions = [(b.name, b.min_args, b.max_args, b.doc) for b in BUILTINS.values()]
     functions += [(name, lo, hi, doc) for name, (lo, hi, doc) in SPECIAL_FUNCS.items()]

@@ -110,6 +110,13 @@ class Decision:
     slots: dict  # (name, label) -> action id
     left_out: int  # distinct options beyond the action space (none unless a choice has more options than ids)
 
+    def option_index(self, action) -> int:
+        """The index of the option an action id stands for; a ValueError when it is not legal now."""
+        index = self.index.get(int(action))
+        if index is None:
+            raise ValueError(f"action {action} is not legal now (legal: {list(self.ids)})")
+        return index
+
     def action_of(self, match: Match, option_index: int) -> int:
         """The action id of an option given by its index (that of the first option looking the same)."""
         option = match.legal_options()[option_index]
@@ -140,12 +147,11 @@ def decision(match: Match, num_actions: int = DEFAULT_NUM_ACTIONS) -> Decision:
             slot = (slot + 1) % num_actions
         taken[slot] = key
     labels: dict[int, str] = {}
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
     for slot in sorted(taken):
         name, label = taken[slot]
-        text = label if label not in seen else f"{label} ({name})"
-        seen[text] = slot
-        labels[slot] = text
+        labels[slot] = text = label if label not in seen else f"{label} ({name})"
+        seen.add(text)
     return Decision(tuple(sorted(taken)), {slot: found[key] for slot, key in taken.items()}, labels,
                     {key: slot for slot, key in taken.items()}, len(keys) - len(offered))
 

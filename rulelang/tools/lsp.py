@@ -236,10 +236,11 @@ def after_dot(line_text: str, character: int) -> bool:
 
 def builtin_help(word: str) -> str | None:
     if word in BUILTINS:
+        from rulelang.tools.docgen_text import arity
+
         b = BUILTINS[word]
-        arity = str(b.min_args) if b.max_args == b.min_args else (
-            f"{b.min_args}+" if b.max_args is None else f"{b.min_args} to {b.max_args}")
-        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({arity} argument{'s' if arity != '1' else ''}): {b.doc}"
+        words = arity(b.min_args, b.max_args) + (" argument" if b.max_args == b.min_args == 1 else " arguments")
+        return f"```rules\n{word}(...)\n```\n\nBuilt-in function ({words}): {b.doc}"
     if word in SPECIAL_FUNCS:
         return f"```rules\n{word}(...)\n```\n\nBuilt-in function: {SPECIAL_FUNCS[word][2]}"
     if word in BUILTIN_VALUES:
@@ -301,11 +302,7 @@ def _range(span: Span, lines: list[str]):
 def to_lsp_diagnostic(d: Diagnostic, lines: list[str]):
     from lsprotocol import types as T
 
-    message = d.message
-    if d.expected:
-        message += f"\nexpected: {d.expected}"
-    if d.hint:
-        message += f"\nhint: {d.hint}"
+    message = d.message + (f"\nexpected: {d.expected}" if d.expected else "") + (f"\nhint: {d.hint}" if d.hint else "")
     severity = {"warning": T.DiagnosticSeverity.Warning, "hint": T.DiagnosticSeverity.Hint}.get(
         d.severity, T.DiagnosticSeverity.Error)
     return T.Diagnostic(range=_range(d.span, lines), message=message, severity=severity, source="rulelang")
@@ -354,17 +351,12 @@ def unreached_hints(path: str) -> list[Diagnostic]:
     return hints
 
 
-SYMBOL_KINDS = {
+# a kind of name: how LSP calls it as a document symbol, and as a completion (one word: both)
+KINDS = {
     "game": "File", "enum": "Enum", "member": "EnumMember", "component": "Class", "field": "Field",
-    "player": "Struct", "player field": "Field", "cards": "Array", "zone": "Namespace", "var": "Variable",
-    "setting": "Constant", "choice": "EnumMember", "def": "Function", "procedure": "Method",
-    "keyword": "Interface", "phase": "Event", "variant": "Module",
-}
-COMPLETION_KINDS = {
-    "enum": "Enum", "member": "EnumMember", "component": "Class", "field": "Field", "player field": "Field",
-    "cards": "Value", "zone": "Module", "var": "Variable", "setting": "Constant", "choice": "EnumMember",
-    "def": "Function", "procedure": "Method", "keyword": "Interface", "phase": "Event", "variant": "Module",
-    "built-in": "Function", "built-in value": "Constant",
+    "player": "Struct", "player field": "Field", "cards": "Array Value", "zone": "Namespace Module",
+    "var": "Variable", "setting": "Constant", "choice": "EnumMember", "def": "Function", "procedure": "Method",
+    "keyword": "Interface", "phase": "Event", "variant": "Module", "built-in": "Function", "built-in value": "Constant",
 }
 
 
@@ -437,17 +429,13 @@ def make_server():
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     def hover(ls, params: T.HoverParams):
         text = latest(params.text_document.uri).hover(params.position.line, params.position.character)
-        if text is None:
-            return None
-        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text))
+        return None if text is None else T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text))
 
     @server.feature(T.TEXT_DOCUMENT_DEFINITION)
     def definition(ls, params: T.DefinitionParams):
         a = latest(params.text_document.uri)
         span = a.definition(params.position.line, params.position.character)
-        if span is None:
-            return None
-        return T.Location(uri=params.text_document.uri, range=_range(span, a.lines))
+        return None if span is None else T.Location(uri=params.text_document.uri, range=_range(span, a.lines))
 
     @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
     def completion(ls, params: T.CompletionParams):
@@ -457,7 +445,7 @@ def make_server():
         lines = doc.source.splitlines()
         line = lines[params.position.line] if params.position.line < len(lines) else ""
         found = a.field_completions() if after_dot(line, params.position.character) else a.completions()
-        items = [T.CompletionItem(label=label, kind=getattr(T.CompletionItemKind, COMPLETION_KINDS.get(kind, "Keyword")),
+        items = [T.CompletionItem(label=label, kind=getattr(T.CompletionItemKind, KINDS[kind].split()[-1]),
                                   detail=kind, documentation=detail or None)
                  for label, kind, detail in found]
         return T.CompletionList(is_incomplete=False, items=items)
@@ -473,7 +461,7 @@ def make_server():
                     (whole.end.line, whole.end.character) < (sel.end.line, sel.end.character):
                 whole = T.Range(start=min(whole.start, sel.start, key=lambda p: (p.line, p.character)),
                                 end=max(whole.end, sel.end, key=lambda p: (p.line, p.character)))
-            return T.DocumentSymbol(name=s.name, kind=getattr(T.SymbolKind, SYMBOL_KINDS.get(s.kind, "Object")),
+            return T.DocumentSymbol(name=s.name, kind=getattr(T.SymbolKind, KINDS[s.kind].split()[0]),
                                     range=whole, selection_range=sel, detail=s.detail or None,
                                     children=[convert(c) for c in s.children] or None)
 

@@ -34,19 +34,15 @@ def pick_zone(match, name: str | None) -> BoardZone:
     boards = board_zones(match)
     if not boards:
         raise ValueError("this game has no board zone to draw")
-    if name is None:
-        return boards[0]
-    for z in boards:
-        if z.key == name or z.name == name:
-            return z
+    found = boards[0] if name is None else next((z for z in boards if name in (z.key, z.name)), None)
+    if found is not None:
+        return found
     raise ValueError(f'there is no board zone "{name}"; the boards are: ' + ", ".join(z.key for z in boards))
 
 
 def board_label(board: BoardZone) -> str:
     """A board as the picture's title names it: "tableau of Player 2 (--zone tableau#2)"."""
-    if board.owner is None:
-        return board.key
-    return f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
+    return board.key if board.owner is None else f"{board.name} of Player {board.owner + 1} (--zone {board.key})"
 
 
 def describe_boards(match) -> list[str]:
@@ -107,9 +103,13 @@ def _graph_layout(cells, graph, topology) -> dict:
     return {c: (float(x) * scale, float(y) * scale) for c, (x, y) in pos.items()}
 
 
-OWNER_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
-SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]  # (places, pieces)
+SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 NO_OWNER = "#555555"
+
+
+def seat_colour(owner: int | None, none: str = NO_OWNER) -> str:
+    """The colour of a seat's pieces, places and tokens (`none` for a card nobody owns)."""
+    return none if owner is None else SEAT_COLOURS[owner % len(SEAT_COLOURS)]
 
 
 def offered_cells(match, board: BoardZone) -> set:
@@ -152,10 +152,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     cells_obj = board.cells
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
-    if topology.open:
-        shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied))
-    else:
-        shown = cells_obj.cells()
+    shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied)) if topology.open else cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
 
@@ -207,7 +204,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
             ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
-                                edgecolor=SEAT_COLOURS[top.owner % len(SEAT_COLOURS)] if top.owner is not None else "#333333",
+                                edgecolor=seat_colour(top.owner, "#333333"),
                                 linewidth=2.2, zorder=2))
             ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
         if topology.kind not in ("hex", "grid"):
@@ -242,7 +239,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
             x, y = _centre(topology, cell, layout)
             for i, e in enumerate(pieces[:3]):
                 owners_seen.add(e.owner)
-                colour = OWNER_COLOURS[e.owner % len(OWNER_COLOURS)] if e.owner is not None else NO_OWNER
+                colour = seat_colour(e.owner)
                 ty = y - 0.05 - 0.27 * i
                 ax.add_patch(Circle((x - 0.6, ty), 0.09, facecolor=colour, edgecolor="black", linewidth=0.5, zorder=5))
                 text = "face down" if e.face_down else describe(e)
@@ -269,7 +266,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     if mark:
         handles.append(Circle((0, 0), 0.1, facecolor="#7a4a1e", edgecolor="black", label=mark.replace("_", " ")))
     for owner in sorted(o for o in owners_seen if o is not None):  # the owners of the pieces on top
-        handles.append(Circle((0, 0), 0.1, facecolor=OWNER_COLOURS[owner % len(OWNER_COLOURS)], edgecolor="black",
+        handles.append(Circle((0, 0), 0.1, facecolor=seat_colour(owner), edgecolor="black",
                               label=f"Player {owner + 1}"))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
@@ -342,8 +339,7 @@ def _draw_places(ax, cells_obj, cell, x, y, font, whose):
         bx = x + (i - (len(others) - 1) / 2) * (width + 0.1)
         by = y + 1.35
         cards = cells_obj.in_place(cell, place)
-        owner = cards[0].owner if cards and cards[0].owner is not None else None
-        face = SEAT_COLOURS[owner % len(SEAT_COLOURS)] if owner is not None else ("#dddddd" if cards else "none")
+        face = seat_colour(cards[0].owner if cards else None, "#dddddd" if cards else "none")
         ax.add_patch(Rectangle((bx - width / 2, by - 0.4), width, 0.8, facecolor=face, alpha=0.85 if cards else 1.0,
                                edgecolor="#555555", linewidth=0.8, linestyle="-" if place in caps else ":", zorder=1))
         label = "\n".join(describe(e) + whose(e) for e in cards) if cards else place.replace("_", " ")

@@ -54,12 +54,9 @@ def replay_file(folder: Path, path: str | Path, variants: list[str], settings: d
 
 def setting_modes(folder: Path, path: str | Path) -> list[tuple[list[str], dict]]:
     """The (variants, settings) of the stored replays of a game recorded with settings."""
-    found = []
-    for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json")):
-        data = read(file)
-        if data.get("settings") and Path(data["game"]).stem == Path(path).stem:
-            found.append((data["variants"], data["settings"]))
-    return found
+    stored = [read(file) for file in sorted(folder.glob(f"{Path(path).stem}--*=*.json"))]
+    return [(data["variants"], data["settings"]) for data in stored
+            if data.get("settings") and Path(data["game"]).stem == Path(path).stem]
 
 
 def digest(match: Match) -> str:
@@ -310,47 +307,6 @@ def _verify(data: dict, audit: bool, resume_points: int, digest_every: int) -> i
 def corpus(root: Path) -> list[Path]:
     """Every game file a replay should cover: games/ and examples/."""
     return sorted((root / "games").glob("*.rules")) + sorted((root / "examples").glob("*.rules"))
-
-
-def cmd_replay(args, console) -> int:
-    folder = Path(args.dir)
-    if args.record:
-        paths = [Path(p) for p in args.files] or corpus(Path("."))
-        chosen = _settings_arg(args)
-        for path in paths:
-            wanted = [([], chosen)] if chosen else \
-                [(v, {}) for v in modes(path)] + setting_modes(folder, path)
-            for variants, settings in wanted:
-                data = record(path.as_posix(), variants, settings=settings)
-                file = replay_file(folder, path, variants, settings)
-                write(data, file)
-                lengths = ", ".join(str(len(g["choices"])) for g in data["games"])
-                console.print(f"recorded {file}: {len(data['games'])} games ({lengths} steps)", markup=False)
-        return 0
-    if args.check:
-        files = [Path(p) for p in args.files] or sorted(folder.glob("*.json"))
-        failed = 0
-        for file in files:
-            try:
-                steps = verify(read(file))
-                console.print(f"{file}: {steps} steps match", markup=False)
-            except ReplayMismatch as exc:
-                failed += 1
-                console.print(f"{file}: MISMATCH {exc}", markup=False)
-        return 1 if failed else 0
-    if len(args.files) != 1:
-        raise ValueError("name one replay file to show (or use --record / --check)")
-    return show(Path(args.files[0]), args.seed, console, seat=args.seat)
-
-
-def _settings_arg(args) -> dict:
-    out = {}
-    for pair in getattr(args, "set", None) or []:
-        if "=" not in pair:
-            raise ValueError(f"--set takes NAME=VALUE, not {pair!r}")
-        name, value = pair.split("=", 1)
-        out[name.strip()] = value.strip()
-    return out
 
 
 def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:

@@ -108,12 +108,8 @@ class JsonScenario:
         lines.append(f"scenario {json.dumps(title)} {{")
         if "game" in data:
             lines.append(f"  game {json.dumps(self.text_of(data, 'game'))}")
-        for key in ("variant", "variants"):
-            if key in data:
-                lines.append("  variant " + ", ".join(self.names(data, key)))
-        for key in ("players", "seed"):
-            if key in data:
-                lines.append(f"  {key} {self.number_of(data, key)}")
+        lines += ["  variant " + ", ".join(self.names(data, key)) for key in ("variant", "variants") if key in data]
+        lines += [f"  {key} {self.number_of(data, key)}" for key in ("players", "seed") if key in data]
         for key in ("setting", "settings"):
             if key in data:
                 settings = data[key]
@@ -123,9 +119,7 @@ class JsonScenario:
                 for setting, value in settings.items():
                     lines.append(f"  setting {self.name(setting, key)} = {self.setting_value(setting, value)}")
         if "position" in data:
-            lines.append("  position {")
-            lines += self.position(data["position"], "    ", POSITION_KEYS, "the position")
-            lines.append("  }")
+            lines += ["  position {", *self.position(data["position"], "    ", POSITION_KEYS, "the position"), "  }"]
         if "position_file" in data:
             lines.append(f"  position from {json.dumps(self.text_of(data, 'position_file'))}")
         steps = data.get("steps", [])
@@ -196,9 +190,8 @@ class JsonScenario:
                 self.refuse("for", 'a position\'s loop needs "var" (a name) and "in" (a list)',
                             expected='{"var": "x", "in": "0..4", "zones": {...}}')
             lines.append(f"{indent}for {self.name(loop['var'], 'var')} in {self.expr(loop['in'], 'in')} {{")
-            lines += self.position({k: v for k, v in loop.items() if k not in ("var", "in")}, indent + "  ",
-                                   LOOP_KEYS, "a position's loop")
-            lines.append(f"{indent}}}")
+            lines += [*self.position({k: v for k, v in loop.items() if k not in ("var", "in")}, indent + "  ",
+                                     LOOP_KEYS, "a position's loop"), f"{indent}}}"]
         return lines
 
     def expr(self, value, key: str) -> str:
@@ -300,7 +293,8 @@ def run_file(path: str | Path, cache: dict | None = None, coverage=None) -> list
     cache = {} if cache is None else cache
     scenarios = load_scenarios(path)
     if not scenarios:
-        return [ScenarioResult(str(path), Span(file=str(path), line=1, column=1), False, "the file holds no scenario")]
+        span = Span(file=str(path), line=1, column=1)
+        return [ScenarioResult(str(path), span, [(span, "the file holds no scenario")])]
     return [ScenarioRunner(sc, path.parent, cache, coverage).run() for sc in scenarios]
 
 

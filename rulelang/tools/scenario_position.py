@@ -8,7 +8,7 @@ zones, ``for`` loops, queued chance), with the cards taken from the game's own (
 The game's own expressions, as a scenario computes them: compiled against the game with the values
 only a scenario has (``chooser``, ``offered``, ``prompt``, ``game_over``, ``winners``,
 ``turn_number``, ``current_step``) and its two functions (``contains``, ``visible_to``:
-``ScenarioCompiler``); a name the game lacks gets a "did you mean".
+``ScenarioGenerator``); a name the game lacks gets a "did you mean".
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class ScenarioExpressions:
 
     def compiler(self, match: Match) -> Compiler:
         program = match.game.program
-        comp = ScenarioCompiler(program.table, match.game.settings)
+        comp = Compiler(program.table, match.game.settings)
         comp.program = program
         comp.impure_defs = program.generated.cc.impure_defs
         comp.gen = ScenarioGenerator.beside(comp, program.generated)  # (finish() compiles what it wrote)
@@ -93,10 +93,6 @@ class ScenarioExpressions:
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message) from None
 
-class ScenarioCompiler(Compiler):
-    """The game's expressions and statements, written by a ScenarioGenerator (`compiler`)."""
-
-
 class ScenarioGenerator(Generator):
     """The game's expressions, with the functions only a scenario has: `contains(text or list, part)`
     and `visible_to(player, card)`."""
@@ -105,15 +101,11 @@ class ScenarioGenerator(Generator):
         name = x.func
         if name in SCENARIO_FUNCTIONS and name not in self.cc.scope and name not in self.pylocals \
                 and name not in self.cc.t.symbols:
+            fn, usage = SCENARIO_FUNCTIONS[name]
             if len(x.args) != 2 or x.kwargs:
-                raise RuleError(x.span, f"{name}() takes 2 values: {SCENARIO_FUNCTIONS[name]}")
-            fn = self.const(_contains if name == "contains" else _visible_to, "B")
-            return f"{fn}({self.x(x.args[0])}, {self.x(x.args[1])}, {self.span(x)})"
+                raise RuleError(x.span, f"{name}() takes 2 values: {usage}")
+            return f"{self.const(fn, 'B')}({self.x(x.args[0])}, {self.x(x.args[1])}, {self.span(x)})"
         return super().g_Call(x)
-
-
-SCENARIO_FUNCTIONS = {"contains": "contains(TEXT, PART) or contains(LIST, ITEM)",
-                      "visible_to": "visible_to(PLAYER, CARD)"}
 
 
 def _contains(whole, part, span) -> bool:
@@ -132,17 +124,14 @@ def _visible_to(player, card, span) -> bool:
     return visible(card, player.seat)
 
 
+SCENARIO_FUNCTIONS = {"contains": (_contains, "contains(TEXT, PART) or contains(LIST, ITEM)"),
+                      "visible_to": (_visible_to, "visible_to(PLAYER, CARD)")}
+
+
 def _turn_number(match: Match):
     """The number of the turn being taken in the innermost `take turns` running (1 for the first), or none."""
-    for frame in reversed(match.s.stack):
-        for v in frame.vars.values():
-            if type(v) is dict and "taken" in v and "first" in v:
-                return v["taken"]
-    return None
-
-
-def round_start_pc(program) -> int:
-    return next(i for i, op in enumerate(program.flow.ops) if op.what == "round_start")
+    return next((v["taken"] for frame in reversed(match.s.stack) for v in frame.vars.values()
+                 if type(v) is dict and "taken" in v and "first" in v), None)
 
 
 # ------------------------------------------------------------------ the game and the position
@@ -198,19 +187,17 @@ class PositionBuilder(ScenarioExpressions):
         settings = {i.names[0]: i.names[1] for i in self._items("setting")}
         if variants or settings:
             self.check_variants_and_settings(path, variants)
-        key = (str(Path(path).resolve()), tuple(variants))
-        if settings:
-            key += (tuple(sorted(settings.items())),)
+        # (the key's shape is read by tests that put a game of their own in the cache)
+        key = (str(Path(path).resolve()), tuple(variants)) + ((tuple(sorted(settings.items())),) if settings else ())
         coverage = self.coverage
         if coverage is not None:
             key += ("coverage",)  # (loaded to note the lines it runs: balance/coverage.py)
         if key not in self.cache:
             try:
+                loader = load if coverage is None else load_for_coverage
+                self.cache[key] = loader(str(path), variant=variants, settings=settings)
                 if coverage is not None:
-                    self.cache[key] = load_for_coverage(str(path), variant=variants, settings=settings)
                     coverage.add_game(self.cache[key])
-                else:
-                    self.cache[key] = load(str(path), variant=variants, settings=settings)
             except RulesError as exc:  # a setting's value of the wrong kind: said at the scenario's line
                 for item in self._items("setting"):
                     for d in exc.diagnostics:
@@ -537,16 +524,14 @@ class PositionBuilder(ScenarioExpressions):
         return ScenarioFailure(pc.span, f"the game has no card {wanted}: no {pc.ctor.component} has all these values together")
 
     def start_at(self, match: Match, phase_item):
-        program = match.game.program
-        s = match.s
-        flow = program.flow
+        """The match's flow set to the start of a round (or its result, when the position is over), or
+        to the start of the position's phase."""
+        program, s = match.game.program, match.s
+        ops, handlers = program.flow.ops, [("game", program.result_pc)]
         if phase_item is None:
-            pc = program.result_pc if s.over else round_start_pc(program)
-            handlers = [("game", program.result_pc)]
-            frame = Frame(flow, pc, {}, handlers, "flow")
-            s.stack = [frame]
-            return
-        if s.round == 0:
-            s.round = 1
-        index = next(i for i, op in enumerate(flow.ops) if op.what == "phase" and op.arg == phase_item.phase)
-        s.stack = [Frame(flow, index, {}, [("game", program.result_pc), ("round", program.round_end_pc)], "flow")]
+            pc = program.result_pc if s.over else next(i for i, op in enumerate(ops) if op.what == "round_start")
+        else:
+            s.round = s.round or 1
+            pc = next(i for i, op in enumerate(ops) if op.what == "phase" and op.arg == phase_item.phase)
+            handlers.append(("round", program.round_end_pc))
+        s.stack = [Frame(program.flow, pc, {}, handlers, "flow")]

@@ -17,11 +17,24 @@ from rulelang.model.things import EnumMap, Entity, Player
 class ScenarioResult:
     name: str
     span: Span
-    passed: bool
-    message: str = ""
-    failed_at: Span | None = None
-    checks: int = 0
     failures: list[tuple[Span, str]] = field(default_factory=list)  # every failure: where, and its report
+    checks: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def failed_at(self) -> Span | None:
+        return self.failures[0][0] if self.failures else None
+
+    @property
+    def message(self) -> str:
+        """Every failure's report, the first one first."""
+        if not self.failures:
+            return ""
+        first, *more = self.failures
+        return first[1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in more)
 
 
 class ScenarioFailure(Exception):

@@ -65,13 +65,8 @@ class ScenarioRunner(PositionBuilder):
         except ScenarioFailure as exc:
             failures.append(exc)
         except RulesError as exc:
-            return ScenarioResult(self.sc.name, self.sc.span, False, exc.format(), exc.diagnostics[0].span, self.checks,
-                                  [(exc.diagnostics[0].span, exc.format())])
-        if not failures:
-            return ScenarioResult(self.sc.name, self.sc.span, True, checks=self.checks)
-        reports = [(f.span, f.report()) for f in failures]
-        message = reports[0][1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in reports[1:])
-        return ScenarioResult(self.sc.name, self.sc.span, False, message, failures[0].span, self.checks, reports)
+            return ScenarioResult(self.sc.name, self.sc.span, [(exc.diagnostics[0].span, exc.format())], self.checks)
+        return ScenarioResult(self.sc.name, self.sc.span, [(f.span, f.report()) for f in failures], self.checks)
 
     def run_items(self, match: Match, items: list[N.ScenarioItem]):
         for item in items:
