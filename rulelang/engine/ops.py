@@ -418,7 +418,7 @@ class StepOp(Op):
             vm.s.globals["__step"] = self.name
         else:
             vm.s.globals.pop("__step", None)
-            vm.step_finished(self.name)
+            vm.finished(self.name)
 
 
 class TurnsInit(Op):
@@ -541,7 +541,7 @@ class TurnEnd(Op):
             frame.handlers.pop()
         frame.pc = self.next_pc
         if vm.stop_at_step is not None:
-            vm.turn_finished()
+            vm.finished("turn")
         s = vm.s
         if UNTIL_KEY in s.globals:
             expire(s, "turn")
