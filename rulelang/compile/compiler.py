@@ -17,6 +17,7 @@ The pydantic AST is only read here, once, before play.
 from __future__ import annotations
 
 import re
+from functools import partial
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -249,11 +250,6 @@ class Compiler(StatementCompiler):
         table.setdefault(key, []).append(info)
 
     def compile_cards(self, d: N.CardsDecl):
-        self._compile_cards(d)
-        if d.zone is not None:
-            self.program.auto_sets.append((d.name, self.expr(d.zone)))
-
-    def _compile_cards(self, d: N.CardsDecl):
         program = self.program
         defs: list[CardDef] = []
         limit = current_budgets().cards
@@ -264,10 +260,9 @@ class Compiler(StatementCompiler):
         asked: list = []
         plans = []
 
-        def later(node, names: set):
-            value = _folded(node, names, self.t.symbols)
-            if value is not _NOT_FOLDED:
-                return _Folded(node, names, self.t.symbols)
+        def later(node, names: set):  # a literal (made anew for each card), or the index of its function
+            if _folded(node, names, self.t.symbols) is not _NOT_FOLDED:
+                return partial(_folded, node, names, self.t.symbols)
             asked.append((node, names))
             return len(asked) - 1
 
@@ -294,9 +289,7 @@ class Compiler(StatementCompiler):
         fns = self.load_time_functions(asked) if asked else []
 
         def value_of(made, combo: dict, span: Span):
-            if isinstance(made, _Folded):
-                return made.value()
-            return fns[made](self.load_time_ctx(combo, span))
+            return made() if type(made) is partial else fns[made](self.load_time_ctx(combo, span))
 
         for entry, comp, colls, args, defaults in plans:
             label, back = self.compile_label(comp), self._label_template(comp.back)
@@ -309,9 +302,6 @@ class Compiler(StatementCompiler):
                     if total + len(new) * entry.copies > limit:
                         raise BudgetExceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
                 combos = new
-                if total + len(combos) * entry.copies > limit:
-                    raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
-                                   limit)
             if total + len(combos) * entry.copies > limit:
                 raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
                                limit)
@@ -339,12 +329,15 @@ class Compiler(StatementCompiler):
                     defs[-1].shape = shape
         program.card_sets[d.name] = defs
         self.cards_made = total
+        if d.zone is not None:
+            program.auto_sets.append((d.name, self.expr(d.zone)))
 
     def const(self, x, combo: dict, span: Span | None = None):
         """The value of an expression worked out now, at load time (a setting's default), with the
         names of `combo`: a literal as it is, anything else by a generated function."""
-        if _folded(x, set(combo), self.t.symbols) is not _NOT_FOLDED:
-            return _folded(x, set(combo), self.t.symbols)
+        value = _folded(x, set(combo), self.t.symbols)
+        if value is not _NOT_FOLDED:
+            return value
         (fn,) = self.load_time_functions([(x, set(combo))])
         return fn(self.load_time_ctx(combo, span or x.span))
 
@@ -552,30 +545,16 @@ def _folded(node, names: set, symbols: dict):
     return _NOT_FOLDED
 
 
-class _Folded:
-    """A deck's literal value (_folded), made anew for each card."""
-
-    def __init__(self, node, names: set, symbols: dict):
-        self.node, self.names, self.symbols = node, names, symbols
-
-    def value(self):
-        return _folded(self.node, self.names, self.symbols)
-
-
 def _type_default(t: N.TypeRef, symbols: dict | None = None):
+    """The starting value of a field or variable declared without one, as a function of the ctx."""
     name = type_name(t)
     if name.startswith("map:") and symbols is not None and name[4:] in symbols:
         members = tuple(symbols[name[4:]].decl.members)  # every member holds 0
         return lambda c: EnumMap(name[4:], dict.fromkeys(members, 0))
-    if name == "int":
-        return lambda c: 0
-    if name == "bool":
-        return lambda c: False
-    if name == "str":
-        return lambda c: ""
     if name.startswith("list:"):
-        return lambda c: []
-    return lambda c: None
+        return lambda c: []  # (a new list each time)
+    value = {"int": 0, "bool": False, "str": ""}.get(name)
+    return lambda c: value
 
 
 def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:
