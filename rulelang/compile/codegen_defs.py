@@ -50,19 +50,15 @@ class DefWriter:
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads
-        self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
-        self.card_locals = frozenset(f"L_{p}" for p in card_params)
         rebound = {x.var for x in nodes_in(d.body) if isinstance(getattr(x, "var", None), str)}
-        self.fixed_params, self.param_reads = {f"L_{p}" for p in params if p not in rebound}, {}
-        try:
-            with self.cc.scoped(set(params)):
-                body = "\n".join(self.body_lines(d.body, "value", "        "))
-                # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
-                body = _coordinates_read(self.param_reads, "        ") + body
-                body = self.read_once(body, "        ")
-        finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads = saved
+        with self.setting(pylocals=dict(zip(params, py)), in_def=True, no_walrus=False,
+                          card_locals=frozenset(f"L_{p}" for p in card_params),
+                          fixed_params={f"L_{p}" for p in params if p not in rebound}, param_reads={}), \
+                self.cc.scoped(set(params)):
+            body = "\n".join(self.body_lines(d.body, "value", "        "))
+            # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
+            body = _coordinates_read(self.param_reads, "        ") + body
+            body = self.read_once(body, "        ")
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else

@@ -314,16 +314,11 @@ class StatementWriter:
         for it; conditions are generated expressions; the steps budget counts each statement, test
         and turn of a loop."""
         lines: list[str] = []
-        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope, self.card_locals
-        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
-            with self.no_def_parameters():
+            with self.new_function(), self.cc.scoped(()):
                 self._sync_block(body, lines, "        ", False)
         except _NotSimple:
             return None
-        finally:
-            self.pylocals, self.in_def, self.no_walrus = saved[:3]
-            self.cc.scope, self.card_locals = saved[3:]
         fname = self.fresh("A")
         self.sources.append("\n".join(
             [f"def {fname}(vm, frame):  # rules line {span.line}",
@@ -371,21 +366,17 @@ class StatementWriter:
             lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
             inner = indent + "    "
             lines.append(f"{inner}v[{st.var!r}] = {item}")
-            saved = self.pylocals, self.card_locals
+            named = {}
             if not _rebinds(st.body, st.var):
                 # the loop's own Python name stands for its variable in the expressions written here
-                # (the statements' closures read it from v)
-                self.pylocals = {**self.pylocals, st.var: item}
-                if self.yields_cards(st.coll):  # (`item` is a fresh name: no other place holds it)
-                    self.card_locals = self.card_locals | {item}
-            try:
-                with self.cc.scoped({st.var}):
-                    if st.cond is not None:
-                        lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
-                    self._sync_step(lines, inner, st.span)
-                    self._sync_block(st.body, lines, inner, True)
-            finally:
-                self.pylocals, self.card_locals = saved
+                # (the statements' closures read it from v); `item` is a fresh name: no other place holds it
+                named = {"pylocals": {**self.pylocals, st.var: item},
+                         "card_locals": self.card_locals | ({item} if self.yields_cards(st.coll) else set())}
+            with self.setting(**named), self.cc.scoped({st.var}):
+                if st.cond is not None:
+                    lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
+                self._sync_step(lines, inner, st.span)
+                self._sync_block(st.body, lines, inner, True)
         elif kind in (N.Break, N.Continue) and in_loop:
             lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
         elif kind in _SYNC_CONTROL:
@@ -416,16 +407,14 @@ class StatementWriter:
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
         lines = []
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
-        self.in_def, self.no_walrus, self.card_locals = False, False, frozenset()
         names: list[str] = []
 
         def written(node, walrus=False) -> str:
-            self.pylocals = {n: f"L_{n}" for n in names}
-            with self.cc.scoped(set(names)), self.no_def_parameters():
+            self.pylocals = {n: f"L_{n}" for n in names}  # (put back by new_function)
+            with self.cc.scoped(set(names)):
                 return self.iterable(node, walrus=True) if walrus else self.x(node)
 
-        try:
+        with self.new_function():
             indent = "        "
             for k, b in enumerate(bindings):
                 items = written(b.coll, walrus=True)
@@ -446,8 +435,6 @@ class StatementWriter:
                 lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
             else:
                 lines.append(f"{indent}rows.append({row})")
-        finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         self.sources.append("\n".join(head + ["    try:"] + lines + [
             "    except _CATCH as exc:",
             "        raise _translate(exc) from None", ""]))
