@@ -1,7 +1,7 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
-of simple statements fused into one op (`FusedExec`), runs with `if`s and `for each` loops
-(`FusedRegion`, `fuse_regions`), continuous rules as one function (`sync_block`) and the
-bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
+of simple statements fused into one op (`FusedExec`), or of simple statements, `if`s and `for each`
+loops (`FusedRegion`; both by `fuse_regions`), continuous rules as one function (`sync_block`) and
+the bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
 simple statement's closure, as the statement compiler made it (`statements.py`): what a statement
 does is written there only; a fused op writes the VM's part around it (steps, events, the frame's
 place) and, in a region, the `if` tests and loops.
@@ -56,11 +56,12 @@ class FusedExec(Op):
     the statement's own line (`span`). The original ops stay in place after it, so a jump or a saved
     position that lands inside the run still works."""
 
-    __slots__ = ("run", "spans", "start", "at")
+    # unwinds: whether it holds an `end ...` (so a procedure of it keeps its frame)
+    __slots__ = ("run", "spans", "start", "at", "unwinds")
 
     def __init__(self, start: int, spans: list):
         self.start, self.spans, self.at = start, spans, 0
-        self.run = None  # the generated function run(vm, frame), bound by Generator.fused
+        self.run = None  # the generated function run(vm, frame), bound by Generator.fused_region
 
     @property
     def span(self):
@@ -76,7 +77,7 @@ class FusedRegion(FusedExec):
     would have left it (the position after the statement, and each loop's list and next index in its
     slot), and the original ops, still in place, carry on once the triggers have run."""
 
-    __slots__ = ("unwinds",)  # whether it holds an `end ...` (so a procedure of it keeps its frame)
+    __slots__ = ()
 
 
 class _RegionWriter:
@@ -215,8 +216,8 @@ class RegionRecords:
 
 
 def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
-    """Replace the first op of every run of fusable statements (simple ones, and `if`s and `for each`
-    loops made only of them) by a FusedRegion; a run of simple statements alone is left to fuse_code."""
+    """Replace the first op of every run of two or more ops of fusable statements (simple ones, and
+    `if`s and `for each` loops made only of them) by a FusedRegion (a FusedExec without them)."""
     ops = list(code.ops)  # as compiled: regions are written from these
     ranges = records.ranges
     known: dict[int, bool] = {}
@@ -278,28 +279,12 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
             if st is not None and fusable(st) and (not run or ranges[id(run[-1])][2] == ranges[id(st)][1]):
                 run.append(st)
                 continue
-            if any(type(x) in (N.If, N.For) for x in run):
-                start, stop = ranges[id(run[0])][1], ranges[id(run[-1])][2]
+            start, stop = (ranges[id(run[0])][1], ranges[id(run[-1])][2]) if run else (0, 0)
+            if stop - start >= 2:  # (one op alone is run by the VM as it is)
                 region = gen.fused_region(ops, run, ranges, start, stop)
                 if region is not None:
                     code.ops[start] = region
             run = [st] if st is not None and fusable(st) else []
-
-
-def fuse_code(gen: "Generator", code) -> None:
-    """Replace the first op of every run of two or more `Exec` ops of a block by a `FusedExec`."""
-    ops = code.ops
-    i = 0
-    while i < len(ops):
-        if type(ops[i]) is not Exec:
-            i += 1
-            continue
-        j = i
-        while j < len(ops) and type(ops[j]) is Exec:
-            j += 1
-        if j - i >= 2:
-            ops[i] = gen.fused(ops[i:j], i)
-        i = j
 
 
 class StatementWriter:
@@ -440,50 +425,13 @@ class StatementWriter:
             "        raise _translate(exc) from None", ""]))
         return self.stub(fname)
 
-    def fused(self, execs: list, start: int):
-        """The generated `run` of a FusedExec standing for `execs` (ops start, start+1, ...)."""
-        op = FusedExec(start, [o.span for o in execs])
-        fname = self.fresh("X")
-        first, last = execs[0].span.line, execs[-1].span.line
-        lines = [f"def {fname}(op, vm, frame):  # rules lines {first}-{last}",
-                 "    s = vm.s",
-                 "    c = _Ctx(frame.vars, s, vm)",
-                 "    meter = vm.meter",
-                 "    op.at = 0",
-                 "    try:"]
-        for k, o in enumerate(execs):
-            if k:
-                lines.append(f"        op.at = {k}")
-            lines.append(f"        {self.const(o.fn, 'F')}(c)")  # the statement's closure
-            if k < len(execs) - 1:
-                lines += ["        if s.events:",
-                          f"            frame.pc = {start + k + 1}",
-                          "            return",
-                          "        meter.work += 1",
-                          "        if meter.work >= meter.checkpoint:",
-                          f"            meter.check({self.const(o.span, 'S')})"]
-        lines.append(f"        frame.pc = {start + len(execs)}")
-        return self._bound(op, fname, lines, start)
-
-    def _bound(self, op, fname: str, lines: list, start: int, translate: bool = False):
-        """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
-        failed), with the op bound to it. `translate`: expressions are written in it, their
-        failures reported as their own functions report them."""
-        lines += ["    except BaseException as exc:" if translate else "    except BaseException:",
-                  f"        frame.pc = {start} + op.at"]
-        if translate:
-            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
-        lines += ["        raise", ""]
-        self.sources.append("\n".join(lines))
-        op.run = types.MethodType(self.stub(fname), op)
-        return op
-
     def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
-        """The generated `run` of a FusedRegion standing for the statements `run` (ops start to
-        stop - 1: simple statements, and `if`s and `for each` loops made of them), or None when it
-        would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
-        `ops` are the block's ops as the statement compiler made them."""
-        op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        """A FusedExec or FusedRegion standing for the statements `run` (ops start to stop - 1: simple
+        statements, and `if`s and `for each` loops made of them), with its generated `run` bound, or
+        None when it would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and
+        loop ops; `ops` are the block's ops as the statement compiler made them."""
+        control = any(type(st) in (N.If, N.For) for st in run)
+        op = (FusedRegion if control else FusedExec)(start, [o.span for o in ops[start:stop]])
         op.unwinds = any(type(o) is EndOp for o in ops[start:stop])
         fname = self.fresh("X")
         lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
@@ -497,6 +445,14 @@ class StatementWriter:
             writer.block(run, "        ", [])
         except _NotSimple:
             return None
+        # an error leaves the frame at the op that failed; one of an expression written in the region
+        # (writer.inlined) is reported as its own function reports it
         lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
-                  f"        frame.pc = {stop}"]
-        return self._bound(op, fname, lines, start, translate=writer.inlined)
+                  f"        frame.pc = {stop}",
+                  "    except BaseException as exc:" if writer.inlined else "    except BaseException:",
+                  f"        frame.pc = {start} + op.at"]
+        if writer.inlined:
+            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
+        self.sources.append("\n".join(lines + ["        raise", ""]))
+        op.run = types.MethodType(self.stub(fname), op)
+        return op

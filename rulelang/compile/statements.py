@@ -52,7 +52,7 @@ class StatementCompiler:
 
     # ---- statements
     def code(self, name: str, kind: str, span: Span, body: list, params=()) -> Code:
-        from rulelang.compile.codegen_statements import RegionRecords, fuse_code, fuse_regions
+        from rulelang.compile.codegen_statements import RegionRecords, fuse_regions
 
         code = self.program.new_code(name, kind, span)
         saved = self._regions
@@ -65,8 +65,7 @@ class StatementCompiler:
         finally:
             self._regions = saved
         if self.fused:
-            fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
-            fuse_code(self.gen, code)  # runs of simple statements become one generated op
+            fuse_regions(self.gen, code, records)  # runs of simple statements, `if`s and loops: one generated op
         if kind == "proc":
             code.inline = _whole_body(code)
         return code
