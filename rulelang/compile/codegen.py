@@ -102,7 +102,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         # on them asks nothing of them (is_int). One set, so that every place that enters or leaves
         # a function or a scope keeps both
         self.card_locals: frozenset = frozenset()
-        self.in_def = False
         self.no_walrus = False
         # while a def is written: its parameters' Python names that nothing in its body binds again,
         # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
@@ -254,7 +253,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         """While another function is written (an expression's, a continuous rule's, an option's
         walker), possibly in the middle of a def's: no Python locals, and no name is one of the def's
         parameters (g_Index reads those once, at the def's top, which this function does not have)."""
-        return self.setting(**{"pylocals": {}, "in_def": False, "no_walrus": False, "card_locals": frozenset(),
+        return self.setting(**{"pylocals": {}, "no_walrus": False, "card_locals": frozenset(),
                                "fixed_params": set(), "param_reads": {}, **values})
 
     def finish(self) -> None:

@@ -51,7 +51,7 @@ class DefWriter:
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
         rebound = {x.var for x in nodes_in(d.body) if isinstance(getattr(x, "var", None), str)}
-        with self.setting(pylocals=dict(zip(params, py)), in_def=True, no_walrus=False,
+        with self.setting(pylocals=dict(zip(params, py)), no_walrus=False,
                           card_locals=frozenset(f"L_{p}" for p in card_params),
                           fixed_params={f"L_{p}" for p in params if p not in rebound}, param_reads={}), \
                 self.cc.scoped(set(params)):

@@ -269,7 +269,7 @@ class LoopWriter:
         params = [p.name for p in d.params]
         # a Python local, or a rules variable read as c.v[name]
         values = [self.x(a) if kept is None or kept[i] is None else kept[i] for i, a in enumerate(args)]
-        with self.setting(pylocals=dict(zip(params, values)), in_def=True), self.cc.scoped(set(params)):
+        with self.setting(pylocals=dict(zip(params, values))), self.cc.scoped(set(params)):
             yield
 
     def inline_leaf(self, name: str, args: list) -> str | None:

@@ -114,9 +114,7 @@ class _RegionWriter:
 
     def step(self, k: int, indent: str) -> None:
         """The VM's count of op k as one step of work."""
-        self.lines += [f"{indent}meter.work += 1",
-                       f"{indent}if meter.work >= meter.checkpoint:",
-                       f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
+        self.gen.step_lines(self.lines, indent, self.ops[k].span)
 
     def block(self, stmts: list, indent: str, loops: list) -> None:
         for st in stmts:
@@ -326,7 +324,8 @@ class StatementWriter:
         if not stmts:
             lines.append(f"{indent}pass")
 
-    def _sync_step(self, lines: list, indent: str, span) -> None:
+    def step_lines(self, lines: list, indent: str, span) -> None:
+        """One step of work counted (the VM's count of an op), at `span` should it pass the checkpoint."""
         lines += [f"{indent}meter.work += 1",
                   f"{indent}if meter.work >= meter.checkpoint:",
                   f"{indent}    meter.check({self.const(span, 'S')})"]
@@ -336,7 +335,7 @@ class StatementWriter:
         if kind in (N.If, N.For) and len(indent) // 4 >= _SYNC_DEPTH:
             raise _NotSimple()  # (nested deeper than Python's 20 blocks: the rule runs on its ops)
         if kind is N.If:
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             for k, (cond, body) in enumerate(st.branches):
                 lines += [f"{indent}{'elif' if k else 'if'} ({self.x(cond)}", f"{indent}):"]
                 self._sync_block(body, lines, indent + "    ", in_loop)
@@ -344,7 +343,7 @@ class StatementWriter:
                 lines.append(f"{indent}else:")
                 self._sync_block(st.other, lines, indent + "    ", in_loop)
         elif kind is N.For and st.chosen_by is None:
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             item = self.fresh("_i")
             # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
             # own list: the loop's body may move cards
@@ -360,7 +359,7 @@ class StatementWriter:
             with self.setting(**named), self.cc.scoped({st.var}):
                 if st.cond is not None:
                     lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
-                self._sync_step(lines, inner, st.span)
+                self.step_lines(lines, inner, st.span)
                 self._sync_block(st.body, lines, inner, True)
         elif kind in (N.Break, N.Continue) and in_loop:
             lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
@@ -372,7 +371,7 @@ class StatementWriter:
             if len(scratch.ops) != 1 or type(scratch.ops[0]) not in (Exec, SignalOp, CallProc, PerformOp):
                 raise _NotSimple()
             op = scratch.ops[0]
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             if type(op) is Exec:
                 lines.append(f"{indent}{self.const(op.fn, 'F')}(c)")
                 return
