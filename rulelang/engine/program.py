@@ -37,9 +37,7 @@ class Ctx:
     __slots__ = ("v", "s", "vm")
 
     def __init__(self, v: dict, s, vm):
-        self.v = v
-        self.s = s
-        self.vm = vm
+        self.v, self.s, self.vm = v, s, vm
 
 
 class RuleError(Exception):
