@@ -23,8 +23,7 @@ class CallWriter:
             for a in x.args:  # (what is wrong in its arguments is said first)
                 self.x(a)
             raise RuleError(x.span, f'"{name}" cannot be called')
-        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
-                and x.args[0].keep == "where":
+        if self.is_quantifier(x):
             f = x.args[0]
             coll = self.iterable(f.coll)
             with self.loop_scope(f.var, f.coll):
@@ -35,11 +34,11 @@ class CallWriter:
             if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
                 return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
-        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
+        if name == "empty" and self.is_builtin(x, "empty", 1):
             found = self.empty_early(x.args[0])
             if found is not None:
                 return found
-        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
+        if name == "first" and self.is_builtin(x, "first", 1):
             found = self.first_early(x.args[0])
             if found is not None:
                 return found

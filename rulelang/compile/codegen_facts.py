@@ -51,12 +51,15 @@ class NodeFacts:
         info = self.zone_named(node)
         return info is not None and info.topology is not None
 
+    def cards_on_board(self, node) -> bool:
+        """`at(board, cell)`, `neighbors(card)` or `neighbors(board, cell)`: the board's own list of cards."""
+        return self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1) \
+            or self.is_builtin(node, "neighbors", 2)
+
     def walks_cards(self, node) -> bool:
         """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,
         `ray`, or the numbers of a literal range): no as_list needed around it."""
-        return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
-                or _literal_range(node) is not None)
+        return self.cards_on_board(node) or self.is_builtin(node, "ray", 3) or _literal_range(node) is not None
 
     def yields_cards(self, node) -> bool:
         """Whether every item of the collection `node` is a card: a zone the rules name (or a
@@ -70,8 +73,7 @@ class NodeFacts:
             sym = self.cc.t.symbols.get(node.func)
             if sym is not None:
                 return sym.kind == "zone" and len(node.args) == 1 and node.func in self.cc.program.zones
-            return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                    or self.is_builtin(node, "neighbors", 2))
+            return self.cards_on_board(node)
         return False
 
     def is_empty_cells(self, x) -> bool:

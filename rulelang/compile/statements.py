@@ -340,7 +340,7 @@ class StatementCompiler:
         self.scope = self.scope | {s.var}
 
     def s_ChooseBlock(self, code, s, loops):
-        op = ChooseAmong([], self.opt(s.opts.by), s.opts.optional, self.prompt(s), s.span)
+        op = ChooseAmong([], [], self.opt(s.opts.by), s.opts.optional, self.prompt(s), s.span)
         self.emit(code, op)
         ends = []
         for opt in s.options:

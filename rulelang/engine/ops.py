@@ -244,16 +244,11 @@ NOT_LISTED = _NotListed()
 class ChooseAmong(Op):
     """`choose { option a(x in xs) {...} option b {...} }`: every binding of every option is one choice."""
 
+    # alts: a list of (name, [(var, coll, cond, independent)], cond, body_pc); walkers: per alternative,
+    # its bindings as generated loops, walker(ctx, rows), or None for an option without bindings
+    # (codegen_statements: Generator.option_walker); products: per alternative, whether its bindings
+    # are independent and without conditions (worked out on first use)
     __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end", "products")
-
-    def __init__(self, alts, by, optional, prompt, span):
-        self.alts = alts  # list of (name, [(var, coll, cond, independent)], cond, body_pc)
-        # per alternative: its bindings as generated loops, walker(ctx, rows), or None for an option
-        # without bindings (codegen_statements: Generator.option_walker)
-        self.walkers: list = []
-        self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
-        self.end = None
-        self.products = None  # per alternative: independent bindings without conditions (worked out once)
 
     def enumerate(self, vm, frame, most: int = 0) -> Options:
         """Every option, in order: alternatives in order, each one's bindings with the first name

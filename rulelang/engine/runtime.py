@@ -181,21 +181,15 @@ class VM:
         s = self.s
         events, s.events = s.events, []
         infos = []
-        for ev in events:
-            if ev[0] in ("enter", "leave"):
-                _, zone, entity = ev
-                key = (ev[0], zone)
-                for info in self.program.triggers.get(key, ()):
-                    infos.append((info, {info.var: entity}))
-                for info in self.program.keyword_triggers.get(key, ()):
-                    infos.extend((info, {info.var: entity, "self": b}) for b in self.bearers(info.keyword))
-            elif ev[0] == "signal":
-                _, name, args = ev
-                key = ("signal", name)
-                for info in self.program.triggers.get(key, ()):
-                    infos.append((info, dict(zip(info.params, args))))
-                for info in self.program.keyword_triggers.get(key, ()):
-                    infos.extend((info, {**dict(zip(info.params, args)), "self": b}) for b in self.bearers(info.keyword))
+        tables = ((self.program.triggers, False), (self.program.keyword_triggers, True))
+        for kind, what, value in events:  # ("enter" | "leave", zone, card) or ("signal", name, args)
+            for table, keyword in tables:
+                for info in table.get((kind, what), ()):
+                    bound = dict(zip(info.params, value)) if kind == "signal" else {info.var: value}
+                    if keyword:
+                        infos.extend((info, {**bound, "self": b}) for b in self.bearers(info.keyword))
+                    else:
+                        infos.append((info, bound))
         self._push_triggers(infos)
 
     # ---- continuous rules
