@@ -50,11 +50,12 @@ def _rebinds(body: list, name: str) -> bool:
 class FusedExec(Op):
     """A run of consecutive simple statements (the compiler's `Exec` ops: assignments, moves, draws...)
     as ONE op whose generated `run` calls them one after the other, instead of one trip through the VM
-    per statement. It behaves exactly like the ops it stands for: the steps budget counts each
-    statement, pending events (a card entered a watched zone) stop the run right after the statement
-    that caused them so that triggers fire at the same point, and an error or the steps budget names
-    the statement's own line (`span`). The original ops stay in place after it, so a jump or a saved
-    position that lands inside the run still works."""
+    per statement. It behaves exactly like the ops it stands for: every op counts as a step of the
+    budget, at the same point; pending events (a card entered a watched zone) stop the run right after
+    the statement that caused them, with the frame as the ops would have left it, so that triggers
+    fire at the same point; an error or the steps budget names the statement's own line (`span`). The
+    original ops stay in place after it, so a jump, a saved position or a run stopped for triggers that
+    lands inside carries on with them."""
 
     # unwinds: whether it holds an `end ...` (so a procedure of it keeps its frame)
     __slots__ = ("run", "spans", "start", "at", "unwinds")
@@ -69,13 +70,9 @@ class FusedExec(Op):
 
 
 class FusedRegion(FusedExec):
-    """Consecutive simple statements, `if`s and `for each` loops made of them, as ONE op whose
-    generated `run` is Python's own `if` and `for` (Generator.fused_region). Like FusedExec it
-    behaves exactly like the ops it stands for: every op it stands for counts as a step of the
-    budget, at the same point, with its own span; when a statement leaves events pending (a card
-    entered a watched zone), the run stops right after it, with the frame as the ops themselves
-    would have left it (the position after the statement, and each loop's list and next index in its
-    slot), and the original ops, still in place, carry on once the triggers have run."""
+    """A FusedExec of simple statements, `if`s and `for each` loops made of them, whose generated `run`
+    is Python's own `if` and `for`; a run stopped for triggers leaves each open loop's list and next
+    index in its slot, as the loop's ops keep them."""
 
     __slots__ = ()
 

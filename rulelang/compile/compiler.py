@@ -358,40 +358,39 @@ class Compiler(StatementCompiler):
             counts[n] = count
         return counts
 
-    def load_time_functions(self, asked: list) -> list:
-        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
-        read from its ctx): one small generated module for all of them, with the defs they call
-        (`Generator.for_load_time`: nothing is remembered, there is no match yet)."""
+    @contextmanager
+    def load_time_module(self):
+        """A generator of functions worked out at load time (`Generator.for_load_time`: nothing is
+        remembered, there is no match yet), outside the scope being compiled; at the end, the defs
+        its functions call are written, and the module is compiled."""
         from rulelang.compile.codegen import Generator
 
-        gen = Generator.for_load_time(self)
-        saved = self.scope
-        fns = []
+        gen, saved = Generator.for_load_time(self), self.scope
         try:
-            for node, names in asked:
-                self.scope = frozenset(names)
-                gen.enter("Lt")
-                fns.append(gen.function(node))
+            yield gen
             self.scope = frozenset()
             gen.define_called()
         finally:
             self.scope = saved
         gen.finish()
+
+    def load_time_functions(self, asked: list) -> list:
+        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
+        read from its ctx): one small generated module for all of them, with the defs they call."""
+        with self.load_time_module() as gen:
+            fns = []
+            for node, names in asked:
+                self.scope = frozenset(names)
+                gen.enter("Lt")
+                fns.append(gen.function(node))
         return fns
 
     def load_time_def(self, name: str):
         """A def as a function `(ctx, args)` for load time (a deck's values), in a module of its own."""
-        from rulelang.compile.codegen import Generator
-
-        gen = Generator.for_load_time(self)
-        saved, self.scope = self.scope, frozenset()
-        try:
+        with self.load_time_module() as gen:
+            self.scope = frozenset()
             gen.enter("De", name)
             fn = gen.define(gen.def_decls.get(name) or self.def_decls[name], True)
-            gen.define_called()
-        finally:
-            self.scope = saved
-        gen.finish()
         return fn
 
     def load_time_ctx(self, combo: dict, span: Span) -> Ctx:

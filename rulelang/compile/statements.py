@@ -120,11 +120,9 @@ class StatementCompiler:
             call = s.target
             sym = self.t.symbols.get(call.func)
             if sym is not None and sym.kind == "proc":
-                args = [self.expr(a) for a in call.args]
-                self.emit(code, CallProc(call.func, args, span))
-                return
-            fn = self.expr(call)
-            self.emit(code, Exec(fn, span))
+                self.emit(code, CallProc(call.func, [self.expr(a) for a in call.args], span))
+            else:
+                self.emit(code, Exec(self.expr(call), span))
             return
         value = self.expr(s.value)
         op = s.op
