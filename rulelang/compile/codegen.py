@@ -22,11 +22,9 @@ traceback and becomes a ``RuleError`` at the call's span, in the rules' words; e
 fail with a value-dependent message (fields, arithmetic, comparisons, indexes) goes through helpers
 that raise their errors themselves.
 
-This module holds the ``Generator`` with its expressions; the compiled code is kept by
-``codegen_cache``, and the generator's other parts are mixins of their own modules: ``codegen_facts``
-(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
-functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
-``codegen_helpers`` is what the generated code calls at run time.
+This module holds the ``Generator`` with its expressions; its other parts are mixins of the
+``codegen_*`` modules, ``codegen_cache`` keeps the compiled code, and ``codegen_helpers`` is what the
+generated code calls at run time.
 """
 from __future__ import annotations
 
@@ -77,8 +75,9 @@ _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehens
 
 class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
-    expressions are written here; what an expression is for sure (NodeFacts), quantifiers as loops
-    (LoopWriter), defs as functions (DefWriter) and statements as ops (StatementWriter) by its parts."""
+    expressions are written here; what an expression is for sure (NodeFacts), calls (CallWriter),
+    quantifiers as loops and defs written in place (LoopWriter), defs as functions, remembered or not
+    (DefWriter), and statements as ops (StatementWriter) by its parts."""
 
     def __init__(self, compiler, label: str):
         self.cc = compiler

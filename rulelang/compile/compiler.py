@@ -6,11 +6,9 @@ op index, local variables) is plain data, so a match can be saved while a player
 is thinking and resumed exactly. Every op keeps the span of its statement, so a
 rule that fails at run time names its line in the .rules file.
 
-The work is split by concept: expressions and defs as Python source in ``codegen.py`` (and its
-parts), statements in ``compile/statements.py``, the ops they become in ``ops.py``, the program's
-containers in ``program.py``, run-time value helpers in ``values.py`` and the dependency analysis of
-defs in ``dependencies.py``. This module compiles the program itself: declarations, cards, defs,
-keywords, triggers and the game's skeleton of rounds and phases.
+Expressions and defs are written by ``codegen.py``, statements compiled by ``statements.py``; this
+module compiles the program itself: declarations, cards, defs, keywords, triggers and the game's
+skeleton of rounds and phases.
 
 The pydantic AST is only read here, once, before play.
 """

@@ -435,19 +435,18 @@ class TurnsInit(Op):
             first = s.players[order[0]] if order else None
         else:
             first = s.players[s.current] if s.current is not None else s.players[0]
-        if order is not None and not order:
-            frame.vars[self.slot] = {"order": order, "pos": 0, "taken": 0, "first": True}
-            frame.pc += 1
-            return
-        if not isinstance(first, Player):
+        if order == []:  # nobody's turn: TurnsNext ends the turns
+            where = {"order": order, "pos": 0}
+        elif not isinstance(first, Player):
             raise RuleError(self.span, f"turns must start from a player, not {describe(first)}")
-        if order is not None:
-            if first.seat not in order:
-                raise RuleError(self.span, f"turns start from {describe(first)}, who is not in the turn order given to `following`")
-            frame.vars[self.slot] = {"order": order, "pos": order.index(first.seat), "taken": 0, "first": True}
-        else:
+        elif order is None:
             step = vm.program.game.step if self.direction is None else (1 if self.direction == "clockwise" else -1)
-            frame.vars[self.slot] = {"seat": first.seat, "step": step, "taken": 0, "first": True}
+            where = {"seat": first.seat, "step": step}
+        elif first.seat not in order:
+            raise RuleError(self.span, f"turns start from {describe(first)}, who is not in the turn order given to `following`")
+        else:
+            where = {"order": order, "pos": order.index(first.seat)}
+        frame.vars[self.slot] = {**where, "taken": 0, "first": True}
         frame.pc += 1
 
 
@@ -475,7 +474,7 @@ class TurnsNext(Op):
             pos = t["pos"] if t["first"] else (t["pos"] + 1) % n
         else:
             n = len(s.players)
-            seat_at = _same
+            seat_at = int  # (a seat is its own place)
             step = t["step"]
             pos = t["seat"] if t["first"] else (t["seat"] + step) % n
         ctx = Ctx(frame.vars, s, vm)
@@ -522,10 +521,6 @@ class TurnsNext(Op):
     def finish(self, vm, frame):
         del frame.vars[self.slot]
         frame.pc = self.end
-
-
-def _same(seat):
-    return seat
 
 
 class TurnEnd(Op):
