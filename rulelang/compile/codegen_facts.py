@@ -171,18 +171,17 @@ class NodeFacts:
         loop that counts."""
         return self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
 
-    def is_owned_region(self, x) -> bool:
-        """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell a local name
-        (nothing that can fail is worked out before the player, in either order), the player anything;
-        `owned_cells(board, p)` may be a def that is just that (`stones(p) = owned_cells(board, p)`)."""
-        board, cell, owned = x.args
-        return (self.is_board_zone(board) and isinstance(cell, N.Name)
-                and (cell.id in self.pylocals or cell.id in self.cc.scope) and self.owned_cells_call(owned, board.id))
-
-    def is_owned_regions(self, x) -> bool:
-        """`regions(board, owned_cells(board, p))` on a board the rules name (or a def that is just
-        `owned_cells(board, p)`)."""
-        board, owned = x.args
+    def is_owned_group(self, x) -> bool:
+        """`region(board, cell, owned_cells(board, p))` or `regions(board, owned_cells(board, p))` on a
+        board the rules name, the cell a local name (nothing that can fail is worked out before the
+        player, in either order), the player anything; `owned_cells(board, p)` may be a def that is
+        just that (`stones(p) = owned_cells(board, p)`)."""
+        if len(x.args) != (3 if x.func == "region" else 2):
+            return False
+        board, cell, owned = x.args[0], x.args[1], x.args[-1]
+        local = isinstance(cell, N.Name) and (cell.id in self.pylocals or cell.id in self.cc.scope)
+        if len(x.args) == 3 and not local:
+            return False
         return self.is_board_zone(board) and self.owned_cells_call(owned, board.id)
 
     def owned_cells_call(self, node, board: str) -> bool:

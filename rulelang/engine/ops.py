@@ -443,7 +443,8 @@ class TurnsInit(Op):
             step = vm.program.game.step if self.direction is None else (1 if self.direction == "clockwise" else -1)
             where = {"seat": first.seat, "step": step}
         elif first.seat not in order:
-            raise RuleError(self.span, f"turns start from {describe(first)}, who is not in the turn order given to `following`")
+            raise RuleError(self.span, f"turns start from {describe(first)}, "
+                                       "who is not in the turn order given to `following`")
         else:
             where = {"order": order, "pos": order.index(first.seat)}
         frame.vars[self.slot] = {**where, "taken": 0, "first": True}
