@@ -70,14 +70,14 @@ class DefWriter:
             f"        raise _RuleError({span}, {message}) from None\n"
             f"    except _CATCH as exc:\n"
             f"        raise _translate(exc) from None\n")
+        work = (f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+                f"        if meter.work >= meter.checkpoint:\n"
+                f"            meter.check({span})\n")
         charged = (  # the body and the work it counts, without a recursion depth
             f"    vm = c.vm\n"
             f"    if vm is not None:\n"
             f"        meter = vm.meter\n"
-            f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-            f"        if meter.work >= meter.checkpoint:\n"
-            f"            meter.check({span})\n"
-            f"{guarded}") if charge else guarded
+            f"{work}{guarded}") if charge else guarded
         if self.recursive_defs is not None and name not in self.recursive_defs:
             # it calls no def that calls it back, so it cannot nest deeper than the defs it calls: no
             # recursion depth to count (dependencies.recursive_defs), only its work
@@ -91,10 +91,7 @@ class DefWriter:
                 f"        if meter.depth > meter.budgets.recursion_depth:\n"
                 f"            meter.depth = 0\n"
                 f"            raise _recursion({span}, {name!r}, meter)\n"
-                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-                f"        if meter.work >= meter.checkpoint:\n"
-                f"            meter.check({span})\n"
-                f"{guarded}"
+                f"{work}{guarded}"
                 f"    finally:\n"
                 f"        if meter is not None and meter.depth > 0:\n"
                 f"            meter.depth -= 1\n")

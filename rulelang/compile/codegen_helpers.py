@@ -75,32 +75,18 @@ def _each(c, value, span):
 _BIG = NUMBER_BOUND
 
 
-def _sub(l, r, span):
-    if type(l) is int and type(r) is int:
-        result = l - r
-        if -_BIG <= result <= _BIG:
-            return result
-    return _arith(l, r, "-", span)
+def _arithmetic(op, sign: str):
+    """The helper of `-`, `*`, `/` or `%` (`op` its Python function): two whole numbers at once, when the
+    result is within the bound and no division is by zero; anything else by values._arith, which says why not."""
+    divides = sign in ("/", "%")
 
-
-def _mul(l, r, span):
-    if type(l) is int and type(r) is int:
-        result = l * r
-        if -_BIG <= result <= _BIG:
-            return result
-    return _arith(l, r, "*", span)
-
-
-def _div(l, r, span):
-    if type(l) is int and type(r) is int and r:
-        return l // r
-    return _arith(l, r, "/", span)
-
-
-def _mod(l, r, span):
-    if type(l) is int and type(r) is int and r:
-        return l % r
-    return _arith(l, r, "%", span)
+    def arith(l, r, span):
+        if type(l) is int and type(r) is int and (r or not divides):
+            result = op(l, r)
+            if -_BIG <= result <= _BIG:
+                return result
+        return _arith(l, r, sign, span)
+    return arith
 
 
 _ORDERS = {"_lt": (operator.lt, "<"), "_le": (operator.le, "<="), "_gt": (operator.gt, ">"), "_ge": (operator.ge, ">=")}
@@ -260,7 +246,9 @@ def _placeholder(c):
 
 
 _HELPERS = {
-    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
+    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _arithmetic(operator.sub, "-"),
+    "_mul": _arithmetic(operator.mul, "*"), "_div": _arithmetic(operator.floordiv, "/"), "_mod": _arithmetic(operator.mod, "%"),
+    "_range": _range,
     **{helper: _comparison(op, name) for helper, (op, name) in _ORDERS.items()},
     "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_Entity": Entity, "_Player": Player,
