@@ -84,10 +84,12 @@ class _RegionWriter:
     MAX_LOOPS = 12  # loops in loops a region may hold (Python allows 20 nested blocks)
 
     INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
+    TOP = "        "  # the indentation of the region's own statements
 
     def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
         self.inlined = False  # an expression's body is written in the region
+        self.last_counted_by_vm = False  # the region ends with a simple statement, which the VM counts
 
     def value_of(self, fn, indent: str, loops: list) -> str:
         """The Python value of an expression the compiler made into fn (a condition, a loop's list):
@@ -169,7 +171,10 @@ class _RegionWriter:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)
                 lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
-            self.step(a, indent)
+            if a + 1 == self.stop and indent == self.TOP:
+                self.last_counted_by_vm = True  # (as the step of the region itself)
+            else:
+                self.step(a, indent)
 
     def keep_slots(self, indent: str, loops: list) -> None:
         """Each open loop's list and next index in its slot, as its ops keep them (before the region
@@ -438,13 +443,14 @@ class StatementWriter:
                  "    try:"]
         writer = _RegionWriter(self, ops, ranges, start, stop, lines)
         try:
-            writer.block(run, "        ", [])
+            writer.block(run, writer.TOP, [])
         except _NotSimple:
             return None
         # an error leaves the frame at the op that failed; one of an expression written in the region
         # (writer.inlined) is reported as its own function reports it
-        lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
-                  f"        frame.pc = {stop}",
+        if not writer.last_counted_by_vm:
+            lines.append("        meter.work -= 1  # the VM counts this op as one step: every op above is counted")
+        lines += [f"        frame.pc = {stop}",
                   "    except BaseException as exc:" if writer.inlined else "    except BaseException:",
                   f"        frame.pc = {start} + op.at"]
         if writer.inlined:
