@@ -22,11 +22,9 @@ traceback and becomes a ``RuleError`` at the call's span, in the rules' words; e
 fail with a value-dependent message (fields, arithmetic, comparisons, indexes) goes through helpers
 that raise their errors themselves.
 
-This module holds the ``Generator`` with its expressions; the compiled code is kept by
-``codegen_cache``, and the generator's other parts are mixins of their own modules: ``codegen_facts``
-(what an expression is for sure), ``codegen_calls`` (calls), ``codegen_loops`` (quantifiers as loops, defs written in place), ``codegen_defs`` (defs as
-functions, remembered or not) and ``codegen_statements`` (statements and runs of them as ops);
-``codegen_helpers`` is what the generated code calls at run time.
+This module holds the ``Generator`` with its expressions; its other parts are mixins of the
+``codegen_*`` modules, ``codegen_cache`` keeps the compiled code, and ``codegen_helpers`` is what the
+generated code calls at run time.
 """
 from __future__ import annotations
 
@@ -35,7 +33,7 @@ import linecache
 import re
 import sys
 import types
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Callable
 
 from rulelang.language import nodes as N
@@ -77,8 +75,9 @@ _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehens
 
 class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
-    expressions are written here; what an expression is for sure (NodeFacts), quantifiers as loops
-    (LoopWriter), defs as functions (DefWriter) and statements as ops (StatementWriter) by its parts."""
+    expressions are written here; what an expression is for sure (NodeFacts), calls (CallWriter),
+    quantifiers as loops and defs written in place (LoopWriter), defs as functions, remembered or not
+    (DefWriter), and statements as ops (StatementWriter) by its parts."""
 
     def __init__(self, compiler, label: str):
         self.cc = compiler
@@ -102,7 +101,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         # on them asks nothing of them (is_int). One set, so that every place that enters or leaves
         # a function or a scope keeps both
         self.card_locals: frozenset = frozenset()
-        self.in_def = False
         self.no_walrus = False
         # while a def is written: its parameters' Python names that nothing in its body binds again,
         # and the coordinates of them read once at its top, (name, index) -> Python local (g_Index)
@@ -210,13 +208,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
     def function(self, x) -> Callable:
         """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
         is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
-        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
-        try:
-            with self.no_def_parameters():
-                body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
-        finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
+        with self.new_function():
+            body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         fname = self.fresh("e")
         self.sources.append(_value_function(fname, "c", x, body))
         stub = self.stub(fname)
@@ -246,17 +239,21 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         return top + body
 
     @contextmanager
-    def no_def_parameters(self):
-        """While another function is written (an expression's, a continuous rule's, an option's
-        walker), possibly in the middle of a def's: no name is one of the def's parameters (g_Index
-        reads those once, at the def's top, which this function does not have)."""
-        saved = self.fixed_params, self.param_reads
-        self.fixed_params, self.param_reads = set(), {}
+    def setting(self, **values):
+        """While inside: the generator's attributes named set to these values (then put back)."""
+        saved = {name: getattr(self, name) for name in values}
+        self.__dict__.update(values)
         try:
             yield
         finally:
-            self.fixed_params, self.param_reads = saved
+            self.__dict__.update(saved)
 
+    def new_function(self, **values):
+        """While another function is written (an expression's, a continuous rule's, an option's
+        walker), possibly in the middle of a def's: no Python locals, and no name is one of the def's
+        parameters (g_Index reads those once, at the def's top, which this function does not have)."""
+        return self.setting(**{"pylocals": {}, "no_walrus": False, "card_locals": frozenset(),
+                               "fixed_params": set(), "param_reads": {}, **values})
 
     def finish(self) -> None:
         """Assemble the module, compile it (or take it from the cache) and bind every stub."""
@@ -334,13 +331,8 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             return getattr(self, "g_" + type(node).__name__)(node)
         params = list(dict.fromkeys(v for v in self.pylocals.values() if v.isidentifier()))
         fname = self.fresh("H")
-        saved = self.depth, self.no_walrus
-        self.depth, self.no_walrus = 0, False
-        try:
-            with self.no_def_parameters():
-                body = "\n".join(self.body_lines(node, "value", "        "))
-        finally:
-            self.depth, self.no_walrus = saved
+        with self.setting(depth=0, no_walrus=False, fixed_params=set(), param_reads={}):
+            body = "\n".join(self.body_lines(node, "value", "        "))
         self.sources.append(_value_function(fname, ", ".join(["c"] + params), node, body))
         return f"{fname}({', '.join(['c'] + params)})"
 
@@ -435,35 +427,23 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         """local_scope for a loop's name over `coll`, with what the collection says its items are."""
         return self.local_scope([var], self.yields_cards(coll), self.yields_ints(coll), self.yields_pairs(coll))
 
+    @contextmanager
     def local_scope(self, names: list[str], cards: bool = False, ints: bool = False, pairs: bool = False):
-        """Enter a comprehension: its names become Python locals (and rules names of the compiler's scope). With `cards`, they hold cards (yields_cards); with `ints`, whole
-        numbers (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
-        generator = self
-
-        class _Scope:
-            def __enter__(self):
-                self.saved = dict(generator.pylocals), generator.card_locals
-                for n in names:
-                    generator.pylocals[n] = f"L_{n}"
-                py = {f"L_{n}" for n in names}
-                known = generator.card_locals - py - {INT + n for n in py} - {PAIR + n for n in py}
-                generator.card_locals = known | (py if cards else set()) | ({INT + n for n in py} if ints else set()) \
-                    | ({PAIR + n for n in py} if pairs else set())
-                self.scoped = generator.cc.scoped(set(names))
-                self.scoped.__enter__()
-
-            def __exit__(self, *exc):
-                self.scoped.__exit__(*exc)
-                generator.pylocals, generator.card_locals = self.saved
-
-        return _Scope()
+        """Enter a comprehension: its names become Python locals (and rules names of the compiler's
+        scope). With `cards`, they hold cards (yields_cards); with `ints`, whole numbers
+        (yields_ints); with `pairs`, tuples of two whole numbers (yields_pairs)."""
+        py = {f"L_{n}" for n in names}
+        known = self.card_locals - py - {INT + n for n in py} - {PAIR + n for n in py}
+        known |= (py if cards else set()) | ({INT + n for n in py} if ints else set()) \
+            | ({PAIR + n for n in py} if pairs else set())
+        with self.setting(pylocals={**self.pylocals, **{n: f"L_{n}" for n in names}}, card_locals=known), \
+                self.cc.scoped(set(names)):
+            yield
 
     def iterable(self, node, walrus: bool = False) -> str:
         """The collection of a comprehension (Python forbids `:=` there, unless it is a `for` statement's).
         The cards on a cell, `at(board, cell)`, are walked without copying the stack: the loop only reads it."""
-        saved = self.no_walrus
-        self.no_walrus = saved if walrus else True
-        try:
+        with self.setting(no_walrus=self.no_walrus or not walrus):
             if self.is_builtin(node, "at", 2):
                 board, cell = self.x(node.args[0]), self.x(node.args[1])
                 return f"{self.mark('builtin', node.span, 'at')}{board}.cells.stacks.get({cell}, _NOCARDS)"
@@ -479,8 +459,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             if numbers is not None:  # `k in 1..3` walked: the numbers themselves, not a new list each time
                 return repr(numbers)
             return self.x(node)
-        finally:
-            self.no_walrus = saved
 
 
     def g_Attr(self, x):
@@ -541,13 +519,9 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         lifted = self.lifted_condition(x)
         if lifted is not None:
             return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if D_{lifted}(c, {var})]"
-        saved = self.no_walrus
-        self.no_walrus = saved or x.keep != "where"  # the condition of `while`/`until` is a lambda's body
-        try:
-            with self.loop_scope(x.var, x.coll):
-                cond = self.x(x.cond)
-        finally:
-            self.no_walrus = saved
+        # (the condition of `while`/`until` is a lambda's body)
+        with self.setting(no_walrus=self.no_walrus or x.keep != "where"), self.loop_scope(x.var, x.coll):
+            cond = self.x(x.cond)
         if x.keep == "where":
             return f"[{var} for {var} in _each(c, {coll}, {self.span(x)}) if ({cond})]"
         # `[x in coll while cond]`: the items from the start for as long as cond holds (`until`: until it does)
@@ -559,20 +533,12 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         clauses = [(x.var, x.coll)] + [(f.var, f.coll) for f in x.more]
         span = self.span(x)
         parts = []
-        saved = dict(self.pylocals)
-        entered = []
-        try:
+        with ExitStack() as scopes:
             for var, coll in clauses:
                 parts.append(f"for L_{var} in _each(c, {self.iterable(coll)}, {span})")
-                scope = self.loop_scope(var, coll)
-                scope.__enter__()
-                entered.append(scope)
+                scopes.enter_context(self.loop_scope(var, coll))
             expr = self.x(x.expr)
             cond = f" if ({self.x(x.cond)})" if x.cond is not None else ""
-        finally:
-            for scope in reversed(entered):
-                scope.__exit__(None, None, None)
-            self.pylocals = saved
         return f"[({expr}) {' '.join(parts)}{cond}]"
 
     def g_CondExpr(self, x):

@@ -23,8 +23,7 @@ class CallWriter:
             for a in x.args:  # (what is wrong in its arguments is said first)
                 self.x(a)
             raise RuleError(x.span, f'"{name}" cannot be called')
-        if name in ("any", "all") and len(x.args) == 1 and isinstance(x.args[0], N.FilterList) \
-                and x.args[0].keep == "where":
+        if self.is_quantifier(x):
             f = x.args[0]
             coll = self.iterable(f.coll)
             with self.loop_scope(f.var, f.coll):
@@ -35,11 +34,11 @@ class CallWriter:
             if coll.isidentifier():  # a local: a list is walked as it is, without a call to as_list
                 return f"{name}(({cond}) for {var} in ({coll} if type({coll}) is list else _as_list({coll})))"
             return f"{name}(({cond}) for {var} in _as_list({coll}))"
-        if name == "empty" and len(x.args) == 1 and self.is_builtin(x, "empty", 1):
+        if name == "empty" and self.is_builtin(x, "empty", 1):
             found = self.empty_early(x.args[0])
             if found is not None:
                 return found
-        if name == "first" and len(x.args) == 1 and self.is_builtin(x, "first", 1):
+        if name == "first" and self.is_builtin(x, "first", 1):
             found = self.first_early(x.args[0])
             if found is not None:
                 return found
@@ -88,22 +87,16 @@ class CallWriter:
             board, cell = self.x(inner.args[0]), self.x(inner.args[1])
             stack = f"{self.mark('at', inner.span)}{board}.cells.stacks.get({cell}, _NOCARDS)"
             return f"(len({stack}) == 0)" if name == "empty" else f"len({stack})"
-        if name == "region" and len(x.args) == 3 and not self.no_walrus and self.is_owned_region(x):
-            # region(board, cell, owned_cells(board, p)): the group the board keeps (_region_owned);
-            # anything but a player is the built-ins' (and their failures, at their lines)
-            board, cell = self.x(x.args[0]), self.x(x.args[1])
+        if name in ("region", "regions") and not self.no_walrus and self.is_owned_group(x):
+            # region(board, cell, owned_cells(board, p)), regions(board, owned_cells(board, p)): the
+            # group or groups the board keeps (_region_owned, _regions_owned); anything but a player
+            # is the built-ins' (and their failures, at their lines)
+            given = [self.x(a) for a in x.args[:-1]]  # the board (and the cell)
             t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[2], board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_region_owned({board}, {cell}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {cell}, {owned}))")
-        if name == "regions" and len(x.args) == 2 and not self.no_walrus and self.is_owned_regions(x):
-            # regions(board, owned_cells(board, p)): the groups the board keeps (_regions_owned); anything
-            # but a player is the built-ins' (and their failures, at their lines)
-            board = self.x(x.args[0])
-            t = self.fresh("_t")
-            p, owned = self.owned_cells_of(x.args[1], board, t)
-            return (f"{self.mark('builtin', x.span, name)}(_regions_owned({board}, {t}) if type({t} := {p}) is _Player "
-                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {board}, {owned}))")
+            p, owned = self.owned_cells_of(x.args[-1], given[0], t)
+            given = ", ".join(given)
+            return (f"{self.mark('builtin', x.span, name)}(_{name}_owned({given}, {t}) if type({t} := {p}) is _Player "
+                    f"else {self.const(BUILTINS[name].impl, 'B')}(c, {given}, {owned}))")
         if name == "distance" and len(x.args) == 3 and not self.no_walrus and self.is_board_zone(x.args[0]):
             inline = self.board_distance(x)
             if inline is not None:

@@ -50,19 +50,15 @@ class DefWriter:
         name = d.name
         params = [p.name for p in d.params]
         py = [f"L_{p}" for p in params]
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads
-        self.pylocals, self.in_def, self.no_walrus = dict(zip(params, py)), True, False
-        self.card_locals = frozenset(f"L_{p}" for p in card_params)
         rebound = {x.var for x in nodes_in(d.body) if isinstance(getattr(x, "var", None), str)}
-        self.fixed_params, self.param_reads = {f"L_{p}" for p in params if p not in rebound}, {}
-        try:
-            with self.cc.scoped(set(params)):
-                body = "\n".join(self.body_lines(d.body, "value", "        "))
-                # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
-                body = _coordinates_read(self.param_reads, "        ") + body
-                body = self.read_once(body, "        ")
-        finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals, self.fixed_params, self.param_reads = saved
+        with self.setting(pylocals=dict(zip(params, py)), no_walrus=False,
+                          card_locals=frozenset(f"L_{p}" for p in card_params),
+                          fixed_params={f"L_{p}" for p in params if p not in rebound}, param_reads={}), \
+                self.cc.scoped(set(params)):
+            body = "\n".join(self.body_lines(d.body, "value", "        "))
+            # a parameter's coordinate (`cell[0]`), read once at the top (g_Index)
+            body = _coordinates_read(self.param_reads, "        ") + body
+            body = self.read_once(body, "        ")
         span = self.const(d.span, "S")
         sig = ", ".join(["c"] + py)
         message = repr(f'def "{name}" calls itself too deeply; it never stops' if charge else
@@ -74,14 +70,14 @@ class DefWriter:
             f"        raise _RuleError({span}, {message}) from None\n"
             f"    except _CATCH as exc:\n"
             f"        raise _translate(exc) from None\n")
+        work = (f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
+                f"        if meter.work >= meter.checkpoint:\n"
+                f"            meter.check({span})\n")
         charged = (  # the body and the work it counts, without a recursion depth
             f"    vm = c.vm\n"
             f"    if vm is not None:\n"
             f"        meter = vm.meter\n"
-            f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-            f"        if meter.work >= meter.checkpoint:\n"
-            f"            meter.check({span})\n"
-            f"{guarded}") if charge else guarded
+            f"{work}{guarded}") if charge else guarded
         if self.recursive_defs is not None and name not in self.recursive_defs:
             # it calls no def that calls it back, so it cannot nest deeper than the defs it calls: no
             # recursion depth to count (dependencies.recursive_defs), only its work
@@ -95,10 +91,7 @@ class DefWriter:
                 f"        if meter.depth > meter.budgets.recursion_depth:\n"
                 f"            meter.depth = 0\n"
                 f"            raise _recursion({span}, {name!r}, meter)\n"
-                f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-                f"        if meter.work >= meter.checkpoint:\n"
-                f"            meter.check({span})\n"
-                f"{guarded}"
+                f"{work}{guarded}"
                 f"    finally:\n"
                 f"        if meter is not None and meter.depth > 0:\n"
                 f"            meter.depth -= 1\n")

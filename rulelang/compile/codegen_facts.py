@@ -51,12 +51,15 @@ class NodeFacts:
         info = self.zone_named(node)
         return info is not None and info.topology is not None
 
+    def cards_on_board(self, node) -> bool:
+        """`at(board, cell)`, `neighbors(card)` or `neighbors(board, cell)`: the board's own list of cards."""
+        return self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1) \
+            or self.is_builtin(node, "neighbors", 2)
+
     def walks_cards(self, node) -> bool:
         """Whether `iterable(node)` is a list or tuple as it is (a board's own `at`, `neighbors`,
         `ray`, or the numbers of a literal range): no as_list needed around it."""
-        return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                or self.is_builtin(node, "neighbors", 2) or self.is_builtin(node, "ray", 3)
-                or _literal_range(node) is not None)
+        return self.cards_on_board(node) or self.is_builtin(node, "ray", 3) or _literal_range(node) is not None
 
     def yields_cards(self, node) -> bool:
         """Whether every item of the collection `node` is a card: a zone the rules name (or a
@@ -70,8 +73,7 @@ class NodeFacts:
             sym = self.cc.t.symbols.get(node.func)
             if sym is not None:
                 return sym.kind == "zone" and len(node.args) == 1 and node.func in self.cc.program.zones
-            return (self.is_builtin(node, "at", 2) or self.is_builtin(node, "neighbors", 1)
-                    or self.is_builtin(node, "neighbors", 2))
+            return self.cards_on_board(node)
         return False
 
     def is_empty_cells(self, x) -> bool:
@@ -169,18 +171,17 @@ class NodeFacts:
         loop that counts."""
         return self.is_builtin(node, "count", 1) and isinstance(node.args[0], N.FilterList)
 
-    def is_owned_region(self, x) -> bool:
-        """`region(board, cell, owned_cells(board, p))` on a board the rules name, the cell a local name
-        (nothing that can fail is worked out before the player, in either order), the player anything;
-        `owned_cells(board, p)` may be a def that is just that (`stones(p) = owned_cells(board, p)`)."""
-        board, cell, owned = x.args
-        return (self.is_board_zone(board) and isinstance(cell, N.Name)
-                and (cell.id in self.pylocals or cell.id in self.cc.scope) and self.owned_cells_call(owned, board.id))
-
-    def is_owned_regions(self, x) -> bool:
-        """`regions(board, owned_cells(board, p))` on a board the rules name (or a def that is just
-        `owned_cells(board, p)`)."""
-        board, owned = x.args
+    def is_owned_group(self, x) -> bool:
+        """`region(board, cell, owned_cells(board, p))` or `regions(board, owned_cells(board, p))` on a
+        board the rules name, the cell a local name (nothing that can fail is worked out before the
+        player, in either order), the player anything; `owned_cells(board, p)` may be a def that is
+        just that (`stones(p) = owned_cells(board, p)`)."""
+        if len(x.args) != (3 if x.func == "region" else 2):
+            return False
+        board, cell, owned = x.args[0], x.args[1], x.args[-1]
+        local = isinstance(cell, N.Name) and (cell.id in self.pylocals or cell.id in self.cc.scope)
+        if len(x.args) == 3 and not local:
+            return False
         return self.is_board_zone(board) and self.owned_cells_call(owned, board.id)
 
     def owned_cells_call(self, node, board: str) -> bool:

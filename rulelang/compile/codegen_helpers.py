@@ -6,6 +6,7 @@ writes calls of them by name.
 from __future__ import annotations
 
 import itertools
+import operator
 
 from rulelang.core.budgets import NUMBER_BOUND, BudgetExceeded, check_size
 from rulelang.model.builtins import (BUILTINS, RuleFailure, as_list, bipartite_matching, describe, keywords_of,
@@ -45,9 +46,10 @@ def _enum_map(enum: str, members: tuple, given: tuple, span):
 def ordered_comparisons(order: dict) -> dict:
     """The game's `<`, `<=`, `>`, `>=` helpers when it declares enums (`order`: member -> (enum, place)):
     two members of one enum compare by their place in it; anything else as the plain helpers do."""
-    import operator
 
-    def make(op, name, plain):
+    def make(helper, op, name):
+        plain = _HELPERS[helper]
+
         def compare(l, r, span):
             if type(l) is str and type(r) is str:
                 a, b = order.get(l), order.get(r)
@@ -59,8 +61,7 @@ def ordered_comparisons(order: dict) -> dict:
             return plain(l, r, span)
         return compare
 
-    return {"_lt": make(operator.lt, "<", _lt), "_le": make(operator.le, "<=", _le),
-            "_gt": make(operator.gt, ">", _gt), "_ge": make(operator.ge, ">=", _ge)}
+    return {helper: make(helper, op, name) for helper, (op, name) in _ORDERS.items()}
 
 
 def _each(c, value, span):
@@ -74,65 +75,32 @@ def _each(c, value, span):
 _BIG = NUMBER_BOUND
 
 
-def _sub(l, r, span):
-    if type(l) is int and type(r) is int:
-        result = l - r
-        if -_BIG <= result <= _BIG:
-            return result
-    return _arith(l, r, "-", span)
+def _arithmetic(op, sign: str):
+    """The helper of `-`, `*`, `/` or `%` (`op` its Python function): two whole numbers at once, when the
+    result is within the bound and no division is by zero; anything else by values._arith, which says why not."""
+    divides = sign in ("/", "%")
+
+    def arith(l, r, span):
+        if type(l) is int and type(r) is int and (r or not divides):
+            result = op(l, r)
+            if -_BIG <= result <= _BIG:
+                return result
+        return _arith(l, r, sign, span)
+    return arith
 
 
-def _mul(l, r, span):
-    if type(l) is int and type(r) is int:
-        result = l * r
-        if -_BIG <= result <= _BIG:
-            return result
-    return _arith(l, r, "*", span)
+_ORDERS = {"_lt": (operator.lt, "<"), "_le": (operator.le, "<="), "_gt": (operator.gt, ">"), "_ge": (operator.ge, ">=")}
 
 
-def _div(l, r, span):
-    if type(l) is int and type(r) is int and r:
-        return l // r
-    return _arith(l, r, "/", span)
+def _comparison(op, name: str):
+    """A comparison's helper (one per comparison, so that none tests which comparison it is each time)."""
 
-
-def _mod(l, r, span):
-    if type(l) is int and type(r) is int and r:
-        return l % r
-    return _arith(l, r, "%", span)
-
-
-def _not_ordered(op, l, r, span):
-    return RuleError(span, f'"{op}" compares numbers, but got {describe(l)} and {describe(r)}')
-
-
-# one function per comparison, so that none tests which comparison it is each time
-def _lt(l, r, span):
-    try:
-        return l < r
-    except TypeError:
-        raise _not_ordered("<", l, r, span) from None
-
-
-def _le(l, r, span):
-    try:
-        return l <= r
-    except TypeError:
-        raise _not_ordered("<=", l, r, span) from None
-
-
-def _gt(l, r, span):
-    try:
-        return l > r
-    except TypeError:
-        raise _not_ordered(">", l, r, span) from None
-
-
-def _ge(l, r, span):
-    try:
-        return l >= r
-    except TypeError:
-        raise _not_ordered(">=", l, r, span) from None
+    def compare(l, r, span):
+        try:
+            return op(l, r)
+        except TypeError:
+            raise RuleError(span, f'"{name}" compares numbers, but got {describe(l)} and {describe(r)}') from None
+    return compare
 
 
 def _range(c, a, b, span):
@@ -278,8 +246,10 @@ def _placeholder(c):
 
 
 _HELPERS = {
-    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _sub, "_mul": _mul, "_div": _div, "_mod": _mod, "_range": _range,
-    "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
+    "_attr": read_field, "_index": _index, "_each": _each, "_add": add_values, "_sub": _arithmetic(operator.sub, "-"),
+    "_mul": _arithmetic(operator.mul, "*"), "_div": _arithmetic(operator.floordiv, "/"), "_mod": _arithmetic(operator.mod, "%"),
+    "_range": _range,
+    **{helper: _comparison(op, name) for helper, (op, name) in _ORDERS.items()},
     "_player_zone": _player_zone, "_NOCARDS": (), "_MISS": object(), "_current": _current, "_recursion": _recursion, "_next_to": _next_to, "_ray_walk": _ray_walk, "_empty_cells_of": _empty_cells_of,
     "_as_list": as_list, "_enumerate": enumerate, "_players_in": players_in, "_region_owned": _region_owned, "_regions_owned": _regions_owned, "_Entity": Entity, "_Player": Player,
     "_EP": (Entity, Player), "_TL": (tuple, list), "_CATCH": _CATCH, "_takewhile": itertools.takewhile, "_describe": describe, "_has": _has, "_KeywordValue": KeywordValue,

@@ -269,13 +269,8 @@ class LoopWriter:
         params = [p.name for p in d.params]
         # a Python local, or a rules variable read as c.v[name]
         values = [self.x(a) if kept is None or kept[i] is None else kept[i] for i, a in enumerate(args)]
-        saved = self.pylocals, self.in_def
-        self.pylocals, self.in_def = dict(zip(params, values)), True
-        try:
-            with self.cc.scoped(set(params)):
-                yield
-        finally:
-            self.pylocals, self.in_def = saved
+        with self.setting(pylocals=dict(zip(params, values))), self.cc.scoped(set(params)):
+            yield
 
     def inline_leaf(self, name: str, args: list) -> str | None:
         """A call of a leaf def (`Generator._is_leaf`) without lists in its body, whose values are

@@ -1,7 +1,7 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
-of simple statements fused into one op (`FusedExec`), runs with `if`s and `for each` loops
-(`FusedRegion`, `fuse_regions`), continuous rules as one function (`sync_block`) and the
-bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
+of simple statements fused into one op (`FusedExec`), or of simple statements, `if`s and `for each`
+loops (`FusedRegion`; both by `fuse_regions`), continuous rules as one function (`sync_block`) and
+the bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
 simple statement's closure, as the statement compiler made it (`statements.py`): what a statement
 does is written there only; a fused op writes the VM's part around it (steps, events, the frame's
 place) and, in a region, the `if` tests and loops.
@@ -50,17 +50,19 @@ def _rebinds(body: list, name: str) -> bool:
 class FusedExec(Op):
     """A run of consecutive simple statements (the compiler's `Exec` ops: assignments, moves, draws...)
     as ONE op whose generated `run` calls them one after the other, instead of one trip through the VM
-    per statement. It behaves exactly like the ops it stands for: the steps budget counts each
-    statement, pending events (a card entered a watched zone) stop the run right after the statement
-    that caused them so that triggers fire at the same point, and an error or the steps budget names
-    the statement's own line (`span`). The original ops stay in place after it, so a jump or a saved
-    position that lands inside the run still works."""
+    per statement. It behaves exactly like the ops it stands for: every op counts as a step of the
+    budget, at the same point; pending events (a card entered a watched zone) stop the run right after
+    the statement that caused them, with the frame as the ops would have left it, so that triggers
+    fire at the same point; an error or the steps budget names the statement's own line (`span`). The
+    original ops stay in place after it, so a jump, a saved position or a run stopped for triggers that
+    lands inside carries on with them."""
 
-    __slots__ = ("run", "spans", "start", "at")
+    # unwinds: whether it holds an `end ...` (so a procedure of it keeps its frame)
+    __slots__ = ("run", "spans", "start", "at", "unwinds")
 
     def __init__(self, start: int, spans: list):
         self.start, self.spans, self.at = start, spans, 0
-        self.run = None  # the generated function run(vm, frame), bound by Generator.fused
+        self.run = None  # the generated function run(vm, frame), bound by Generator.fused_region
 
     @property
     def span(self):
@@ -68,15 +70,11 @@ class FusedExec(Op):
 
 
 class FusedRegion(FusedExec):
-    """Consecutive simple statements, `if`s and `for each` loops made of them, as ONE op whose
-    generated `run` is Python's own `if` and `for` (Generator.fused_region). Like FusedExec it
-    behaves exactly like the ops it stands for: every op it stands for counts as a step of the
-    budget, at the same point, with its own span; when a statement leaves events pending (a card
-    entered a watched zone), the run stops right after it, with the frame as the ops themselves
-    would have left it (the position after the statement, and each loop's list and next index in its
-    slot), and the original ops, still in place, carry on once the triggers have run."""
+    """A FusedExec of simple statements, `if`s and `for each` loops made of them, whose generated `run`
+    is Python's own `if` and `for`; a run stopped for triggers leaves each open loop's list and next
+    index in its slot, as the loop's ops keep them."""
 
-    __slots__ = ("unwinds",)  # whether it holds an `end ...` (so a procedure of it keeps its frame)
+    __slots__ = ()
 
 
 class _RegionWriter:
@@ -86,10 +84,12 @@ class _RegionWriter:
     MAX_LOOPS = 12  # loops in loops a region may hold (Python allows 20 nested blocks)
 
     INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
+    TOP = "        "  # the indentation of the region's own statements
 
     def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
         self.inlined = False  # an expression's body is written in the region
+        self.last_counted_by_vm = False  # the region ends with a simple statement, which the VM counts
 
     def value_of(self, fn, indent: str, loops: list) -> str:
         """The Python value of an expression the compiler made into fn (a condition, a loop's list):
@@ -113,9 +113,7 @@ class _RegionWriter:
 
     def step(self, k: int, indent: str) -> None:
         """The VM's count of op k as one step of work."""
-        self.lines += [f"{indent}meter.work += 1",
-                       f"{indent}if meter.work >= meter.checkpoint:",
-                       f"{indent}    meter.check({self.gen.const(self.ops[k].span, 'S')})"]
+        self.gen.step_lines(self.lines, indent, self.ops[k].span)
 
     def block(self, stmts: list, indent: str, loops: list) -> None:
         for st in stmts:
@@ -173,7 +171,10 @@ class _RegionWriter:
                 lines += [f"{indent}if s.events:"]
                 self.keep_slots(indent + "    ", loops)
                 lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
-            self.step(a, indent)
+            if a + 1 == self.stop and indent == self.TOP:
+                self.last_counted_by_vm = True  # (as the step of the region itself)
+            else:
+                self.step(a, indent)
 
     def keep_slots(self, indent: str, loops: list) -> None:
         """Each open loop's list and next index in its slot, as its ops keep them (before the region
@@ -215,8 +216,8 @@ class RegionRecords:
 
 
 def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
-    """Replace the first op of every run of fusable statements (simple ones, and `if`s and `for each`
-    loops made only of them) by a FusedRegion; a run of simple statements alone is left to fuse_code."""
+    """Replace the first op of every run of two or more ops of fusable statements (simple ones, and
+    `if`s and `for each` loops made only of them) by a FusedRegion (a FusedExec without them)."""
     ops = list(code.ops)  # as compiled: regions are written from these
     ranges = records.ranges
     known: dict[int, bool] = {}
@@ -278,28 +279,12 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
             if st is not None and fusable(st) and (not run or ranges[id(run[-1])][2] == ranges[id(st)][1]):
                 run.append(st)
                 continue
-            if any(type(x) in (N.If, N.For) for x in run):
-                start, stop = ranges[id(run[0])][1], ranges[id(run[-1])][2]
+            start, stop = (ranges[id(run[0])][1], ranges[id(run[-1])][2]) if run else (0, 0)
+            if stop - start >= 2:  # (one op alone is run by the VM as it is)
                 region = gen.fused_region(ops, run, ranges, start, stop)
                 if region is not None:
                     code.ops[start] = region
             run = [st] if st is not None and fusable(st) else []
-
-
-def fuse_code(gen: "Generator", code) -> None:
-    """Replace the first op of every run of two or more `Exec` ops of a block by a `FusedExec`."""
-    ops = code.ops
-    i = 0
-    while i < len(ops):
-        if type(ops[i]) is not Exec:
-            i += 1
-            continue
-        j = i
-        while j < len(ops) and type(ops[j]) is Exec:
-            j += 1
-        if j - i >= 2:
-            ops[i] = gen.fused(ops[i:j], i)
-        i = j
 
 
 class StatementWriter:
@@ -314,16 +299,11 @@ class StatementWriter:
         for it; conditions are generated expressions; the steps budget counts each statement, test
         and turn of a loop."""
         lines: list[str] = []
-        saved = self.pylocals, self.in_def, self.no_walrus, self.cc.scope, self.card_locals
-        self.pylocals, self.in_def, self.no_walrus, self.card_locals = {}, False, False, frozenset()
         try:
-            with self.no_def_parameters():
+            with self.new_function(), self.cc.scoped(()):
                 self._sync_block(body, lines, "        ", False)
         except _NotSimple:
             return None
-        finally:
-            self.pylocals, self.in_def, self.no_walrus = saved[:3]
-            self.cc.scope, self.card_locals = saved[3:]
         fname = self.fresh("A")
         self.sources.append("\n".join(
             [f"def {fname}(vm, frame):  # rules line {span.line}",
@@ -346,7 +326,8 @@ class StatementWriter:
         if not stmts:
             lines.append(f"{indent}pass")
 
-    def _sync_step(self, lines: list, indent: str, span) -> None:
+    def step_lines(self, lines: list, indent: str, span) -> None:
+        """One step of work counted (the VM's count of an op), at `span` should it pass the checkpoint."""
         lines += [f"{indent}meter.work += 1",
                   f"{indent}if meter.work >= meter.checkpoint:",
                   f"{indent}    meter.check({self.const(span, 'S')})"]
@@ -356,7 +337,7 @@ class StatementWriter:
         if kind in (N.If, N.For) and len(indent) // 4 >= _SYNC_DEPTH:
             raise _NotSimple()  # (nested deeper than Python's 20 blocks: the rule runs on its ops)
         if kind is N.If:
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             for k, (cond, body) in enumerate(st.branches):
                 lines += [f"{indent}{'elif' if k else 'if'} ({self.x(cond)}", f"{indent}):"]
                 self._sync_block(body, lines, indent + "    ", in_loop)
@@ -364,28 +345,24 @@ class StatementWriter:
                 lines.append(f"{indent}else:")
                 self._sync_block(st.other, lines, indent + "    ", in_loop)
         elif kind is N.For and st.chosen_by is None:
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             item = self.fresh("_i")
             # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
             # own list: the loop's body may move cards
             lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
             inner = indent + "    "
             lines.append(f"{inner}v[{st.var!r}] = {item}")
-            saved = self.pylocals, self.card_locals
+            named = {}
             if not _rebinds(st.body, st.var):
                 # the loop's own Python name stands for its variable in the expressions written here
-                # (the statements' closures read it from v)
-                self.pylocals = {**self.pylocals, st.var: item}
-                if self.yields_cards(st.coll):  # (`item` is a fresh name: no other place holds it)
-                    self.card_locals = self.card_locals | {item}
-            try:
-                with self.cc.scoped({st.var}):
-                    if st.cond is not None:
-                        lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
-                    self._sync_step(lines, inner, st.span)
-                    self._sync_block(st.body, lines, inner, True)
-            finally:
-                self.pylocals, self.card_locals = saved
+                # (the statements' closures read it from v); `item` is a fresh name: no other place holds it
+                named = {"pylocals": {**self.pylocals, st.var: item},
+                         "card_locals": self.card_locals | ({item} if self.yields_cards(st.coll) else set())}
+            with self.setting(**named), self.cc.scoped({st.var}):
+                if st.cond is not None:
+                    lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
+                self.step_lines(lines, inner, st.span)
+                self._sync_block(st.body, lines, inner, True)
         elif kind in (N.Break, N.Continue) and in_loop:
             lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
         elif kind in _SYNC_CONTROL:
@@ -396,7 +373,7 @@ class StatementWriter:
             if len(scratch.ops) != 1 or type(scratch.ops[0]) not in (Exec, SignalOp, CallProc, PerformOp):
                 raise _NotSimple()
             op = scratch.ops[0]
-            self._sync_step(lines, indent, st.span)
+            self.step_lines(lines, indent, st.span)
             if type(op) is Exec:
                 lines.append(f"{indent}{self.const(op.fn, 'F')}(c)")
                 return
@@ -416,16 +393,14 @@ class StatementWriter:
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
         lines = []
-        saved = self.pylocals, self.in_def, self.no_walrus, self.card_locals
-        self.in_def, self.no_walrus, self.card_locals = False, False, frozenset()
         names: list[str] = []
 
         def written(node, walrus=False) -> str:
-            self.pylocals = {n: f"L_{n}" for n in names}
-            with self.cc.scoped(set(names)), self.no_def_parameters():
+            self.pylocals = {n: f"L_{n}" for n in names}  # (put back by new_function)
+            with self.cc.scoped(set(names)):
                 return self.iterable(node, walrus=True) if walrus else self.x(node)
 
-        try:
+        with self.new_function():
             indent = "        "
             for k, b in enumerate(bindings):
                 items = written(b.coll, walrus=True)
@@ -446,57 +421,18 @@ class StatementWriter:
                 lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
             else:
                 lines.append(f"{indent}rows.append({row})")
-        finally:
-            self.pylocals, self.in_def, self.no_walrus, self.card_locals = saved
         self.sources.append("\n".join(head + ["    try:"] + lines + [
             "    except _CATCH as exc:",
             "        raise _translate(exc) from None", ""]))
         return self.stub(fname)
 
-    def fused(self, execs: list, start: int):
-        """The generated `run` of a FusedExec standing for `execs` (ops start, start+1, ...)."""
-        op = FusedExec(start, [o.span for o in execs])
-        fname = self.fresh("X")
-        first, last = execs[0].span.line, execs[-1].span.line
-        lines = [f"def {fname}(op, vm, frame):  # rules lines {first}-{last}",
-                 "    s = vm.s",
-                 "    c = _Ctx(frame.vars, s, vm)",
-                 "    meter = vm.meter",
-                 "    op.at = 0",
-                 "    try:"]
-        for k, o in enumerate(execs):
-            if k:
-                lines.append(f"        op.at = {k}")
-            lines.append(f"        {self.const(o.fn, 'F')}(c)")  # the statement's closure
-            if k < len(execs) - 1:
-                lines += ["        if s.events:",
-                          f"            frame.pc = {start + k + 1}",
-                          "            return",
-                          "        meter.work += 1",
-                          "        if meter.work >= meter.checkpoint:",
-                          f"            meter.check({self.const(o.span, 'S')})"]
-        lines.append(f"        frame.pc = {start + len(execs)}")
-        return self._bound(op, fname, lines, start)
-
-    def _bound(self, op, fname: str, lines: list, start: int, translate: bool = False):
-        """A fused op's generated `run`, its lines closed (an error leaves the frame at the op that
-        failed), with the op bound to it. `translate`: expressions are written in it, their
-        failures reported as their own functions report them."""
-        lines += ["    except BaseException as exc:" if translate else "    except BaseException:",
-                  f"        frame.pc = {start} + op.at"]
-        if translate:
-            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
-        lines += ["        raise", ""]
-        self.sources.append("\n".join(lines))
-        op.run = types.MethodType(self.stub(fname), op)
-        return op
-
     def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
-        """The generated `run` of a FusedRegion standing for the statements `run` (ops start to
-        stop - 1: simple statements, and `if`s and `for each` loops made of them), or None when it
-        would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and loop ops;
-        `ops` are the block's ops as the statement compiler made them."""
-        op = FusedRegion(start, [o.span for o in ops[start:stop]])
+        """A FusedExec or FusedRegion standing for the statements `run` (ops start to stop - 1: simple
+        statements, and `if`s and `for each` loops made of them), with its generated `run` bound, or
+        None when it would nest too deeply. Python's own `if` and `for` stand for the VM's jumps and
+        loop ops; `ops` are the block's ops as the statement compiler made them."""
+        control = any(type(st) in (N.If, N.For) for st in run)
+        op = (FusedRegion if control else FusedExec)(start, [o.span for o in ops[start:stop]])
         op.unwinds = any(type(o) is EndOp for o in ops[start:stop])
         fname = self.fresh("X")
         lines = [f"def {fname}(op, vm, frame):  # rules lines {run[0].span.line}-{run[-1].span.line}",
@@ -507,9 +443,18 @@ class StatementWriter:
                  "    try:"]
         writer = _RegionWriter(self, ops, ranges, start, stop, lines)
         try:
-            writer.block(run, "        ", [])
+            writer.block(run, writer.TOP, [])
         except _NotSimple:
             return None
-        lines += ["        meter.work -= 1  # the VM counts this op as one step: every op above is counted",
-                  f"        frame.pc = {stop}"]
-        return self._bound(op, fname, lines, start, translate=writer.inlined)
+        # an error leaves the frame at the op that failed; one of an expression written in the region
+        # (writer.inlined) is reported as its own function reports it
+        if not writer.last_counted_by_vm:
+            lines.append("        meter.work -= 1  # the VM counts this op as one step: every op above is counted")
+        lines += [f"        frame.pc = {stop}",
+                  "    except BaseException as exc:" if writer.inlined else "    except BaseException:",
+                  f"        frame.pc = {start} + op.at"]
+        if writer.inlined:
+            lines += ["        if isinstance(exc, _CATCH):", "            raise _translate(exc) from None"]
+        self.sources.append("\n".join(lines + ["        raise", ""]))
+        op.run = types.MethodType(self.stub(fname), op)
+        return op

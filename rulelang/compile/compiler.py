@@ -6,17 +6,16 @@ op index, local variables) is plain data, so a match can be saved while a player
 is thinking and resumed exactly. Every op keeps the span of its statement, so a
 rule that fails at run time names its line in the .rules file.
 
-The work is split by concept: expressions and defs as Python source in ``codegen.py`` (and its
-parts), statements in ``compile/statements.py``, the ops they become in ``ops.py``, the program's
-containers in ``program.py``, run-time value helpers in ``values.py`` and the dependency analysis of
-defs in ``dependencies.py``. This module compiles the program itself: declarations, cards, defs,
-keywords, triggers and the game's skeleton of rounds and phases.
+Expressions and defs are written by ``codegen.py``, statements compiled by ``statements.py``; this
+module compiles the program itself: declarations, cards, defs, keywords, triggers and the game's
+skeleton of rounds and phases.
 
 The pydantic AST is only read here, once, before play.
 """
 from __future__ import annotations
 
 import re
+from functools import partial
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -249,11 +248,6 @@ class Compiler(StatementCompiler):
         table.setdefault(key, []).append(info)
 
     def compile_cards(self, d: N.CardsDecl):
-        self._compile_cards(d)
-        if d.zone is not None:
-            self.program.auto_sets.append((d.name, self.expr(d.zone)))
-
-    def _compile_cards(self, d: N.CardsDecl):
         program = self.program
         defs: list[CardDef] = []
         limit = current_budgets().cards
@@ -264,10 +258,9 @@ class Compiler(StatementCompiler):
         asked: list = []
         plans = []
 
-        def later(node, names: set):
-            value = _folded(node, names, self.t.symbols)
-            if value is not _NOT_FOLDED:
-                return _Folded(node, names, self.t.symbols)
+        def later(node, names: set):  # a literal (made anew for each card), or the index of its function
+            if _folded(node, names, self.t.symbols) is not _NOT_FOLDED:
+                return partial(_folded, node, names, self.t.symbols)
             asked.append((node, names))
             return len(asked) - 1
 
@@ -294,9 +287,7 @@ class Compiler(StatementCompiler):
         fns = self.load_time_functions(asked) if asked else []
 
         def value_of(made, combo: dict, span: Span):
-            if isinstance(made, _Folded):
-                return made.value()
-            return fns[made](self.load_time_ctx(combo, span))
+            return made() if type(made) is partial else fns[made](self.load_time_ctx(combo, span))
 
         for entry, comp, colls, args, defaults in plans:
             label, back = self.compile_label(comp), self._label_template(comp.back)
@@ -309,9 +300,6 @@ class Compiler(StatementCompiler):
                     if total + len(new) * entry.copies > limit:
                         raise BudgetExceeded(entry.span, "cards", f"this would make more than {limit:,} cards", limit)
                 combos = new
-                if total + len(combos) * entry.copies > limit:
-                    raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
-                                   limit)
             if total + len(combos) * entry.copies > limit:
                 raise BudgetExceeded(entry.span, "cards", f"this would make {total + len(combos) * entry.copies:,} cards",
                                limit)
@@ -339,12 +327,15 @@ class Compiler(StatementCompiler):
                     defs[-1].shape = shape
         program.card_sets[d.name] = defs
         self.cards_made = total
+        if d.zone is not None:
+            program.auto_sets.append((d.name, self.expr(d.zone)))
 
     def const(self, x, combo: dict, span: Span | None = None):
         """The value of an expression worked out now, at load time (a setting's default), with the
         names of `combo`: a literal as it is, anything else by a generated function."""
-        if _folded(x, set(combo), self.t.symbols) is not _NOT_FOLDED:
-            return _folded(x, set(combo), self.t.symbols)
+        value = _folded(x, set(combo), self.t.symbols)
+        if value is not _NOT_FOLDED:
+            return value
         (fn,) = self.load_time_functions([(x, set(combo))])
         return fn(self.load_time_ctx(combo, span or x.span))
 
@@ -365,40 +356,39 @@ class Compiler(StatementCompiler):
             counts[n] = count
         return counts
 
-    def load_time_functions(self, asked: list) -> list:
-        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
-        read from its ctx): one small generated module for all of them, with the defs they call
-        (`Generator.for_load_time`: nothing is remembered, there is no match yet)."""
+    @contextmanager
+    def load_time_module(self):
+        """A generator of functions worked out at load time (`Generator.for_load_time`: nothing is
+        remembered, there is no match yet), outside the scope being compiled; at the end, the defs
+        its functions call are written, and the module is compiled."""
         from rulelang.compile.codegen import Generator
 
-        gen = Generator.for_load_time(self)
-        saved = self.scope
-        fns = []
+        gen, saved = Generator.for_load_time(self), self.scope
         try:
-            for node, names in asked:
-                self.scope = frozenset(names)
-                gen.enter("Lt")
-                fns.append(gen.function(node))
+            yield gen
             self.scope = frozenset()
             gen.define_called()
         finally:
             self.scope = saved
         gen.finish()
+
+    def load_time_functions(self, asked: list) -> list:
+        """Functions fn(ctx) of expressions worked out at load time, each (node, the names it may
+        read from its ctx): one small generated module for all of them, with the defs they call."""
+        with self.load_time_module() as gen:
+            fns = []
+            for node, names in asked:
+                self.scope = frozenset(names)
+                gen.enter("Lt")
+                fns.append(gen.function(node))
         return fns
 
     def load_time_def(self, name: str):
         """A def as a function `(ctx, args)` for load time (a deck's values), in a module of its own."""
-        from rulelang.compile.codegen import Generator
-
-        gen = Generator.for_load_time(self)
-        saved, self.scope = self.scope, frozenset()
-        try:
+        with self.load_time_module() as gen:
+            self.scope = frozenset()
             gen.enter("De", name)
             fn = gen.define(gen.def_decls.get(name) or self.def_decls[name], True)
-            gen.define_called()
-        finally:
-            self.scope = saved
-        gen.finish()
         return fn
 
     def load_time_ctx(self, combo: dict, span: Span) -> Ctx:
@@ -552,30 +542,16 @@ def _folded(node, names: set, symbols: dict):
     return _NOT_FOLDED
 
 
-class _Folded:
-    """A deck's literal value (_folded), made anew for each card."""
-
-    def __init__(self, node, names: set, symbols: dict):
-        self.node, self.names, self.symbols = node, names, symbols
-
-    def value(self):
-        return _folded(self.node, self.names, self.symbols)
-
-
 def _type_default(t: N.TypeRef, symbols: dict | None = None):
+    """The starting value of a field or variable declared without one, as a function of the ctx."""
     name = type_name(t)
     if name.startswith("map:") and symbols is not None and name[4:] in symbols:
         members = tuple(symbols[name[4:]].decl.members)  # every member holds 0
         return lambda c: EnumMap(name[4:], dict.fromkeys(members, 0))
-    if name == "int":
-        return lambda c: 0
-    if name == "bool":
-        return lambda c: False
-    if name == "str":
-        return lambda c: ""
     if name.startswith("list:"):
-        return lambda c: []
-    return lambda c: None
+        return lambda c: []  # (a new list each time)
+    value = {"int": 0, "bool": False, "str": ""}.get(name)
+    return lambda c: value
 
 
 def _simplified(d: N.DefDecl, fixer: Fixer) -> N.DefDecl:

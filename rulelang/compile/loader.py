@@ -20,14 +20,15 @@ from rulelang.language.variants import apply_variants
 
 def _unknown_setting(name: str, rules: N.RulesFile | None, settings: dict, bag: DiagnosticBag) -> None:
     """`--set NAME=...` names no setting of the game as loaded: say where it is, if a variant declares it."""
-    for d in (rules.decls if rules is not None else []):
+    decls = rules.decls if rules is not None else []
+    for d in decls:
         if isinstance(d, N.VariantDecl):
             for item in d.items:
                 if isinstance(item, N.SettingDecl) and item.name == name:
                     bag.error(item.span, f'setting "{name}" belongs to variant {d.name}, which is not chosen',
                               hint=f"add --variant {d.name} to use --set {name}=...")
                     return
-    game_decl = next((d for d in (rules.decls if rules is not None else []) if isinstance(d, N.GameDecl)), None)
+    game_decl = next((d for d in decls if isinstance(d, N.GameDecl)), None)
     span = game_decl.span if game_decl is not None else Span(file=(rules.path if rules is not None else "<rules>") or "<rules>",
                                                               line=1, column=1)
     bag.error(span, f'there is no setting "{name}" in this game (given with --set)',

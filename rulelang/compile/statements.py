@@ -52,7 +52,7 @@ class StatementCompiler:
 
     # ---- statements
     def code(self, name: str, kind: str, span: Span, body: list, params=()) -> Code:
-        from rulelang.compile.codegen_statements import RegionRecords, fuse_code, fuse_regions
+        from rulelang.compile.codegen_statements import RegionRecords, fuse_regions
 
         code = self.program.new_code(name, kind, span)
         saved = self._regions
@@ -65,8 +65,7 @@ class StatementCompiler:
         finally:
             self._regions = saved
         if self.fused:
-            fuse_regions(self.gen, code, records)  # `if`s and loops of simple statements: one generated op
-            fuse_code(self.gen, code)  # runs of simple statements become one generated op
+            fuse_regions(self.gen, code, records)  # runs of simple statements, `if`s and loops: one generated op
         if kind == "proc":
             code.inline = _whole_body(code)
         return code
@@ -80,12 +79,8 @@ class StatementCompiler:
             self.stmt(code, s, loops)
         self.scope = saved
 
-    def emit(self, code: Code, op) -> int:
+    def emit(self, code: Code, op) -> None:
         code.ops.append(op)
-        return len(code.ops) - 1
-
-    def here(self, code: Code) -> int:
-        return len(code.ops)
 
     def stmt(self, code: Code, s, loops: list):
         regions = self._regions
@@ -125,11 +120,9 @@ class StatementCompiler:
             call = s.target
             sym = self.t.symbols.get(call.func)
             if sym is not None and sym.kind == "proc":
-                args = [self.expr(a) for a in call.args]
-                self.emit(code, CallProc(call.func, args, span))
-                return
-            fn = self.expr(call)
-            self.emit(code, Exec(fn, span))
+                self.emit(code, CallProc(call.func, [self.expr(a) for a in call.args], span))
+            else:
+                self.emit(code, Exec(self.expr(call), span))
             return
         value = self.expr(s.value)
         op = s.op
@@ -245,43 +238,48 @@ class StatementCompiler:
             end_jump = Jump(None, s.span)
             self.emit(code, end_jump)
             ends.append(end_jump)
-            jump.target = self.here(code)
+            jump.target = len(code.ops)
         if s.other is not None:
             self.block(code, s.other, loops)
         for j in ends:
-            j.target = self.here(code)
+            j.target = len(code.ops)
+
+    def loop_body(self, code, loops, body: list) -> dict:
+        """A loop's body; its `break` and `continue` jumps, to patch once their targets are known."""
+        jumps = {"breaks": [], "continues": []}
+        loops.append(jumps)
+        self.block(code, body, loops)
+        loops.pop()
+        return jumps
 
     def loop(self, code, loops, top: int, head, body: list, slot: str, span: Span):
         """The shared tail of every loop: `head` (an op with an `end` or `target` to patch) was
         emitted at `top`; compile the body, jump back, and patch `break` / `continue`."""
-        frame = {"breaks": [], "continues": []}
-        loops.append(frame)
-        self.block(code, body, loops)
-        loops.pop()
+        jumps = self.loop_body(code, loops, body)
         self.emit(code, Jump(top, span))
-        end = self.here(code)
+        end = len(code.ops)
         self.emit(code, ClearSlot(slot, span))
         if isinstance(head, JumpIfNot):
             head.target = end
         else:
             head.end = end
-        for j in frame["breaks"]:
+        for j in jumps["breaks"]:
             j.target = end
-        for j in frame["continues"]:
+        for j in jumps["continues"]:
             j.target = top
 
     def s_For(self, code, s, loops):
         slot = self.slot("for")
         span = s.span
         self.emit(code, ForInit(slot, self.expr(s.coll), span))
-        top = self.here(code)
+        top = len(code.ops)
         with self.scoped({s.var}):
             if s.chosen_by is not None:
                 cond = self.opt(s.cond)
                 if cond is not None:
                     # filter once, then let the player order what is left
                     self.emit(code, FilterOnce(slot, s.var, cond, span))
-                    top = self.here(code)
+                    top = len(code.ops)
                 head = ForChosenNext(slot, s.var, self.expr(s.chosen_by), None, span, "which comes next?")
             else:
                 head = ForNext(slot, s.var, self.opt(s.cond), None, span)
@@ -291,7 +289,7 @@ class StatementCompiler:
     def _guarded_loop(self, code, loops, cond, body, span):
         """`while` and `repeat until`: test, count the turn (a loop that never ends is stopped), body."""
         guard = self.slot("guard")
-        top = self.here(code)
+        top = len(code.ops)
         head = JumpIfNot(cond, None, span)
         self.emit(code, head)
         self.emit(code, LoopGuard(guard, span))
@@ -307,43 +305,40 @@ class StatementCompiler:
     def s_RepeatTimes(self, code, s, loops):
         slot = self.slot("repeat")
         self.emit(code, RepeatInit(slot, self.expr(s.count), s.span))
-        top = self.here(code)
+        top = len(code.ops)
         head = RepeatNext(slot, None, s.span)
         self.emit(code, head)
         self.loop(code, loops, top, head, s.body, slot, s.span)
 
-    def s_Break(self, code, s, loops):
+    def s_Break(self, code, s, loops):  # (and s_Continue)
         j = Jump(None, s.span)
         self.emit(code, j)
-        loops[-1]["breaks"].append(j)
+        loops[-1]["breaks" if type(s) is N.Break else "continues"].append(j)
 
-    def s_Continue(self, code, s, loops):
-        j = Jump(None, s.span)
-        self.emit(code, j)
-        loops[-1]["continues"].append(j)
+    s_Continue = s_Break
 
     def s_Return(self, code, s, loops):
         self.emit(code, ReturnOp(s.span))
 
-    def prompt(self, text, span: Span):
-        """An `as "..."` prompt that shows values ("{p} picks a card") becomes a function of the moment it is
-        asked in; a plain one stays a string. (Doc comments used as prompts are never read as templates.)"""
-        if text is None or "{" not in text:
-            return text
-        return self.template(text, span)
+    def prompt(self, s):
+        """A choice's `as "..."` prompt: one that shows values ("{p} picks a card") becomes a function of the
+        moment it is asked in; a plain one stays a string; without one, the choice's doc comment (never
+        read as a template), or None."""
+        text = s.opts.prompt
+        if text is None:
+            return s.doc[0] if s.doc else None
+        return self.template(text, s.span) if "{" in text else text
 
     def s_Choose(self, code, s, loops):
         coll = self.expr(s.coll)
         with self.scoped({s.var}):
             cond = self.opt(s.cond)
         by = self.opt(s.opts.by)
-        prompt = self.prompt(s.opts.prompt, s.span) or (s.doc[0] if s.doc else None)
-        self.emit(code, ChooseOne(s.var, coll, cond, by, s.opts.optional, prompt, s.span))
+        self.emit(code, ChooseOne(s.var, coll, cond, by, s.opts.optional, self.prompt(s), s.span))
         self.scope = self.scope | {s.var}
 
     def s_ChooseBlock(self, code, s, loops):
-        op = ChooseAmong([], self.opt(s.opts.by), s.opts.optional, self.prompt(s.opts.prompt, s.span) or (s.doc[0] if s.doc else None),
-                         s.span)
+        op = ChooseAmong([], [], self.opt(s.opts.by), s.opts.optional, self.prompt(s), s.span)
         self.emit(code, op)
         ends = []
         for opt in s.options:
@@ -359,7 +354,7 @@ class StatementCompiler:
                 bindings.append((b.var, coll, bcond, independent))
             with self.scoped(names):
                 cond = self.opt(opt.cond)
-                body_pc = self.here(code)
+                body_pc = len(code.ops)
                 op.alts.append((opt.name, bindings, cond, body_pc))
             # the bindings as generated loops (the code generator's), for the options' walk
             op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span) if opt.bindings else None)
@@ -368,7 +363,7 @@ class StatementCompiler:
             j = Jump(None, opt.span)
             self.emit(code, j)
             ends.append(j)
-        end = self.here(code)
+        end = len(code.ops)
         op.end = end
         for j in ends:
             j.target = end
@@ -478,31 +473,25 @@ class StatementCompiler:
 
         self.emit(code, Exec(do_reveal, s.span))
 
-    def s_Hide(self, code, s, loops):
+    def s_Flip(self, code, s, loops):  # (and s_Hide: the cards are not turned)
         what, span = self.expr(s.what), s.span
+        down = s.face == "down" if type(s) is N.Flip else None
+        refused = "only cards can be hidden, not" if down is None else "only cards can be turned face up or down, not"
 
-        def do_hide(c):
-            cards = the_cards(what(c), span, "only cards can be hidden, not")
+        def do_flip(c):  # nobody remembers what the cards showed
+            cards = the_cards(what(c), span, refused)
             for e in cards:
+                if down is not None:
+                    e.face_down = down
                 e.known = NOBODY
             c.s.version += 1
+            if down is not None:
+                c.s.cards_version += 1
             journal_cards(c.s, cards)
 
-        self.emit(code, Exec(do_hide, s.span))
+        self.emit(code, Exec(do_flip, span))
 
-    def s_Flip(self, code, s, loops):
-        what, down, span = self.expr(s.what), s.face == "down", s.span
-
-        def do_flip(c):
-            cards = the_cards(what(c), span, "only cards can be turned face up or down, not")
-            for e in cards:
-                e.face_down = down
-                e.known = NOBODY
-            c.s.version += 1
-            c.s.cards_version += 1
-            journal_cards(c.s, cards)
-
-        self.emit(code, Exec(do_flip, s.span))
+    s_Hide = s_Flip
 
     def s_Signal(self, code, s, loops):
         self.emit(code, SignalOp(s.name, [self.expr(a) for a in s.args], s.span))
@@ -530,19 +519,16 @@ class StatementCompiler:
         slot = self.slot("turns")
         span = s.span
         self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, span, self.opt(s.following)))
-        top = self.here(code)
+        top = len(code.ops)
         head = TurnsNext(slot, self.opt(s.until), self.opt(s.skipping), s.once, None, span)
         self.emit(code, head)
-        frame = {"breaks": [], "continues": []}
-        loops.append(frame)
-        self.block(code, s.body, loops)
-        loops.pop()
-        head.turn_end = self.here(code)
+        jumps = self.loop_body(code, loops, s.body)
+        head.turn_end = len(code.ops)
         self.emit(code, TurnEnd(slot, top, span))
-        head.end = self.here(code)
-        for j in frame["breaks"]:
+        head.end = len(code.ops)
+        for j in jumps["breaks"]:
             j.target = head.end
-        for j in frame["continues"]:
+        for j in jumps["continues"]:
             j.target = head.turn_end
 
     def s_StepBlock(self, code, s, loops):

@@ -15,21 +15,20 @@ from rulelang.engine.program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleErro
 from rulelang.model.things import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
 from rulelang.engine.values import whole_number
 
-# ------------------------------------------------------------------ ops
-# Each op: run(vm, frame). Ops advance frame.pc themselves.
-
 
 class Op:
-    """An instruction of a compiled block; each kind defines run(vm, frame)."""
+    """An instruction of a compiled block; each kind defines run(vm, frame) and names its fields in
+    `__slots__`, in the order its constructor takes them (a field not given is None)."""
 
     span: Span = Span()
+
+    def __init__(self, *values):
+        for i, name in enumerate(self.__slots__):
+            setattr(self, name, values[i] if i < len(values) else None)
 
 
 class Exec(Op):
     __slots__ = ("fn", "span")
-
-    def __init__(self, fn, span):
-        self.fn, self.span = fn, span
 
     def run(self, vm, frame):
         self.fn(Ctx(frame.vars, vm.s, vm))
@@ -39,18 +38,12 @@ class Exec(Op):
 class Jump(Op):
     __slots__ = ("target", "span")
 
-    def __init__(self, target, span):
-        self.target, self.span = target, span
-
     def run(self, vm, frame):
         frame.pc = self.target
 
 
 class JumpIfNot(Op):
     __slots__ = ("cond", "target", "span")
-
-    def __init__(self, cond, target, span):
-        self.cond, self.target, self.span = cond, target, span
 
     def run(self, vm, frame):
         frame.pc = frame.pc + 1 if self.cond(Ctx(frame.vars, vm.s, vm)) else self.target
@@ -60,9 +53,6 @@ class LoopGuard(Op):
     """Counts the turns of a loop, so a loop that never ends is stopped with its line."""
 
     __slots__ = ("slot", "span")
-
-    def __init__(self, slot, span):
-        self.slot, self.span = slot, span
 
     def run(self, vm, frame):
         n = frame.vars.get(self.slot, 0) + 1
@@ -75,9 +65,6 @@ class LoopGuard(Op):
 class ClearSlot(Op):
     __slots__ = ("slot", "span")
 
-    def __init__(self, slot, span):
-        self.slot, self.span = slot, span
-
     def run(self, vm, frame):
         frame.vars.pop(self.slot, None)
         frame.pc += 1
@@ -86,9 +73,6 @@ class ClearSlot(Op):
 class ForInit(Op):
     __slots__ = ("slot", "coll", "span")
 
-    def __init__(self, slot, coll, span):
-        self.slot, self.coll, self.span = slot, coll, span
-
     def run(self, vm, frame):
         frame.vars[self.slot] = [as_list(self.coll(Ctx(frame.vars, vm.s, vm))), 0]
         frame.pc += 1
@@ -96,9 +80,6 @@ class ForInit(Op):
 
 class ForNext(Op):
     __slots__ = ("slot", "var", "cond", "end", "span")
-
-    def __init__(self, slot, var, cond, end, span):
-        self.slot, self.var, self.cond, self.end, self.span = slot, var, cond, end, span
 
     def run(self, vm, frame):
         state = frame.vars[self.slot]
@@ -120,9 +101,6 @@ class ForChosenNext(Op):
     """`for each x in coll chosen by p`: the player picks which item comes next."""
 
     __slots__ = ("slot", "var", "by", "end", "span", "prompt")
-
-    def __init__(self, slot, var, by, end, span, prompt):
-        self.slot, self.var, self.by, self.end, self.span, self.prompt = slot, var, by, end, span, prompt
 
     def run(self, vm, frame):
         items = frame.vars[self.slot][0]
@@ -151,9 +129,6 @@ class ForChosenNext(Op):
 class RepeatInit(Op):
     __slots__ = ("slot", "count", "span")
 
-    def __init__(self, slot, count, span):
-        self.slot, self.count, self.span = slot, count, span
-
     def run(self, vm, frame):
         frame.vars[self.slot] = whole_number(self.count(Ctx(frame.vars, vm.s, vm)), self.span, "`repeat ... times`")
         frame.pc += 1
@@ -161,9 +136,6 @@ class RepeatInit(Op):
 
 class RepeatNext(Op):
     __slots__ = ("slot", "end", "span")
-
-    def __init__(self, slot, end, span):
-        self.slot, self.end, self.span = slot, end, span
 
     def run(self, vm, frame):
         left = frame.vars[self.slot]
@@ -184,10 +156,6 @@ class ChooseOne(Op):
     """`choose x from coll where cond by p`."""
 
     __slots__ = ("var", "coll", "cond", "by", "optional", "prompt", "span")
-
-    def __init__(self, var, coll, cond, by, optional, prompt, span):
-        self.var, self.coll, self.cond, self.by = var, coll, cond, by
-        self.optional, self.prompt, self.span = optional, prompt, span
 
     def run(self, vm, frame):
         if (vm.program.has_continuous or vm.s.events) and vm.settle_before_choice():  # nothing to settle: no call
@@ -276,16 +244,11 @@ NOT_LISTED = _NotListed()
 class ChooseAmong(Op):
     """`choose { option a(x in xs) {...} option b {...} }`: every binding of every option is one choice."""
 
+    # alts: a list of (name, [(var, coll, cond, independent)], cond, body_pc); walkers: per alternative,
+    # its bindings as generated loops, walker(ctx, rows), or None for an option without bindings
+    # (codegen_statements: Generator.option_walker); products: per alternative, whether its bindings
+    # are independent and without conditions (worked out on first use)
     __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end", "products")
-
-    def __init__(self, alts, by, optional, prompt, span):
-        self.alts = alts  # list of (name, [(var, coll, cond, independent)], cond, body_pc)
-        # per alternative: its bindings as generated loops, walker(ctx, rows), or None for an option
-        # without bindings (codegen_statements: Generator.option_walker)
-        self.walkers: list = []
-        self.by, self.optional, self.prompt, self.span = by, optional, prompt, span
-        self.end = None
-        self.products = None  # per alternative: independent bindings without conditions (worked out once)
 
     def enumerate(self, vm, frame, most: int = 0) -> Options:
         """Every option, in order: alternatives in order, each one's bindings with the first name
@@ -360,9 +323,6 @@ class CallProc(Op):
 
     __slots__ = ("name", "args", "span")
 
-    def __init__(self, name, args, span):
-        self.name, self.args, self.span = name, args, span
-
     def run(self, vm, frame):
         params, code = vm.program.procs[self.name]
         ctx = Ctx(frame.vars, vm.s, vm)
@@ -400,9 +360,6 @@ class CallProc(Op):
 class PerformOp(Op):
     __slots__ = ("what", "on", "span")
 
-    def __init__(self, what, on, span):
-        self.what, self.on, self.span = what, on, span
-
     def run(self, vm, frame):
         ctx = Ctx(frame.vars, vm.s, vm)
         what = self.what(ctx)
@@ -426,9 +383,6 @@ class PerformOp(Op):
 class SignalOp(Op):
     __slots__ = ("name", "args", "span")
 
-    def __init__(self, name, args, span):
-        self.name, self.args, self.span = name, args, span
-
     def run(self, vm, frame):
         ctx = Ctx(frame.vars, vm.s, vm)
         vm.s.events.append(("signal", self.name, tuple(a(ctx) for a in self.args)))
@@ -438,9 +392,6 @@ class SignalOp(Op):
 class EndOp(Op):
     __slots__ = ("what", "span")
 
-    def __init__(self, what, span):
-        self.what, self.span = what, span
-
     def run(self, vm, frame):
         frame.pc += 1
         vm.unwind(self.what, self.span)
@@ -449,9 +400,6 @@ class EndOp(Op):
 class ReturnOp(Op):
     __slots__ = ("span",)
 
-    def __init__(self, span):
-        self.span = span
-
     def run(self, vm, frame):
         frame.pc = len(frame.code.ops)
 
@@ -459,24 +407,18 @@ class ReturnOp(Op):
 class StepOp(Op):
     __slots__ = ("name", "begin", "span")
 
-    def __init__(self, name, begin, span):
-        self.name, self.begin, self.span = name, begin, span
-
     def run(self, vm, frame):
         frame.pc += 1
         if self.begin:
             vm.s.globals["__step"] = self.name
         else:
             vm.s.globals.pop("__step", None)
-            vm.step_finished(self.name)
+            vm.finished(self.name)
 
 
 class TurnsInit(Op):
+    # following: a computed turn order (a list of players), or None: the seats
     __slots__ = ("slot", "start", "direction", "span", "following")
-
-    def __init__(self, slot, start, direction, span, following=None):
-        self.slot, self.start, self.direction, self.span = slot, start, direction, span
-        self.following = following  # a computed turn order (a list of players), or None: the seats
 
     def run(self, vm, frame):
         s = vm.s
@@ -493,28 +435,24 @@ class TurnsInit(Op):
             first = s.players[order[0]] if order else None
         else:
             first = s.players[s.current] if s.current is not None else s.players[0]
-        if order is not None and not order:
-            frame.vars[self.slot] = {"order": order, "pos": 0, "taken": 0, "first": True}
-            frame.pc += 1
-            return
-        if not isinstance(first, Player):
+        if order == []:  # nobody's turn: TurnsNext ends the turns
+            where = {"order": order, "pos": 0}
+        elif not isinstance(first, Player):
             raise RuleError(self.span, f"turns must start from a player, not {describe(first)}")
-        if order is not None:
-            if first.seat not in order:
-                raise RuleError(self.span, f"turns start from {describe(first)}, who is not in the turn order given to `following`")
-            frame.vars[self.slot] = {"order": order, "pos": order.index(first.seat), "taken": 0, "first": True}
-        else:
+        elif order is None:
             step = vm.program.game.step if self.direction is None else (1 if self.direction == "clockwise" else -1)
-            frame.vars[self.slot] = {"seat": first.seat, "step": step, "taken": 0, "first": True}
+            where = {"seat": first.seat, "step": step}
+        elif first.seat not in order:
+            raise RuleError(self.span, f"turns start from {describe(first)}, "
+                                       "who is not in the turn order given to `following`")
+        else:
+            where = {"order": order, "pos": order.index(first.seat)}
+        frame.vars[self.slot] = {**where, "taken": 0, "first": True}
         frame.pc += 1
 
 
 class TurnsNext(Op):
     __slots__ = ("slot", "until", "skipping", "once", "end", "span", "turn_end")
-
-    def __init__(self, slot, until, skipping, once, end, span):
-        self.slot, self.until, self.skipping, self.once, self.end, self.span = slot, until, skipping, once, end, span
-        self.turn_end = None
 
     def run(self, vm, frame):
         s = vm.s
@@ -537,7 +475,7 @@ class TurnsNext(Op):
             pos = t["pos"] if t["first"] else (t["pos"] + 1) % n
         else:
             n = len(s.players)
-            seat_at = _same
+            seat_at = int  # (a seat is its own place)
             step = t["step"]
             pos = t["seat"] if t["first"] else (t["seat"] + step) % n
         ctx = Ctx(frame.vars, s, vm)
@@ -586,22 +524,15 @@ class TurnsNext(Op):
         frame.pc = self.end
 
 
-def _same(seat):
-    return seat
-
-
 class TurnEnd(Op):
     __slots__ = ("slot", "next_pc", "span")
-
-    def __init__(self, slot, next_pc, span):
-        self.slot, self.next_pc, self.span = slot, next_pc, span
 
     def run(self, vm, frame):
         if frame.handlers and frame.handlers[-1][0] == "turn":
             frame.handlers.pop()
         frame.pc = self.next_pc
         if vm.stop_at_step is not None:
-            vm.turn_finished()
+            vm.finished("turn")
         s = vm.s
         if UNTIL_KEY in s.globals:
             expire(s, "turn")
@@ -617,18 +548,12 @@ class FlowOp(Op):
 
     __slots__ = ("what", "arg", "span")
 
-    def __init__(self, what, arg, span):
-        self.what, self.arg, self.span = what, arg, span
-
     def run(self, vm, frame):
         vm.flow_step(self, frame)
 
 
 class FilterOnce(Op):
     __slots__ = ("slot", "var", "cond", "span")
-
-    def __init__(self, slot, var, cond, span):
-        self.slot, self.var, self.cond, self.span = slot, var, cond, span
 
     def run(self, vm, frame):
         v = frame.vars

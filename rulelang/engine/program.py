@@ -37,9 +37,7 @@ class Ctx:
     __slots__ = ("v", "s", "vm")
 
     def __init__(self, v: dict, s, vm):
-        self.v = v
-        self.s = s
-        self.vm = vm
+        self.v, self.s, self.vm = v, s, vm
 
 
 class RuleError(Exception):
@@ -55,14 +53,14 @@ class RuleError(Exception):
 
 
 def as_rules_error(exc: Exception, op) -> RulesError:
-    """Whatever went wrong while a rule ran (in op), as a diagnostic that names the rule's line."""
+    """Whatever went wrong while a rule ran (in op, or at a Span), as a diagnostic that names the rule's line."""
     if isinstance(exc, RulesError):
         return exc
     if isinstance(exc, RuleError):
         return RulesRuntimeError(Diagnostic(exc.span, exc.message))
     if isinstance(exc, BudgetExceeded):
         return RulesRuntimeError(Diagnostic(exc.span, exc.message, hint=exc.hint))
-    span = getattr(op, "span", Span())
+    span = op if type(op) is Span else getattr(op, "span", Span())
     if isinstance(exc, MemoryError):
         return RulesRuntimeError(Diagnostic(span, "the rules ran out of memory here (budget memory_mb: MiB of memory "
                                             "a match may take)"))

@@ -181,21 +181,15 @@ class VM:
         s = self.s
         events, s.events = s.events, []
         infos = []
-        for ev in events:
-            if ev[0] in ("enter", "leave"):
-                _, zone, entity = ev
-                key = (ev[0], zone)
-                for info in self.program.triggers.get(key, ()):
-                    infos.append((info, {info.var: entity}))
-                for info in self.program.keyword_triggers.get(key, ()):
-                    infos.extend((info, {info.var: entity, "self": b}) for b in self.bearers(info.keyword))
-            elif ev[0] == "signal":
-                _, name, args = ev
-                key = ("signal", name)
-                for info in self.program.triggers.get(key, ()):
-                    infos.append((info, dict(zip(info.params, args))))
-                for info in self.program.keyword_triggers.get(key, ()):
-                    infos.extend((info, {**dict(zip(info.params, args)), "self": b}) for b in self.bearers(info.keyword))
+        tables = ((self.program.triggers, False), (self.program.keyword_triggers, True))
+        for kind, what, value in events:  # ("enter" | "leave", zone, card) or ("signal", name, args)
+            for table, keyword in tables:
+                for info in table.get((kind, what), ()):
+                    bound = dict(zip(info.params, value)) if kind == "signal" else {info.var: value}
+                    if keyword:
+                        infos.extend((info, {**bound, "self": b}) for b in self.bearers(info.keyword))
+                    else:
+                        infos.append((info, bound))
         self._push_triggers(infos)
 
     # ---- continuous rules
@@ -294,13 +288,11 @@ class VM:
         return len(stack) == level
 
     # ---- steps (for scenarios)
-    def _stop_here(self):
-        # stop once whatever this point sets off (end-of-X triggers) has run
-        self.stop_when_depth = len(self.s.stack)
-
-    def step_finished(self, name: str):
-        if self.stop_at_step == name:
-            self._stop_here()
+    def finished(self, *names: str):
+        """A step, turn, phase or round finished: when a scenario runs until one of `names`, stop
+        once whatever this point sets off (end-of-X triggers) has run."""
+        if self.stop_at_step in names:
+            self.stop_when_depth = len(self.s.stack)
 
     # ---- the skeleton of a game
     def flow_step(self, op: FlowOp, frame: Frame):
@@ -313,8 +305,7 @@ class VM:
         elif what == "handler_game":
             frame.handlers.append(("game", op.arg))
             frame.pc += 1
-            if self.stop_at_step == "setup":
-                self._stop_here()
+            self.finished("setup")
             self.fire_at("start", "game")
         elif what == "round_start":
             if s.ending:
@@ -339,7 +330,7 @@ class VM:
             if frame.handlers and frame.handlers[-1][0] == "phase":
                 frame.handlers.pop()
             frame.pc += 1
-            self.phase_finished(op.arg)
+            self.finished("phase:" + op.arg, "phase:*")
             expire(s, "phase")
             self.fire_at("end", "phase", op.arg)
             self.settle()
@@ -347,7 +338,7 @@ class VM:
             while frame.handlers and frame.handlers[-1][0] in ("round", "phase"):
                 frame.handlers.pop()
             frame.pc += 1
-            self.round_finished()
+            self.finished("round")
             expire(s, "round")
             self.fire_at("end", "round")
             self.settle()
@@ -371,18 +362,6 @@ class VM:
         elif what == "over":
             s.over = True
             frame.pc += 1
-
-    def phase_finished(self, name: str):
-        if self.stop_at_step == "phase:" + name or self.stop_at_step == "phase:*":
-            self._stop_here()
-
-    def turn_finished(self):
-        if self.stop_at_step == "turn":
-            self._stop_here()
-
-    def round_finished(self):
-        if self.stop_at_step == "round":
-            self._stop_here()
 
     # ---- the main loop
     def run(self):
@@ -744,15 +723,15 @@ class Match:
         except Exception as exc:
             raise as_rules_error(exc, self._heuristic_at()) from None
         if h is not None and type(h) not in (int, float, bool):
-            raise RulesError(Diagnostic(self._heuristic_at().span, f"`def heuristic(p)` tells the bots how well a "
+            raise RulesError(Diagnostic(self._heuristic_at(), f"`def heuristic(p)` tells the bots how well a "
                                         f"player stands, as a number, but it gave {describe(h)}"))
         return float(h or 0)
 
-    def _heuristic_at(self) -> "_At":
+    def _heuristic_at(self) -> Span:
         """Where a failure of the rules' heuristic is reported: the def's line."""
         program = self.game.program
         sym = program.table.symbols.get("heuristic") if program.table is not None else None
-        return _At(sym.decl.span if sym is not None else Span())
+        return sym.decl.span if sym is not None else Span()
 
     def evaluate(self, seat: int, in_place: bool = False) -> float:
         """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic.
@@ -774,10 +753,3 @@ class Match:
         if h is not None:
             value += 0.01 * h
         return value
-
-
-class _At:
-    """Where a failure outside the rules' own ops is reported (as_rules_error reads its span)."""
-
-    def __init__(self, span: Span):
-        self.span = span

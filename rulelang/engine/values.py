@@ -22,18 +22,10 @@ def entity_extra(c, e: Entity, name: str, span: Span):
         return fn(Ctx({**bound, "self": e}, c.s, c.vm))
     if name == "owner":
         return c.s.players[e.owner] if e.owner is not None else None
-    if name == "zone":
-        return e.zone
-    if name == "cell":
-        return e.cell
-    if name == "place":
-        return e.place
-    if name == "face_down":
-        return e.face_down
     if name == "component":
         return e.card.component
-    if name == "id":
-        return e.id
+    if name in _CARD_PSEUDO_FIELDS:  # (the others are Entity's own slots)
+        return getattr(e, name)
     raise RuleError(span, f'{describe(e)} has no field "{name}"')
 
 
@@ -191,39 +183,31 @@ _BIG = NUMBER_BOUND
 
 def _arith(l, r, op, span):
     try:
-        if op == "+":
-            if type(l) is tuple and type(r) is tuple:  # (Python would join them: (1, 0) + (0, 1) is (1, 0, 0, 1))
-                raise RuleError(span, f'"+" cannot add cells or directions ({describe(l)} + {describe(r)}): '
-                                      "write (a[0] + b[0], a[1] + b[1])")
-            result = l + r
-        elif op == "-":
-            result = l - r
-        else:
-            result = None
-        if result is not None:
-            if type(result) is int and not -_BIG <= result <= _BIG:
-                raise RuleError(span, f"a number {BEYOND_BOUND}")
-            return result
+        # (Python would join two tuples, (1, 0) + (0, 1) is (1, 0, 0, 1), and repeat one, (1, 0) * 2 is (1, 0, 1, 0))
+        if op == "+" and type(l) is tuple and type(r) is tuple:
+            raise RuleError(span, f'"+" cannot add cells or directions ({describe(l)} + {describe(r)}): '
+                                  "write (a[0] + b[0], a[1] + b[1])")
         if op == "*":
-            if type(l) is tuple or type(r) is tuple:  # (Python would repeat it: (1, 0) * 2 is (1, 0, 1, 0))
+            if type(l) is tuple or type(r) is tuple:
                 raise RuleError(span, f'"*" cannot multiply a cell or a direction ({describe(l)} * {describe(r)}): '
                                       "to scale a direction write (d[0] * n, d[1] * n); to step along one, "
                                       "towards(board, cell, d, n)")
             if type(l) in (str, list) or type(r) in (str, list):  # a text or list repeated: bounded
                 size = (len(l) * r) if type(l) in (str, list) else (len(r) * l)
                 check_size(size, span, "a text" if str in (type(l), type(r)) else "a list")
-            result = l * r
-            if type(result) is int and not -_BIG <= result <= _BIG:
-                raise RuleError(span, f"a number {BEYOND_BOUND}")
-            return result
         if op in ("/", "%"):
             if r == 0:
                 raise RuleError(span, f"division by zero: {describe(l)} {op} 0 (the value after \"{op}\" is 0 here: "
                                       "check that it is not 0 before dividing)")
             return l // r if op == "/" else l % r
+        if op not in ("+", "-", "*"):
+            raise RuleError(span, f"unknown operator {op}")
+        result = l + r if op == "+" else l - r if op == "-" else l * r
     except TypeError:
         raise RuleError(span, f'"{op}" works on numbers, but got {describe(l)} and {describe(r)}') from None
-    raise RuleError(span, f"unknown operator {op}")
+    if type(result) is int and not -_BIG <= result <= _BIG:
+        raise RuleError(span, f"a number {BEYOND_BOUND}")
+    return result
 
 
 def add_values(c, l, r, span):

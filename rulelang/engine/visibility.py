@@ -36,13 +36,7 @@ def result_attrs(attrs: dict):
     """A player's fields in a match's result: as plain_attrs, and a number per member of an enum as
     one number per member, `gems[ruby]` (so that a summary of many matches can add them up)."""
     for k, v in attrs.items():
-        if type(v) is EnumMap:
-            for member, n in v.values.items():
-                yield f"{k}[{member}]", n
-        elif isinstance(v, (int, str, bool, float)) or v is None:
-            yield k, v
-        else:
-            yield k, describe(v)
+        yield from (map_numbers if type(v) is EnumMap else plain_attrs)({k: v})
 
 
 def option_label(state: State, option: dict, seat: int) -> str:
