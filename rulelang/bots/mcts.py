@@ -77,11 +77,6 @@ class _Node:
         self.lots: dict[tuple, float] | None = None
 
 
-def _keys(world: Match) -> dict[tuple, int]:
-    """The legal options by what their chooser sees: (name, label) -> the first index with it."""
-    return option_keys(world.s)
-
-
 def reward(world: Match, seat: int, draw: float | None = None) -> float:
     """1 for a win (shared wins count fully), 0 for a loss; a game nobody wins counts as `draw`,
     by default a share of one for everyone (a draw in a two-player game is worth half a win)."""
@@ -128,14 +123,11 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
 
 def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
                draw: float | None) -> dict[tuple, tuple[float, float]]:
-    """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
-    match per option, the option is played and the position scored by ``cutoff_values`` (the
-    rules' result and heuristic), then by the seat's own heuristic, which breaks ties (in a game
-    where every player builds on the same cards, as in a shared tableau, the heuristic's lead over
-    the others does not change with a move that helps them all, but the seat's own value does:
-    the greedy bot's reading of the heuristic). Cheap next to the play-outs (one move per option,
-    no play-out); used only to order progressive widening, so a poor heuristic costs order, not
-    correctness."""
+    """Each option of the decision at hand, valued one move ahead (``prior=1``): on a copy of one
+    imagined match per option, the option is played and the position scored by ``cutoff_values``,
+    then by the seat's own heuristic, which breaks ties (a move that helps every player alike does
+    not change the lead, but the seat's own value). It only orders progressive widening, so a poor
+    heuristic costs order, not correctness."""
     seat = handle.seat
     heuristic = handle.game_program.heuristic
     values: dict[tuple, tuple[float, float]] = {}
@@ -157,13 +149,10 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
 
 def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
     """Every seat's value in [0, 1] of a position as the greedy bot reads it (``valuation.position_value``):
-    a finished game is worth its ``reward``; an unfinished one ``0.5 + 0.5 * (0.9 * (mine - best) +
-    0.1 * mine) / (|mine| + |best| + 1)``: mostly the seat's lead over the best other seat by
-    ``valuation.player_values`` (the rules' heuristic, a ``score`` field or the result run now), and a
-    little its own value, which greedy uses to break ties between equal leads (in a game where every
-    player builds on the same cards, most moves change every seat alike); one half when they say
-    nothing. With one player, its own value against 0. `values`: the player values when already worked out. Uses the
-    world up: call it on a throw-away copy."""
+    a finished game is worth its ``reward``; an unfinished one mostly the seat's lead over the best other
+    seat by ``valuation.player_values``, and by ``OWN_WEIGHT`` its own value (greedy's tie-break); one half
+    when they say nothing. `values`: the player values when already worked out. Uses the world up: call
+    it on a throw-away copy."""
     s = world.s
     players = len(s.players)
     if s.over:
@@ -200,48 +189,11 @@ class MCTSAgent:
     """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
 
     Names: ``mcts`` and ``ismcts`` are the same bot (it is UCT when nothing is hidden);
-    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the options too.
-
-    * ``exploration``: the UCB1 constant (0.7);
-    * ``depth``: random decisions after the tree before the heuristic cut-off (4; 0 plays every
-      play-out to the end; rules without ``def heuristic(p)`` always play to the end);
-    * ``round_end``: 1 plays a cut-off play-out on to the end of the round it is in (the state a
-      new round starts from, after the rules' end-of-round steps); 0 (the default) stops right there;
-    * ``width``: decisions with at most this many options are never narrowed (10);
-    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished;
-    * ``draw``: what a game nobody wins is worth, from 0 to 1 (default: a share of one each, 1/2 with
-      two players). In a game that often ends with no winner, ``draw=0`` makes the bot play to win
-      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does;
-    * ``prior``: 1 orders a big decision's options by the rules' heuristic one move ahead before
-      searching it (``root_prior``), so progressive widening tries the promising options first
-      instead of random ones; 0 (the default) widens in random order;
-    * ``bias``: with ``prior``, how much the one-move-ahead value counts in choosing which option to
-      try next (progressive bias: ``bias * prior / (visits + 1)`` added to an option's UCB value, the
-      prior scaled to 0..1 among the options, so it guides the first visits and fades); 0 by default.
-    * ``greedy``: W > 0 starts the search where the greedy bot stands. At every decision of the tree,
-      every option is first valued as greedy values it, one move ahead (``greedy_prior``), and counts
-      as W play-outs of that value: an option's value is ``(wins + W * prior) / (visits + W)``, and
-      options are tried by that value plus UCB1's exploration term over ``visits + W`` (options not
-      yet tried included, so no progressive widening: the best by greedy is tried first). The move
-      taken is the root option of the best such value. Play-outs are then scored as greedy reads a
-      position (``greedy_values``), not by ``cutoff_values``. 0 (the default) turns it off;
-    * ``playout``: how a play-out chooses: ``random`` (the default), ``greedy`` (epsilon-greedy: the
-      option greedy values most, ties at random, except with probability ``epsilon`` a random one;
-      costs one greedy decision per step) or ``none`` (no play-out: the position the tree reached
-      is scored at once);
-    * ``epsilon``: with ``playout=greedy``, the share of random play-out decisions (0.2).
-    * ``samples``: M > 1 values a position cut off before the end (by the heuristic, or as greedy
-      reads it) as the mean over M copies of it, each seat's value on copies in which what that seat
-      cannot see is re-dealt (``Match.sample_for``), instead of on the one imagined deal the
-      iteration happened to draw. Where the value of a position hangs on a hidden card (a secret
-      goal that says who would win), one deal makes every play-out's value a coin toss; M deals
-      average it. 1 (the default) values the one copy.
-    * ``top``: with ``greedy``, K > 0 searches at every decision of the tree only the K options greedy
-      ranks first (options greedy ranks alike in an order drawn at random once per decision, as greedy
-      itself breaks ties), and the move is the best of those K at the root. Where greedy ranks many
-      options alike (a card that may go on any of many cells), a small budget spread over all of them
-      tries each once, and the best of single noisy tries is chance; over K of them, each is tried
-      several times. 0 (the default) searches every option.
+    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the settings too.
+    Each setting (``exploration``, ``depth``, ``round_end``, ``width``, ``max_playout``, ``draw``,
+    ``prior``, ``bias``, ``greedy``, ``playout``, ``epsilon``, ``samples``, ``top``) is explained,
+    with what was measured of it, in docs/balance.md ("Tree search settings"); the defaults are
+    those of ``__init__``.
     """
 
     name = "mcts"
@@ -352,7 +304,7 @@ class MCTSAgent:
         """One play-out decision: at random, or with ``playout=greedy`` greedy's best (ties at random)
         except with probability ``epsilon``."""
         if self.playout == "greedy" and world.option_count() > 1 and self.rng.random() >= self.epsilon:
-            keys = _keys(world)
+            keys = option_keys(world.s)
             if len(keys) > 1:
                 values = greedy_prior(world, keys, self.draw)
                 best = best_of((k, (p, order)) for k, (order, p) in values.items())
@@ -385,7 +337,7 @@ class MCTSAgent:
         node = root
         # selection: descend while every legal option of this node has been tried
         while not world.is_over:
-            keys = _keys(world)
+            keys = option_keys(world.s)
             seat = world.to_move
             if self.greedy:
                 k = self._greedy_select(world, node, keys) if len(keys) > 1 else next(iter(keys))
