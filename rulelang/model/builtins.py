@@ -300,7 +300,8 @@ builtin("distance", 2, 3, "the number of steps between two cards on one board (o
 builtin("frontier", 1, 1, "the empty cells next to an occupied cell of a board")(
     lambda ctx, board: board.cells.frontier())
 builtin("origin", 1, 1, "the centre cell of a board")(lambda ctx, board: board.cells.topology.origin())
-builtin("cells", 1, 1, "every cell of a board (for open boards: the occupied ones)")(lambda ctx, board: board.cells.cells())
+builtin("cells", 1, 1, "every cell of a board (for open boards: the occupied ones)")(
+    lambda ctx, board: board.cells.cells())
 builtin("occupied_cells", 1, 1, "the cells of a board that hold a card")(
     lambda ctx, board: board.cells.occupied_cells())
 builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")(
@@ -318,7 +319,8 @@ def _empty_around(ctx, x, cell=None):
     return x.cells.empty_neighbour_cells(cell)
 
 
-builtin("at", 2, 3, "the cards on one cell of a board, bottom first (at(board, cell, place): those in one place of it)")(
+builtin("at", 2, 3, "the cards on one cell of a board, bottom first "
+                    "(at(board, cell, place): those in one place of it)")(
     lambda ctx, board, cell, place=None: board.cells.in_place(cell, place) if place is not None
     else list(board.cells.stack(cell)))
 

@@ -38,11 +38,8 @@ class Options:
     def of_one(cls, alt, name: str, var: str, items: list) -> "Options":
         """One option per item, bound to var (`add_one` on new Options), made at once: the options of
         every `choose x from list`."""
-        options = cls.__new__(cls)
-        options._segments = [(_ONE, len(items), (alt, name, var, items))] if items else []
-        options._starts = [0] if items else []
-        options._len = len(items)
-        options._made = {}
+        options = cls()
+        options.add_one(alt, name, var, items)
         return options
 
     # ---- building

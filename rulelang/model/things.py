@@ -432,14 +432,9 @@ def set_owner(state: State, e: Entity, seat: int | None) -> None:
 
 
 def journal_card(state: State, e: Entity) -> None:
-    """One change of the version, to a card where it lies (its owner, its face): recorded in the
-    state's journal, if a match is marked (greedy's trials are put back by it)."""
-    journal = state.journal
-    if journal is not None:
-        journal.cards.add(e)
-        if e.zone is not None:
-            journal.zones.add(e.zone)
-        journal.changes += 1
+    """One change of the version, to a card where it lies (its owner, its face): journal_cards."""
+    if state.journal is not None:
+        journal_cards(state, (e,), e.zone)
 
 
 def journal_cards(state: State, cards, zone: Zone | None = None) -> None:
@@ -469,22 +464,17 @@ def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down
 
 def make_zones(program, s: State) -> None:
     """Every zone of the game (`program`: the compiled `Program`), one per player for `per player` zones (keys like "hand#2")."""
+    def add(info, key: str, owner, base=None):
+        s.zones[key] = (Zone(info.name, key, owner, info.visibility) if info.topology is None
+                        else BoardZone(info.name, key, owner, info.visibility, info.topology, base))
+
     for info in program.zones.values():
         if info.counts is not None:  # a family: display#1, display#2... (shared, as a zone without owner)
             for i in range(1, info.counts[len(s.players)] + 1):
-                key = f"{info.name}#{i}"
-                if info.topology is not None:
-                    s.zones[key] = BoardZone(info.name, key, None, info.visibility, info.topology)
-                else:
-                    s.zones[key] = Zone(info.name, key, None, info.visibility)
+                add(info, f"{info.name}#{i}", None)
             continue
-        owners = range(len(s.players)) if info.per_player else [None]
-        for owner in owners:
-            key = info.name if owner is None else f"{info.name}#{owner + 1}"
-            if info.topology is not None:
-                base = info.layer_of
-                if base is not None and owner is not None and program.zones[base].per_player:
-                    base = f"{base}#{owner + 1}"
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology, base)
-            else:
-                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+        for owner in range(len(s.players)) if info.per_player else [None]:
+            base = info.layer_of
+            if base is not None and owner is not None and program.zones[base].per_player:
+                base = f"{base}#{owner + 1}"
+            add(info, info.name if owner is None else f"{info.name}#{owner + 1}", owner, base)
