@@ -173,13 +173,19 @@ class MonteCarloAgent:
                     world.apply(self.rng.randrange(world.option_count()))
                 total += 1.0 if handle.seat in world.s.winners else 0.0
             scores[i] = total
-        top = max(scores.values())
-        return self.rng.choice([i for i, v in scores.items() if v == top])
+        return self.rng.choice(best_of(scores.items()))
 
 
-from rulelang.bots.mcts import MCTSAgent  # noqa: E402  (tree search bots live in their own module)
+from rulelang.bots.mcts import PLAYOUTS, MCTSAgent  # noqa: E402  (tree search bots live in their own module)
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent,
+          "mcts": MCTSAgent, "ismcts": MCTSAgent}
+#: What an agent's budget sets ("mc:100"), for the agents that take one.
+BUDGETS = {"mc": "playouts", "greedy": "max_options", "rollout": "max_options", "mcts": "iterations",
+           "ismcts": "iterations"}
+#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int,
+                 "bias": float, "greedy": float, "playout": str, "epsilon": float, "samples": int, "top": int}
 
 
 def make_agent(spec: str, seed: int):
@@ -197,40 +203,27 @@ def make_agent(spec: str, seed: int):
         raise ValueError(f'the budget in "{spec}" must be a whole number')
     if extras and name not in ("mcts", "ismcts"):
         raise ValueError(f'agent "{name}" takes only a budget, as in "{name}:{budget}"')
-    if name == "mc":
-        return MonteCarloAgent(seed=seed, playouts=int(budget))
-    if name == "greedy":
-        return GreedyAgent(seed=seed, max_options=int(budget))
-    if name == "rollout":
-        return RolloutAgent(seed=seed, max_options=int(budget))
-    if name in ("mcts", "ismcts"):
-        options = {}
-        for extra in extras:
-            key, _, value = extra.partition("=")
-            kind = MCTS_SETTINGS.get(key)
-            if kind is None:
-                raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
-            if kind is str:
-                options[key] = value
-                continue
-            try:
-                options[key] = kind(value)
-            except ValueError:
-                raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
-                                 f'number, not "{value}"') from None
-            if options[key] < 0:
-                raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
-        from rulelang.bots.mcts import PLAYOUTS
-        if options.get("playout", "random") not in PLAYOUTS:
-            raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
-        return MCTSAgent(seed=seed, iterations=int(budget), **options)
-    raise ValueError(f'agent "{name}" takes no budget')
-
-
-#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
-MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float,
-                 "greedy": float, "playout": str, "epsilon": float, "samples": int,
-                 "top": int}
+    if name not in BUDGETS:
+        raise ValueError(f'agent "{name}" takes no budget')
+    settings = {BUDGETS[name]: int(budget)}
+    for extra in extras:
+        key, _, value = extra.partition("=")
+        kind = MCTS_SETTINGS.get(key)
+        if kind is None:
+            raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+        if kind is str:
+            settings[key] = value
+            continue
+        try:
+            settings[key] = kind(value)
+        except ValueError:
+            raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
+                             f'number, not "{value}"') from None
+        if settings[key] < 0:
+            raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+    if settings.get("playout", "random") not in PLAYOUTS:
+        raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
+    return AGENTS[name](seed=seed, **settings)
 
 
 def play_match(match: Match, agents: list) -> Match:

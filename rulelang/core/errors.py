@@ -221,19 +221,16 @@ class DiagnosticBag:
             if old.span == span and old.message == message:
                 return
         self.reported += 1
-        if fold is not None:
-            key, what = fold
-            folded = self._folds.get(key)
-            if folded is not None:
-                first, own_hint, what, lines = folded
-                if span.line != first.span.line and span.line not in lines:
-                    lines.append(span.line)
-                    first.hint = _again_hint(own_hint, what, lines)
-                return
-            self.items.append(Diagnostic(span, message, expected, hint))
-            self._folds[key] = (self.items[-1], hint, what, [])
+        folded = self._folds.get(fold[0]) if fold is not None else None
+        if folded is not None:
+            first, own_hint, what, lines = folded
+            if span.line != first.span.line and span.line not in lines:
+                lines.append(span.line)
+                first.hint = _again_hint(own_hint, what, lines)
             return
         self.items.append(Diagnostic(span, message, expected, hint))
+        if fold is not None:
+            self._folds[fold[0]] = (self.items[-1], hint, fold[1], [])
 
     def __bool__(self) -> bool:
         return bool(self.items)
