@@ -80,10 +80,6 @@ class Tournament:
                 "pairs": [p.to_json() for p in self.pairs]}
 
 
-def seating(a: str, b: str, players: int, g: int) -> list[str]:
-    return [a if (i + g) % 2 == 0 else b for i in range(players)]
-
-
 def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = None, settings: dict | None = None,
                players: int | None = None, seed: int = 0, jobs: int | None = 1, cluster: str | None = None,
                progress=None, duplicate: bool = False, pairs: list[tuple[str, str]] | None = None) -> Tournament:
@@ -108,8 +104,8 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     for a, b in pairs:
         for g in range(n):
             for turn in ((0, 1) if duplicate else (g,)):
-                tasks.append((str(resolved), text, game.variants, settings, players, seating(a, b, players, turn),
-                              seed + g))
+                seats = [a if (i + turn) % 2 == 0 else b for i in range(players)]
+                tasks.append((str(resolved), text, game.variants, settings, players, seats, seed + g))
                 owners.append((a, b))
     start = time.perf_counter()
     # (the win rates' intervals and the sign tests: scipy.special and scipy.stats, imported meanwhile)

@@ -328,10 +328,6 @@ class MCTSAgent:
             out.append(total / self.samples)
         return out
 
-    def _room(self, node: _Node) -> int:
-        """How many children a node may have after its visits (progressive widening)."""
-        return max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
-
     def _iterate(self, world: Match, root: _Node) -> None:
         path = [root]
         node = root
@@ -357,7 +353,7 @@ class MCTSAgent:
                 if child is not None:
                     child.available += 1
                     tried += 1
-            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < self._room(node)):
+            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))):
                 # expansion: add one node and stop descending
                 untried = [k for k in keys if k not in node.children]
                 if node is root and self._order:  # the most promising first (ties: at random)

@@ -188,9 +188,6 @@ class Meter:
             raise BudgetExceeded(span, "steps", f"the rules did more than {self.limit:,} steps of work without any player "
                            "decision; a loop, a chain of turns or a recursion probably never ends", self.limit)
         self.checkpoint = min(self.work + _MEMORY_EVERY, self.limit + 1)
-        self.check_memory(span)
-
-    def check_memory(self, span: Span):
         now = resident_mb()
         if self.memory_base is None:
             self.memory_base = now

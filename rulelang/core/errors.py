@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from rulelang.core.budgets import current_budgets
+
 
 class Span(BaseModel):
     """Where a construct starts in its source file (1-based line and column)."""
@@ -125,8 +127,6 @@ def source_line(file: str, line: int) -> str | None:
         return _nth_line(text, line)  # (a line of a file of millions: the others are not cut apart for it)
     lines = remembered_lines(file)
     if lines is None:
-        from rulelang.core.budgets import current_budgets
-
         try:
             # a folder, a pipe, a device (which may never end), a file larger than a rules file may be:
             # nothing to quote

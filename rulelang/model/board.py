@@ -76,8 +76,10 @@ class Topology:
         g = nx.Graph()
         if self.kind == "grid" and not self.open:
             g.add_nodes_from((x, y) for x in range(self.width) for y in range(self.height))
-        elif self.kind == "hex" and self.shape is not None:
-            g.add_nodes_from(self.shaped_hex_cells())
+        elif self.kind == "hex" and self.shape == "rhombus":  # q in 0..width-1 on every row r
+            g.add_nodes_from((q, r) for r in range(self.height) for q in range(self.width))
+        elif self.kind == "hex" and self.shape is not None:  # a rectangle: every other row shifted half a cell
+            g.add_nodes_from((q - r // 2, r) for r in range(self.height) for q in range(self.width))
         elif self.kind == "hex" and not self.open:
             r = self.radius
             g.add_nodes_from((q, s) for q in range(-r, r + 1) for s in range(-r, r + 1) if abs(q + s) <= r)
@@ -102,13 +104,6 @@ class Topology:
             graph = self.initial_graph()
             self._fixed = (graph, sorted(graph.nodes, key=cell_sort_key), {})
         return self._fixed
-
-    def shaped_hex_cells(self) -> list:
-        """Axial (q, r) cells of a hex rhombus (q in 0..width-1 on every row r) or of a hex rectangle
-        (rows of width cells, every other row shifted half a cell: q starts at -(r // 2))."""
-        if self.shape == "rhombus":
-            return [(q, r) for r in range(self.height) for q in range(self.width)]
-        return [(q - r // 2, r) for r in range(self.height) for q in range(self.width)]
 
     def lattice_neighbours(self, cell):
         found = self._neighbour_cache.get(cell)
@@ -354,11 +349,6 @@ class BoardCells:
         if touch.get(cell) and not stacks.get(cell):
             self._front.add(cell)
 
-    def known_neighbours(self) -> dict | None:
-        """A fixed board's cells -> neighbour_cells(cell), for the cells asked so far (a walk over
-        many cells looks there first); None for an open board, whose neighbours are computed."""
-        return None if self.topology.open else self._neighbour_table
-
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
             return self.topology.lattice_neighbours(cell)
@@ -526,7 +516,8 @@ class BoardCells:
     def connected(self, start, members: set) -> set:
         """The cells of `members` connected to `start` through neighbouring cells of `members`."""
         neighbours = self.neighbour_cells
-        known = self.known_neighbours() or {}
+        # (a fixed board's neighbour table, for the cells asked so far, is looked at first)
+        known = {} if self.topology.open else self._neighbour_table
         seen = {start}
         todo = [start]
         while todo:

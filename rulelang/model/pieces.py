@@ -16,12 +16,6 @@ if TYPE_CHECKING:
     from rulelang.model.board import BoardCells
 
 
-def turn_once(kind: str, offset: tuple) -> tuple:
-    """An offset turned a quarter (square grid) or a sixth (hex, axial) of a turn."""
-    x, y = offset
-    return (-y, x) if kind == "grid" else (-y, x + y)
-
-
 def shape_turns(kind: str, shape: tuple) -> list:
     """Every turn of a shape (offsets, its first cell first) on a square or hex board, each made
     relative to its first cell: 4 on a square grid, 6 on a hex map (alike turns are kept: turn n is
@@ -31,7 +25,8 @@ def shape_turns(kind: str, shape: tuple) -> list:
     for _ in range(4 if kind == "grid" else 6):
         x0, y0 = cur[0]
         out.append(tuple((x - x0, y - y0) for x, y in cur))
-        cur = tuple(turn_once(kind, o) for o in cur)
+        # a quarter turn (square grid) or a sixth of one (hex, axial)
+        cur = tuple((-y, x) if kind == "grid" else (-y, x + y) for x, y in cur)
     return out
 
 

@@ -169,9 +169,8 @@ class Journal:
 class State:
     def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
-        # the match's chance: made from the seed when first used (many games never roll or shuffle,
-        # and seeding costs as much as the rest of a small match's start); a copy of a match brings
-        # its generator's state, or none if the original had not used it yet
+        # the match's chance, made from the seed when first used (seeding costs as much as the rest of a
+        # small match's start, and many games never roll or shuffle)
         self._rng = rng
         self.fixed_chance = None  # results of chance queued by a scenario, asked first (rulelang/engine/fixed_chance.py)
         self.entities: list[Entity] = []
@@ -193,23 +192,22 @@ class State:
         self.ending = False
         self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
         self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
-        # values of the defs that are the same all game (dependencies.constant_defs); not saved, not
-        # copied: a resumed match or a copy works them out again
+        # values of the defs that are the same all game (dependencies.constant_defs); neither saved nor
+        # copied (worked out again)
         self.constants: dict = {}
         # values of the defs that look at a card and the cards next to it (dependencies.neighbourhood_defs):
-        # def name -> {card: (stamp, value)}, each valid while its card's neighbourhood, the fields the def
-        # reads and every other kind of change stay as they were (see codegen); not saved, not copied.
-        # `accounted` counts the changes of `version` that such a stamp follows by itself: cards put in a
-        # zone (a board says which cells changed) and fields or globals changed with their readers known
+        # def name -> {card: (stamp, value)}, valid while the card's neighbourhood, the fields the def reads
+        # and every other kind of change stay as they were (see codegen); neither saved nor copied.
+        # `accounted` counts the changes of `version` such a stamp follows by itself (cards put in a zone,
+        # fields or globals changed with their readers known)
         self.local_cache: dict = {}
         self.accounted = 0
-        # the face-up cards of public zones by the keywords they carry, in card order, as
-        # (cards_version, {keyword: tuple of cards}): worked out again after a change of what it
-        # depends on (VM.bearers)
+        # the face-up cards of public zones by keyword, in card order: (cards_version, {keyword: cards})
+        # (VM.bearers)
         self.bearers: tuple | None = None
-        # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned
-        # face up or down, or given a value in a field that may hold a keyword (Program.keyword_fields;
-        # any field on an undone change); other changes (a player's field, a global) leave it
+        # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned, or
+        # given a value in a field that may hold a keyword (Program.keyword_fields; any field on an undone
+        # change)
         self.cards_version = 0
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
@@ -217,13 +215,11 @@ class State:
         self.touched: set[str] = set()
         self.touched_version = -1
         self.settled_turn: tuple | None = None  # (current, round, phase) when they last settled
-        # the ids of the cards whose fields may hold something other than a number, a word, true or
-        # false (a card, a player, a zone, a list...): a copy of the match copies those values, and
-        # only those cards' (copy_state). A card is added when such a value is put in a field
-        # (creation, assignment, an undone change, a load), never removed: one too many only costs time
+        # the ids of the cards whose fields may hold something other than a number, a word, true or false:
+        # a copy of the match copies only those cards' values (copy_state). Added when such a value is put
+        # in a field, never removed (one too many only costs time)
         self.holding: set[int] = set()
-        # what changes while a bot tries an option on this state, to put it back after (a `Journal`,
-        # saves.mark_state); None: nothing is recorded
+        # what changes while a bot tries an option on this state, to put it back after (saves.mark_state)
         self.journal: Journal | None = None
 
     @property
