@@ -24,10 +24,7 @@ from itertools import combinations
 from rulelang.bots.agents import make_agent
 from rulelang.balance.metrics import import_statistics, wilson
 from rulelang.balance.parallel import run_tasks
-from rulelang.core.resources import find_game
-from rulelang.core.sourcefile import read_source
-from rulelang.compile.loader import load
-from rulelang.balance.simulate import play_one
+from rulelang.balance.simulate import load_game, play_one
 
 
 @dataclass
@@ -86,10 +83,7 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair), or
     for the given ``pairs`` only. With ``duplicate``, 2n: every seed with the seats as in game 0 and
     again swapped."""
-    resolved = find_game(str(path))
-    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
-    text = read_source(resolved) if resolved.is_file() else None
-    game = load(resolved, variant=variant, settings=settings, text=text)
+    resolved, text, game = load_game(path, variant, settings)
     players = players or game.program.game.players_default
     if players < 2:
         raise ValueError("a tournament needs at least two players")

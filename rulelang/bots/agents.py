@@ -60,18 +60,11 @@ class RandomAgent:
 
 
 class GreedyAgent:
-    """One ply: tries each option once on one imagined copy of the match (``AgentHandle.imagine``:
-    what its seat cannot see re-dealt at random) and keeps the option whose position it values
-    most (``position_value``). Ties are broken at random with its own seeded generator, so the same
-    seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
-    with more distinct options than that, a random subset is tried.
-
-    The imagined copy is made once per decision, its heuristic worked out for every seat, and
-    marked (``Match.mark``); each option is then played on it up to the next choice of two or more
-    options, which is not listed (``Match.try_option``: the position scored is the one ``apply``
-    reaches), scored, and the copy put back as it was (``Match.restore``): the same decisions as
-    trying each option on a copy of its own, without the copies (``rulelang bench --only search``,
-    docs/balance.md). A copy with chance queued by a scenario is copied once per option instead."""
+    """One ply: tries each option on one imagined copy of the match (``AgentHandle.imagine``: what its
+    seat cannot see re-dealt at random) and keeps the option whose position it values most
+    (``valuation.option_values``: each option played on the copy, scored and put back). Ties are
+    broken at random with its own seeded generator, so the same seed makes the same decisions.
+    ``max_options`` (0: all) caps the options tried per decision: a random subset of them."""
 
     name = "greedy"
     #: False: each option tried on a copy of its own instead (the same decisions, slower; tests compare both)
@@ -84,10 +77,9 @@ class GreedyAgent:
     def choose(self, handle: AgentHandle, options: list[Option]) -> int:
         if len(options) == 1:
             return 0
-        # Python's cycle collector is paused while a decision is worked out: the copy made for it
-        # and the positions tried on it make thousands of objects that live until the decision is
-        # taken, which the collector would otherwise scan over and over (a game of 303 cards and 55
-        # zones: 15% of greedy's time; docs/balance.md). It collects them when it resumes.
+        # Python's cycle collector is paused while a decision is worked out: the copy and the positions
+        # tried on it make thousands of objects that live until the decision is taken, which it would
+        # scan over and over (a game of 303 cards and 55 zones: 15% of greedy's time; docs/balance.md).
         collecting = gc.isenabled()
         gc.disable()
         try:

@@ -26,12 +26,9 @@ Two enhancements make small budgets count in big games:
   scored as the game would be if it ended there: the rules' ``result`` says who would win, the
   heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
 
-A third starts the search where the greedy bot stands (``greedy=W``): every decision of the tree
-is first valued one move ahead exactly as the greedy bot values it, and that value counts as W
-play-outs of each option, so the search looks deeper along the lines greedy likes best and moves
-away from greedy's choice only when what it finds there is worse. Its play-outs may be skipped
-(``playout=none``: the tree's new position is scored at once) or played epsilon-greedily
-(``playout=greedy``). Which setting is stronger than greedy in which game: docs/balance.md.
+A third (``greedy=W``) starts the search where the greedy bot stands: each option of a decision of
+the tree is first valued one move ahead as greedy values it, and that counts as W play-outs of it.
+The settings, and which is stronger than greedy in which game: docs/balance.md.
 
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """
