@@ -325,6 +325,38 @@ class MCTSAgent:
             out.append(total / self.samples)
         return out
 
+    def _uct_select(self, node: _Node, keys: dict[tuple, int], at_root: bool) -> tuple:
+        """The option to add at a node, while it has untried options and progressive widening leaves
+        room (at random; at the root with ``prior``, among the most promising), else the option to
+        follow by UCB1 (with the root's progressive bias)."""
+        tried = 0
+        for k in keys:
+            child = node.children.get(k)
+            if child is not None:
+                child.available += 1
+                tried += 1
+        room = max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
+        if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < room):
+            untried = [k for k in keys if k not in node.children]
+            if at_root and self._order:  # the most promising first (ties: at random)
+                order = self._order
+                top = max(order.get(k, (0.0, 0.0)) for k in untried)
+                untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
+            return self.rng.choice(untried)
+        c = self.exploration
+        best_key, best_value = None, -1.0
+        bias = self._bias if at_root else None
+        for k in keys:
+            ch = node.children.get(k)
+            if ch is None:
+                continue
+            value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
+            if bias:
+                value += bias.get(k, 0.0) / (ch.visits + 1)
+            if value > best_value:
+                best_key, best_value = k, value
+        return best_key
+
     def _iterate(self, world: Match, root: _Node) -> None:
         path = [root]
         node = root
@@ -334,49 +366,16 @@ class MCTSAgent:
             seat = world.to_move
             if self.greedy:
                 k = self._greedy_select(world, node, keys) if len(keys) > 1 else next(iter(keys))
-                child = node.children.get(k)
-                world.apply(keys[k])
-                if child is None:  # expansion: add one node and stop descending
-                    child = node.children[k] = _Node(seat)
-                    child.available = 1
-                    path.append(child)
-                    break
-                node = child
-                path.append(node)
-                continue
-            tried = 0
-            for k in keys:
-                child = node.children.get(k)
-                if child is not None:
-                    child.available += 1
-                    tried += 1
-            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))):
-                # expansion: add one node and stop descending
-                untried = [k for k in keys if k not in node.children]
-                if node is root and self._order:  # the most promising first (ties: at random)
-                    order = self._order
-                    top = max(order.get(k, (0.0, 0.0)) for k in untried)
-                    untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
-                k = self.rng.choice(untried)
+            else:
+                k = self._uct_select(node, keys, node is root)
+            world.apply(keys[k])
+            child = node.children.get(k)
+            if child is None:  # expansion: add one node and stop descending
                 child = node.children[k] = _Node(seat)
                 child.available = 1
-                world.apply(keys[k])
                 path.append(child)
                 break
-            c = self.exploration
-            best_key, best_value = None, -1.0
-            bias = self._bias if node is root else None
-            for k in keys:
-                ch = node.children.get(k)
-                if ch is None:
-                    continue
-                value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
-                if bias:
-                    value += bias.get(k, 0.0) / (ch.visits + 1)
-                if value > best_value:
-                    best_key, best_value = k, value
-            node = node.children[best_key]
-            world.apply(keys[best_key])
+            node = child
             path.append(node)
         # simulation: random play to the end, or to the heuristic cut-off
         limit = self.max_playout
