@@ -95,10 +95,8 @@ class Comparison:
         return out
 
     def to_json(self) -> dict:
-        return {"a": {"spec": self.a.spec, "variants": self.a.variants, "settings": self.a.settings,
-                      "metrics": self.summary_a.metrics()},
-                "b": {"spec": self.b.spec, "variants": self.b.variants, "settings": self.b.settings,
-                      "metrics": self.summary_b.metrics()},
+        return {side: {"spec": arm.spec, "variants": arm.variants, "settings": arm.settings, "metrics": summary.metrics()}
+                for side, arm, summary in (("a", self.a, self.summary_a), ("b", self.b, self.summary_b))} | {
                 "games": self.summary_a.count, "paired": self.paired, "alpha": self.alpha,
                 "multiple_comparisons": "Holm (family-wise error rate at alpha)",
                 "differences": [d.to_json() for d in self.diffs], "summary": self.sentences()}

@@ -290,8 +290,6 @@ class BoardCells:
         return list(dict.fromkeys(out))
 
     def is_neighbour(self, a, b) -> bool:
-        if self.topology.open:
-            return b in self.topology.lattice_neighbours(a)
         return b in self.neighbour_cells(a)
 
     def is_free(self, cell, moving=None) -> bool:
@@ -446,9 +444,8 @@ class BoardCells:
 
     def owned_by(self, seat: int) -> list:
         """The cells whose top card belongs to a seat, in cell order (a fixed board's kept: _owned_index)."""
-        stacks = self.stacks
         if self.topology.open:
-            return sort_cells(c for c, stack in stacks.items() if stack and stack[-1].owner == seat)
+            return sort_cells(self.owned_set(seat))
         found = self._owned_index().get(seat)
         return list(found.cells) if found is not None else []
 

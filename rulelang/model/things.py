@@ -408,11 +408,8 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     state.version += 1
     state.cards_version += 1
     state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
-    journal = state.journal
-    if journal is not None:
-        journal.cards.add(e)
-        journal.zones.add(zone)
-        journal.changes += 1
+    if state.journal is not None:
+        journal_cards(state, (e,), zone)
 
 
 def set_owner(state: State, e: Entity, seat: int | None) -> None:
