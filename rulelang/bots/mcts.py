@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value
+from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value, winners_now
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -94,16 +94,11 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     s = world.s
     program = world.game.program
     players = len(s.players)
-    share = 1.0 / max(players, 1) if draw is None else draw
-    won = [share] * players
-    if program.result is not None:
-        s.winners = []
-        try:
-            world.vm.run_sync(program.result, {})
-            if s.winners:
-                won = [1.0 if i in s.winners else 0.0 for i in range(players)]
-        except Exception:  # a result that cannot be computed mid-game says nothing
-            pass
+    winners = winners_now(world)
+    if winners:
+        won = [1.0 if i in winners else 0.0 for i in range(players)]
+    else:
+        won = [1.0 / max(players, 1) if draw is None else draw] * players
     leads = [0.5] * players
     if program.heuristic is not None and players > 1:
         try:
