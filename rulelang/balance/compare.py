@@ -95,8 +95,9 @@ class Comparison:
         return out
 
     def to_json(self) -> dict:
-        return {side: {"spec": arm.spec, "variants": arm.variants, "settings": arm.settings, "metrics": summary.metrics()}
-                for side, arm, summary in (("a", self.a, self.summary_a), ("b", self.b, self.summary_b))} | {
+        arms = (("a", self.a, self.summary_a), ("b", self.b, self.summary_b))
+        return {side: {"spec": arm.spec, "variants": arm.variants, "settings": arm.settings,
+                       "metrics": summary.metrics()} for side, arm, summary in arms} | {
                 "games": self.summary_a.count, "paired": self.paired, "alpha": self.alpha,
                 "multiple_comparisons": "Holm (family-wise error rate at alpha)",
                 "differences": [d.to_json() for d in self.diffs], "summary": self.sentences()}

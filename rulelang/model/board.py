@@ -92,10 +92,14 @@ class Topology:
             g.add_edges_from(self.edges)
         if self.deltas and not self.open:
             for cell in list(g.nodes):
-                for other in self.lattice_neighbours(cell):
-                    if other in g:
-                        g.add_edge(cell, other)
+                self.link(g, cell, g)
         return g
+
+    def link(self, g: nx.Graph, cell, present) -> None:
+        """Add to a grid or hex board's graph the edges from a cell to its neighbours among `present`."""
+        for other in self.lattice_neighbours(cell):
+            if other in present:
+                g.add_edge(cell, other)
 
     def fixed_board(self):
         """A fixed board's graph, cells in order and neighbour table, made once per game and shared
@@ -205,12 +209,9 @@ class BoardCells:
             import networkx as nx
 
             g = nx.Graph()
-            lattice = self.topology.lattice_neighbours
             for cell in self.stacks:
                 g.add_node(cell)
-                for other in lattice(cell):
-                    if other in g:
-                        g.add_edge(cell, other)
+                self.topology.link(g, cell, g)
             self._graph = g
         return g
 
@@ -241,9 +242,7 @@ class BoardCells:
             if g is not None:
                 g.add_node(cell)
                 if self.topology.open:
-                    for other in self.topology.lattice_neighbours(cell):
-                        if other in self.stacks:
-                            g.add_edge(cell, other)
+                    self.topology.link(g, cell, self.stacks)
         if self._near is not None:
             self._changed_near(cell)
         stack = self.stacks[cell]
