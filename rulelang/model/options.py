@@ -14,6 +14,7 @@ unchanged.
 from __future__ import annotations
 
 from itertools import product
+from math import prod
 from typing import Callable
 
 # segment kinds
@@ -52,10 +53,7 @@ class Options:
     def add_product(self, alt, name: str, names: list, lists: list) -> None:
         """Every combination of one item of each list (the first list outermost, the last varying
         fastest), the i-th list's item bound to names[i]."""
-        count = 1
-        for items in lists:
-            count *= len(items)
-        self._add(_PRODUCT, count, (alt, name, tuple(names), tuple(lists)))
+        self._add(_PRODUCT, prod(map(len, lists)), (alt, name, tuple(names), tuple(lists)))
 
     def add_rows(self, alt, name: str, names: list, rows: list) -> None:
         self._add(_ROWS, len(rows), (alt, name, tuple(names), rows))
