@@ -2,15 +2,11 @@
 position seen before. They go into `builtins.BUILTINS` when the package loads (its __init__
 imports this module).
 
-- Directions are (dx, dy) steps of a board's lattice: `directions(board)` (every one),
-  `straight_directions` and `diagonal_directions` (square grids). `towards(board, cell, d)` is the next
-  cell that way; `ray(board, cell, d)` every cell from there to the board's edge, which a comprehension
-  cuts short: `[c in ray(board, cell, d) while empty(at(board, c))]`.
-- `edge(board, "top")` names the cells along one side of a fixed grid or hex board.
-- Regions are groups of cells that touch, among cells the rules select: `regions(board, cells)`,
-  `region(board, cell, cells)` and `cells_around(board, cells)` (the cells next to a group, outside it).
-  They only visit the selected cells, through the board's neighbour table.
-- `snapshot(...)` is a text that is the same exactly when the boards (or any values) given are the same:
+- Directions are (dx, dy) steps of a grid or hex board's lattice; a `ray` goes to the board's edge,
+  which a comprehension cuts short: `[c in ray(board, cell, d) while empty(at(board, c))]`.
+- Regions are groups of touching cells among cells the rules select; they only visit the selected
+  cells, through the board's neighbour table (a seat's own groups are kept by the board).
+- `snapshot(...)` is a text that is the same exactly when the boards (or values) given are the same:
   kept in a list var it is a record of earlier positions, for repetition rules.
 """
 from __future__ import annotations
