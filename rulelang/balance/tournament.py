@@ -147,14 +147,11 @@ def print_tournament(console, t: Tournament) -> None:
     table.add_column("")
     for b in t.bots:
         table.add_column(b, justify="right")
-    pairs = {(p.a, p.b): p for p in t.pairs}
+    seats_won = {}  # (row bot, column bot) -> (the row bot's seats that won, its seats)
+    for p in t.pairs:
+        seats_won[p.a, p.b], seats_won[p.b, p.a] = (p.wins_a, p.seats_a), (p.wins_b, p.seats_b)
     for a in t.bots:
-        row = [a]
-        for b in t.bots:
-            p = pairs.get((a, b))
-            row.append("-" if a == b else _rate_words(wilson(p.wins_a, p.seats_a)) if p is not None
-                       else _rate_words(wilson(pairs[b, a].wins_b, pairs[b, a].seats_b)))
-        table.add_row(*row)
+        table.add_row(a, *("-" if a == b else _rate_words(wilson(*seats_won[a, b])) for b in t.bots))
     console.print(table)
     for p in t.pairs:
         pv = p.p_value()
