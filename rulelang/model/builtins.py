@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND
+from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND, current_budgets
 from rulelang.model.things import BoardZone, EnumMap, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -68,6 +68,11 @@ def _items(value) -> list:
     if isinstance(value, Zone):
         return value.items
     return as_list(value)
+
+
+def budgets_of(ctx):
+    """The budgets of the match a built-in runs in (without one, those in force)."""
+    return ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()
 
 
 def board_of(x) -> BoardZone:
@@ -353,9 +358,7 @@ def _groups(ctx, board):
 def _roll(ctx, a, b=None):
     count, sides = (1, a) if b is None else (a, b)
     if isinstance(count, int) and count > 1000:
-        from rulelang.core.budgets import current_budgets
-
-        budgets = ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()
+        budgets = budgets_of(ctx)
         if count > budgets.list_size:
             raise RuleFailure(f"roll() of {count:,} dice is more than the list_size budget ({budgets.list_size:,}); "
                               f"raise it with --budget list_size=N")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulelang.model.builtins import RuleFailure, board_of, builtin, describe
+from rulelang.model.builtins import RuleFailure, board_of, budgets_of, builtin, describe
 from rulelang.model.things import Entity
 
 if TYPE_CHECKING:
@@ -84,9 +84,7 @@ def _shape_of(piece) -> tuple:
          "(places_for(board, piece); a piece of `covers N` cells in every turn)")
 def _places_for(ctx, board, piece):
     board = board_of(board)
-    from rulelang.core.budgets import current_budgets
-
-    most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
+    most = budgets_of(ctx).list_size
     try:
         return placements(board.cells, _shape_of(piece), most)
     except OverflowError:
