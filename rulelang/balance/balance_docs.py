@@ -53,28 +53,26 @@ def balance_section(path: str | Path, games: int = GAMES, seed: int = 0, source_
 
 
 def _plot(summary) -> str:
-    from rulelang.balance.plots import COLORS, _plt
+    from matplotlib.ticker import MaxNLocator
+
+    from rulelang.balance.plots import COLORS, _errors, _percent, _plt
 
     plt = _plt()
-    m = summary.metrics()
-    rates = m["win_rate"]
+    rates = summary.metrics()["win_rate"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 2.4))
     values = [r["rate"] for r in rates]
-    err = [[r["rate"] - r["low"] for r in rates], [r["high"] - r["rate"] for r in rates]]
-    ax1.bar(range(len(rates)), values, 0.6, yerr=err, capsize=3, color=COLORS[0],
+    ax1.bar(range(len(rates)), values, 0.6, yerr=_errors(values, rates), capsize=3, color=COLORS[0],
             error_kw={"elinewidth": 1, "ecolor": "#333333"})
     ax1.axhline(1 / summary.players, color="#888888", linestyle="--", linewidth=1)
     ax1.set_xticks(range(len(rates)), [f"seat {r['seat']}" for r in rates], fontsize=8)
     ax1.set_ylim(0, min(1.0, max(r["high"] for r in rates) * 1.15 + 0.05))
-    ax1.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    _percent(ax1)
     ax1.set_title("win rate per seat (95% intervals)", fontsize=8)
     values = [g.decisions for g in summary.games]
     ax2.hist(values, bins=min(15, max(1, len(set(values)))), color=COLORS[1], edgecolor="white", linewidth=0.5)
     ax2.set_xlabel("decisions per game", fontsize=8)
     ax2.set_ylabel("games", fontsize=8)
     ax2.set_title("game length", fontsize=8)
-    from matplotlib.ticker import MaxNLocator
-
     ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in (ax1, ax2):
         ax.tick_params(labelsize=7)

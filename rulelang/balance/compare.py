@@ -17,6 +17,7 @@ the chance of calling *any* difference significant between two identical arms at
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rulelang.balance.metrics import CONFIDENCE, STATISTICS, is_rate, per_game_values
@@ -95,10 +96,9 @@ class Comparison:
         return out
 
     def to_json(self) -> dict:
-        return {"a": {"spec": self.a.spec, "variants": self.a.variants, "settings": self.a.settings,
-                      "metrics": self.summary_a.metrics()},
-                "b": {"spec": self.b.spec, "variants": self.b.variants, "settings": self.b.settings,
-                      "metrics": self.summary_b.metrics()},
+        arms = (("a", self.a, self.summary_a), ("b", self.b, self.summary_b))
+        return {side: {"spec": arm.spec, "variants": arm.variants, "settings": arm.settings,
+                       "metrics": summary.metrics()} for side, arm, summary in arms} | {
                 "games": self.summary_a.count, "paired": self.paired, "alpha": self.alpha,
                 "multiple_comparisons": "Holm (family-wise error rate at alpha)",
                 "differences": [d.to_json() for d in self.diffs], "summary": self.sentences()}
@@ -141,11 +141,9 @@ def compare_metric(metric: str, a: list, b: list, paired: bool, confidence: floa
         if rate:
             from statsmodels.stats.contingency_tables import mcnemar
 
-            only_a = sum(1 for x, y in zip(xs, ys) if x and not y)
-            only_b = sum(1 for x, y in zip(xs, ys) if y and not x)
-            both = sum(1 for x, y in zip(xs, ys) if x and y)
-            neither = len(xs) - only_a - only_b - both
-            p = 1.0 if only_a + only_b == 0 else float(mcnemar([[both, only_a], [only_b, neither]], exact=True).pvalue)
+            seen = Counter((bool(x), bool(y)) for x, y in zip(xs, ys))  # (won in A, won in B) -> games
+            table = [[seen[True, True], seen[True, False]], [seen[False, True], seen[False, False]]]
+            p = 1.0 if table[0][1] + table[1][0] == 0 else float(mcnemar(table, exact=True).pvalue)
         else:
             if float(np.std(d)) == 0.0:  # every seed changed by the same amount (or not at all)
                 p = 1.0 if d[0] == 0 else 0.0

@@ -84,16 +84,17 @@ def _statements(node, out: list):
             _statements(x, out)
 
 
+def code_line(texts: list[str], line: int) -> int:
+    """A construct's span starts at its doc comment: its first line of code (texts: the file's lines)."""
+    while 0 < line < len(texts) and texts[line - 1].lstrip().startswith("//"):
+        line += 1
+    return line
+
+
 def countable_lines(decls: list, text: str) -> dict[int, tuple[int, str]]:
     """The lines that count (a statement's or a def's span line) -> (its first line of code, the title of
     the declaration it is in). Variants in ``decls`` count their own statements."""
     lines = text.split("\n")
-
-    def code_line(line: int) -> int:  # a span starts at its doc comment: the first line of code after it
-        while 0 < line < len(lines) and lines[line - 1].lstrip().startswith("//"):
-            line += 1
-        return line
-
     out: dict[int, tuple[int, str]] = {}
 
     def visit(d, where: str):
@@ -106,7 +107,7 @@ def countable_lines(decls: list, text: str) -> dict[int, tuple[int, str]]:
             found: list = []
             _statements(d, found)
             for s in found:
-                out.setdefault(s.span.line, (code_line(s.span.line), where))
+                out.setdefault(s.span.line, (code_line(lines, s.span.line), where))
 
     for d in decls:
         visit(d, _title(d))

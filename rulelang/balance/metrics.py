@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import takewhile
 
 from rulelang.model.builtins import label
 from rulelang.engine.program import Ctx
@@ -104,12 +105,6 @@ def play_recorded(match, agents: list) -> dict:
     return out
 
 
-def _leader(values: list[float]) -> int | None:
-    top = max(values)
-    leaders = [i for i, v in enumerate(values) if v == top]
-    return leaders[0] if len(leaders) == 1 else None
-
-
 def lead_metrics(snapshots: list[list[float]], winners: list[int]) -> dict:
     """Lead changes, drama and decisiveness of one game from the standings after each round.
 
@@ -119,30 +114,21 @@ def lead_metrics(snapshots: list[list[float]], winners: list[int]) -> dict:
     out = {"lead_changes": None, "drama": None, "decided_at": None}
     if len(snapshots) < 2:  # a one-round game has no course to follow
         return out
-    changes, current = 0, None
+    leaders = []  # who led alone after each round (a round with a tie for the lead has none)
     for values in snapshots:
-        leader = _leader(values)
-        if leader is not None:
-            if current is not None and leader != current:
-                changes += 1
-            current = leader
-    out["lead_changes"] = changes
+        top = [i for i, v in enumerate(values) if v == max(values)]
+        if len(top) == 1:
+            leaders.append(top[0])
+    out["lead_changes"] = sum(1 for before, after in zip(leaders, leaders[1:]) if before != after)
     if len(winners) != 1:
         return out
     w = winners[0]
-    gaps = []
-    for values in snapshots:
-        spread = max(values) - min(values)
-        gaps.append((max(values) - values[w]) / spread if spread > 0 else 0.0)
+    gaps = [(max(values) - values[w]) / (max(values) - min(values)) if max(values) > min(values) else 0.0
+            for values in snapshots]
     out["drama"] = sum(gaps) / len(gaps)
     # the first snapshot from which the eventual winner led (alone or tied) to the end
-    since = len(snapshots)
-    for i in range(len(snapshots) - 1, -1, -1):
-        if snapshots[i][w] == max(snapshots[i]):
-            since = i
-        else:
-            break
-    out["decided_at"] = since / len(snapshots)
+    led_to_the_end = takewhile(lambda values: values[w] == max(values), reversed(snapshots))
+    out["decided_at"] = (len(snapshots) - len(list(led_to_the_end))) / len(snapshots)
     return out
 
 
@@ -230,29 +216,22 @@ def _use_table(games, key: str, limit: int | None = None) -> dict:
 
 def summarise(summary) -> dict:
     """Every metric of a ``simulate.Summary``, with intervals (see docs/balance.md)."""
-    games = summary.games
-    n = len(games)
-    players = summary.players
+    games, n = summary.games, len(summary.games)
+    per_game = per_game_values(summary)
     out: dict = {"confidence": CONFIDENCE, "games": n}
-    seats = []
-    for seat in range(players):
-        k = sum(1 for g in games if seat + 1 in g.winners)
-        seats.append({"seat": seat + 1, "agent": summary.agents[seat], **wilson(k, n)})
-    out["win_rate"] = seats
+    out["win_rate"] = [{"seat": seat + 1, "agent": agent, **wilson(int(sum(per_game[f"seat {seat + 1} win rate"])), n)}
+                       for seat, agent in enumerate(summary.agents)]
     # first-player advantage: seat 1's win rate minus the average seat's, per game
-    fpa = [(1.0 if 1 in g.winners else 0.0) - len(g.winners) / players for g in games]
-    out["first_player_advantage"] = mean_ci(fpa)
+    out["first_player_advantage"] = mean_ci([(1.0 if 1 in g.winners else 0.0) - len(g.winners) / summary.players
+                                             for g in games])
     out["no_winner_rate"] = wilson(sum(1 for g in games if not g.winners), n)
     out["shared_win_rate"] = wilson(sum(1 for g in games if len(g.winners) > 1), n)
-    out["rounds"] = mean_ci([g.rounds for g in games])
-    out["decisions"] = mean_ci([g.decisions for g in games])
     offered = sum(g.options_offered or 0 for g in games)
     chosen = sum(g.choices or 0 for g in games)
-    out["branching_factor"] = {**mean_ci([g.options_offered / g.choices for g in games if g.choices]),
-                               "pooled": offered / chosen if chosen else None}
-    out["lead_changes"] = mean_ci([g.lead_changes for g in games])
-    out["drama"] = mean_ci([g.drama for g in games])
-    out["decided_at"] = mean_ci([g.decided_at for g in games])
+    for key, metric in (("rounds", "rounds"), ("decisions", "decisions"), ("branching_factor", "branching factor"),
+                        ("lead_changes", "lead changes"), ("drama", "drama"), ("decided_at", "decided at")):
+        out[key] = mean_ci(per_game[metric])
+    out["branching_factor"]["pooled"] = offered / chosen if chosen else None
     out["keywords"] = _use_table(games, "keywords_by_seat")
     out["option_kinds"] = _use_table(games, "option_kinds")
     out["cards"] = _use_table(games, "cards", limit=TOP_CARDS)
@@ -261,19 +240,18 @@ def summarise(summary) -> dict:
 
 def per_game_values(summary) -> dict[str, list]:
     """The per-game numbers behind the headline metrics (what `compare` tests), by metric name."""
-    players = summary.players
-    out: dict[str, list] = {}
-    for seat in range(players):
-        out[f"seat {seat + 1} win rate"] = [1.0 if seat + 1 in g.winners else 0.0 for g in summary.games]
-    out["no-winner rate"] = [0.0 if g.winners else 1.0 for g in summary.games]
-    if players > 1:
-        out["shared-win rate"] = [1.0 if len(g.winners) > 1 else 0.0 for g in summary.games]
-    out["rounds"] = [float(g.rounds) for g in summary.games]
-    out["decisions"] = [float(g.decisions) for g in summary.games]
-    out["branching factor"] = [g.options_offered / g.choices if g.choices else None for g in summary.games]
-    out["lead changes"] = [g.lead_changes for g in summary.games]
-    out["drama"] = [g.drama for g in summary.games]
-    out["decided at"] = [g.decided_at for g in summary.games]
+    games = summary.games
+    out: dict[str, list] = {f"seat {seat} win rate": [1.0 if seat in g.winners else 0.0 for g in games]
+                            for seat in range(1, summary.players + 1)}
+    out["no-winner rate"] = [0.0 if g.winners else 1.0 for g in games]
+    if summary.players > 1:
+        out["shared-win rate"] = [1.0 if len(g.winners) > 1 else 0.0 for g in games]
+    out["rounds"] = [float(g.rounds) for g in games]
+    out["decisions"] = [float(g.decisions) for g in games]
+    out["branching factor"] = [g.options_offered / g.choices if g.choices else None for g in games]
+    out["lead changes"] = [g.lead_changes for g in games]
+    out["drama"] = [g.drama for g in games]
+    out["decided at"] = [g.decided_at for g in games]
     return out
 
 

@@ -9,7 +9,7 @@ import gc
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Callable
 
 
@@ -31,24 +31,21 @@ def run_tasks(fn: Callable, tasks: list, jobs: int | None = None, cluster: str |
     if cluster:
         return _run_dask(fn, tasks, cluster, progress)
     jobs = default_jobs() if jobs is None else jobs
+    pooled = jobs > 1 and len(tasks) > 2
     out = []
-    with frozen_heap():
-        if jobs <= 1 or len(tasks) <= 2:
-            for task in tasks:
-                out.append(fn(task))
-                if progress:
-                    progress()
-            return out
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+    with frozen_heap(), ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) if pooled else nullcontext() as pool:
+        if pooled:
             # map submits every task, and a pool that forks starts all its workers at the first
             results = pool.map(fn, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
             if meanwhile is not None:
                 # (not a daemon: a process that ends meanwhile waits for it rather than stop an import half way)
                 threading.Thread(target=_quietly, args=(meanwhile,)).start()
-            for result in results:
-                out.append(result)
-                if progress:
-                    progress()
+        else:
+            results = map(fn, tasks)
+        for result in results:
+            out.append(result)
+            if progress:
+                progress()
     return out
 
 

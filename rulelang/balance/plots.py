@@ -23,6 +23,9 @@ def _plt():
 
 
 def _save(fig, folder: str | Path, name: str) -> list[Path]:
+    """The picture as PNG and SVG, every axes without its top and right lines."""
+    for ax in fig.axes:
+        ax.spines[["top", "right"]].set_visible(False)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = []
@@ -35,26 +38,35 @@ def _save(fig, folder: str | Path, name: str) -> list[Path]:
 
 
 def _title(summary) -> str:
-    variant = f" ({', '.join(summary.variant)})" if summary.variant else ""
-    return f"{summary.title}{variant}"
+    return f"{summary.title}" + (f" ({', '.join(summary.variant)})" if summary.variant else "")
+
+
+def _percent(ax) -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0%}"))
+
+
+def _errors(values: list[float], intervals: list[dict]) -> list[list[float]]:
+    """Error bars below and above each value drawn, from intervals with a "low" and a "high" (none
+    where there is no interval)."""
+    return [[max(0.0, v - r["low"]) if r["low"] is not None else 0.0 for v, r in zip(values, intervals)],
+            [max(0.0, r["high"] - v) if r["high"] is not None else 0.0 for v, r in zip(values, intervals)]]
 
 
 def _win_bars(ax, rates: list[dict], offsets: float = 0.0, width: float = 0.6, color=None, label=None):
     xs = [i + offsets for i in range(len(rates))]
     values = [r["rate"] or 0.0 for r in rates]
-    low = [max(0.0, (r["rate"] or 0) - (r["low"] or 0)) for r in rates]
-    high = [max(0.0, (r["high"] or 0) - (r["rate"] or 0)) for r in rates]
-    bars = ax.bar(xs, values, width, yerr=[low, high], capsize=4, color=color or COLORS[0], label=label,
-                  error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
+    low, high = _errors(values, rates)
+    ax.bar(xs, values, width, yerr=[low, high], capsize=4, color=color or COLORS[0], label=label,
+           error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
     for x, v, h in zip(xs, values, high):
         ax.text(x, v + h + 0.01, f"{v:.0%}", ha="center", va="bottom", fontsize=8)
-    return bars
 
 
 def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     plt = _plt()
-    m = summary.metrics()
-    rates = m["win_rate"]
+    rates = summary.metrics()["win_rate"]
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     _win_bars(ax, rates)
     fair = 1.0 / summary.players
@@ -63,51 +75,43 @@ def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     ax.set_xticks(range(len(rates)), [f"seat {r['seat']}\n{r['agent']}" for r in rates], fontsize=8)
     ax.set_ylabel("win rate")
     ax.set_ylim(0, min(1.0, max([r["high"] or 0 for r in rates] + [fair]) * 1.2 + 0.05))
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    _percent(ax)
     ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals", fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, folder, name)
 
 
-def _hist(ax, values: list[float], color, label=None, bins=None, alpha=1.0):
+def length_plot(folder, name: str, title: str, arms: list[tuple]) -> list[Path]:
+    """Histograms of game length in rounds and in decisions, for one summary (its mean marked) or
+    several overlaid on the same bins: `arms` are (summary, label, colour)."""
     import numpy as np
-
-    if bins is None:
-        lo, hi = min(values), max(values)
-        bins = np.arange(lo - 0.5, hi + 1.5, 1) if hi - lo <= 40 else 30
-    ax.hist(values, bins=bins, color=color, alpha=alpha, label=label, edgecolor="white", linewidth=0.5)
-    return bins
-
-
-def _integer_axis(ax, values):
     from matplotlib.ticker import MaxNLocator
 
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    lo, hi = min(values), max(values)
-    if hi - lo < 6:  # a narrow spread: show a few whole numbers around it
-        ax.set_xlim(lo - 2, hi + 2)
-
-
-def length_plot(summary, folder, name: str = "length") -> list[Path]:
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, axes = _plt().subplots(1, 2, figsize=(9, 3.4))
     for ax, key in zip(axes, ("rounds", "decisions")):
-        values = [getattr(g, key) for g in summary.games]
-        _hist(ax, values, COLORS[0])
-        mean = sum(values) / max(len(values), 1)
-        ax.axvline(mean, color="#b5484b", linewidth=1.2, label=f"mean {mean:.1f}")
-        _integer_axis(ax, values)
-        ax.legend(fontsize=8, frameon=False, loc="upper right")
+        values = [[getattr(g, key) for g in summary.games] for summary, _label, _color in arms]
+        everything = [v for vs in values for v in vs]
+        lo, hi = min(everything), max(everything)
+        bins = np.arange(lo - 0.5, hi + 1.5, 1) if hi - lo <= 40 else np.linspace(lo, hi, 31)
+        for vs, (_summary, label, color) in zip(values, arms):
+            ax.hist(vs, bins=bins, color=color, alpha=1.0 if len(arms) == 1 else 0.6, label=label,
+                    edgecolor="white", linewidth=0.5)
+        if len(arms) == 1:
+            mean = sum(everything) / max(len(everything), 1)
+            ax.axvline(mean, color="#b5484b", linewidth=1.2, label=f"mean {mean:.1f}")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if hi - lo < 6:  # a narrow spread: show a few whole numbers around it
+            ax.set_xlim(lo - 2, hi + 2)
+        ax.legend(fontsize=8, frameon=False, loc="upper right" if len(arms) == 1 else "best")
         ax.set_xlabel(f"game length ({key})")
         ax.set_ylabel("games")
-        ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle(f"{_title(summary)}: game length, {summary.count} games", fontsize=9)
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return _save(fig, folder, name)
 
 
 def simulate_plots(summary, folder) -> list[Path]:
-    return win_rate_plot(summary, folder) + length_plot(summary, folder)
+    return win_rate_plot(summary, folder) + length_plot(
+        folder, "length", f"{_title(summary)}: game length, {summary.count} games", [(summary, None, COLORS[0])])
 
 
 def compare_plots(c, folder) -> list[Path]:
@@ -118,7 +122,7 @@ def compare_plots(c, folder) -> list[Path]:
     _win_bars(ax, ra, -0.2, 0.38, COLORS[0], f"A: {c.a.spec}")
     _win_bars(ax, rb, +0.2, 0.38, COLORS[1], f"B: {c.b.spec}")
     ax.set_xticks(range(len(ra)), [f"seat {r['seat']}" for r in ra])
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    _percent(ax)
     ax.set_ylabel("win rate")
     top = max([r["high"] or 0 for r in ra + rb] + [0.1])
     ax.set_ylim(0, min(1.2, top + 0.18))
@@ -134,66 +138,40 @@ def compare_plots(c, folder) -> list[Path]:
                     color="#b5484b")
     ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     ax.set_title(f"{c.summary_a.title}: A vs B, {c.summary_a.count} games each, 95% Wilson intervals", fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
-    out = _save(fig, folder, "compare_win_rates")
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    for ax, key in zip(axes, ("rounds", "decisions")):
-        va = [getattr(g, key) for g in c.summary_a.games]
-        vb = [getattr(g, key) for g in c.summary_b.games]
-        import numpy as np
-
-        lo, hi = min(va + vb), max(va + vb)
-        bins = np.arange(lo - 0.5, hi + 1.5, 1) if hi - lo <= 40 else np.linspace(lo, hi, 31)
-        ax.hist(va, bins=bins, color=COLORS[0], alpha=0.6, label=f"A: {c.a.spec}", edgecolor="white", linewidth=0.5)
-        ax.hist(vb, bins=bins, color=COLORS[1], alpha=0.6, label=f"B: {c.b.spec}", edgecolor="white", linewidth=0.5)
-        ax.set_xlabel(f"game length ({key})")
-        ax.set_ylabel("games")
-        _integer_axis(ax, va + vb)
-        ax.legend(fontsize=8, frameon=False)
-        ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle(f"{c.summary_a.title}: game length, A vs B", fontsize=9)
-    fig.tight_layout()
-    return out + _save(fig, folder, "compare_length")
+    return _save(fig, folder, "compare_win_rates") + length_plot(
+        folder, "compare_length", f"{c.summary_a.title}: game length, A vs B",
+        [(c.summary_a, f"A: {c.a.spec}", COLORS[0]), (c.summary_b, f"B: {c.b.spec}", COLORS[1])])
 
 
 def sweep_plots(rows: list[dict], folder, title: str) -> list[Path]:
-    """One picture per headline metric: its value (with interval) in every cell of the sweep."""
+    """One picture per headline metric: its value (with interval) in every cell of the sweep; the
+    win rate with one line per seat."""
     plt = _plt()
     out = []
     labels = [r["cell"] for r in rows]
     seats = sorted({k for r in rows for k in r["win_rate"]}, key=lambda s: int(s.split()[1]))
-    width = max(5.5, 0.9 * len(rows) + 2)
-    # win rate per seat across the cells
-    fig, ax = plt.subplots(figsize=(width, 3.8))
-    for j, seat in enumerate(seats):
-        xs = [i + (j - (len(seats) - 1) / 2) * 0.1 for i in range(len(rows))]
-        vals = [r["win_rate"][seat]["rate"] or 0 for r in rows]
-        err = [[max(0, (r["win_rate"][seat]["rate"] or 0) - (r["win_rate"][seat]["low"] or 0)) for r in rows],
-               [max(0, (r["win_rate"][seat]["high"] or 0) - (r["win_rate"][seat]["rate"] or 0)) for r in rows]]
-        ax.errorbar(xs, vals, yerr=err, marker="o", capsize=3, color=COLORS[j % len(COLORS)], label=seat)
-    ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center",
-                  fontsize=8)
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
-    ax.set_ylabel("win rate")
-    ax.legend(fontsize=8, frameon=False)
-    ax.set_title(f"{title}: win rate per seat across the sweep (95% intervals)", fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
-    out += _save(fig, folder, "sweep_win_rate")
-    for key, label in (("rounds", "game length (rounds)"), ("decisions", "game length (decisions)"),
-                       ("no_winner_rate", "no-winner rate")):
-        fig, ax = plt.subplots(figsize=(width, 3.4))
-        vals = [r[key]["value"] for r in rows]
-        err = [[max(0, (r[key]["value"] or 0) - (r[key]["low"] or 0)) for r in rows],
-               [max(0, (r[key]["high"] or 0) - (r[key]["value"] or 0)) for r in rows]]
-        ax.errorbar(range(len(rows)), [v or 0 for v in vals], yerr=err, marker="o", capsize=3, color=COLORS[0])
+    for key, label in (("win_rate", "win rate"), ("rounds", "game length (rounds)"),
+                       ("decisions", "game length (decisions)"), ("no_winner_rate", "no-winner rate")):
+        if key == "win_rate":  # (a seat's rate is its "rate", a metric's its "value")
+            lines = [(seat, [{**r["win_rate"][seat], "value": r["win_rate"][seat]["rate"]} for r in rows])
+                     for seat in seats]
+        else:
+            lines = [(None, [r[key] for r in rows])]
+        fig, ax = plt.subplots(figsize=(max(5.5, 0.9 * len(rows) + 2), 3.8 if key == "win_rate" else 3.4))
+        for j, (name, points) in enumerate(lines):
+            xs = [i + (j - (len(lines) - 1) / 2) * 0.1 for i in range(len(rows))]
+            values = [p["value"] or 0 for p in points]
+            ax.errorbar(xs, values, yerr=_errors(values, points), marker="o", capsize=3,
+                        color=COLORS[j % len(COLORS)], label=name)
         ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0,
                       ha="right" if len(rows) > 4 else "center", fontsize=8)
         if key.endswith("rate"):
-            ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+            _percent(ax)
         ax.set_ylabel(label)
-        ax.set_title(f"{title}: {label} across the sweep (95% intervals)", fontsize=9)
-        ax.spines[["top", "right"]].set_visible(False)
+        if key == "win_rate":
+            ax.legend(fontsize=8, frameon=False)
+        ax.set_title(f"{title}: {'win rate per seat' if key == 'win_rate' else label} across the sweep "
+                     "(95% intervals)", fontsize=9)
         out += _save(fig, folder, f"sweep_{key}")
     return out
 
@@ -208,15 +186,13 @@ def ladder_plot(data: dict, folder, name: str = "skill_ladder") -> list[Path]:
     rates = [r["rate"] for r in rungs]
     xs = range(len(rungs))
     values = [r["rate"] if r["rate"] is not None else 0.5 for r in rates]
-    low = [max(0.0, v - (r["low"] if r["low"] is not None else v)) for v, r in zip(values, rates)]
-    high = [max(0.0, (r["high"] if r["high"] is not None else v) - v) for v, r in zip(values, rates)]
     colors = [COLORS[2] if r["climbs"] else "#aaaaaa" for r in rungs]
     ax.axhline(0.5, color="#888888", linestyle="--", linewidth=1)
     ax.text(-0.45, 0.5, "as strong as the rung below", va="bottom", ha="left", fontsize=7, color="#666666")
-    ax.errorbar(xs, values, yerr=[low, high], fmt="none", ecolor="#333333", elinewidth=1.2, capsize=4)
+    ax.errorbar(xs, values, yerr=_errors(values, rates), fmt="none", ecolor="#333333", elinewidth=1.2, capsize=4)
     ax.scatter(xs, values, s=40, c=colors, zorder=3)
     ax.plot(xs, values, color="#bbbbbb", linewidth=1, zorder=2)
-    for x, v, h in zip(xs, values, high):
+    for x, v in zip(xs, values):
         ax.text(x + 0.08, v, f"{v:.0%}", ha="left", va="center", fontsize=8)
     top = data["climb"]
     if 0 < top < len(rungs):
@@ -226,8 +202,7 @@ def ladder_plot(data: dict, folder, name: str = "skill_ladder") -> list[Path]:
     ax.set_xlim(-0.5, len(rungs) - 0.5)
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of the games won alone")
-    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
+    _percent(ax)
     ax.set_title(f"{data['game']}: skill ladder ({data['seeds']} seeds per rung, seats swapped)\n"
                  f"{data['summary']}", fontsize=8.5)
-    ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, folder, name)

@@ -17,29 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from rulelang.balance.coverage import code_line
+
 _RULES_LINE = re.compile(r"#.*\brules line (\d+)\s*$")
 
 # what the engine's time in each module is spent on
-_ENGINE_PARTS = {
-    "engine/runtime.py": "turns, phases, triggers, continuous rules",
-    "engine/ops.py": "turns, phases, triggers, continuous rules",
-    "engine/program.py": "turns, phases, triggers, continuous rules",
-    "model/options.py": "listing the options of choices",
-    "model/things.py": "moving cards, changing values",
-    "model/board.py": "moving cards, changing values",
-    "engine/values.py": "moving cards, changing values",
-    "compile/statements.py": "statements the engine runs itself",
-    "compile/codegen_helpers.py": "helpers of the generated code",
-    "compile/codegen_statements.py": "helpers of the generated code",
-    "model/builtins.py": "built-in functions",
-    "model/geometry.py": "built-in functions",
-    "model/pieces.py": "built-in functions",
-    "bots/agents.py": "the bots",
-    "bots/mcts.py": "the bots",
-    "balance/simulate.py": "recording the games",
-    "balance/metrics.py": "recording the games",
-}
-
+_ENGINE_PARTS = {module: part for part, modules in (
+    ("turns, phases, triggers, continuous rules", ("engine/runtime.py", "engine/ops.py", "engine/program.py")),
+    ("listing the options of choices", ("model/options.py",)),
+    ("moving cards, changing values", ("model/things.py", "model/board.py", "engine/values.py")),
+    ("statements the engine runs itself", ("compile/statements.py",)),
+    ("helpers of the generated code", ("compile/codegen_helpers.py", "compile/codegen_statements.py")),
+    ("built-in functions", ("model/builtins.py", "model/geometry.py", "model/pieces.py")),
+    ("the bots", ("bots/agents.py", "bots/mcts.py")),
+    ("recording the games", ("balance/simulate.py", "balance/metrics.py"))) for module in modules}
 
 _PYTHON = "Python itself (profiler, lists, random)"
 
@@ -111,9 +102,7 @@ def rules_profile(stats: pstats.Stats, generator, rules_file: str | Path | None,
     engine: dict[str, ProfileRow] = {}
 
     def rules_row(line: int) -> ProfileRow:
-        # a construct's span starts at its doc comment: the line shown is its first line of code
-        while 0 < line < len(texts) and texts[line - 1].lstrip().startswith("//"):
-            line += 1
+        line = code_line(texts, line)
         row = lines.get(line)
         if row is None:
             text = texts[line - 1].strip() if 0 < line <= len(texts) else ""

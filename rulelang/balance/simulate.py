@@ -146,7 +146,8 @@ def play_one(args) -> GameRecord:
     game = _worker_cache.get(key)
     if game is None:
         game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)
-    match = game.new_match(players=players, seed=seed) if _watching is None else _watching.new_match(game, players, seed)
+    match = (game.new_match(players=players, seed=seed) if _watching is None
+             else _watching.new_match(game, players, seed))
     bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
     extra = play_recorded(match, bots)
     r = match.result
@@ -154,6 +155,14 @@ def play_one(args) -> GameRecord:
               if not k.startswith("__") and isinstance(v, (bool, int, float))}
     return GameRecord(seed, r["winners"], r["rounds"], r["decisions"], r["players"], r["keyword_uses"], values,
                       **extra)
+
+
+def load_game(path, variant, settings, loader=load):
+    """(its path, its text, the game) of a game named by its path or as a bundled game, read as every
+    command reads a rules file (within the source_bytes budget; not a file: the loader says why)."""
+    resolved = find_game(str(path))
+    text = read_source(resolved) if resolved.is_file() else None
+    return resolved, text, loader(resolved, variant=variant, settings=settings, text=text)
 
 
 def simulate(path: str, n: int, variant: list[str] | None = None, players: int | None = None,
@@ -164,18 +173,12 @@ def simulate(path: str, n: int, variant: list[str] | None = None, players: int |
     the address of a Dask scheduler. The games and so the summary are the same whatever runs them.
     With ``profile``, the games run in this process under Python's profiler, and ``summary.profile``
     says where the time went, by rules line (rulesprofile). With ``coverage``, the games run in this
-    process, every statement an op of its own (coverage.load_for_coverage), and ``summary.coverage`` says which rules lines they ran and which
-    they never reached (coverage.py). ``statistics``: the modules imported
-    while a pool plays (metrics.import_statistics)."""
-    resolved = find_game(str(path))
-    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
-    text = read_source(resolved) if resolved.is_file() else None
+    process, every statement an op of its own (coverage.load_for_coverage), and ``summary.coverage``
+    says which rules lines they ran and which they never reached. ``statistics``: the modules
+    imported while a pool plays (metrics.import_statistics)."""
     if coverage:
         from rulelang.balance.coverage import load_for_coverage
-
-        game = load_for_coverage(resolved, variant=variant, settings=settings, text=text)
-    else:
-        game = load(resolved, variant=variant, settings=settings, text=text)
+    resolved, text, game = load_game(path, variant, settings, load_for_coverage if coverage else load)
     players = players or game.program.game.players_default
     agents = list(agents or ["random"])
     if len(agents) == 1:

@@ -36,6 +36,11 @@ def cell_name(variants: list[str], settings: dict[str, str]) -> str:
     return ", ".join(parts) or "base"
 
 
+#: The headline metrics of a row, each with its interval (value, low, high), in the order of the table's columns.
+METRICS = ("first_player_advantage", "no_winner_rate", "shared_win_rate", "rounds", "decisions", "branching_factor",
+           "lead_changes", "drama", "decided_at")
+
+
 def sweep(path: str, sets: list[str], variants: list[str] | None, n: int, players: int | None = None,
           agents: list[str] | None = None, seed: int = 0, jobs: int | None = 1, cluster: str | None = None,
           progress=None) -> tuple[str, list[dict]]:
@@ -47,25 +52,14 @@ def sweep(path: str, sets: list[str], variants: list[str] | None, n: int, player
                            settings=settings, progress=progress, cluster=cluster)
         title = summary.title
         m = summary.metrics()
-
-        def mean(key):
+        row = {"cell": cell_name(vs, settings), "variants": vs, "settings": settings, "games": summary.count,
+               "players": summary.players,
+               "win_rate": {f"seat {r['seat']}": {"rate": r["rate"], "low": r["low"], "high": r["high"]}
+                            for r in m["win_rate"]}}
+        for key in METRICS:  # (a rate's value is its "rate", a mean's its "mean")
             v = m[key]
-            return {"value": v["mean"], "low": v["low"], "high": v["high"]}
-
-        def rate(v):
-            return {"value": v["rate"], "low": v["low"], "high": v["high"]}
-
-        rows.append({
-            "cell": cell_name(vs, settings), "variants": vs, "settings": settings, "games": summary.count,
-            "players": summary.players,
-            "win_rate": {f"seat {r['seat']}": {"rate": r["rate"], "low": r["low"], "high": r["high"]}
-                         for r in m["win_rate"]},
-            "first_player_advantage": mean("first_player_advantage"),
-            "no_winner_rate": rate(m["no_winner_rate"]), "shared_win_rate": rate(m["shared_win_rate"]),
-            "rounds": mean("rounds"), "decisions": mean("decisions"), "branching_factor": mean("branching_factor"),
-            "lead_changes": mean("lead_changes"), "drama": mean("drama"), "decided_at": mean("decided_at"),
-            "seconds": round(summary.seconds, 2),
-        })
+            row[key] = {"value": v["rate"] if "rate" in v else v["mean"], "low": v["low"], "high": v["high"]}
+        rows.append(row | {"seconds": round(summary.seconds, 2)})
     return title, rows
 
 
@@ -77,9 +71,7 @@ def to_csv(rows: list[dict]) -> str:
     seats = list(dict.fromkeys(k for r in rows for k in r["win_rate"]))
     for s in seats:
         header += [f"{s} win rate", f"{s} win rate low", f"{s} win rate high"]
-    metrics = ["first_player_advantage", "no_winner_rate", "shared_win_rate", "rounds", "decisions",
-               "branching_factor", "lead_changes", "drama", "decided_at"]
-    for k in metrics:
+    for k in METRICS:
         header += [k, f"{k} low", f"{k} high"]
     w = csv.writer(buf)
     w.writerow(header)
@@ -88,7 +80,7 @@ def to_csv(rows: list[dict]) -> str:
         for s in seats:
             v = r["win_rate"].get(s, {})
             line += [v.get("rate"), v.get("low"), v.get("high")]
-        for k in metrics:
+        for k in METRICS:
             line += [r[k]["value"], r[k]["low"], r[k]["high"]]
         w.writerow(["" if x is None else (round(x, 6) if isinstance(x, float) else x) for x in line])
     return buf.getvalue()

@@ -22,12 +22,9 @@ from functools import partial
 from itertools import combinations
 
 from rulelang.bots.agents import make_agent
-from rulelang.balance.metrics import import_statistics
+from rulelang.balance.metrics import import_statistics, wilson
 from rulelang.balance.parallel import run_tasks
-from rulelang.core.resources import find_game
-from rulelang.core.sourcefile import read_source
-from rulelang.compile.loader import load
-from rulelang.balance.simulate import play_one
+from rulelang.balance.simulate import load_game, play_one
 
 
 @dataclass
@@ -48,18 +45,7 @@ class PairResult:
     seeds_b: int = 0
     seeds_even: int = 0
 
-    def count_seed(self, net: int) -> None:
-        """One seed of duplicate games: A's games won alone minus B's."""
-        if net > 0:
-            self.seeds_a += 1
-        elif net < 0:
-            self.seeds_b += 1
-        else:
-            self.seeds_even += 1
-
     def to_json(self) -> dict:
-        from rulelang.balance.metrics import wilson
-
         return {"a": self.a, "b": self.b, "games": self.games,
                 "a_win_rate": wilson(self.wins_a, self.seats_a), "b_win_rate": wilson(self.wins_b, self.seats_b),
                 "games_won_by_a_only": self.only_a, "games_won_by_b_only": self.only_b,
@@ -86,21 +72,9 @@ class Tournament:
     pairs: list[PairResult] = field(default_factory=list)
     seconds: float = 0.0
 
-    def pair(self, a: str, b: str) -> tuple[PairResult, bool]:
-        for p in self.pairs:
-            if (p.a, p.b) == (a, b):
-                return p, False
-            if (p.a, p.b) == (b, a):
-                return p, True
-        raise KeyError((a, b))
-
     def to_json(self) -> dict:
         return {"game": self.title, "bots": self.bots, "players": self.players, "seconds": round(self.seconds, 2),
                 "pairs": [p.to_json() for p in self.pairs]}
-
-
-def seating(a: str, b: str, players: int, g: int) -> list[str]:
-    return [a if (i + g) % 2 == 0 else b for i in range(players)]
 
 
 def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = None, settings: dict | None = None,
@@ -109,10 +83,7 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     """n games for every pair of distinct bots (seeds seed .. seed+n-1, the same for every pair), or
     for the given ``pairs`` only. With ``duplicate``, 2n: every seed with the seats as in game 0 and
     again swapped."""
-    resolved = find_game(str(path))
-    # read as every command reads a rules file (within the source_bytes budget); not a file: the loader says why
-    text = read_source(resolved) if resolved.is_file() else None
-    game = load(resolved, variant=variant, settings=settings, text=text)
+    resolved, text, game = load_game(path, variant, settings)
     players = players or game.program.game.players_default
     if players < 2:
         raise ValueError("a tournament needs at least two players")
@@ -127,8 +98,8 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
     for a, b in pairs:
         for g in range(n):
             for turn in ((0, 1) if duplicate else (g,)):
-                tasks.append((str(resolved), text, game.variants, settings, players, seating(a, b, players, turn),
-                              seed + g))
+                seats = [a if (i + turn) % 2 == 0 else b for i in range(players)]
+                tasks.append((str(resolved), text, game.variants, settings, players, seats, seed + g))
                 owners.append((a, b))
     start = time.perf_counter()
     # (the win rates' intervals and the sign tests: scipy.special and scipy.stats, imported meanwhile)
@@ -147,21 +118,25 @@ def tournament(path: str, bots: list[str], n: int, variant: list[str] | None = N
         p.seats_a, p.seats_b = p.seats_a + len(seats_a), p.seats_b + len(seats_b)
         p.wins_a, p.wins_b = p.wins_a + wins_a, p.wins_b + wins_b
         won_a, won_b = wins_a > 0, wins_b > 0
-        if won_a and not won_b:
-            p.only_a += 1
-            net += 1
-        elif won_b and not won_a:
-            p.only_b += 1
-            net -= 1
-        elif won_a and won_b:
-            p.both += 1
-        else:
-            p.neither += 1
-        if duplicate and number % 2 == 1:  # the seed's second game: its seats swapped
-            p.count_seed(net)
+        outcome = "both" if won_a and won_b else "only_a" if won_a else "only_b" if won_b else "neither"
+        setattr(p, outcome, getattr(p, outcome) + 1)
+        net += won_a - won_b
+        if duplicate and number % 2 == 1:  # the seed's second game (its seats swapped): count the seed
+            outcome = "seeds_a" if net > 0 else "seeds_b" if net < 0 else "seeds_even"
+            setattr(p, outcome, getattr(p, outcome) + 1)
             net = 0
     result.pairs = list(by_pair.values())
     return result
+
+
+def _rate_words(r: dict, none: str = "-") -> str:
+    """A Wilson rate as "60% [23%, 88%]"."""
+    return f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else none
+
+
+def _p_words(p: float | None) -> str:
+    """A p-value after "p": "< 0.001", "= 0.020", or "-" when there is none."""
+    return "-" if p is None else "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
 def print_tournament(console, t: Tournament) -> None:
@@ -172,23 +147,17 @@ def print_tournament(console, t: Tournament) -> None:
     table.add_column("")
     for b in t.bots:
         table.add_column(b, justify="right")
+    seats_won = {}  # (row bot, column bot) -> (the row bot's seats that won, its seats)
+    for p in t.pairs:
+        seats_won[p.a, p.b], seats_won[p.b, p.a] = (p.wins_a, p.seats_a), (p.wins_b, p.seats_b)
     for a in t.bots:
-        row = [a]
-        for b in t.bots:
-            if a == b:
-                row.append("-")
-                continue
-            p, swapped = t.pair(a, b)
-            r = (p.to_json()["b_win_rate"] if swapped else p.to_json()["a_win_rate"])
-            row.append(f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else "-")
-        table.add_row(*row)
+        table.add_row(a, *("-" if a == b else _rate_words(wilson(*seats_won[a, b])) for b in t.bots))
     console.print(table)
     for p in t.pairs:
         pv = p.p_value()
         ahead = p.seeds_a > p.seeds_b if p.duplicate else p.only_a > p.only_b  # what the test was on
-        better = p.a if ahead else p.b
         verdict = ("no difference can be told" if pv is None or pv >= 0.05 else
-                   f"{better} is stronger (p {'< 0.001' if pv < 0.001 else f'= {pv:.3f}'})")
+                   f"{p.a if ahead else p.b} is stronger (p {_p_words(pv)})")
         console.print(f"{p.a} vs {p.b}: {p.games} games; won alone by {p.a} {p.only_a}, by {p.b} {p.only_b}, "
                       f"by neither {p.neither}" + (f", by both {p.both}" if p.both else "")
                       + (f"; duplicate: {p.games // 2} seeds, better for {p.a} {p.seeds_a}, for {p.b} {p.seeds_b}, "
@@ -216,17 +185,13 @@ class Rung:
 
     def rate(self) -> dict:
         """The share of the games won by one bot alone that this rung won, with a Wilson interval."""
-        from rulelang.balance.metrics import wilson
-
-        p = self.pair
-        return wilson(p.only_a, p.only_a + p.only_b)
+        return wilson(self.pair.only_a, self.pair.only_a + self.pair.only_b)
 
     def climbs(self) -> bool:
         """Stronger than the rung below: it won more of the games won alone, and the sign test on the
         seeds (exact whatever the correlation of a seed's two games) says so at p < 0.05."""
-        p = self.pair
-        pv = p.p_value()
-        return p.seeds_a > p.seeds_b and pv is not None and pv < CLIMB_P
+        pv = self.pair.p_value()
+        return self.pair.seeds_a > self.pair.seeds_b and pv is not None and pv < CLIMB_P
 
 
 @dataclass
@@ -241,12 +206,7 @@ class Ladder:
 
     def climb(self) -> int:
         """How many rungs, from the bottom, each beat the rung below: where the wins stop rising."""
-        count = 0
-        for rung in self.rungs:
-            if not rung.climbs():
-                break
-            count += 1
-        return count
+        return next((i for i, rung in enumerate(self.rungs) if not rung.climbs()), len(self.rungs))
 
     def summary(self) -> str:
         """The ladder's one figure in words."""
@@ -255,12 +215,10 @@ class Ladder:
         if top == len(self.rungs):
             return out + f": every rung beats the one below, up to {self.rungs[-1].bot}; the game rewards more skill still"
         stop = self.rungs[top]
-        r = stop.rate()
-        shown = f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else "no game won alone"
         pv = stop.pair.p_value()
         weaker = pv is not None and pv < CLIMB_P and stop.pair.seeds_b > stop.pair.seeds_a
         return out + (f": {stop.bot} is {'weaker than' if weaker else 'not shown stronger than'} {stop.below} "
-                      f"({shown} of the games won alone, p {_p_words(pv)})")
+                      f"({_rate_words(stop.rate(), 'no game won alone')} of the games won alone, p {_p_words(pv)})")
 
     def to_json(self) -> dict:
         return {"game": self.title, "players": self.players, "seeds": self.games, "duplicate": True,
@@ -269,11 +227,6 @@ class Ladder:
                            "lost_alone": r.pair.only_b, "neither": r.pair.neither, "both": r.pair.both,
                            "rate": r.rate(), "p_value": r.pair.p_value(), "climbs": r.climbs()}
                           for r in self.rungs]}
-
-
-def _p_words(p: float | None) -> str:
-    """A p-value after "p": "< 0.001", "= 0.020", or "-" when there is none."""
-    return "-" if p is None else "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
 def skill_ladder(path: str, n: int, rungs: tuple[str, ...] | list[str] = LADDER, variant: list[str] | None = None,
@@ -286,8 +239,7 @@ def skill_ladder(path: str, n: int, rungs: tuple[str, ...] | list[str] = LADDER,
     pairs = list(zip(rungs[1:], rungs[:-1]))
     t = tournament(path, rungs, n, variant=variant, settings=settings, players=players, seed=seed, jobs=jobs,
                    cluster=cluster, progress=progress, duplicate=True, pairs=pairs)
-    by_pair = {(p.a, p.b): p for p in t.pairs}
-    return Ladder(t.title, t.players, n, [Rung(a, b, by_pair[(a, b)]) for a, b in pairs], t.seconds)
+    return Ladder(t.title, t.players, n, [Rung(p.a, p.b, p) for p in t.pairs], t.seconds)
 
 
 def print_ladder(console, ladder: Ladder) -> None:
@@ -299,10 +251,8 @@ def print_ladder(console, ladder: Ladder) -> None:
                           ("neither/both", "right"), ("win rate (95%)", "right"), ("p", "right"), ("", "left")):
         table.add_column(name, justify=justify)
     for r in ladder.rungs:
-        rate, p = r.rate(), r.pair.p_value()
         table.add_row(r.bot, r.below, str(r.pair.only_a), str(r.pair.only_b), f"{r.pair.neither}/{r.pair.both}",
-                      f"{rate['rate']:.0%} [{rate['low']:.0%}, {rate['high']:.0%}]" if rate["rate"] is not None else "-",
-                      "-" if p is None else _p_words(p).removeprefix("= "),
+                      _rate_words(r.rate()), _p_words(r.pair.p_value()).removeprefix("= "),
                       "climbs" if r.climbs() else "")
     console.print(table)
     console.print(ladder.summary(), markup=False, emoji=False)

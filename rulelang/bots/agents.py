@@ -60,18 +60,11 @@ class RandomAgent:
 
 
 class GreedyAgent:
-    """One ply: tries each option once on one imagined copy of the match (``AgentHandle.imagine``:
-    what its seat cannot see re-dealt at random) and keeps the option whose position it values
-    most (``position_value``). Ties are broken at random with its own seeded generator, so the same
-    seed makes the same decisions. ``max_options`` (0: all) caps the options tried per decision:
-    with more distinct options than that, a random subset is tried.
-
-    The imagined copy is made once per decision, its heuristic worked out for every seat, and
-    marked (``Match.mark``); each option is then played on it up to the next choice of two or more
-    options, which is not listed (``Match.try_option``: the position scored is the one ``apply``
-    reaches), scored, and the copy put back as it was (``Match.restore``): the same decisions as
-    trying each option on a copy of its own, without the copies (``rulelang bench --only search``,
-    docs/balance.md). A copy with chance queued by a scenario is copied once per option instead."""
+    """One ply: tries each option on one imagined copy of the match (``AgentHandle.imagine``: what its
+    seat cannot see re-dealt at random) and keeps the option whose position it values most
+    (``valuation.option_values``: each option played on the copy, scored and put back). Ties are
+    broken at random with its own seeded generator, so the same seed makes the same decisions.
+    ``max_options`` (0: all) caps the options tried per decision: a random subset of them."""
 
     name = "greedy"
     #: False: each option tried on a copy of its own instead (the same decisions, slower; tests compare both)
@@ -84,10 +77,9 @@ class GreedyAgent:
     def choose(self, handle: AgentHandle, options: list[Option]) -> int:
         if len(options) == 1:
             return 0
-        # Python's cycle collector is paused while a decision is worked out: the copy made for it
-        # and the positions tried on it make thousands of objects that live until the decision is
-        # taken, which the collector would otherwise scan over and over (a game of 303 cards and 55
-        # zones: 15% of greedy's time; docs/balance.md). It collects them when it resumes.
+        # Python's cycle collector is paused while a decision is worked out: the copy and the positions
+        # tried on it make thousands of objects that live until the decision is taken, which it would
+        # scan over and over (a game of 303 cards and 55 zones: 15% of greedy's time; docs/balance.md).
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -173,13 +165,19 @@ class MonteCarloAgent:
                     world.apply(self.rng.randrange(world.option_count()))
                 total += 1.0 if handle.seat in world.s.winners else 0.0
             scores[i] = total
-        top = max(scores.values())
-        return self.rng.choice([i for i, v in scores.items() if v == top])
+        return self.rng.choice(best_of(scores.items()))
 
 
-from rulelang.bots.mcts import MCTSAgent  # noqa: E402  (tree search bots live in their own module)
+from rulelang.bots.mcts import PLAYOUTS, MCTSAgent  # noqa: E402  (tree search bots live in their own module)
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent, "mcts": MCTSAgent, "ismcts": MCTSAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "rollout": RolloutAgent, "mc": MonteCarloAgent,
+          "mcts": MCTSAgent, "ismcts": MCTSAgent}
+#: What an agent's budget sets ("mc:100"), for the agents that take one.
+BUDGETS = {"mc": "playouts", "greedy": "max_options", "rollout": "max_options", "mcts": "iterations",
+           "ismcts": "iterations"}
+#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
+MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int,
+                 "bias": float, "greedy": float, "playout": str, "epsilon": float, "samples": int, "top": int}
 
 
 def make_agent(spec: str, seed: int):
@@ -197,40 +195,27 @@ def make_agent(spec: str, seed: int):
         raise ValueError(f'the budget in "{spec}" must be a whole number')
     if extras and name not in ("mcts", "ismcts"):
         raise ValueError(f'agent "{name}" takes only a budget, as in "{name}:{budget}"')
-    if name == "mc":
-        return MonteCarloAgent(seed=seed, playouts=int(budget))
-    if name == "greedy":
-        return GreedyAgent(seed=seed, max_options=int(budget))
-    if name == "rollout":
-        return RolloutAgent(seed=seed, max_options=int(budget))
-    if name in ("mcts", "ismcts"):
-        options = {}
-        for extra in extras:
-            key, _, value = extra.partition("=")
-            kind = MCTS_SETTINGS.get(key)
-            if kind is None:
-                raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
-            if kind is str:
-                options[key] = value
-                continue
-            try:
-                options[key] = kind(value)
-            except ValueError:
-                raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
-                                 f'number, not "{value}"') from None
-            if options[key] < 0:
-                raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
-        from rulelang.bots.mcts import PLAYOUTS
-        if options.get("playout", "random") not in PLAYOUTS:
-            raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
-        return MCTSAgent(seed=seed, iterations=int(budget), **options)
-    raise ValueError(f'agent "{name}" takes no budget')
-
-
-#: Settings a tree search bot takes after its budget ("mcts:200:depth=8"), and their types.
-MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": int, "draw": float, "prior": int, "bias": float,
-                 "greedy": float, "playout": str, "epsilon": float, "samples": int,
-                 "top": int}
+    if name not in BUDGETS:
+        raise ValueError(f'agent "{name}" takes no budget')
+    settings = {BUDGETS[name]: int(budget)}
+    for extra in extras:
+        key, _, value = extra.partition("=")
+        kind = MCTS_SETTINGS.get(key)
+        if kind is None:
+            raise ValueError(f'unknown setting "{key}" in "{spec}"; choose one of: {", ".join(MCTS_SETTINGS)}')
+        if kind is str:
+            settings[key] = value
+            continue
+        try:
+            settings[key] = kind(value)
+        except ValueError:
+            raise ValueError(f'the setting "{key}" in "{spec}" must be a {"whole " if kind is int else ""}'
+                             f'number, not "{value}"') from None
+        if settings[key] < 0:
+            raise ValueError(f'the setting "{key}" in "{spec}" must not be negative')
+    if settings.get("playout", "random") not in PLAYOUTS:
+        raise ValueError(f'the setting "playout" in "{spec}" must be one of: {", ".join(PLAYOUTS)}')
+    return AGENTS[name](seed=seed, **settings)
 
 
 def play_match(match: Match, agents: list) -> Match:

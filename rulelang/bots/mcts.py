@@ -26,12 +26,9 @@ Two enhancements make small budgets count in big games:
   scored as the game would be if it ended there: the rules' ``result`` says who would win, the
   heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
 
-A third starts the search where the greedy bot stands (``greedy=W``): every decision of the tree
-is first valued one move ahead exactly as the greedy bot values it, and that value counts as W
-play-outs of each option, so the search looks deeper along the lines greedy likes best and moves
-away from greedy's choice only when what it finds there is worse. Its play-outs may be skipped
-(``playout=none``: the tree's new position is scored at once) or played epsilon-greedily
-(``playout=greedy``). Which setting is stronger than greedy in which game: docs/balance.md.
+A third (``greedy=W``) starts the search where the greedy bot stands: each option of a decision of
+the tree is first valued one move ahead as greedy values it, and that counts as W play-outs of it.
+The settings, and which is stronger than greedy in which game: docs/balance.md.
 
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """
@@ -40,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value
+from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value, winners_now
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -77,11 +74,6 @@ class _Node:
         self.lots: dict[tuple, float] | None = None
 
 
-def _keys(world: Match) -> dict[tuple, int]:
-    """The legal options by what their chooser sees: (name, label) -> the first index with it."""
-    return option_keys(world.s)
-
-
 def reward(world: Match, seat: int, draw: float | None = None) -> float:
     """1 for a win (shared wins count fully), 0 for a loss; a game nobody wins counts as `draw`,
     by default a share of one for everyone (a draw in a two-player game is worth half a win)."""
@@ -102,16 +94,11 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     s = world.s
     program = world.game.program
     players = len(s.players)
-    share = 1.0 / max(players, 1) if draw is None else draw
-    won = [share] * players
-    if program.result is not None:
-        s.winners = []
-        try:
-            world.vm.run_sync(program.result, {})
-            if s.winners:
-                won = [1.0 if i in s.winners else 0.0 for i in range(players)]
-        except Exception:  # a result that cannot be computed mid-game says nothing
-            pass
+    winners = winners_now(world)
+    if winners:
+        won = [1.0 if i in winners else 0.0 for i in range(players)]
+    else:
+        won = [1.0 / max(players, 1) if draw is None else draw] * players
     leads = [0.5] * players
     if program.heuristic is not None and players > 1:
         try:
@@ -128,14 +115,11 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
 
 def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
                draw: float | None) -> dict[tuple, tuple[float, float]]:
-    """Each option of the decision at hand, valued one move ahead: on one imagined copy of the
-    match per option, the option is played and the position scored by ``cutoff_values`` (the
-    rules' result and heuristic), then by the seat's own heuristic, which breaks ties (in a game
-    where every player builds on the same cards, as in a shared tableau, the heuristic's lead over
-    the others does not change with a move that helps them all, but the seat's own value does:
-    the greedy bot's reading of the heuristic). Cheap next to the play-outs (one move per option,
-    no play-out); used only to order progressive widening, so a poor heuristic costs order, not
-    correctness."""
+    """Each option of the decision at hand, valued one move ahead (``prior=1``): on a copy of one
+    imagined match per option, the option is played and the position scored by ``cutoff_values``,
+    then by the seat's own heuristic, which breaks ties (a move that helps every player alike does
+    not change the lead, but the seat's own value). It only orders progressive widening, so a poor
+    heuristic costs order, not correctness."""
     seat = handle.seat
     heuristic = handle.game_program.heuristic
     values: dict[tuple, tuple[float, float]] = {}
@@ -157,13 +141,10 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
 
 def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
     """Every seat's value in [0, 1] of a position as the greedy bot reads it (``valuation.position_value``):
-    a finished game is worth its ``reward``; an unfinished one ``0.5 + 0.5 * (0.9 * (mine - best) +
-    0.1 * mine) / (|mine| + |best| + 1)``: mostly the seat's lead over the best other seat by
-    ``valuation.player_values`` (the rules' heuristic, a ``score`` field or the result run now), and a
-    little its own value, which greedy uses to break ties between equal leads (in a game where every
-    player builds on the same cards, most moves change every seat alike); one half when they say
-    nothing. With one player, its own value against 0. `values`: the player values when already worked out. Uses the
-    world up: call it on a throw-away copy."""
+    a finished game is worth its ``reward``; an unfinished one mostly the seat's lead over the best other
+    seat by ``valuation.player_values``, and by ``OWN_WEIGHT`` its own value (greedy's tie-break); one half
+    when they say nothing. `values`: the player values when already worked out. Uses the world up: call
+    it on a throw-away copy."""
     s = world.s
     players = len(s.players)
     if s.over:
@@ -200,48 +181,11 @@ class MCTSAgent:
     """Monte Carlo tree search over what its seat may see; ``iterations`` per move.
 
     Names: ``mcts`` and ``ismcts`` are the same bot (it is UCT when nothing is hidden);
-    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the options too.
-
-    * ``exploration``: the UCB1 constant (0.7);
-    * ``depth``: random decisions after the tree before the heuristic cut-off (4; 0 plays every
-      play-out to the end; rules without ``def heuristic(p)`` always play to the end);
-    * ``round_end``: 1 plays a cut-off play-out on to the end of the round it is in (the state a
-      new round starts from, after the rules' end-of-round steps); 0 (the default) stops right there;
-    * ``width``: decisions with at most this many options are never narrowed (10);
-    * ``max_playout``: a play-out still running after this many decisions is scored as unfinished;
-    * ``draw``: what a game nobody wins is worth, from 0 to 1 (default: a share of one each, 1/2 with
-      two players). In a game that often ends with no winner, ``draw=0`` makes the bot play to win
-      rather than to avoid losing, as flat Monte Carlo (which counts only wins) does;
-    * ``prior``: 1 orders a big decision's options by the rules' heuristic one move ahead before
-      searching it (``root_prior``), so progressive widening tries the promising options first
-      instead of random ones; 0 (the default) widens in random order;
-    * ``bias``: with ``prior``, how much the one-move-ahead value counts in choosing which option to
-      try next (progressive bias: ``bias * prior / (visits + 1)`` added to an option's UCB value, the
-      prior scaled to 0..1 among the options, so it guides the first visits and fades); 0 by default.
-    * ``greedy``: W > 0 starts the search where the greedy bot stands. At every decision of the tree,
-      every option is first valued as greedy values it, one move ahead (``greedy_prior``), and counts
-      as W play-outs of that value: an option's value is ``(wins + W * prior) / (visits + W)``, and
-      options are tried by that value plus UCB1's exploration term over ``visits + W`` (options not
-      yet tried included, so no progressive widening: the best by greedy is tried first). The move
-      taken is the root option of the best such value. Play-outs are then scored as greedy reads a
-      position (``greedy_values``), not by ``cutoff_values``. 0 (the default) turns it off;
-    * ``playout``: how a play-out chooses: ``random`` (the default), ``greedy`` (epsilon-greedy: the
-      option greedy values most, ties at random, except with probability ``epsilon`` a random one;
-      costs one greedy decision per step) or ``none`` (no play-out: the position the tree reached
-      is scored at once);
-    * ``epsilon``: with ``playout=greedy``, the share of random play-out decisions (0.2).
-    * ``samples``: M > 1 values a position cut off before the end (by the heuristic, or as greedy
-      reads it) as the mean over M copies of it, each seat's value on copies in which what that seat
-      cannot see is re-dealt (``Match.sample_for``), instead of on the one imagined deal the
-      iteration happened to draw. Where the value of a position hangs on a hidden card (a secret
-      goal that says who would win), one deal makes every play-out's value a coin toss; M deals
-      average it. 1 (the default) values the one copy.
-    * ``top``: with ``greedy``, K > 0 searches at every decision of the tree only the K options greedy
-      ranks first (options greedy ranks alike in an order drawn at random once per decision, as greedy
-      itself breaks ties), and the move is the best of those K at the root. Where greedy ranks many
-      options alike (a card that may go on any of many cells), a small budget spread over all of them
-      tries each once, and the best of single noisy tries is chance; over K of them, each is tried
-      several times. 0 (the default) searches every option.
+    ``mcts:200`` sets the iterations per move, ``mcts:200:depth=8:width=12`` the settings too.
+    Each setting (``exploration``, ``depth``, ``round_end``, ``width``, ``max_playout``, ``draw``,
+    ``prior``, ``bias``, ``greedy``, ``playout``, ``epsilon``, ``samples``, ``top``) is explained,
+    with what was measured of it, in docs/balance.md ("Tree search settings"); the defaults are
+    those of ``__init__``.
     """
 
     name = "mcts"
@@ -352,7 +296,7 @@ class MCTSAgent:
         """One play-out decision: at random, or with ``playout=greedy`` greedy's best (ties at random)
         except with probability ``epsilon``."""
         if self.playout == "greedy" and world.option_count() > 1 and self.rng.random() >= self.epsilon:
-            keys = _keys(world)
+            keys = option_keys(world.s)
             if len(keys) > 1:
                 values = greedy_prior(world, keys, self.draw)
                 best = best_of((k, (p, order)) for k, (order, p) in values.items())
@@ -376,62 +320,57 @@ class MCTSAgent:
             out.append(total / self.samples)
         return out
 
-    def _room(self, node: _Node) -> int:
-        """How many children a node may have after its visits (progressive widening)."""
-        return max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
+    def _uct_select(self, node: _Node, keys: dict[tuple, int], at_root: bool) -> tuple:
+        """The option to add at a node, while it has untried options and progressive widening leaves
+        room (at random; at the root with ``prior``, among the most promising), else the option to
+        follow by UCB1 (with the root's progressive bias)."""
+        tried = 0
+        for k in keys:
+            child = node.children.get(k)
+            if child is not None:
+                child.available += 1
+                tried += 1
+        room = max(self.width, math.ceil(2.0 * math.sqrt(node.visits + 1)))
+        if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < room):
+            untried = [k for k in keys if k not in node.children]
+            if at_root and self._order:  # the most promising first (ties: at random)
+                order = self._order
+                top = max(order.get(k, (0.0, 0.0)) for k in untried)
+                untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
+            return self.rng.choice(untried)
+        c = self.exploration
+        best_key, best_value = None, -1.0
+        bias = self._bias if at_root else None
+        for k in keys:
+            ch = node.children.get(k)
+            if ch is None:
+                continue
+            value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
+            if bias:
+                value += bias.get(k, 0.0) / (ch.visits + 1)
+            if value > best_value:
+                best_key, best_value = k, value
+        return best_key
 
     def _iterate(self, world: Match, root: _Node) -> None:
         path = [root]
         node = root
         # selection: descend while every legal option of this node has been tried
         while not world.is_over:
-            keys = _keys(world)
+            keys = option_keys(world.s)
             seat = world.to_move
             if self.greedy:
                 k = self._greedy_select(world, node, keys) if len(keys) > 1 else next(iter(keys))
-                child = node.children.get(k)
-                world.apply(keys[k])
-                if child is None:  # expansion: add one node and stop descending
-                    child = node.children[k] = _Node(seat)
-                    child.available = 1
-                    path.append(child)
-                    break
-                node = child
-                path.append(node)
-                continue
-            tried = 0
-            for k in keys:
-                child = node.children.get(k)
-                if child is not None:
-                    child.available += 1
-                    tried += 1
-            if tried < len(keys) and (tried == 0 or len(keys) <= self.width or tried < self._room(node)):
-                # expansion: add one node and stop descending
-                untried = [k for k in keys if k not in node.children]
-                if node is root and self._order:  # the most promising first (ties: at random)
-                    order = self._order
-                    top = max(order.get(k, (0.0, 0.0)) for k in untried)
-                    untried = [k for k in untried if order.get(k, (0.0, 0.0)) == top]
-                k = self.rng.choice(untried)
+            else:
+                k = self._uct_select(node, keys, node is root)
+            world.apply(keys[k])
+            child = node.children.get(k)
+            if child is None:  # expansion: add one node and stop descending
                 child = node.children[k] = _Node(seat)
                 child.available = 1
-                world.apply(keys[k])
                 path.append(child)
                 break
-            c = self.exploration
-            best_key, best_value = None, -1.0
-            bias = self._bias if node is root else None
-            for k in keys:
-                ch = node.children.get(k)
-                if ch is None:
-                    continue
-                value = ch.wins / ch.visits + c * math.sqrt(math.log(max(ch.available, 1)) / ch.visits)
-                if bias:
-                    value += bias.get(k, 0.0) / (ch.visits + 1)
-                if value > best_value:
-                    best_key, best_value = k, value
-            node = node.children[best_key]
-            world.apply(keys[best_key])
+            node = child
             path.append(node)
         # simulation: random play to the end, or to the heuristic cut-off
         limit = self.max_playout

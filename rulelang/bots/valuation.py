@@ -26,13 +26,12 @@ UNPLAYABLE = (-1, float("-inf"), float("-inf"))
 
 def option_values(world: Match, seat: int, indexes: list[int], put_back: bool = True,
                   score=None, failed=UNPLAYABLE) -> list:
-    """`position_value` for `seat` after each option of `indexes`, each tried on `world` (a throw-away
-    copy) up to the next choice of two or more options, which is not listed (``Match.try_option``).
-    With `put_back`, the world's heuristic is worked out for every seat, it is marked, and put back
-    after each option (``Match.mark``/``restore``: what it remembers by neighbourhood stays right);
-    otherwise, or with chance queued by a scenario, each option is tried on a copy of its own. An
-    option the world cannot play is valued last (`failed`). `score(world, seat)` values a position
-    instead of `position_value` (the tree search reads the same trial positions its own way)."""
+    """`score` (``position_value``) for `seat` after each option of `indexes`, each tried on `world` (a
+    throw-away copy) up to the next choice of two or more options (``Match.try_option``); an option the
+    world cannot play is valued `failed`. With `put_back`, the world is marked once (its heuristic
+    worked out for every seat first, so that what it remembers stays right) and put back after each
+    option (``Match.mark``/``restore``); otherwise, or with chance queued by a scenario, each option
+    is tried on a copy of its own."""
     score = position_value if score is None else score
     mark = None
     if world.s.fixed_chance is None and put_back:
@@ -70,30 +69,35 @@ def player_values(world: Match) -> list[float] | None:
         values = [p.attrs.get(SCORE_FIELD) for p in s.players]
         if all(type(v) in (int, float) for v in values):
             return [float(v) for v in values]
-    if program.result is not None:
-        s.winners = []
-        try:
-            world.vm.run_sync(program.result, {})
-        except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
-            return None
-        winners = s.winners
-        return [1.0 if i in winners else 0.0 for i in range(len(s.players))]
-    return None
+    winners = winners_now(world)
+    return None if winners is None else [1.0 if i in winners else 0.0 for i in range(len(s.players))]
+
+
+def winners_now(world: Match) -> list[int] | None:
+    """The seats the rules' ``result`` makes winners when run now, or None when there is no result or
+    it cannot be worked out mid-game. Runs the result on the world: call it on a throw-away copy."""
+    result = world.game.program.result
+    if result is None:
+        return None
+    world.s.winners = []
+    try:
+        world.vm.run_sync(result, {})
+    except Exception:  # a result that cannot be worked out mid-game says nothing
+        return None
+    return world.s.winners
 
 
 def position_value(world: Match, seat: int, values: list[float] | None = None) -> tuple:
     """How good a position is for a seat, as a tuple compared in order (bigger is better).
 
-    * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an
-      unfinished game and an even lead of 0), a loss (0): a win dominates anything unfinished,
-      and a loss is taken last.
-    * An unfinished game: 1, then the seat's lead, its value minus the best value of the other
-      seats (``player_values``: the heuristic, a ``score`` field, or the result run now), then its
-      own value, which tells apart moves that raise every seat alike. With one player, the lead is
-      its own value. Leads by a difference, so no seat is favoured by where it sits.
+    * A finished game: a win alone (3), a shared win (2), nobody winning (1, level with an even
+      unfinished game), a loss (0).
+    * An unfinished game: 1, then the seat's lead (its ``player_values`` minus the best of the other
+      seats'; with one player, its own value), then its own value, which tells apart moves that
+      raise every seat alike.
 
     Uses the world up (the result may be run on it): call it on a throw-away copy. `values`: the
-    world's ``player_values`` when already worked out (None: worked out here)."""
+    world's ``player_values`` when already worked out."""
     s = world.s
     if s.over:
         winners = s.winners

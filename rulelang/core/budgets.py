@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (only named: `check` answering from a verdict reads the budgets without pydantic)
@@ -26,19 +26,26 @@ NUMBER_BOUND = 10**18  # every number of a game stays within ±NUMBER_BOUND (so 
 BEYOND_BOUND = f"beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)"  # how errors say a number is not
 
 
+def _budget(default: int, words: str):
+    """A budget's default and what it bounds, in words (for messages)."""
+    return field(default=default, metadata={"words": words})
+
+
 @dataclass(frozen=True)
 class Budgets:
     """How far a rules file may go. Every number can be raised (or lowered) by a user."""
 
-    cards: int = 100_000  # cards a file may create (declared decks plus `create` in setup)
-    list_size: int = 1_000_000  # items in one list, range, text or board built by the rules
-    steps: int = 2_000_000  # work between two player decisions (steps, plus items of lists built)
-    trigger_depth: int = 100  # triggers setting each other off in a row
-    recursion_depth: int = 100  # defs and procedures calling each other, nested
-    memory_mb: int = 512  # MiB the process may grow by while a game loads or a match runs
-    source_bytes: int = 20_000_000  # size of a .rules file
-    source_tokens: int = 25_000  # words and symbols the parser reads in one file (long `cards` lists aside)
-    players: int = 1_000  # players in one match
+    cards: int = _budget(100_000, "cards a file may create")  # declared decks plus `create` in setup
+    list_size: int = _budget(1_000_000, "items in one list, range, text or board built by the rules")
+    # (work: interpreter steps, plus the items of the lists built)
+    steps: int = _budget(2_000_000, "work the rules may do between two player decisions")
+    trigger_depth: int = _budget(100, "triggers setting each other off in a row")
+    recursion_depth: int = _budget(100, "defs and procedures calling each other, nested")
+    memory_mb: int = _budget(512, "MiB of memory a match may take")  # while a game loads or a match runs
+    source_bytes: int = _budget(20_000_000, "bytes in a .rules file")
+    # (long `cards` lists aside)
+    source_tokens: int = _budget(25_000, "words and symbols the parser reads in a .rules file")
+    players: int = _budget(1_000, "players in one match")
 
     @classmethod
     def names(cls) -> list[str]:
@@ -62,19 +69,7 @@ class Budgets:
         return replace(self, **values)
 
 
-# what each budget bounds, in words (for messages)
-_WORDS = {
-    "cards": "cards a file may create",
-    "list_size": "items in one list, range, text or board built by the rules",
-    "steps": "work the rules may do between two player decisions",
-    "trigger_depth": "triggers setting each other off in a row",
-    "recursion_depth": "defs and procedures calling each other, nested",
-    "memory_mb": "MiB of memory a match may take",
-    "source_bytes": "bytes in a .rules file",
-    "source_tokens": "words and symbols the parser reads in a .rules file",
-    "players": "players in one match",
-}
-
+_WORDS = {f.name: f.metadata["words"] for f in fields(Budgets)}
 DEFAULT = Budgets()
 
 
@@ -193,9 +188,6 @@ class Meter:
             raise BudgetExceeded(span, "steps", f"the rules did more than {self.limit:,} steps of work without any player "
                            "decision; a loop, a chain of turns or a recursion probably never ends", self.limit)
         self.checkpoint = min(self.work + _MEMORY_EVERY, self.limit + 1)
-        self.check_memory(span)
-
-    def check_memory(self, span: Span):
         now = resident_mb()
         if self.memory_base is None:
             self.memory_base = now

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from rulelang.core.budgets import current_budgets
+
 
 class Span(BaseModel):
     """Where a construct starts in its source file (1-based line and column)."""
@@ -125,8 +127,6 @@ def source_line(file: str, line: int) -> str | None:
         return _nth_line(text, line)  # (a line of a file of millions: the others are not cut apart for it)
     lines = remembered_lines(file)
     if lines is None:
-        from rulelang.core.budgets import current_budgets
-
         try:
             # a folder, a pipe, a device (which may never end), a file larger than a rules file may be:
             # nothing to quote
@@ -221,19 +221,16 @@ class DiagnosticBag:
             if old.span == span and old.message == message:
                 return
         self.reported += 1
-        if fold is not None:
-            key, what = fold
-            folded = self._folds.get(key)
-            if folded is not None:
-                first, own_hint, what, lines = folded
-                if span.line != first.span.line and span.line not in lines:
-                    lines.append(span.line)
-                    first.hint = _again_hint(own_hint, what, lines)
-                return
-            self.items.append(Diagnostic(span, message, expected, hint))
-            self._folds[key] = (self.items[-1], hint, what, [])
+        folded = self._folds.get(fold[0]) if fold is not None else None
+        if folded is not None:
+            first, own_hint, what, lines = folded
+            if span.line != first.span.line and span.line not in lines:
+                lines.append(span.line)
+                first.hint = _again_hint(own_hint, what, lines)
             return
         self.items.append(Diagnostic(span, message, expected, hint))
+        if fold is not None:
+            self._folds[fold[0]] = (self.items[-1], hint, fold[1], [])
 
     def __bool__(self) -> bool:
         return bool(self.items)

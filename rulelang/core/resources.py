@@ -6,17 +6,14 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent.parent  # rulelang/ (this is rulelang/core/resources.py)
 
 
-def _first_existing(*candidates: Path) -> Path:
-    for candidate in candidates:
-        if candidate.exists():
-            return candidate
-    return candidates[-1]
+def _bundled(*parts: str) -> Path:
+    """In a wheel, what a checkout keeps beside the package is bundled into it (rulelang/_bundled/)."""
+    inside = _PACKAGE.joinpath("_bundled", *parts)
+    return inside if inside.exists() else _PACKAGE.parent.joinpath(*parts)
 
 
 def grammar_path() -> Path:
-    # In a wheel the grammar is bundled into the package; in a checkout it sits beside it.
-    return _first_existing(_PACKAGE / "_bundled" / "grammar" / "rulelang.lark",
-                           _PACKAGE.parent / "grammar" / "rulelang.lark")
+    return _bundled("grammar", "rulelang.lark")
 
 
 def tables_path() -> Path:
@@ -25,16 +22,16 @@ def tables_path() -> Path:
 
 
 def games_dir() -> Path:
-    return _first_existing(_PACKAGE / "_bundled" / "games", _PACKAGE.parent / "games")
+    return _bundled("games")
 
 
 def examples_dir() -> Path:
-    return _first_existing(_PACKAGE / "_bundled" / "examples", _PACKAGE.parent / "examples")
+    return _bundled("examples")
 
 
 def bench_dir() -> Path:
     """The hand-written Python references of `rulelang bench` (bench/ in a checkout)."""
-    return _first_existing(_PACKAGE / "_bundled" / "bench", _PACKAGE.parent / "bench")
+    return _bundled("bench")
 
 
 def find_game(name_or_path: str) -> Path:

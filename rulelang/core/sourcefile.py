@@ -11,6 +11,7 @@ import re
 import stat
 from pathlib import Path
 
+from rulelang.core.budgets import current_budgets
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
 
 # Control characters that never appear in a text file (tab, newline, carriage return and form
@@ -46,8 +47,6 @@ def printable_line(text: str) -> str:
 
 def read_source(path: str | Path) -> str:
     """The text of a .rules file, or a RulesError that says why it cannot be read."""
-    from rulelang.core.budgets import current_budgets
-
     name = str(path)
     p = Path(path)
     limit = current_budgets().source_bytes
@@ -93,8 +92,6 @@ def read_source(path: str | Path) -> str:
 def check_file_size(path: str | Path) -> None:
     """A file read as rules another way (a scenario written as JSON) is held to the source_bytes budget
     too: a RulesError if it is larger (else nothing; a file that is not there is the reader's to say)."""
-    from rulelang.core.budgets import current_budgets
-
     limit = current_budgets().source_bytes
     try:
         info = Path(path).stat()
@@ -107,8 +104,6 @@ def check_file_size(path: str | Path) -> None:
 def check_text_size(text: str, name: str) -> None:
     """A rules text given whole rather than read from a file (`rulelang.load(text=...)`, an editor's
     buffer) is held to the source_bytes budget as a file is: a RulesError if it is larger."""
-    from rulelang.core.budgets import current_budgets
-
     limit = current_budgets().source_bytes
     if len(text) <= limit // 4:  # (a character is at most 4 bytes of UTF-8)
         return

@@ -22,7 +22,7 @@ same cells and neighbours) and cards of its own; `layer_of` names the zone of it
 from __future__ import annotations
 
 from bisect import bisect_left
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -76,8 +76,10 @@ class Topology:
         g = nx.Graph()
         if self.kind == "grid" and not self.open:
             g.add_nodes_from((x, y) for x in range(self.width) for y in range(self.height))
-        elif self.kind == "hex" and self.shape is not None:
-            g.add_nodes_from(self.shaped_hex_cells())
+        elif self.kind == "hex" and self.shape == "rhombus":  # q in 0..width-1 on every row r
+            g.add_nodes_from((q, r) for r in range(self.height) for q in range(self.width))
+        elif self.kind == "hex" and self.shape is not None:  # a rectangle: every other row shifted half a cell
+            g.add_nodes_from((q - r // 2, r) for r in range(self.height) for q in range(self.width))
         elif self.kind == "hex" and not self.open:
             r = self.radius
             g.add_nodes_from((q, s) for q in range(-r, r + 1) for s in range(-r, r + 1) if abs(q + s) <= r)
@@ -90,10 +92,14 @@ class Topology:
             g.add_edges_from(self.edges)
         if self.deltas and not self.open:
             for cell in list(g.nodes):
-                for other in self.lattice_neighbours(cell):
-                    if other in g:
-                        g.add_edge(cell, other)
+                self.link(g, cell, g)
         return g
+
+    def link(self, g: nx.Graph, cell, present) -> None:
+        """Add to a grid or hex board's graph the edges from a cell to its neighbours among `present`."""
+        for other in self.lattice_neighbours(cell):
+            if other in present:
+                g.add_edge(cell, other)
 
     def fixed_board(self):
         """A fixed board's graph, cells in order and neighbour table, made once per game and shared
@@ -102,13 +108,6 @@ class Topology:
             graph = self.initial_graph()
             self._fixed = (graph, sorted(graph.nodes, key=cell_sort_key), {})
         return self._fixed
-
-    def shaped_hex_cells(self) -> list:
-        """Axial (q, r) cells of a hex rhombus (q in 0..width-1 on every row r) or of a hex rectangle
-        (rows of width cells, every other row shifted half a cell: q starts at -(r // 2))."""
-        if self.shape == "rhombus":
-            return [(q, r) for r in range(self.height) for q in range(self.width)]
-        return [(q - r // 2, r) for r in range(self.height) for q in range(self.width)]
 
     def lattice_neighbours(self, cell):
         found = self._neighbour_cache.get(cell)
@@ -157,17 +156,12 @@ class BoardCells:
             self._shared = True
             # in cell order: while the board is the game's (_shared), walking the stacks walks the cells in order
             self.stacks = {cell: [] for cell in self._sorted_cells}
-        # the frontier, kept up to date once asked for (see frontier()): occupied neighbours per
-        # cell, and the frontier's cells in order with their sort keys and as a set
+        # Kept up to date once asked for (each a _Sorted): the frontier, with how many occupied cells
+        # each cell is next to (_touch); a fixed board's empty cells; a fixed board's cells by the
+        # seat owning their top card (seat -> _Sorted, see owned_by)
         self._touch: dict | None = None
-        self._front_keys: list = []
-        self._front_cells: list = []
-        self._front_set: set = set()
-        # a fixed board's empty cells in order (with their sort keys), kept up to date once asked for
-        self._empty: list | None = None
-        self._empty_keys: list = []
-        # a fixed board's cells by the seat owning their top card: seat -> (sort keys, cells), in cell
-        # order, kept up to date once asked for (see owned_by)
+        self._front: _Sorted | None = None
+        self._empty: _Sorted | None = None
         self._owned: dict | None = None
         # a fixed board's groups of touching cells per seat (owned_groups), kept up to date once asked
         # for: seat -> (cell -> its _Group); a seat's are made again after one of its cells leaves it
@@ -198,17 +192,10 @@ class BoardCells:
         else:
             new._graph, new._sorted_cells, new._neighbour_table = self._graph.copy(), None, {}
         new.stacks = {cell: [entities[e.id] for e in stack] if stack else [] for cell, stack in self.stacks.items()}
-        if self._touch is None:
-            new._touch, new._front_keys, new._front_cells, new._front_set = None, [], [], set()
-        else:
-            new._touch, new._front_keys = dict(self._touch), list(self._front_keys)
-            new._front_cells, new._front_set = list(self._front_cells), set(self._front_set)
-        if self._empty is None:
-            new._empty, new._empty_keys = None, []
-        else:
-            new._empty, new._empty_keys = list(self._empty), list(self._empty_keys)
-        new._owned = None if self._owned is None else {
-            seat: (list(keys), list(cells), set(members)) for seat, (keys, cells, members) in self._owned.items()}
+        new._touch = None if self._touch is None else dict(self._touch)
+        new._front = None if self._front is None else self._front.copy()
+        new._empty = None if self._empty is None else self._empty.copy()
+        new._owned = None if self._owned is None else {seat: cells.copy() for seat, cells in self._owned.items()}
         new._groups = None  # made again if asked for
         new._borders = None
         new._next_to = {}
@@ -222,12 +209,9 @@ class BoardCells:
             import networkx as nx
 
             g = nx.Graph()
-            lattice = self.topology.lattice_neighbours
             for cell in self.stacks:
                 g.add_node(cell)
-                for other in lattice(cell):
-                    if other in g:
-                        g.add_edge(cell, other)
+                self.topology.link(g, cell, g)
             self._graph = g
         return g
 
@@ -258,9 +242,7 @@ class BoardCells:
             if g is not None:
                 g.add_node(cell)
                 if self.topology.open:
-                    for other in self.topology.lattice_neighbours(cell):
-                        if other in self.stacks:
-                            g.add_edge(cell, other)
+                    self.topology.link(g, cell, self.stacks)
         if self._near is not None:
             self._changed_near(cell)
         stack = self.stacks[cell]
@@ -275,10 +257,7 @@ class BoardCells:
             if self._touch is not None:
                 self._occupied(cell)
             if self._empty is not None:
-                i = bisect_left(self._empty_keys, cell_sort_key(cell))
-                if i < len(self._empty) and self._empty[i] == cell:
-                    del self._empty[i]
-                    del self._empty_keys[i]
+                self._empty.discard(cell)  # (a cell off a fixed board was not among them)
 
     def place_piece(self, cells, entity) -> None:
         """A card laid on several cells at once (a piece): in the stack of each of them."""
@@ -310,8 +289,6 @@ class BoardCells:
         return list(dict.fromkeys(out))
 
     def is_neighbour(self, a, b) -> bool:
-        if self.topology.open:
-            return b in self.topology.lattice_neighbours(a)
         return b in self.neighbour_cells(a)
 
     def is_free(self, cell, moving=None) -> bool:
@@ -345,10 +322,7 @@ class BoardCells:
             if self._touch is not None:
                 self._vacated(cell)
             if self._empty is not None:  # (never kept for an open board: see empty_cells)
-                key = cell_sort_key(cell)
-                i = bisect_left(self._empty_keys, key)
-                self._empty.insert(i, cell)
-                self._empty_keys.insert(i, key)
+                self._empty.add(cell)
 
     # ---- the frontier, kept incrementally: _touch[c] = how many occupied cells c is next to
     def _occupied(self, cell) -> None:
@@ -357,9 +331,8 @@ class BoardCells:
             n = touch.get(other, 0) + 1
             touch[other] = n
             if n == 1 and not stacks.get(other):
-                self._front_add(other)
-        if cell in self._front_set:
-            self._front_discard(cell)
+                self._front.add(other)
+        self._front.discard(cell)
 
     def _vacated(self, cell) -> None:
         touch, stacks = self._touch, self.stacks
@@ -369,28 +342,9 @@ class BoardCells:
                 touch[other] = n
             else:
                 del touch[other]
-                if other in self._front_set:
-                    self._front_discard(other)
+                self._front.discard(other)
         if touch.get(cell) and not stacks.get(cell):
-            self._front_add(cell)
-
-    def _front_add(self, cell) -> None:
-        key = cell_sort_key(cell)
-        i = bisect_left(self._front_keys, key)
-        self._front_keys.insert(i, key)
-        self._front_cells.insert(i, cell)
-        self._front_set.add(cell)
-
-    def _front_discard(self, cell) -> None:
-        i = bisect_left(self._front_keys, cell_sort_key(cell))
-        del self._front_keys[i]
-        del self._front_cells[i]
-        self._front_set.discard(cell)
-
-    def known_neighbours(self) -> dict | None:
-        """A fixed board's cells -> neighbour_cells(cell), for the cells asked so far (a walk over
-        many cells looks there first); None for an open board, whose neighbours are computed."""
-        return None if self.topology.open else self._neighbour_table
+            self._front.add(cell)
 
     def neighbour_cells(self, cell) -> list:
         if self.topology.open:
@@ -405,13 +359,12 @@ class BoardCells:
 
     def cards_next_to(self, cell) -> list:
         """The cards on the occupied cells next to a cell, cell by cell in the order of
-        neighbour_cells, each cell's stack bottom first. A new list each time (the caller
-        may keep or change it); worked out once until a card comes or goes."""
+        neighbour_cells, each cell's stack bottom first: a list of its own."""
         return self.cards_next_to_view(cell)[:]
 
     def cards_next_to_view(self, cell) -> list:
-        """cards_next_to without the copy, for a caller that only reads it (a loop that does not
-        keep it). A card coming or going makes a new list; it never changes this one."""
+        """cards_next_to without the copy, for a caller that only reads it: worked out once until a
+        card comes or goes (which makes a new list; it never changes this one)."""
         found = self._next_to.get(cell)
         if found is not None:
             return found
@@ -463,20 +416,18 @@ class BoardCells:
         return list(self._sorted_cells)
 
     def empty_cells(self) -> list:
-        """A fixed board's cells that hold no card, in order: computed once, then kept up to date as
-        cards come and go (an open board's cells are its occupied ones: none is empty)."""
+        """A fixed board's cells that hold no card, in order, kept once asked for (an open board's
+        cells are its occupied ones: none is empty)."""
         if self.topology.open:
             return []
         if self._empty is None:
             stacks = self.stacks
-            self._empty = [c for c in self.cells() if not stacks.get(c)]
-            self._empty_keys = [cell_sort_key(c) for c in self._empty]
-        return list(self._empty)
+            self._empty = _Sorted([c for c in self.cells() if not stacks.get(c)], members=False)
+        return list(self._empty.cells)
 
     def ray(self, cell, dx: int, dy: int) -> list:
-        """The cells from `cell` (not included) in the direction (dx, dy) to the edge, nearest first.
-        While the board is the game's fixed one (not grown off it), each ray is walked once per board
-        shape and kept with the topology."""
+        """The cells from `cell` (not included) in the direction (dx, dy) to the edge, nearest first
+        (kept with the topology while the board is the game's fixed one)."""
         rays = self.topology.ray_cache if self._shared else {}
         key = (cell, dx, dy)
         found = rays.get(key)
@@ -491,35 +442,30 @@ class BoardCells:
         return list(found)
 
     def owned_by(self, seat: int) -> list:
-        """The cells whose top card belongs to a seat, in cell order. A fixed board's are listed once,
-        then kept up to date as cards come and go and change owners (``top_owner_changed``)."""
-        stacks = self.stacks
+        """The cells whose top card belongs to a seat, in cell order (a fixed board's kept: _owned_index)."""
         if self.topology.open:
-            return sort_cells(c for c, stack in stacks.items() if stack and stack[-1].owner == seat)
+            return sort_cells(self.owned_set(seat))
         found = self._owned_index().get(seat)
-        return list(found[1]) if found is not None else []
+        return list(found.cells) if found is not None else []
 
     def owned_set(self, seat: int) -> set:
         """The cells of owned_by, as a set (to be read only): a walk through a player's cells asks it."""
         if self.topology.open:
             return {c for c, stack in self.stacks.items() if stack and stack[-1].owner == seat}
         found = self._owned_index().get(seat)
-        return found[2] if found is not None else set()
+        return found.members if found is not None else set()
 
     def _owned_index(self) -> dict:
-        """A fixed board's seats -> (sort keys, cells in order, the same cells as a set) of the cells
-        whose top card each owns: made once, then kept up to date (_top_owner_changed)."""
+        """A fixed board's seats -> the cells whose top card each owns (a _Sorted): made once, then
+        kept up to date as cards come and go and change owners (_top_owner_changed)."""
         if self._owned is None:
             stacks = self.stacks
             owned: dict = {}
             for c in self.cells():
                 stack = stacks[c]
                 if stack and stack[-1].owner is not None:
-                    keys, cells, members = owned.setdefault(stack[-1].owner, ([], [], set()))
-                    keys.append(cell_sort_key(c))
-                    cells.append(c)
-                    members.add(c)
-            self._owned = owned
+                    owned.setdefault(stack[-1].owner, []).append(c)
+            self._owned = {seat: _Sorted(cells) for seat, cells in owned.items()}
         return self._owned
 
     def top_owner_changed(self, cell, entity, old_seat) -> None:
@@ -538,36 +484,26 @@ class BoardCells:
                 groups.pop(old_seat, None)  # its groups may split: made again when asked for
             if new_seat is not None and new_seat in groups:
                 self._join(groups[new_seat], cell)
-        key = cell_sort_key(cell)
         if old_seat is not None:
-            keys, cells, members = self._owned[old_seat]
-            i = bisect_left(keys, key)
-            del keys[i]
-            del cells[i]
-            members.discard(cell)
+            self._owned[old_seat].discard(cell)
         if new_seat is not None:
-            keys, cells, members = self._owned.setdefault(new_seat, ([], [], set()))
-            i = bisect_left(keys, key)
-            keys.insert(i, key)
-            cells.insert(i, cell)
-            members.add(cell)
+            found = self._owned.get(new_seat)
+            if found is None:
+                found = self._owned[new_seat] = _Sorted(())
+            found.add(cell)
 
     # ---- a seat's groups of touching cells
     def owned_groups(self, seat: int) -> list:
-        """regions(board, owned_cells(board, seat)): the groups of touching cells whose top card the
-        seat owns, each in cell order, the groups in the order of their first cells. A fixed board's
-        are found once, then kept up to date as cells come to the seat (the new cell joins the
-        groups next to it), and found again after a cell leaves the seat; a group's list is made
-        when first asked for after it changed."""
+        """regions(board, owned_cells(board, seat)). A fixed board's are found once, then kept up to
+        date as cells come to the seat (_join), and found again after a cell leaves it."""
         if self.topology.open:
             return self.regions(self.owned_set(seat))
         groups = self._seat_groups(seat)
-        found = sorted({id(g): g for g in groups.values()}.values(), key=_first_key)
+        found = sorted({id(g): g for g in groups.values()}.values(), key=attrgetter("first"))
         return [g.in_order() for g in found]
 
     def owned_group(self, seat: int, cell) -> list:
-        """region(board, cell, owned_cells(board, seat)): the cell's group among the seat's cells,
-        in cell order (empty if the seat does not own the cell)."""
+        """region(board, cell, owned_cells(board, seat)), from the groups owned_groups keeps."""
         if self.topology.open:
             return self.region(cell, self.owned_set(seat))
         group = self._seat_groups(seat).get(cell)
@@ -576,7 +512,8 @@ class BoardCells:
     def connected(self, start, members: set) -> set:
         """The cells of `members` connected to `start` through neighbouring cells of `members`."""
         neighbours = self.neighbour_cells
-        known = self.known_neighbours() or {}
+        # (a fixed board's neighbour table, for the cells asked so far, is looked at first)
+        known = {} if self.topology.open else self._neighbour_table
         seen = {start}
         todo = [start]
         while todo:
@@ -589,13 +526,11 @@ class BoardCells:
         return seen
 
     def region(self, cell, members: set) -> list:
-        """The group of touching cells among `members` that holds `cell`, in cell order (empty if the
-        cell is not among them)."""
+        """The group of touching cells among `members` that holds `cell`, in cell order (or none)."""
         return sort_cells(self.connected(cell, members)) if cell in members else []
 
     def regions(self, members: set) -> list:
-        """The groups of touching cells among `members`, each in cell order, in the order of their
-        first cells."""
+        """The groups of touching cells among `members`, each in cell order, by their first cells."""
         return [sort_cells(group) for _first, group in self._groups_among(sort_cells(members), members)]
 
     def _groups_among(self, ordered: list, members: set):
@@ -610,9 +545,7 @@ class BoardCells:
 
     def border_of(self, cells) -> list | None:
         """cells_around(board, cells) worked out before for this very list (a list is a value: it never
-        changes), or None. A group the board keeps is handed out as the same list while it does not
-        change, and a def's value is remembered as the same list: Go asks the liberties of the same
-        groups move after move."""
+        changes), or None: the rules ask the border of the same kept group or def's value move after move."""
         borders = self._borders
         if borders is None or type(cells) is not list:
             return None
@@ -620,8 +553,7 @@ class BoardCells:
         return found[1] if found is not None and found[0] is cells else None
 
     def keep_border(self, cells, border: list) -> None:
-        """Keep the border of a list of cells (border_of), the list with it (so that its id is not
-        another list's): up to BORDERS_KEPT lists, then it starts again."""
+        """Keep the border of a list of cells (border_of), with the list (so that its id stays its own)."""
         if type(cells) is not list:
             return
         borders = self._borders
@@ -675,8 +607,7 @@ class BoardCells:
         return sort_cells(c for c, stack in self.stacks.items() if stack)
 
     def frontier(self) -> list:
-        """Empty cells next to an occupied cell, in a stable order (by cell_sort_key). Computed
-        once, then kept up to date as cards come and go (place and remove)."""
+        """Empty cells next to an occupied cell, in cell order, kept once asked for (place and remove)."""
         if self._touch is None:
             touch: dict = {}
             for cell, stack in self.stacks.items():
@@ -684,10 +615,8 @@ class BoardCells:
                     for other in self.neighbour_cells(cell):
                         touch[other] = touch.get(other, 0) + 1
             stacks = self.stacks
-            front = sort_cells(c for c in touch if not stacks.get(c))
-            self._touch, self._front_cells, self._front_set = touch, front, set(front)
-            self._front_keys = [cell_sort_key(c) for c in front]
-        return list(self._front_cells)
+            self._touch, self._front = touch, _Sorted(sort_cells(c for c in touch if not stacks.get(c)))
+        return list(self._front.cells)
 
     def distance(self, a, b) -> int:
         kind = self.topology.kind
@@ -707,13 +636,49 @@ class BoardCells:
 _EMPTY: list = []
 
 
+class _Sorted:
+    """Cells in cell order, kept so as cards come and go: the cells, their sort keys (to find a cell's
+    place by bisection) and, unless `members` is False, the same cells as a set."""
+
+    __slots__ = ("keys", "cells", "members")
+
+    def __init__(self, cells, members: bool = True):
+        self.cells = list(cells)  # (given in order)
+        self.keys = [cell_sort_key(c) for c in self.cells]
+        self.members = set(self.cells) if members else None
+
+    def add(self, cell) -> None:
+        key = cell_sort_key(cell)
+        i = bisect_left(self.keys, key)
+        self.keys.insert(i, key)
+        self.cells.insert(i, cell)
+        if self.members is not None:
+            self.members.add(cell)
+
+    def discard(self, cell) -> None:
+        """Take the cell out, if it is there."""
+        if self.members is not None and cell not in self.members:
+            return
+        i = bisect_left(self.keys, cell_sort_key(cell))
+        if i < len(self.cells) and self.cells[i] == cell:
+            del self.keys[i]
+            del self.cells[i]
+            if self.members is not None:
+                self.members.discard(cell)
+
+    def copy(self) -> "_Sorted":
+        new = _Sorted.__new__(_Sorted)
+        new.keys, new.cells = list(self.keys), list(self.cells)
+        new.members = None if self.members is None else set(self.members)
+        return new
+
+
 BORDERS_KEPT = 512  # lists of cells whose border a board keeps (then it starts again)
 
 
 class _Group:
     """One group of a seat's touching cells (BoardCells.owned_groups): its cells, its first cell's
-    sort key, and its cells in order once asked for (a list handed out as a value, never changed:
-    a group that grows makes a new one)."""
+    sort key, and its cells in order once asked for (a value: a group that grows makes a new list)."""
 
     __slots__ = ("cells", "first", "ordered")
 
@@ -724,10 +689,6 @@ class _Group:
         if self.ordered is None:
             self.ordered = sort_cells(self.cells)
         return self.ordered
-
-
-def _first_key(group: _Group):
-    return group.first
 
 
 def cell_sort_key(cell):

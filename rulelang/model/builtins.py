@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND
+from rulelang.core.budgets import BEYOND_BOUND, NUMBER_BOUND, current_budgets
 from rulelang.model.things import BoardZone, EnumMap, Entity, KeywordValue, Player, Zone, out_seats, players_in
 
 
@@ -70,6 +70,11 @@ def _items(value) -> list:
     return as_list(value)
 
 
+def budgets_of(ctx):
+    """The budgets of the match a built-in runs in (without one, those in force)."""
+    return ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()
+
+
 def board_of(x) -> BoardZone:
     zone = x.zone if isinstance(x, Entity) else x
     if not isinstance(zone, BoardZone):
@@ -116,6 +121,7 @@ def label(e: Entity) -> str:
 
 
 # ------------------------------------------------------------------ collections
+# (a built-in that is one expression is registered in one line, in the order of the reference's table)
 
 
 @builtin("count", 1, 1, "how many items a collection holds")
@@ -125,11 +131,6 @@ def _count(ctx, coll):
     if isinstance(coll, Zone):
         return len(coll.items)
     return len(as_list(coll))
-
-
-@builtin("sum", 1, 1, "the total of a list of numbers")
-def _sum(ctx, coll):
-    return _bounded(sum(as_list(coll)), "the total")
 
 
 def _bounded(total, what: str):
@@ -147,29 +148,23 @@ def _extreme(fn, args):
     return fn(args)
 
 
-@builtin("min", 1, None, "the smallest of a list of numbers, or of several numbers (0 for an empty list)")
-def _min(ctx, *args):
-    return _extreme(min, args)
+def _count_of(n, name: str) -> int:
+    """A count of items asked of first/last/skip/sample: a whole number, 0 or more."""
+    if type(n) is not int or n < 0:
+        raise RuleFailure(f"{name}() takes a count of items, a whole number 0 or more, not {describe(n)}")
+    return n
 
 
-@builtin("max", 1, None, "the largest of a list of numbers, or of several numbers (0 for an empty list)")
-def _max(ctx, *args):
-    return _extreme(max, args)
-
-
-@builtin("any", 1, 1, "true when some item of the list is true (use with `x in coll where cond`)")
-def _any(ctx, coll):
-    return any(as_list(coll))
-
-
-@builtin("all", 1, 1, "true when every item of the list is true (use with `x in coll where cond`)")
-def _all(ctx, coll):
-    return all(as_list(coll))
-
-
-@builtin("abs", 1, 1, "the absolute value of a number")
-def _abs(ctx, x):
-    return abs(x)
+builtin("sum", 1, 1, "the total of a list of numbers")(lambda ctx, coll: _bounded(sum(as_list(coll)), "the total"))
+builtin("min", 1, None, "the smallest of a list of numbers, or of several numbers (0 for an empty list)")(
+    lambda ctx, *args: _extreme(min, args))
+builtin("max", 1, None, "the largest of a list of numbers, or of several numbers (0 for an empty list)")(
+    lambda ctx, *args: _extreme(max, args))
+builtin("any", 1, 1, "true when some item of the list is true (use with `x in coll where cond`)")(
+    lambda ctx, coll: any(as_list(coll)))
+builtin("all", 1, 1, "true when every item of the list is true (use with `x in coll where cond`)")(
+    lambda ctx, coll: all(as_list(coll)))
+builtin("abs", 1, 1, "the absolute value of a number")(lambda ctx, x: abs(x))
 
 
 @builtin("first", 1, 2, "the first item of a list, or none; first(list, n): a list of its first n items (all, if fewer)")
@@ -189,68 +184,35 @@ def _last(ctx, coll, n=None):
     return items[-1] if items else None
 
 
-@builtin("skip", 2, 2, "the list without its first n items: skip(list, 2) then first(..., 3) is the 3rd to 5th")
-def _skip(ctx, coll, n):
-    return _items(coll)[_count_of(n, "skip"):]
-
-
-@builtin("index_of", 2, 2, "where an item stands in a list, counting from 0 as list[i] does (-1 if absent); "
-                           "index_of(red, Colour) is an enum member's place in its enum")
-def _index_of(ctx, item, coll):
-    items = _items(coll)
-    for i, x in enumerate(items):
-        if x == item:
-            return i
-    return -1
-
-
-def _count_of(n, name: str) -> int:
-    """A count of items asked of first/last/skip/sample: a whole number, 0 or more."""
-    if type(n) is not int or n < 0:
-        raise RuleFailure(f"{name}() takes a count of items, a whole number 0 or more, not {describe(n)}")
-    return n
-
-
-@builtin("top", 1, 1, "the top card of a pile (the last one put on it), or none")
-def _top(ctx, zone):
-    items = _items(zone)
-    return items[-1] if items else None
-
-
-@builtin("bottom", 1, 1, "the bottom card of a pile, or none")
-def _bottom(ctx, zone):
-    items = _items(zone)
-    return items[0] if items else None
-
-
-@builtin("empty", 1, 1, "true when a collection holds nothing")
-def _empty(ctx, coll):
-    return _count(ctx, coll) == 0
+builtin("skip", 2, 2, "the list without its first n items: skip(list, 2) then first(..., 3) is the 3rd to 5th")(
+    lambda ctx, coll, n: _items(coll)[_count_of(n, "skip"):])
+builtin("index_of", 2, 2, "where an item stands in a list, counting from 0 as list[i] does (-1 if absent); "
+                          "index_of(red, Colour) is an enum member's place in its enum")(
+    lambda ctx, item, coll: next((i for i, x in enumerate(_items(coll)) if x == item), -1))
+builtin("top", 1, 1, "the top card of a pile (the last one put on it), or none")(
+    lambda ctx, zone: items[-1] if (items := _items(zone)) else None)
+builtin("bottom", 1, 1, "the bottom card of a pile, or none")(
+    lambda ctx, zone: items[0] if (items := _items(zone)) else None)
+builtin("empty", 1, 1, "true when a collection holds nothing")(lambda ctx, coll: _count(ctx, coll) == 0)
 
 
 @builtin("distinct", 1, 1, "the list without repeated items, in first-seen order")
 def _distinct(ctx, coll):
     out = []
     for x in as_list(coll):
-        if x not in out:
+        if x not in out:  # (equality, not hashing: items may be lists)
             out.append(x)
     return out
 
 
-@builtin("concat", 1, None, "the lists joined one after another")
-def _concat(ctx, *lists):
-    out = []
-    for x in lists:
-        out.extend(as_list(x))
-    return out
+builtin("concat", 1, None, "the lists joined one after another")(
+    lambda ctx, *lists: [x for items in lists for x in as_list(items)])
 
 
 @builtin("sorted_by", 2, 2, "the items sorted by a number each: sorted_by(items, [key for x in items])")
 def _sorted_by(ctx, items, keys):
-    items = as_list(items)
-    keys = as_list(keys)
-    order = sorted(range(len(items)), key=lambda i: keys[i])
-    return [items[i] for i in order]
+    items, keys = as_list(items), as_list(keys)
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: keys[i])]
 
 
 @builtin("shared", 2, 2, "the items found in both lists")
@@ -270,21 +232,10 @@ def _shared(ctx, a, b):
 # ------------------------------------------------------------------ entities and players
 
 
-@builtin("owner", 1, 1, "the player a card belongs to, or none")
-def _owner(ctx, e):
-    if isinstance(e, Zone):
-        return ctx.s.players[e.owner] if e.owner is not None else None
-    return ctx.s.players[e.owner] if e.owner is not None else None
-
-
-@builtin("zone_of", 1, 1, "the zone a card is in")
-def _zone_of(ctx, e):
-    return e.zone
-
-
-@builtin("cell_of", 1, 1, "the board cell a card is on, or none")
-def _cell_of(ctx, e):
-    return e.cell
+builtin("owner", 1, 1, "the player a card belongs to, or none")(
+    lambda ctx, e: ctx.s.players[e.owner] if e.owner is not None else None)
+builtin("zone_of", 1, 1, "the zone a card is in")(lambda ctx, e: e.zone)
+builtin("cell_of", 1, 1, "the board cell a card is on, or none")(lambda ctx, e: e.cell)
 
 
 @builtin("player", 1, 1, "a player by seat number, counting from 1")
@@ -292,11 +243,6 @@ def _player(ctx, n):
     if not 1 <= n <= len(ctx.s.players):
         raise RuleFailure(f"there is no player {n} in a {len(ctx.s.players)}-player match")
     return ctx.s.players[n - 1]
-
-
-@builtin("seat", 1, 1, "a player's seat number, counting from 1")
-def _seat(ctx, p):
-    return p.seat + 1
 
 
 def _in_order(ctx, p, step) -> list:
@@ -307,36 +253,22 @@ def _in_order(ctx, p, step) -> list:
             if i == 0 or (p.seat + step * i) % n not in out]
 
 
-@builtin("next_player", 1, 1, "the player after this one in the game's turn order (eliminated players are passed by)")
-def _next_player(ctx, p):
-    order = _in_order(ctx, p, ctx.vm.program.game.step)
+def _next_in_order(ctx, p, step):
+    order = _in_order(ctx, p, step)
     return order[1] if len(order) > 1 else p
 
 
-@builtin("previous_player", 1, 1, "the player before this one in the game's turn order (eliminated players are passed by)")
-def _previous_player(ctx, p):
-    order = _in_order(ctx, p, -ctx.vm.program.game.step)
-    return order[1] if len(order) > 1 else p
-
-
-@builtin("turn_order", 1, 1, "every player still in the game in turn order, starting with the given one")
-def _turn_order(ctx, p):
-    return _in_order(ctx, p, ctx.vm.program.game.step)
-
-
-@builtin("opponents", 1, 1, "every player still in the game except the given one")
-def _opponents(ctx, p):
-    return [q for q in players_in(ctx.s) if q is not p]
-
-
-@builtin("label", 1, 1, "the text that names a card or value")
-def _label(ctx, x):
-    return describe(x)
-
-
-@builtin("face_down", 1, 1, "true when a card lies face down")
-def _face_down(ctx, e):
-    return e.face_down
+builtin("seat", 1, 1, "a player's seat number, counting from 1")(lambda ctx, p: p.seat + 1)
+builtin("next_player", 1, 1, "the player after this one in the game's turn order (eliminated players are passed by)")(
+    lambda ctx, p: _next_in_order(ctx, p, ctx.vm.program.game.step))
+builtin("previous_player", 1, 1, "the player before this one in the game's turn order (eliminated players are "
+                                 "passed by)")(lambda ctx, p: _next_in_order(ctx, p, -ctx.vm.program.game.step))
+builtin("turn_order", 1, 1, "every player still in the game in turn order, starting with the given one")(
+    lambda ctx, p: _in_order(ctx, p, ctx.vm.program.game.step))
+builtin("opponents", 1, 1, "every player still in the game except the given one")(
+    lambda ctx, p: [q for q in players_in(ctx.s) if q is not p])
+builtin("label", 1, 1, "the text that names a card or value")(lambda ctx, x: describe(x))
+builtin("face_down", 1, 1, "true when a card lies face down")(lambda ctx, e: e.face_down)
 
 
 # ------------------------------------------------------------------ board
@@ -356,52 +288,30 @@ def _neighbors(ctx, x, cell=None):
 
 @builtin("adjacent", 2, 2, "true when two cards (or two cells of one board) are next to each other")
 def _adjacent(ctx, a, b):
-    if isinstance(a, Entity) and isinstance(b, Entity):
-        if a.zone is not b.zone or not isinstance(a.zone, BoardZone):
-            return False
-        board, ca, cb = a.zone, a.cell, b.cell
-        if board.cells.pieces:  # a piece is next to whatever is next to any of its cells
-            return a is not b and bool(set(board.cells.covered_cells(b)).intersection(board.cells.piece_neighbour_cells(a)))
-    else:
+    if not (isinstance(a, Entity) and isinstance(b, Entity)):
         raise RuleFailure("adjacent() compares two cards on a board")
-    if board.cells.topology.open:
-        return cb in board.cells.topology.lattice_neighbours(ca)
-    return board.cells.graph.has_edge(ca, cb)
+    if a.zone is not b.zone or not isinstance(a.zone, BoardZone):
+        return False
+    cells = a.zone.cells
+    if cells.pieces:  # a piece is next to whatever is next to any of its cells
+        return a is not b and bool(set(cells.covered_cells(b)).intersection(cells.piece_neighbour_cells(a)))
+    if cells.topology.open:
+        return b.cell in cells.topology.lattice_neighbours(a.cell)
+    return cells.graph.has_edge(a.cell, b.cell)
 
 
-@builtin("distance", 2, 3, "the number of steps between two cards on one board (or distance(board, cell, cell))")
-def _distance(ctx, a, b, c=None):
-    if c is not None:
-        return a.cells.distance(b, c)
-    board = board_of(a)
-    return board.cells.distance(a.cell, b.cell)
-
-
-@builtin("frontier", 1, 1, "the empty cells next to an occupied cell of a board")
-def _frontier(ctx, board):
-    return board.cells.frontier()
-
-
-@builtin("origin", 1, 1, "the centre cell of a board")
-def _origin(ctx, board):
-    return board.cells.topology.origin()
-
-
-@builtin("cells", 1, 1, "every cell of a board (for open boards: the occupied ones)")
-def _cells(ctx, board):
-    return board.cells.cells()
-
-
-@builtin("occupied_cells", 1, 1, "the cells of a board that hold a card")
-def _occupied_cells(ctx, board):
-    return board.cells.occupied_cells()
-
-
-@builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")
-def _neighbor_cells(ctx, x, cell=None):
-    if cell is None:
-        return board_of(x).cells.piece_neighbour_cells(x)
-    return list(x.cells.neighbour_cells(cell))
+builtin("distance", 2, 3, "the number of steps between two cards on one board (or distance(board, cell, cell))")(
+    lambda ctx, a, b, c=None: a.cells.distance(b, c) if c is not None else board_of(a).cells.distance(a.cell, b.cell))
+builtin("frontier", 1, 1, "the empty cells next to an occupied cell of a board")(
+    lambda ctx, board: board.cells.frontier())
+builtin("origin", 1, 1, "the centre cell of a board")(lambda ctx, board: board.cells.topology.origin())
+builtin("cells", 1, 1, "every cell of a board (for open boards: the occupied ones)")(
+    lambda ctx, board: board.cells.cells())
+builtin("occupied_cells", 1, 1, "the cells of a board that hold a card")(
+    lambda ctx, board: board.cells.occupied_cells())
+builtin("neighbor_cells", 1, 2, "the cells next to a card's cell (or next to a cell: neighbor_cells(board, cell))")(
+    lambda ctx, x, cell=None: board_of(x).cells.piece_neighbour_cells(x) if cell is None
+    else list(x.cells.neighbour_cells(cell)))
 
 
 @builtin("empty_cells_around", 1, 2, "the empty cells next to a card (or next to a cell: empty_cells_around(board, cell))")
@@ -414,11 +324,10 @@ def _empty_around(ctx, x, cell=None):
     return x.cells.empty_neighbour_cells(cell)
 
 
-@builtin("at", 2, 3, "the cards on one cell of a board, bottom first (at(board, cell, place): those in one place of it)")
-def _at(ctx, board, cell, place=None):
-    if place is not None:
-        return board.cells.in_place(cell, place)
-    return list(board.cells.stack(cell))
+builtin("at", 2, 3, "the cards on one cell of a board, bottom first "
+                    "(at(board, cell, place): those in one place of it)")(
+    lambda ctx, board, cell, place=None: board.cells.in_place(cell, place) if place is not None
+    else list(board.cells.stack(cell)))
 
 
 @builtin("has_room", 3, 3, "true when one more card fits in a place of a board's cell: has_room(board, cell, place)")
@@ -429,10 +338,8 @@ def _has_room(ctx, board, cell, place):
     return board.cells.has_cell(cell) and board.cells.has_room(cell, place)
 
 
-@builtin("top_at", 2, 2, "the top card on one cell of a board, or none")
-def _top_at(ctx, board, cell):
-    stack = board.cells.stack(cell)
-    return stack[-1] if stack else None
+builtin("top_at", 2, 2, "the top card on one cell of a board, or none")(
+    lambda ctx, board, cell: stack[-1] if (stack := board.cells.stack(cell)) else None)
 
 
 @builtin("connected_groups", 1, 1, "the groups of cards on a board whose cells touch each other")
@@ -440,13 +347,8 @@ def _groups(ctx, board):
     import networkx as nx  # imported on first use: `rulelang check` does not need it
 
     g = board.cells.graph.subgraph(board.cells.occupied_cells())
-    groups = []
-    for comp in sorted(nx.connected_components(g), key=lambda c: min(c)):
-        cards = []
-        for cell in sorted(comp):
-            cards.extend(board.cells.stack(cell))
-        groups.append(cards)
-    return groups
+    return [[card for cell in sorted(comp) for card in board.cells.stack(cell)]
+            for comp in sorted(nx.connected_components(g), key=min)]
 
 
 # ------------------------------------------------------------------ chance
@@ -456,9 +358,7 @@ def _groups(ctx, board):
 def _roll(ctx, a, b=None):
     count, sides = (1, a) if b is None else (a, b)
     if isinstance(count, int) and count > 1000:
-        from rulelang.core.budgets import current_budgets
-
-        budgets = ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()
+        budgets = budgets_of(ctx)
         if count > budgets.list_size:
             raise RuleFailure(f"roll() of {count:,} dice is more than the list_size budget ({budgets.list_size:,}); "
                               f"raise it with --budget list_size=N")
@@ -468,23 +368,18 @@ def _roll(ctx, a, b=None):
     return _bounded(sum(ctx.s.rng.randint(1, sides) for _ in range(count)), "the total of the dice")
 
 
-@builtin("sample", 2, 2, "n different items of a list picked at random, in the order picked (all, if fewer)")
-def _sample(ctx, coll, n):
-    return _picked(ctx, as_list(coll), _count_of(n, "sample"))
+builtin("sample", 2, 2, "n different items of a list picked at random, in the order picked (all, if fewer)")(
+    lambda ctx, coll, n: _picked(ctx, as_list(coll), _count_of(n, "sample")))
+builtin("shuffled", 1, 1, "the items of a list in a random order (the list itself is unchanged)")(
+    lambda ctx, coll: _picked(ctx, as_list(coll)))
 
 
-@builtin("shuffled", 1, 1, "the items of a list in a random order (the list itself is unchanged)")
-def _shuffled(ctx, coll):
-    items = as_list(coll)
-    return _picked(ctx, items, len(items))
-
-
-def _picked(ctx, items: list, n: int) -> list:
-    """n items taken one by one at random from what is left; each pick is one of random()'s, so a
+def _picked(ctx, items: list, n: int | None = None) -> list:
+    """n items (None: all) taken one by one at random from what is left; each pick is one of random()'s, so a
     scenario's queued `next random` results come first."""
     left, out = list(items), []
     fixed = ctx.s.fixed_chance
-    for _ in range(min(n, len(left))):
+    for _ in range(len(left) if n is None else min(n, len(left))):
         i = fixed.pick(left, ctx.s.rng) if fixed is not None else ctx.s.rng.randrange(len(left))
         out.append(left.pop(i))
     return out
@@ -495,9 +390,7 @@ def _random(ctx, coll):
     items = as_list(coll)
     if not items:
         raise RuleFailure("random() was given an empty list")
-    if ctx.s.fixed_chance is not None:
-        return items[ctx.s.fixed_chance.pick(items, ctx.s.rng)]
-    return items[ctx.s.rng.randrange(len(items))]
+    return _picked(ctx, items, 1)[0]
 
 
 # ------------------------------------------------------------------ keywords
@@ -523,10 +416,7 @@ def holds_keyword(value) -> bool:
     return type(value) is KeywordValue or (type(value) is list and any(type(v) is KeywordValue for v in value))
 
 
-@builtin("keywords", 1, 1, "every keyword printed on a card")
-def _keywords(ctx, e):
-    return keywords_of(e)
-
+builtin("keywords", 1, 1, "every keyword printed on a card")(lambda ctx, e: keywords_of(e))
 
 # `has`, `usable` and `matched` need the compiled program: the compiler provides them.
 SPECIAL_FUNCS = {

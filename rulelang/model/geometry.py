@@ -2,15 +2,11 @@
 position seen before. They go into `builtins.BUILTINS` when the package loads (its __init__
 imports this module).
 
-- Directions are (dx, dy) steps of a board's lattice: `directions(board)` (every one),
-  `straight_directions` and `diagonal_directions` (square grids). `towards(board, cell, d)` is the next
-  cell that way; `ray(board, cell, d)` every cell from there to the board's edge, which a comprehension
-  cuts short: `[c in ray(board, cell, d) while empty(at(board, c))]`.
-- `edge(board, "top")` names the cells along one side of a fixed grid or hex board.
-- Regions are groups of cells that touch, among cells the rules select: `regions(board, cells)`,
-  `region(board, cell, cells)` and `cells_around(board, cells)` (the cells next to a group, outside it).
-  They only visit the selected cells, through the board's neighbour table.
-- `snapshot(...)` is a text that is the same exactly when the boards (or any values) given are the same:
+- Directions are (dx, dy) steps of a grid or hex board's lattice; a `ray` goes to the board's edge,
+  which a comprehension cuts short: `[c in ray(board, cell, d) while empty(at(board, c))]`.
+- Regions are groups of touching cells among cells the rules select; they only visit the selected
+  cells, through the board's neighbour table (a seat's own groups are kept by the board).
+- `snapshot(...)` is a text that is the same exactly when the boards (or values) given are the same:
   kept in a list var it is a record of earlier positions, for repetition rules.
 """
 from __future__ import annotations
@@ -31,8 +27,9 @@ def _board(x, fn: str) -> BoardZone:
     return x
 
 
-def _lattice(board: BoardZone, fn: str):
-    topo = board.cells.topology
+def _lattice(x, fn: str):
+    """The topology of a board with directions (a grid or hex board), or a RuleFailure."""
+    topo = _board(x, fn).cells.topology
     if topo.kind not in ("grid", "hex"):
         raise RuleFailure(f"{fn}() needs a grid or hex board: a {topo.kind} has no directions")
     return topo
@@ -46,24 +43,20 @@ def _direction(d, fn: str):
     return d
 
 
-def _on_board(board: BoardZone, cell) -> bool:
-    return cell in board.cells.stacks or board.cells.topology.open
-
-
 @builtin("directions", 1, 1, "every direction of a grid or hex board, as (dx, dy) steps: 4 or 8 on a grid, 6 on a hex board")
 def _directions(ctx, board):
-    return list(_lattice(_board(board, "directions"), "directions").deltas)
+    return list(_lattice(board, "directions").deltas)
 
 
 @builtin("straight_directions", 1, 1, "the four directions along rows and columns of a square grid: (1, 0), (-1, 0), (0, 1), (0, -1)")
 def _straight(ctx, board):
-    topo = _lattice(_board(board, "straight_directions"), "straight_directions")
+    topo = _lattice(board, "straight_directions")
     return list(GRID4) if topo.kind == "grid" else list(HEX6)
 
 
 @builtin("diagonal_directions", 1, 1, "the four diagonal directions of a square grid: (1, 1), (1, -1), (-1, 1), (-1, -1)")
 def _diagonal(ctx, board):
-    topo = _lattice(_board(board, "diagonal_directions"), "diagonal_directions")
+    topo = _lattice(board, "diagonal_directions")
     if topo.kind != "grid":
         raise RuleFailure("diagonal_directions() needs a square grid")
     return [d for d in GRID8 if d[0] and d[1]]
@@ -71,19 +64,16 @@ def _diagonal(ctx, board):
 
 @builtin("towards", 3, 4, "the cell one step (or n steps: towards(board, cell, d, n)) from a cell in a direction, or none off the board")
 def _towards(ctx, board, cell, d, n=1):
-    board = _board(board, "towards")
     _lattice(board, "towards")
     dx, dy = _direction(d, "towards")
     target = (cell[0] + dx * n, cell[1] + dy * n)
-    return target if _on_board(board, target) else None
+    return target if target in board.cells.stacks or board.cells.topology.open else None
 
 
 @builtin("ray", 3, 3, "the cells in a line from a cell (not included) in a direction to the board's edge, nearest first; "
                       "cut it short with [c in ray(board, cell, d) while cond]")
 def _ray(ctx, board, cell, d):
-    board = _board(board, "ray")
-    topo = _lattice(board, "ray")
-    if topo.open:
+    if _lattice(board, "ray").open:
         raise RuleFailure("ray() needs a board of fixed size (an open board has no edge)")
     dx, dy = _direction(d, "ray")
     return board.cells.ray(cell, dx, dy)

@@ -14,6 +14,7 @@ unchanged.
 from __future__ import annotations
 
 from itertools import product
+from math import prod
 from typing import Callable
 
 # segment kinds
@@ -38,11 +39,8 @@ class Options:
     def of_one(cls, alt, name: str, var: str, items: list) -> "Options":
         """One option per item, bound to var (`add_one` on new Options), made at once: the options of
         every `choose x from list`."""
-        options = cls.__new__(cls)
-        options._segments = [(_ONE, len(items), (alt, name, var, items))] if items else []
-        options._starts = [0] if items else []
-        options._len = len(items)
-        options._made = {}
+        options = cls()
+        options.add_one(alt, name, var, items)
         return options
 
     # ---- building
@@ -55,10 +53,7 @@ class Options:
     def add_product(self, alt, name: str, names: list, lists: list) -> None:
         """Every combination of one item of each list (the first list outermost, the last varying
         fastest), the i-th list's item bound to names[i]."""
-        count = 1
-        for items in lists:
-            count *= len(items)
-        self._add(_PRODUCT, count, (alt, name, tuple(names), tuple(lists)))
+        self._add(_PRODUCT, prod(map(len, lists)), (alt, name, tuple(names), tuple(lists)))
 
     def add_rows(self, alt, name: str, names: list, rows: list) -> None:
         self._add(_ROWS, len(rows), (alt, name, tuple(names), rows))

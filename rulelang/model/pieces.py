@@ -9,17 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulelang.model.builtins import RuleFailure, board_of, builtin, describe
+from rulelang.model.builtins import RuleFailure, board_of, budgets_of, builtin, describe
 from rulelang.model.things import Entity
 
 if TYPE_CHECKING:
     from rulelang.model.board import BoardCells
-
-
-def turn_once(kind: str, offset: tuple) -> tuple:
-    """An offset turned a quarter (square grid) or a sixth (hex, axial) of a turn."""
-    x, y = offset
-    return (-y, x) if kind == "grid" else (-y, x + y)
 
 
 def shape_turns(kind: str, shape: tuple) -> list:
@@ -31,7 +25,8 @@ def shape_turns(kind: str, shape: tuple) -> list:
     for _ in range(4 if kind == "grid" else 6):
         x0, y0 = cur[0]
         out.append(tuple((x - x0, y - y0) for x, y in cur))
-        cur = tuple(turn_once(kind, o) for o in cur)
+        # a quarter turn (square grid) or a sixth of one (hex, axial)
+        cur = tuple((-y, x) if kind == "grid" else (-y, x + y) for x, y in cur)
     return out
 
 
@@ -89,9 +84,7 @@ def _shape_of(piece) -> tuple:
          "(places_for(board, piece); a piece of `covers N` cells in every turn)")
 def _places_for(ctx, board, piece):
     board = board_of(board)
-    from rulelang.core.budgets import current_budgets
-
-    most = (ctx.vm.meter.budgets if getattr(ctx, "vm", None) is not None else current_budgets()).list_size
+    most = budgets_of(ctx).list_size
     try:
         return placements(board.cells, _shape_of(piece), most)
     except OverflowError:

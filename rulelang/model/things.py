@@ -169,9 +169,8 @@ class Journal:
 class State:
     def __init__(self, seed: int, rng: random.Random | None = None):
         self.seed = seed
-        # the match's chance: made from the seed when first used (many games never roll or shuffle,
-        # and seeding costs as much as the rest of a small match's start); a copy of a match brings
-        # its generator's state, or none if the original had not used it yet
+        # the match's chance, made from the seed when first used (seeding costs as much as the rest of a
+        # small match's start, and many games never roll or shuffle)
         self._rng = rng
         self.fixed_chance = None  # results of chance queued by a scenario, asked first (rulelang/engine/fixed_chance.py)
         self.entities: list[Entity] = []
@@ -193,23 +192,22 @@ class State:
         self.ending = False
         self.def_cache: dict = {}  # values of chance-free defs for the current state and turn (see compiler)
         self.state_cache: dict = {}  # values of chance-free defs that read no turn, for the current state
-        # values of the defs that are the same all game (dependencies.constant_defs); not saved, not
-        # copied: a resumed match or a copy works them out again
+        # values of the defs that are the same all game (dependencies.constant_defs); neither saved nor
+        # copied (worked out again)
         self.constants: dict = {}
         # values of the defs that look at a card and the cards next to it (dependencies.neighbourhood_defs):
-        # def name -> {card: (stamp, value)}, each valid while its card's neighbourhood, the fields the def
-        # reads and every other kind of change stay as they were (see codegen); not saved, not copied.
-        # `accounted` counts the changes of `version` that such a stamp follows by itself: cards put in a
-        # zone (a board says which cells changed) and fields or globals changed with their readers known
+        # def name -> {card: (stamp, value)}, valid while the card's neighbourhood, the fields the def reads
+        # and every other kind of change stay as they were (see codegen); neither saved nor copied.
+        # `accounted` counts the changes of `version` such a stamp follows by itself (cards put in a zone,
+        # fields or globals changed with their readers known)
         self.local_cache: dict = {}
         self.accounted = 0
-        # the face-up cards of public zones by the keywords they carry, in card order, as
-        # (cards_version, {keyword: tuple of cards}): worked out again after a change of what it
-        # depends on (VM.bearers)
+        # the face-up cards of public zones by keyword, in card order: (cards_version, {keyword: cards})
+        # (VM.bearers)
         self.bearers: tuple | None = None
-        # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned
-        # face up or down, or given a value in a field that may hold a keyword (Program.keyword_fields;
-        # any field on an undone change); other changes (a player's field, a global) leave it
+        # counts the changes a card's bearing of keywords may depend on: a card put into a zone, turned, or
+        # given a value in a field that may hold a keyword (Program.keyword_fields; any field on an undone
+        # change)
         self.cards_version = 0
         self.settled_version: int | None = None  # the version at which continuous rules last settled
         # what changed since then, while every change was recorded (touched_version == version): names
@@ -217,13 +215,11 @@ class State:
         self.touched: set[str] = set()
         self.touched_version = -1
         self.settled_turn: tuple | None = None  # (current, round, phase) when they last settled
-        # the ids of the cards whose fields may hold something other than a number, a word, true or
-        # false (a card, a player, a zone, a list...): a copy of the match copies those values, and
-        # only those cards' (copy_state). A card is added when such a value is put in a field
-        # (creation, assignment, an undone change, a load), never removed: one too many only costs time
+        # the ids of the cards whose fields may hold something other than a number, a word, true or false:
+        # a copy of the match copies only those cards' values (copy_state). Added when such a value is put
+        # in a field, never removed (one too many only costs time)
         self.holding: set[int] = set()
-        # what changes while a bot tries an option on this state, to put it back after (a `Journal`,
-        # saves.mark_state); None: nothing is recorded
+        # what changes while a bot tries an option on this state, to put it back after (saves.mark_state)
         self.journal: Journal | None = None
 
     @property
@@ -412,11 +408,8 @@ def place(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_dow
     state.version += 1
     state.cards_version += 1
     state.accounted += 1  # a board records which cells changed (BoardCells.near_version)
-    journal = state.journal
-    if journal is not None:
-        journal.cards.add(e)
-        journal.zones.add(zone)
-        journal.changes += 1
+    if state.journal is not None:
+        journal_cards(state, (e,), zone)
 
 
 def set_owner(state: State, e: Entity, seat: int | None) -> None:
@@ -432,14 +425,9 @@ def set_owner(state: State, e: Entity, seat: int | None) -> None:
 
 
 def journal_card(state: State, e: Entity) -> None:
-    """One change of the version, to a card where it lies (its owner, its face): recorded in the
-    state's journal, if a match is marked (greedy's trials are put back by it)."""
-    journal = state.journal
-    if journal is not None:
-        journal.cards.add(e)
-        if e.zone is not None:
-            journal.zones.add(e.zone)
-        journal.changes += 1
+    """One change of the version, to a card where it lies (its owner, its face): journal_cards."""
+    if state.journal is not None:
+        journal_cards(state, (e,), e.zone)
 
 
 def journal_cards(state: State, cards, zone: Zone | None = None) -> None:
@@ -469,22 +457,17 @@ def move(state: State, e: Entity, zone: Zone, cell=None, bottom=False, face_down
 
 def make_zones(program, s: State) -> None:
     """Every zone of the game (`program`: the compiled `Program`), one per player for `per player` zones (keys like "hand#2")."""
+    def add(info, key: str, owner, base=None):
+        s.zones[key] = (Zone(info.name, key, owner, info.visibility) if info.topology is None
+                        else BoardZone(info.name, key, owner, info.visibility, info.topology, base))
+
     for info in program.zones.values():
         if info.counts is not None:  # a family: display#1, display#2... (shared, as a zone without owner)
             for i in range(1, info.counts[len(s.players)] + 1):
-                key = f"{info.name}#{i}"
-                if info.topology is not None:
-                    s.zones[key] = BoardZone(info.name, key, None, info.visibility, info.topology)
-                else:
-                    s.zones[key] = Zone(info.name, key, None, info.visibility)
+                add(info, f"{info.name}#{i}", None)
             continue
-        owners = range(len(s.players)) if info.per_player else [None]
-        for owner in owners:
-            key = info.name if owner is None else f"{info.name}#{owner + 1}"
-            if info.topology is not None:
-                base = info.layer_of
-                if base is not None and owner is not None and program.zones[base].per_player:
-                    base = f"{base}#{owner + 1}"
-                s.zones[key] = BoardZone(info.name, key, owner, info.visibility, info.topology, base)
-            else:
-                s.zones[key] = Zone(info.name, key, owner, info.visibility)
+        for owner in range(len(s.players)) if info.per_player else [None]:
+            base = info.layer_of
+            if base is not None and owner is not None and program.zones[base].per_player:
+                base = f"{base}#{owner + 1}"
+            add(info, info.name if owner is None else f"{info.name}#{owner + 1}", owner, base)
