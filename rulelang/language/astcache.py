@@ -37,8 +37,8 @@ def _builder_fingerprint() -> bytes:
     if _fingerprint is None:
         here = Path(__file__).resolve().parent
         h = hashlib.sha256(_FORMAT)
-        for path in (grammar_path(), here / "parser.py", here / "lark_parser.py", here / "ast_declarations.py",
-                     here / "ast_statements.py", here / "nodes.py", here / "fastcards.py",
+        for path in (grammar_path(), here / "parser.py", here / "lark_parser.py", here / "ast_builder.py",
+                     here / "nodes.py", here / "fastcards.py",
                      here.parent / "core" / "errors.py", here / "chunks.py"):
             h.update(path.read_bytes())
         _fingerprint = h.digest()

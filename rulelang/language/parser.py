@@ -1,8 +1,8 @@
 """Parsing: .rules text -> pydantic AST (``nodes``), with plain-words syntax errors.
 
 The entry points (`parse_text`, `parse_file`, `parse_declarations`). A text is read by Lark's parser
-(lark_parser.py: the parser, and what it refuses as it reads) into Lark's tree, which `_ToAst` makes
-into the AST (its methods: ast_declarations.py, ast_statements.py). Long `cards` blocks are read
+(lark_parser.py: the parser, and what it refuses as it reads) into Lark's tree, which `ToAst`
+(ast_builder.py) makes into the AST. Long `cards` blocks are read
 aside (fastcards.py) and put back after.
 
 Syntax errors never show Lark's token reprs: ``syntax_errors.py`` says each in words (imported
@@ -19,17 +19,11 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
 from rulelang.language import nodes as N
-from rulelang.language.ast_declarations import DeclarationsToAst
-from rulelang.language.ast_statements import StatementsToAst
+from rulelang.language.ast_builder import ToAst
 from rulelang.language.chunks import header_doc, split_top_level
 from rulelang.language.fastcards import restore_card_blocks, split_card_blocks
 from rulelang.language.lark_parser import (MAX_NESTING, _lark, _OverBudget, _refuse_long_lists,
                                            _refuse_too_many_tokens, _SyntaxProblem, _too_deep, watching)
-
-
-class _ToAst(StatementsToAst, DeclarationsToAst):
-    """Lark's tree of a text -> its declarations, spans in the whole file (`line_offset`: the lines
-    above the text parsed)."""
 
 
 def _in_file(span: Span, file: str, offset: int) -> Span:
@@ -52,7 +46,7 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
                              f"this is nested too deeply (more than {MAX_NESTING} levels of expressions inside "
                              "expressions or blocks inside blocks); give a part of it a name with `let` or a `def`")
     try:
-        return _ToAst(file, offset).transform(tree)
+        return ToAst(file, offset).transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, _SyntaxProblem):
             raise exc.orig_exc from None
