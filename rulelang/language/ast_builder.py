@@ -423,7 +423,8 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def pos_cards(self, meta, c):
         (zone, player, number), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
-        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, number=number, at=at, cards=cards)
+        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, number=number, at=at,
+                         cards=cards)
 
     @v_args(meta=True)
     def pos_empty(self, meta, c):
@@ -615,7 +616,8 @@ class ToAst(Transformer):
 
     def _filter(self, meta, left, cond, keep="where"):
         if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
-            raise _SyntaxProblem(self._span(meta), f'before "{keep}" write "NAME in COLLECTION", as in [c in hand {keep} c.point > 3]')
+            raise _SyntaxProblem(self._span(meta), f'before "{keep}" write "NAME in COLLECTION", as in '
+                                                   f'[c in hand {keep} c.point > 3]')
         return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond, keep=keep)
 
     @v_args(meta=True)

@@ -261,7 +261,8 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
         ch, line, col, _ = suspect if suspect is not None else braces[-1]
         hint = None if at_end else \
             f"{found} on line {stop_line + line_offset} starts {starts} while this block is still open"
-        return Diagnostic(_at(file, line + line_offset, col), 'unclosed block: this "{" is never closed by a "}"', '"}"', hint)
+        return Diagnostic(_at(file, line + line_offset, col), 'unclosed block: this "{" is never closed by a "}"',
+                          '"}"', hint)
     return None
 
 
@@ -447,7 +448,8 @@ def _field_named_by_a_word(found: Diagnostic, file: str, token: Token) -> Diagno
     if before is None or before.group(1) not in _literal_patterns().values():
         return None
     word, start = before.group(1), before.start(1) + 1
-    return Diagnostic(_at(file, found.span.line, start, len(word)), f'"{word}" is a word of the language, so it cannot be the name of a field',
+    return Diagnostic(_at(file, found.span.line, start, len(word)),
+                      f'"{word}" is a word of the language, so it cannot be the name of a field',
                       "a name that is not a word of the language",
                       f'give it another name, such as "{word}_count" or "my_{word}"')
 
@@ -472,7 +474,8 @@ def _declaration_of(file: str, word: str) -> tuple[str, int] | None:
     return None
 
 
-_CHARACTER_HINTS = {"'": 'texts use double quotes: "like this"', "#": "comments start with // and doc comments with ///",
+_CHARACTER_HINTS = {"'": 'texts use double quotes: "like this"',
+                    "#": "comments start with // and doc comments with ///",
                     "&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")'}
 
 

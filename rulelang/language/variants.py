@@ -78,7 +78,8 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
         same = [] if first is None else [first]
         if item.replace:
             if not same:
-                bag.error(item.span, f'variant "{variant.name}" replaces "{item.key[1]}", which the base game does not declare',
+                bag.error(item.span,
+                          f'variant "{variant.name}" replaces "{item.key[1]}", which the base game does not declare',
                           hint=did_you_mean(item.key[1], declared_names(decls)))
                 continue
             decls[same[0]] = item
