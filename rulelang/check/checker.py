@@ -129,6 +129,10 @@ class DataFiles:
         return columns
 
 
+# the declarations whose name is a symbol of one kind and type
+_NAMED_KINDS = {N.CardsDecl: ("cards", "any"), N.ZoneDecl: ("zone", "zone"), N.DefDecl: ("def", "any"),
+                N.ProcDecl: ("proc", "any"), N.KeywordDecl: ("keyword", "keyword"), N.PhaseDecl: ("phase", "str"),
+                N.TableDecl: ("table", "list:any")}
 _KIND_WORDS = {"cards": "card set", "var": "variable", "proc": "procedure", "member": "choice or enum member"}
 
 
@@ -159,7 +163,6 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
             return
         table.symbols[name] = sym
 
-    tables = []
     for d in decls:
         if isinstance(d, N.GameDecl):
             if table.game is not None:
@@ -175,28 +178,17 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         elif isinstance(d, N.PlayerDecl):
             for f in d.fields:
                 table.player_fields[f.name] = f
-        elif isinstance(d, N.CardsDecl):
-            define(d.name, Symbol("cards", d), d.span)
-        elif isinstance(d, N.ZoneDecl):
-            define(d.name, Symbol("zone", d, "zone"), d.span)
+        elif type(d) in _NAMED_KINDS:
+            kind, ty = _NAMED_KINDS[type(d)]
+            define(d.name, Symbol(kind, d, ty), d.span)
         elif isinstance(d, N.VarDecl):
             define(d.name, Symbol("var", d, type_name(d.type)), d.span)
         elif isinstance(d, N.SettingDecl):
             define(d.name, Symbol("setting", d, _constant_kind(d.default) if not d.choices else "any"), d.span)
             for choice in d.choices:
                 define(choice, Symbol("member", d, f"setting:{d.name}"), d.span)
-        elif isinstance(d, N.DefDecl):
-            define(d.name, Symbol("def", d), d.span)
-        elif isinstance(d, N.ProcDecl):
-            define(d.name, Symbol("proc", d), d.span)
-        elif isinstance(d, N.KeywordDecl):
-            define(d.name, Symbol("keyword", d, "keyword"), d.span)
-        elif isinstance(d, N.PhaseDecl):
-            define(d.name, Symbol("phase", d, "str"), d.span)
-        elif isinstance(d, N.TableDecl):
-            define(d.name, Symbol("table", d, "list:any"), d.span)
-            tables.append(d)
-    for d in tables:  # the columns of data files are field names (`row.q`); unreadable files are reported later
+    # the columns of data files are field names (`row.q`); unreadable files are reported later
+    for d in [t for t in decls if isinstance(t, N.TableDecl)]:
         from rulelang.language.tables import TableError
 
         src = d.source
@@ -230,6 +222,10 @@ def _constant_kind(x) -> str:
     if isinstance(x, N.BoolLit):
         return "bool"
     return "any"
+
+
+# the declarations that are a block of statements, and where those run
+_BODY_CONTEXT = {N.ProcDecl: "proc", N.SetupDecl: "setup", N.ResultDecl: "result", N.AlwaysDecl: "always"}
 
 
 class Checker(StatementChecks, ExpressionChecks):
@@ -428,8 +424,9 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(d.span, "`def heuristic(p)` tells the bots how well a player stands: it takes one player "
                          + ("and gives a number" if len(d.params) == 1 else f"(not {len(d.params)} values)")
                          + (f", but this gives {describe_type(kind)}" if kind not in ("int", "bool", "any") else ""))
-        elif isinstance(d, N.ProcDecl):
-            self.block(d.body, {p.name for p in d.params}, ctx={"proc"})
+        elif type(d) in _BODY_CONTEXT:
+            scope = {p.name for p in d.params} if isinstance(d, N.ProcDecl) else set()
+            self.block(d.body, scope, ctx={_BODY_CONTEXT[type(d)]})
         elif isinstance(d, N.KeywordDecl):
             scope = {"self"} | {p.name for p in d.params}
             if d.usable is not None:
@@ -438,22 +435,14 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.block(d.effect, scope, ctx={"proc"})
             for trig in d.triggers:
                 self.trigger(trig, scope)
-            for a in d.always:
+            for a in d.always:  # (a keyword with none of these is a marker: rules test it with has(card, name))
                 self.block(a.body, scope, ctx={"always"})
-            if d.effect is None and not d.triggers and not d.always and d.usable is None:
-                pass  # a marker keyword: other rules test it with has(card, name)
         elif isinstance(d, N.PhaseDecl):
             if d.unless is not None:
                 self.expr(d.unless, set())
             self.block(d.body, set(), ctx={"phase"})
-        elif isinstance(d, N.SetupDecl):
-            self.block(d.body, set(), ctx={"setup"})
-        elif isinstance(d, N.ResultDecl):
-            self.block(d.body, set(), ctx={"result"})
         elif isinstance(d, N.TriggerDecl):
             self.trigger(d, set())
-        elif isinstance(d, N.AlwaysDecl):
-            self.block(d.body, set(), ctx={"always"})
         elif isinstance(d, N.SetSetting):
             sym = self.t.symbols.get(d.name)
             if sym is None or sym.kind != "setting":
@@ -520,9 +509,14 @@ class Checker(StatementChecks, ExpressionChecks):
         self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})
 
 
-def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
+def _check(rules: N.RulesFile, variants: list[str], bag: DiagnosticBag, data_files: DataFiles) -> SymbolTable:
+    """The game with these variants, checked: its declarations, then the settings its variants set."""
+    decls, settings = apply_variants(rules, variants, bag)
     table = build_symbols(decls, bag, data_files)
-    Checker(table, bag, data_files).run()
+    checker = Checker(table, bag, data_files)
+    checker.run()
+    for s in settings:
+        checker.check_decl(s)
     return table
 
 
@@ -532,11 +526,7 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     Raises RulesError. `data_files` (given) tells afterwards which data files the check read."""
     bag = DiagnosticBag()
     data_files = data_files if data_files is not None else DataFiles()
-    decls, settings = apply_variants(rules, variants or [], bag)
-    table = check_decls(decls, bag, data_files)
-    checker = Checker(table, bag, data_files)
-    for s in settings:
-        checker.check_decl(s)
+    table = _check(rules, variants or [], bag, data_files)
     if all_variants:
         # a problem of the base game is said once, not again for each variant; "(first at line N)" may
         # differ there (a variant's `replace` stands where the base declaration stood)
@@ -549,12 +539,7 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
         named = {key(d)[2] for d in bag.items if '"' in d.message}
         for name in rules.variants():
             vbag = DiagnosticBag()
-            vdecls, vsettings = apply_variants(rules, [name], vbag)
-            vtable = build_symbols(vdecls, vbag, data_files)
-            vchecker = Checker(vtable, vbag, data_files)
-            vchecker.run()
-            for s in vsettings:
-                vchecker.check_decl(s)
+            _check(rules, [name], vbag, data_files)
             for d in vbag.items:
                 k = key(d)
                 if k not in seen and k[2] not in named:
