@@ -12,18 +12,24 @@ from rulelang.language import nodes as N
 IMPURE_CALLS = {"roll", "random", "sample", "shuffled"}
 
 
-def impure_defs(decls) -> set[str]:
-    """The defs that use chance, directly or through other defs: their values are never cached."""
-    bodies = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}  # ("{name}" too)
-    impure: set[str] = set()
+def _through_defs(decls, names: set[str]) -> set[str]:
+    """The defs that mention one of `names`, directly or through the defs they mention (a def shown in
+    a text, "{name}", is called too)."""
+    uses = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}
+    found = {name for name, used in uses.items() if used & names}
     changed = True
     while changed:
         changed = False
-        for name, names in bodies.items():
-            if name not in impure and (names & IMPURE_CALLS or names & impure):
-                impure.add(name)
+        for name, used in uses.items():
+            if name not in found and used & found:
+                found.add(name)
                 changed = True
-    return impure
+    return found
+
+
+def impure_defs(decls) -> set[str]:
+    """The defs that use chance, directly or through other defs: their values are never cached."""
+    return _through_defs(decls, IMPURE_CALLS)
 
 
 #: what a def may read that changes without `State.version` changing (the turn, not the state)
@@ -55,17 +61,7 @@ def turn_defs(decls) -> set[str] | None:
     for d in decls:
         if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
             return None
-    defs = [d for d in decls if isinstance(d, N.DefDecl)]
-    names = {d.name: mentioned(d.body) for d in defs}  # (a def shown in a text, "{name}", is called too)
-    out = {d.name for d in defs if reads_turn(d.body)}
-    changed = True
-    while changed:
-        changed = False
-        for name, used in names.items():
-            if name not in out and used & out:
-                out.add(name)
-                changed = True
-    return out
+    return _through_defs(decls, TURN_NAMES)
 
 
 def rebuilt(x: N.Node, change) -> N.Node:
@@ -246,13 +242,8 @@ def setting_defs(fixer: "Fixer") -> dict:
 
 
 def _literal(value, span):
-    if type(value) is bool:
-        return N.BoolLit(span=span, value=value)
-    if type(value) is int:
-        return N.IntLit(span=span, value=value)
-    if type(value) is str:
-        return N.StrLit(span=span, value=value)
-    return N.NoneLit(span=span)
+    cls = {bool: N.BoolLit, int: N.IntLit, str: N.StrLit}.get(type(value))
+    return cls(span=span, value=value) if cls is not None else N.NoneLit(span=span)
 
 
 class Fixer:
