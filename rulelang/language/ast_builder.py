@@ -39,12 +39,17 @@ def _given(value) -> bool:
 
 def _node(cls, *fields, **fixed):
     """The method of a rule whose children are, in order, the node's `fields` (each a name, or a
-    (name, conversion) pair; `_plain` by default), the other fields being `fixed`."""
+    (name, conversion) pair; `_plain` by default), the other fields being `fixed`. A last field
+    "*NAME" is a list of the children left (those present)."""
     specs = [(f, _plain) if isinstance(f, str) else f for f in fields]
+    rest = specs.pop() if specs and specs[-1][0].startswith("*") else None
 
     @v_args(meta=True)
     def build(self, meta, c):
-        return cls(span=self._span(meta), **fixed, **{name: convert(v) for (name, convert), v in zip(specs, c)})
+        values = {name: convert(v) for (name, convert), v in zip(specs, c)}
+        if rest is not None:
+            values[rest[0][1:]] = [rest[1](v) for v in c[len(specs):] if v is not None]
+        return cls(span=self._span(meta), **fixed, **values)
     return build
 
 
@@ -201,9 +206,7 @@ class ToAst(Transformer):
     map_type = _node(N.TypeRef, "name", "per")
     list_type = _node(N.TypeRef, "list_of", name="list")
 
-    @v_args(meta=True)
-    def cards_decl(self, meta, c):
-        return N.CardsDecl(span=self._span(meta), name=str(c[0]), zone=c[1], entries=[e for e in c[2:] if e])
+    cards_decl = _node(N.CardsDecl, "name", "zone", "*entries")
 
     @v_args(meta=True)
     def card_entry(self, meta, c):
@@ -211,9 +214,7 @@ class ToAst(Transformer):
         return N.CardEntry(span=self._span(meta), doc=_docs(doc), ctor=ctor,
                            copies=copies if copies is not None else 1, gens=gens or [])
 
-    @v_args(meta=True)
-    def card_ctor(self, meta, c):
-        return N.CardCtor(span=self._span(meta), component=str(c[0]), args=[a for a in c[1:] if a is not None])
+    card_ctor = _node(N.CardCtor, "component", "*args")
 
     def card_copies(self, c):
         return int(c[0])
@@ -282,10 +283,7 @@ class ToAst(Transformer):
     var_decl = _node(N.VarDecl, "name", "type", "default")
     table_decl = _node(N.TableDecl, "name", "source")
 
-    @v_args(meta=True)
-    def setting_decl(self, meta, c):
-        return N.SettingDecl(span=self._span(meta), name=str(c[0]), default=c[1],
-                             choices=[str(t) for t in c[2:] if t is not None])
+    setting_decl = _node(N.SettingDecl, "name", "default", "*choices")
 
     set_setting_decl = _node(N.SetSetting, "name", "value")
     def_decl = _node(N.DefDecl, "name", ("params", lambda ps: ps or []), "body")
@@ -340,9 +338,7 @@ class ToAst(Transformer):
     remove_decl = _node(N.RemoveDecl, "name")
 
     # ---- scenarios
-    @v_args(meta=True)
-    def scenario_decl(self, meta, c):
-        return N.ScenarioDecl(span=self._span(meta), name=_unquote(c[0]), items=[i for i in c[1:] if i])
+    scenario_decl = _node(N.ScenarioDecl, ("name", _unquote), "*items")
 
     def scen_item(self, c):
         doc, item = c[0], c[1]
@@ -364,9 +360,7 @@ class ToAst(Transformer):
     scen_expect = _node(N.ScenarioItem, "expr", kind="expect")
     scen_expect_error = _node(N.ScenarioItem, ("text", _unquote), kind="expect_error")
 
-    @v_args(meta=True)
-    def scen_variant(self, meta, c):
-        return N.ScenarioItem(span=self._span(meta), kind="variant", names=[str(t) for t in c if t is not None])
+    scen_variant = _node(N.ScenarioItem, "*names", kind="variant")
 
     @v_args(meta=True)
     def scen_setting(self, meta, c):
@@ -378,9 +372,7 @@ class ToAst(Transformer):
             return _unquote(c[0])
         return "".join(str(t) for t in c)
 
-    @v_args(meta=True)
-    def scen_position(self, meta, c):
-        return N.ScenarioItem(span=self._span(meta), kind="position", position=[p for p in c if p])
+    scen_position = _node(N.ScenarioItem, "*position", kind="position")
 
     @v_args(meta=True)
     def scen_run(self, meta, c):
@@ -393,17 +385,9 @@ class ToAst(Transformer):
     def run_every(self, c):
         return True
 
-    @v_args(meta=True)
-    def scen_repeat(self, meta, c):
-        return N.ScenarioItem(span=self._span(meta), kind="repeat", number=int(c[0]), items=[i for i in c[1:] if i])
-
-    @v_args(meta=True)
-    def chance_roll(self, meta, c):
-        return N.ChanceItem(span=self._span(meta), what="roll", numbers=[int(x) for x in c])
-
-    @v_args(meta=True)
-    def chance_random(self, meta, c):
-        return N.ChanceItem(span=self._span(meta), what="random", values=list(c))
+    scen_repeat = _node(N.ScenarioItem, ("number", int), "*items", kind="repeat")
+    chance_roll = _node(N.ChanceItem, ("*numbers", int), what="roll")
+    chance_random = _node(N.ChanceItem, "*values", what="random")
 
     @v_args(meta=True)
     def chance_shuffle(self, meta, c):
@@ -416,9 +400,7 @@ class ToAst(Transformer):
     pos_next = _node(N.PosItem, "chance", kind="chance")
     pos_set = _node(N.PosItem, "target", "value", kind="set")
 
-    @v_args(meta=True)
-    def pos_loop(self, meta, c):
-        return N.PosItem(span=self._span(meta), kind="loop", var=str(c[0]), value=c[1], items=[i for i in c[2:] if i])
+    pos_loop = _node(N.PosItem, "var", "value", "*items", kind="loop")
 
     @v_args(meta=True)
     def pos_cards(self, meta, c):
@@ -517,9 +499,7 @@ class ToAst(Transformer):
     hide_stmt = _node(N.Hide, "what")
     flip_stmt = _node(N.Flip, "what", "face")
 
-    @v_args(meta=True)
-    def signal_stmt(self, meta, c):
-        return N.Signal(span=self._span(meta), name=str(c[0]), args=[a for a in c[1:] if a is not None])
+    signal_stmt = _node(N.Signal, "name", "*args")
 
     perform_stmt = _node(N.Perform, "what", "on")
     win_stmt = _node(N.Win, "who")
@@ -570,13 +550,8 @@ class ToAst(Transformer):
     # ---- expressions
     cond_expr = _node(N.CondExpr, "test", "then", "other")
 
-    @v_args(meta=True)
-    def or_expr(self, meta, c):
-        return N.BoolOp(span=self._span(meta), op="or", items=list(c))
-
-    @v_args(meta=True)
-    def and_expr(self, meta, c):
-        return N.BoolOp(span=self._span(meta), op="and", items=list(c))
+    or_expr = _node(N.BoolOp, "*items", op="or")
+    and_expr = _node(N.BoolOp, "*items", op="and")
 
     not_expr = _node(N.Not, "operand")
 
@@ -642,8 +617,6 @@ class ToAst(Transformer):
     more_for = _node(N.ForClause, "var", "coll")
     cell_lit = _node(N.CellLit, "a", "b")
 
-    @v_args(meta=True)
-    def map_lit(self, meta, c):
-        return N.MapLit(span=self._span(meta), entries=[e for e in c if e is not None])
+    map_lit = _node(N.MapLit, "*entries")
 
     map_entry = _node(N.MapEntry, "key", "value")
