@@ -99,6 +99,12 @@ class SymbolTable:
             out.update(f.name for f in comp.fields)
         return out
 
+    def table_file(self, source) -> str | None:
+        """The data file a `table` reads: its text, or the text a setting it names holds by default."""
+        if isinstance(source, N.Name) and self.kind(source.id) == "setting":
+            source = self.symbols[source.id].decl.default
+        return source.value if isinstance(source, N.StrLit) else None
+
     def enum_of_member(self, name: str) -> str | None:
         sym = self.symbols.get(name)
         return sym.type if sym and sym.kind == "member" else None
@@ -191,11 +197,7 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
     for d in [t for t in decls if isinstance(t, N.TableDecl)]:
         from rulelang.language.tables import TableError
 
-        src = d.source
-        name = src.value if isinstance(src, N.StrLit) else None
-        if isinstance(src, N.Name) and table.kind(src.id) == "setting":
-            default = table.symbols[src.id].decl.default
-            name = default.value if isinstance(default, N.StrLit) else None
+        name = table.table_file(d.source)
         if not name:  # (reported later: the table names no file)
             table.table_columns_unread = True
         else:

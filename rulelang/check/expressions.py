@@ -122,9 +122,7 @@ class ExpressionChecks:
                      hint=hint)
 
     def expect_player(self, x, scope):
-        ty = self.expr(x, scope)
-        if ty not in ("player", "any"):
-            self.err(x.span, f"this should be a player, but it is {describe_type(ty)}")
+        self.expect_type(x, scope, "player", "a player")
 
     def expect_type(self, x, scope, want: str, words: str):
         ty = self.expr(x, scope)
@@ -346,9 +344,6 @@ class ExpressionChecks:
         check = EXPR_CHECKS.get(type(x))
         return check(self, x, scope) if check is not None else "any"
 
-    def expr_int(self, x: N.IntLit, scope: set) -> str:
-        return "int"
-
     def expr_str(self, x: N.StrLit, scope: set) -> str:
         if "{" not in x.value:
             return "str"
@@ -368,12 +363,6 @@ class ExpressionChecks:
                          expected='a name or a field in braces, as in "{p.score}"',
                          hint="compute the value first: `let n = ...`, then write \"{n}\"")
         return "str"
-
-    def expr_bool(self, x: N.BoolLit, scope: set) -> str:
-        return "bool"
-
-    def expr_none(self, x: N.NoneLit, scope: set) -> str:
-        return "any"
 
     def expr_name(self, x: N.Name, scope: set) -> str:
         if x.id in scope:
@@ -667,14 +656,14 @@ class ExpressionChecks:
         return known
 
 
+_E = ExpressionChecks
 EXPR_CHECKS = {
-    N.IntLit: ExpressionChecks.expr_int, N.StrLit: ExpressionChecks.expr_str, N.BoolLit: ExpressionChecks.expr_bool, N.NoneLit: ExpressionChecks.expr_none,
-    N.Name: ExpressionChecks.expr_name, N.Call: ExpressionChecks.call, N.Attr: ExpressionChecks.expr_attr, N.Index: ExpressionChecks.expr_index,
-    N.ListLit: ExpressionChecks.expr_list, N.FilterList: ExpressionChecks.expr_filter, N.MapList: ExpressionChecks.expr_map,
-    N.CondExpr: ExpressionChecks.expr_cond, N.BinOp: ExpressionChecks.expr_binop, N.Compare: ExpressionChecks.expr_compare,
-    N.Member: ExpressionChecks.expr_member, N.BoolOp: ExpressionChecks.expr_boolop, N.Not: ExpressionChecks.expr_not, N.Neg: ExpressionChecks.expr_neg,
-    N.Range: ExpressionChecks.expr_range, N.CellLit: ExpressionChecks.expr_cell, N.MapLit: ExpressionChecks.expr_maplit,
-}
+    N.IntLit: lambda self, x, scope: "int", N.BoolLit: lambda self, x, scope: "bool", N.StrLit: _E.expr_str,
+    N.Name: _E.expr_name, N.Call: _E.call, N.Attr: _E.expr_attr, N.Index: _E.expr_index, N.ListLit: _E.expr_list,
+    N.FilterList: _E.expr_filter, N.MapList: _E.expr_map, N.CondExpr: _E.expr_cond, N.BinOp: _E.expr_binop,
+    N.Compare: _E.expr_compare, N.Member: _E.expr_member, N.BoolOp: _E.expr_boolop, N.Not: _E.expr_not,
+    N.Neg: _E.expr_neg, N.Range: _E.expr_range, N.CellLit: _E.expr_cell, N.MapLit: _E.expr_maplit,
+}  # (a node not listed, `none`, is any value)
 
 
 def _ordered_enum(a: str, b: str) -> bool:

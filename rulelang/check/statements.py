@@ -295,9 +295,8 @@ class StatementChecks:
 
     def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
         self.no_choice_in(ctx, s.span)
-        for x in (s.start,):
-            if x is not None:
-                self.expect_player(x, scope)
+        if s.start is not None:
+            self.expect_player(s.start, scope)
         for x in (s.skipping, s.until):
             if x is not None:
                 self.expr(x, scope)
@@ -325,9 +324,6 @@ class StatementChecks:
     def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set:
         if "loop" not in ctx:
             self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
-        return scope
-
-    def stmt_return(self, s: N.Return, scope: set, ctx: set) -> set:
         return scope
 
     def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
@@ -360,16 +356,11 @@ class StatementChecks:
         from rulelang.language.tables import TableError
 
         src = d.source
-        name = None
-        if isinstance(src, N.StrLit):
-            name = src.value
-        elif isinstance(src, N.Name) and self.t.kind(src.id) == "setting":
-            default = self.t.symbols[src.id].decl.default
-            name = default.value if isinstance(default, N.StrLit) else None
-        else:
+        if not isinstance(src, N.StrLit) and not (isinstance(src, N.Name) and self.t.kind(src.id) == "setting"):
             self.err(src.span, "a table is read from a file named by a text or a setting",
                      expected='a file name, as in `table rows from "maps/valley.csv"`, or the name of a setting')
             return
+        name = self.t.table_file(src)
         if name is None:
             self.err(src.span, f'the setting "{src.id}" should name a data file (a text)')
             return
@@ -416,15 +407,12 @@ class StatementChecks:
                          f"({cell[0] + 1}, {cell[1]})]")
             seen[cell] = True
             q, r = cell
-            if board.kind == "grid" and board.width is not None:
+            if board.kind == "grid" and board.width is not None or board.shape == "rhombus":
                 off = not (0 <= q < board.width and 0 <= r < board.height)
                 where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
             elif board.kind == "hex" and board.radius is not None:
                 off = max(abs(q), abs(r), abs(q + r)) > board.radius
                 where = f"its cells lie at most {board.radius} steps from (0, 0)"
-            elif board.kind == "hex" and board.shape == "rhombus":
-                off = not (0 <= q < board.width and 0 <= r < board.height)
-                where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
             elif board.kind == "hex" and board.shape == "rectangle":
                 off = not (0 <= r < board.height and -(r // 2) <= q < board.width - r // 2)
                 where = f"its rows go from 0 to {board.height - 1}, each {board.width} cells wide"
@@ -487,16 +475,15 @@ class StatementChecks:
                 self.err(span, f'place "{name}" must hold at least 1 card (leave it out of the list for no limit)')
 
 
+_S = StatementChecks
 STMT_CHECKS = {
-    N.Let: StatementChecks.stmt_let, N.Assign: StatementChecks.stmt_assign, N.If: StatementChecks.stmt_if, N.For: StatementChecks.stmt_for,
-    N.While: StatementChecks.stmt_while_or_until, N.RepeatUntil: StatementChecks.stmt_while_or_until,
-    N.RepeatTimes: StatementChecks.stmt_repeat_times, N.Choose: StatementChecks.stmt_choose,
-    N.ChooseBlock: StatementChecks.stmt_choose_block, N.Move: StatementChecks.stmt_move, N.Draw: StatementChecks.stmt_draw,
-    N.Discard: StatementChecks.stmt_on_cards, N.Shuffle: StatementChecks.stmt_shuffle, N.Create: StatementChecks.stmt_create,
-    N.Reveal: StatementChecks.stmt_reveal, N.Hide: StatementChecks.stmt_on_cards, N.Flip: StatementChecks.stmt_on_cards,
-    N.Signal: StatementChecks.stmt_signal, N.Perform: StatementChecks.stmt_perform, N.Win: StatementChecks.stmt_win,
-    N.Eliminate: StatementChecks.stmt_eliminate, N.Respond: StatementChecks.stmt_respond, N.Offer: StatementChecks.stmt_offer,
-    N.End: StatementChecks.stmt_end, N.TakeTurns: StatementChecks.stmt_take_turns, N.StepBlock: StatementChecks.stmt_step_block,
-    N.Log: StatementChecks.stmt_log_or_fail, N.Fail: StatementChecks.stmt_log_or_fail, N.Break: StatementChecks.stmt_break_or_continue,
-    N.Continue: StatementChecks.stmt_break_or_continue, N.Return: StatementChecks.stmt_return,
-}
+    N.Let: _S.stmt_let, N.Assign: _S.stmt_assign, N.If: _S.stmt_if, N.For: _S.stmt_for,
+    N.While: _S.stmt_while_or_until, N.RepeatUntil: _S.stmt_while_or_until, N.RepeatTimes: _S.stmt_repeat_times,
+    N.Choose: _S.stmt_choose, N.ChooseBlock: _S.stmt_choose_block, N.Move: _S.stmt_move, N.Draw: _S.stmt_draw,
+    N.Discard: _S.stmt_on_cards, N.Hide: _S.stmt_on_cards, N.Flip: _S.stmt_on_cards, N.Shuffle: _S.stmt_shuffle,
+    N.Create: _S.stmt_create, N.Reveal: _S.stmt_reveal, N.Signal: _S.stmt_signal, N.Perform: _S.stmt_perform,
+    N.Win: _S.stmt_win, N.Eliminate: _S.stmt_eliminate, N.Respond: _S.stmt_respond, N.Offer: _S.stmt_offer,
+    N.End: _S.stmt_end, N.TakeTurns: _S.stmt_take_turns, N.StepBlock: _S.stmt_step_block,
+    N.Log: _S.stmt_log_or_fail, N.Fail: _S.stmt_log_or_fail, N.Break: _S.stmt_break_or_continue,
+    N.Continue: _S.stmt_break_or_continue,
+}  # (a statement not listed, `return`, has nothing to check)
