@@ -39,22 +39,20 @@ _TOKEN_WORDS = {
 }
 
 
-def _describe_token_name(name: str, pattern_lookup: dict[str, str]) -> str:
-    if name in _TOKEN_WORDS:
-        return _TOKEN_WORDS[name]
-    literal = pattern_lookup.get(name)
-    if literal is not None:
-        return f'"{literal}"'
-    return name.lower().replace("_", " ")
+def _token_words(names) -> list[str]:
+    """Tokens in words, sorted, each once (Lark's anonymous tokens, "__...", left out)."""
+    lookup = _literal_patterns()
+    return sorted({_TOKEN_WORDS.get(n) or (f'"{lookup[n]}"' if n in lookup else n.lower().replace("_", " "))
+                   for n in names if not n.startswith("__")})
+
+
+def _or_list(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 @lru_cache(maxsize=1)
 def _literal_patterns() -> dict[str, str]:
-    out = {}
-    for term in _parser.terminals:
-        if term.pattern.type == "str":
-            out[term.name] = term.pattern.value
-    return out
+    return {term.name: term.pattern.value for term in _parser.terminals if term.pattern.type == "str"}
 
 
 @lru_cache(maxsize=1)
@@ -77,12 +75,12 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
     """`expected` in words; continuations=False leaves out what would go on the declaration or the
     statement at hand (the caret is on a word before the token, not where the token stands)."""
     lookup = _literal_patterns()
-    words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
+    words = _token_words(expected)
     # Everything that can start a value, said once.
-    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF", "PLAYER"}  # (`player(1)` may read as the keyword)
+    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF",
+                    "PLAYER"}  # (`player(1)` may read as the keyword)
     if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
-        rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
-        words = ["a value (a name, a number, a text, ...)"] + rest
+        words = ["a value (a name, a number, a text, ...)"] + _token_words(expected - value_starts)
     # A long list of every statement keyword helps nobody: summarise it, and name what else could
     # come (what completes the declaration or statement at hand: `zone deck` then "per" or "hidden").
     if len(words) > 12:
@@ -102,14 +100,10 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
             groups.append('"}"')
             covered.add("RBRACE")
         if groups:
-            rest = sorted({_describe_token_name(n, lookup) for n in expected - covered if not n.startswith("__")})
-            if continuations and len(rest) <= 6:
-                groups = rest + groups
-            return ", ".join(groups[:-1]) + " or " + groups[-1] if len(groups) > 1 else groups[0]
+            rest = _token_words(expected - covered)
+            return _or_list(rest + groups if continuations and len(rest) <= 6 else groups)
         return ", ".join(words[:12]) + ", ..."
-    if len(words) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " or " + words[-1]
+    return _or_list(words)
 
 
 _FOUND_WORDS = {"$END": "the end of the file", "NAME": 'name "{}"', "INT": "number {}", "STRING": "text {}",
@@ -162,18 +156,21 @@ _MEMBER_WORDS = {
 }
 
 
+def _state(exc: UnexpectedInput) -> tuple[str, frozenset]:
+    """Where the parser failed: the type of the token it stopped at, and what its state expected."""
+    return getattr(getattr(exc, "token", None), "type", "$END"), frozenset(getattr(exc, "expected", ()) or ())
+
+
 @lru_cache(maxsize=1)
-def _example_states() -> list[tuple[str, str, str, frozenset]]:
-    """(message, expected words, last token type, expected set) for each bad snippet."""
-    table = []
+def _example_states() -> dict[tuple[str, frozenset], tuple[str, str]]:
+    """The parser's state at the error of each bad snippet -> (message, expected words)."""
+    table = {}
     for message, (expected, snippets) in _EXAMPLES.items():
         for snippet in snippets:
             try:
                 _parser.parse(snippet)
             except UnexpectedInput as exc:
-                tok = getattr(exc, "token", None)
-                table.append((message, expected, getattr(tok, "type", "$END"),
-                              frozenset(getattr(exc, "expected", ()) or ())))
+                table.setdefault(_state(exc), (message, expected))
     return table
 
 
@@ -193,13 +190,7 @@ def _acceptable(exc: UnexpectedInput) -> set[str]:
 
 
 def _named_message(exc: UnexpectedInput) -> tuple[str, str] | None:
-    tok = getattr(exc, "token", None)
-    ttype = getattr(tok, "type", "$END")
-    expected = frozenset(getattr(exc, "expected", ()) or ())
-    for message, words, ex_type, ex_expected in _example_states():
-        if ex_type == ttype and ex_expected == expected:
-            return message, words
-    return None
+    return _example_states().get(_state(exc))
 
 
 def _code_only(line: str) -> str:
