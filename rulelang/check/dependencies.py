@@ -43,10 +43,28 @@ def reads_turn(node) -> bool:
 
 
 def mentioned(node) -> frozenset[str]:
-    """Every name an expression mentions, itself or as the start of a text's
-    `{name.field}` placeholders."""
-    names, shown = _mentions(node)
-    return names | shown
+    """Every name an expression mentions, itself or as the start of a text's `{name.field}` placeholders.
+    (A game's analyses ask it of the same declarations several times, a big deck's cards for every
+    analysis: the answer is remembered for the node, kept with it so that its id is not reused.)"""
+    found = _MENTIONS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    names: set[str] = set()
+    for x in nodes_in(node):
+        kind = type(x)
+        if kind is N.Name:
+            names.add(x.id)
+        elif kind is N.Call:
+            names.add(x.func)
+        elif kind is N.StrLit and "{" in x.value:
+            names.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
+    if len(_MENTIONS) > 20_000:
+        _MENTIONS.clear()
+    _MENTIONS[id(node)] = (node, frozenset(names))
+    return _MENTIONS[id(node)][1]
+
+
+_MENTIONS: dict[int, tuple] = {}
 
 
 #: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
@@ -90,33 +108,6 @@ def nodes_in(tree):
             todo.extend(reversed(list(x.__dict__.values())))
         elif isinstance(x, (list, tuple)):
             todo.extend(reversed(x))
-
-
-# A game's analyses ask `mentioned` of the same declarations several times (a big deck's cards,
-# for every analysis): one walk finds the names and the placeholders, remembered for the node (kept
-# with its answer, so its id is not reused while the answer is).
-_MENTIONS: dict[int, tuple] = {}
-
-
-def _mentions(node) -> tuple[frozenset, frozenset]:
-    found = _MENTIONS.get(id(node))
-    if found is not None and found[0] is node:
-        return found[1], found[2]
-    names: set[str] = set()
-    shown: set[str] = set()
-    for x in nodes_in(node):
-        kind = type(x)
-        if kind is N.Name:
-            names.add(x.id)
-        elif kind is N.Call:
-            names.add(x.func)
-        elif kind is N.StrLit and "{" in x.value:
-            shown.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
-    if len(_MENTIONS) > 20_000:
-        _MENTIONS.clear()
-    answer = (node, frozenset(names), frozenset(shown))
-    _MENTIONS[id(node)] = answer
-    return answer[1], answer[2]
 
 
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
@@ -478,11 +469,7 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
 
     is_plain = plain_type_test(plain)
 
-    settings: set[str] = set()
-    for d in decls:
-        if isinstance(d, N.SettingDecl):
-            settings.add(d.name)
-            settings.update(d.choices)
+    settings = {n for d in decls if isinstance(d, N.SettingDecl) for n in (d.name, *d.choices)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     fields = field_types(decls)
