@@ -68,6 +68,40 @@ def _spec(kind, convert=_plain):
     return spec
 
 
+def _filtered(keep):
+    """The method of `[x in coll where cond]` (or `while`, `until`): its left side must be `NAME in COLL`."""
+    @v_args(meta=True)
+    def build(self, meta, c):
+        left, cond = c
+        if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
+            raise _SyntaxProblem(self._span(meta), f'before "{keep}" write "NAME in COLLECTION", as in '
+                                                   f'[c in hand {keep} c.point > 3]')
+        return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond, keep=keep)
+    return build
+
+
+def _placed(cls, *fields, **fixed):
+    """The method of a statement whose children are its `fields`, then where it puts the cards."""
+    @v_args(meta=True)
+    def build(self, meta, c):
+        span = self._span(meta)
+        place = N.Placement(span=span)
+        for kind, value in c[len(fields):]:
+            setattr(place, kind, value)
+        return cls(span=span, **fixed, **dict(zip(fields, c)), place=place)
+    return build
+
+
+def _const(value):
+    """The method of a rule that is a fixed value (`per player`: true)."""
+    return lambda self, c: value
+
+
+def _child(convert):
+    """The method of a rule that hands on its one child, converted."""
+    return lambda self, c: convert(c[0])
+
+
 _MEMBER_FIELDS = {"label": "label", "back": "back", "discards": "discards_to", "covers": "covers"}
 
 
@@ -90,13 +124,7 @@ class ToAst(Transformer):
         return Span(file=self.file, line=tok.line + self.offset, column=tok.column,
                     end_line=tok.end_line + self.offset, end_column=tok.end_column)
 
-    # ---- rules that hand on a child: its text, itself, or the children present
-    def _word(self, c):
-        return str(c[0])
-
-    def _first(self, c):
-        return c[0]
-
+    # ---- rules that hand on their child (its text, or itself), the children present, or a fixed value
     def _present(self, c):
         return [x for x in c if x is not None]
 
@@ -104,11 +132,15 @@ class ToAst(Transformer):
         return (_docs(c[0]), c[1])
 
     direction = assign_op = visibility = start_end = timing = top_bottom = up_down = end_what = run_unit = \
-        until_timing = _word
+        until_timing = _child(str)
     # (player_word: the keyword's token, read as the name of the call `player(...)`)
-    duration = chosen_by = zone_count = player_word = _first
+    duration = chosen_by = zone_count = player_word = _child(lambda child: child)
+    card_copies = _child(int)
     start = block = params = _present
     game_member = comp_member = kw_member = _documented
+    per_player = run_every = respond_once = _const(True)
+    stack_kind = _const("stack")
+    turns_once = _const(("once", True))
 
     # ---- top level
     def doc(self, children):
@@ -216,9 +248,6 @@ class ToAst(Transformer):
 
     card_ctor = _node(N.CardCtor, "component", "*args")
 
-    def card_copies(self, c):
-        return int(c[0])
-
     def card_gen(self, c):
         return list(c)
 
@@ -235,12 +264,6 @@ class ToAst(Transformer):
         if visibility is not None:
             decl.visibility = str(visibility)
         return decl
-
-    def per_player(self, c):
-        return True
-
-    def stack_kind(self, c):
-        return "stack"
 
     def board_kind(self, c):
         topo = c[0]
@@ -382,9 +405,6 @@ class ToAst(Transformer):
     def run_target(self, c):
         return (str(c[0]), _plain(c[1]), c[2] is not None)
 
-    def run_every(self, c):
-        return True
-
     scen_repeat = _node(N.ScenarioItem, ("number", int), "*items", kind="repeat")
     chance_roll = _node(N.ChanceItem, ("*numbers", int), what="roll")
     chance_random = _node(N.ChanceItem, "*values", what="random")
@@ -471,25 +491,9 @@ class ToAst(Transformer):
 
     binding = _node(N.Binding, "var", "coll", "cond")
 
-    def _placed(self, meta, c, cls, fields, **fixed):
-        """A statement whose children are its `fields`, then where it puts the cards (a `Placement`)."""
-        span = self._span(meta)
-        place = N.Placement(span=span)
-        for kind, value in c[len(fields):]:
-            setattr(place, kind, value)
-        return cls(span=span, **fixed, **dict(zip(fields, c)), place=place)
-
-    @v_args(meta=True)
-    def move_stmt(self, meta, c):
-        return self._placed(meta, c, N.Move, ("what", "to"))
-
-    @v_args(meta=True)
-    def draw_stmt(self, meta, c):
-        return self._placed(meta, c, N.Draw, ("count", "source", "to"))
-
-    @v_args(meta=True)
-    def draw_up_stmt(self, meta, c):
-        return self._placed(meta, c, N.Draw, ("count", "source", "to"), up_to=True)
+    move_stmt = _placed(N.Move, "what", "to")
+    draw_stmt = _placed(N.Draw, "count", "source", "to")
+    draw_up_stmt = _placed(N.Draw, "count", "source", "to", up_to=True)
 
     at_place, end_place, face_place, slot_place = _tag("at"), _tag("end"), _tag("face"), _tag("place")
     discard_stmt = _node(N.Discard, "what")
@@ -515,9 +519,6 @@ class ToAst(Transformer):
     turns_from, turns_direction, turns_skipping = _tag("start"), _tag("direction"), _tag("skipping")
     turns_until, turns_following = _tag("until"), _tag("following")
 
-    def turns_once(self, c):
-        return ("once", True)
-
     step_stmt = _node(N.StepBlock, "name", "body")
     log_stmt = _node(N.Log, "message")
     fail_stmt = _node(N.Fail, "message")
@@ -531,9 +532,6 @@ class ToAst(Transformer):
         once, var, coll, prompt, *options = c
         return N.Respond(span=self._span(meta), var=str(var), coll=coll, once=once is not None, prompt=_text(prompt),
                          options=options)
-
-    def respond_once(self, c):
-        return True
 
     @v_args(meta=True)
     def offer_stmt(self, meta, c):
@@ -589,25 +587,9 @@ class ToAst(Transformer):
             _refuse_size(self._span(meta), "this list written out has {:,} items", len(items))
         return N.ListLit(span=self._span(meta), items=items)
 
-    def _filter(self, meta, left, cond, keep="where"):
-        if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
-            raise _SyntaxProblem(self._span(meta), f'before "{keep}" write "NAME in COLLECTION", as in '
-                                                   f'[c in hand {keep} c.point > 3]')
-        return N.FilterList(span=self._span(meta), var=left.elem.id, coll=left.coll, cond=cond, keep=keep)
-
-    @v_args(meta=True)
-    def filter_list(self, meta, c):
-        return self._filter(meta, c[0], c[1])
-
-    @v_args(meta=True)
-    def while_list(self, meta, c):
-        return self._filter(meta, c[0], c[1], "while")
-
-    @v_args(meta=True)
-    def until_list(self, meta, c):
-        return self._filter(meta, c[0], c[1], "until")
-
-    filter_arg = filter_list
+    filter_list = filter_arg = _filtered("where")
+    while_list = _filtered("while")
+    until_list = _filtered("until")
 
     @v_args(meta=True)
     def map_list(self, meta, c):
