@@ -66,36 +66,35 @@ def parse_text(text: str, file: str = "<rules>", parse_alone: Collection[str] = 
         restore_card_blocks(decls, fast_cards)
     except (UnexpectedInput, _SyntaxProblem) as problem:
         if isinstance(problem, _OverBudget) and problem.whole:  # (not parsed again, declaration by declaration)
-            raise RulesError(Diagnostic(_in_file(problem.span, file, 0), problem.message, hint=problem.hint)) from None
-        from rulelang.language.syntax_errors import syntax_diagnostic  # (only a text that does not parse needs it)
-
+            raise RulesError(_diagnostic(problem, file, 0, text)) from None
         diagnostics: list[Diagnostic] = []
-        decls = []
         chunks = split_top_level(text)
         for i, (offset, chunk) in enumerate(chunks):
             if chunk in parse_alone:
                 continue
             try:
-                decls.extend(_parse_chunk(chunk, file, offset))
-            except UnexpectedInput as exc:
-                diagnostics.append(syntax_diagnostic(_lark(), exc, file, offset, chunk, last=i == len(chunks) - 1))
-            except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, offset), exc.message, hint=exc.hint))
+                _parse_chunk(chunk, file, offset)
+            except (UnexpectedInput, _SyntaxProblem) as exc:
+                diagnostics.append(_diagnostic(exc, file, offset, chunk, last=i == len(chunks) - 1))
                 if isinstance(exc, _OverBudget) and exc.whole:
                     break
         if not diagnostics:  # splitting changed the meaning; report the whole-file error
             try:
                 _parse_chunk(text, file, 0)
-            except UnexpectedInput as exc:
-                diagnostics.append(syntax_diagnostic(_lark(), exc, file, 0, text))
-            except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message, hint=exc.hint))
+            except (UnexpectedInput, _SyntaxProblem) as exc:
+                diagnostics.append(_diagnostic(exc, file, 0, text))
         raise RulesError(diagnostics) from None
-    return _rules_file(text, file, decls)
-
-
-def _rules_file(text: str, file: str, decls: list[N.AnyDecl]) -> N.RulesFile:
     return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header_doc(text))
+
+
+def _diagnostic(problem: UnexpectedInput | _SyntaxProblem, file: str, offset: int, text: str,
+                last: bool = True) -> Diagnostic:
+    """What went wrong in `text` (lines from `offset` in `file`) in plain words."""
+    if isinstance(problem, UnexpectedInput):
+        from rulelang.language.syntax_errors import syntax_diagnostic  # (only a text that does not parse needs it)
+
+        return syntax_diagnostic(_lark(), problem, file, offset, text, last)
+    return Diagnostic(_in_file(problem.span, file, offset), problem.message, hint=problem.hint)
 
 
 # ------------------------------------------------------------------ parsing declaration by declaration
