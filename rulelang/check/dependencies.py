@@ -110,6 +110,11 @@ def nodes_in(tree):
             todo.extend(reversed(x))
 
 
+def bound_names(nodes) -> set[str]:
+    """The names these nodes bind for themselves (`[x in xs where ...]`, `sum(e for x in xs)`)."""
+    return {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+
+
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
 VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "index_of", "last",
                             "max", "min", "skip", "sum"})
@@ -170,33 +175,24 @@ def constant_defs(decls) -> set[str]:
     defs, and call only built-ins that compute from their values. They are worked out once per match.
     (A def with parameters is left out: a zone or a card given to it would change under it.)"""
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
-    defs = {d.name for d in decls if isinstance(d, N.DefDecl) and not d.params}
-    uses: dict[str, set[str]] = {}
-    for d in decls:
-        if not isinstance(d, N.DefDecl) or d.params:
-            continue
-        nodes = list(nodes_in(d.body))
-        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
-        used: set[str] | None = set()
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params}
+
+    def uses(body) -> set[str] | None:
+        """The defs a body names, or None when it names or calls anything else."""
+        nodes = list(nodes_in(body))
+        bound = bound_names(nodes)
+        used = set()
         for x in nodes:
-            if isinstance(x, N.Name):
-                if x.id in defs:
-                    used.add(x.id)
-                elif x.id not in bound and x.id not in members:
-                    used = None
-            elif isinstance(x, N.Call):
-                if x.kwargs or x.func not in VALUE_BUILTINS:
-                    used = None
-            elif isinstance(x, N.StrLit):
-                if "{" in x.value:
-                    used = None
-            elif not isinstance(x, _VALUE_NODES):
-                used = None
-            if used is None:
-                break
-        if used is not None:
-            uses[d.name] = used
-    return closed(uses)
+            if isinstance(x, N.Name) and x.id in defs:
+                used.add(x.id)
+            elif isinstance(x, N.Name) and (x.id in bound or x.id in members):
+                continue
+            elif not (isinstance(x, N.Call) and not x.kwargs and x.func in VALUE_BUILTINS
+                      or isinstance(x, N.StrLit) and "{" not in x.value or isinstance(x, _VALUE_NODES)):
+                return None
+        return used
+
+    return closed({name: used for name, d in defs.items() if (used := uses(d.body)) is not None})
 
 
 #: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
@@ -482,7 +478,7 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
             return None
         params = {p.name for p in d.params}
         nodes = list(nodes_in(d.body))
-        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        bound = bound_names(nodes)
         if bound & params:
             return None  # a name that means two things: keep it simple
         free, same, near = set(), set(), False
