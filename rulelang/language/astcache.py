@@ -83,19 +83,17 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     except ValueError:  # a text that cannot be encoded
         return _parse(text, file)
     try:
-        data = entry.read_bytes()
+        loaded = _load(entry.read_bytes(), file, settle=keep_whole)
     except OSError:
-        data = None
-    if data is not None:
-        loaded = _load(data, file, settle=keep_whole)
-        if loaded is not None:
-            rules, settled = loaded
-            if settled is not None:
-                # its spans had to be moved or renamed: kept as they are now, so that the next load
-                # of this text at this path takes none of that walk
-                _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
-            remember_source(file, text)
-            return rules
+        loaded = None
+    if loaded is not None:
+        rules, settled = loaded
+        if settled is not None:
+            # its spans had to be moved or renamed: kept as they are now, so that the next load
+            # of this text at this path takes none of that walk
+            _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
+        remember_source(file, text)
+        return rules
     parse_alone: set[str] = set()  # chunks known to parse on their own (no errors to look for there)
     if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
         made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
