@@ -302,8 +302,12 @@ class Checker(StatementChecks, ExpressionChecks):
             elif isinstance(x, N.Call) and (x.func not in allowed_calls or x.func in self.t.symbols):
                 self.err(x.span, f"{fixed_by}, so it cannot call {x.func}()", expected=expected)
 
-    def typed_default(self, t: N.TypeRef, default):
-        """A field's or a var's default, checked; a map's (`int per Gem = {red: 1}`) must be one of that enum."""
+    def typed(self, t: N.TypeRef, default):
+        """A field's or a var's type and default, checked; a map's default (`int per Gem = {red: 1}`) must be
+        one of that enum."""
+        self.check_type_ref(t)
+        if default is None:
+            return
         ty = self.expr(default, set())
         want = type_name(t)
         if want.startswith("map:") and not compatible(want, ty, self.t):
@@ -350,9 +354,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 names.add(f.name)
                 if f.name in ENTITY_BUILTIN_ATTRS:
                     self.err(f.span, f'"{f.name}" is a built-in property of every card; choose another field name')
-                self.check_type_ref(f.type)
-                if f.default is not None:
-                    self.typed_default(f.type, f.default)
+                self.typed(f.type, f.default)
             if d.colour_by is not None and d.colour_by not in names:
                 self.err(d.colour_by_span or d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
                          expected=f"a field of {d.name}: {', '.join(sorted(names)) or 'none'}",
@@ -371,9 +373,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.check_label_case(case, d)
         elif isinstance(d, N.PlayerDecl):
             for f in d.fields:
-                self.check_type_ref(f.type)
-                if f.default is not None:
-                    self.typed_default(f.type, f.default)
+                self.typed(f.type, f.default)
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
                 zsym = self.zone_decl_of(d.zone)
@@ -408,9 +408,7 @@ class Checker(StatementChecks, ExpressionChecks):
             if d.count is not None:
                 self.check_zone_count(d)
         elif isinstance(d, N.VarDecl):
-            self.check_type_ref(d.type)
-            if d.default is not None:
-                self.typed_default(d.type, d.default)
+            self.typed(d.type, d.default)
         elif isinstance(d, N.SettingDecl):
             if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
                 self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',

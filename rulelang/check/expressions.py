@@ -298,19 +298,14 @@ class ExpressionChecks:
                 self.expr(a, scope)
             return "any"
         arg_types = [self.expr(a, scope) for a in args]
-        if sym.kind == "def":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
-            return "any"
-        if sym.kind == "proc":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
-            if not statement:
+        if sym.kind in ("def", "proc", "keyword"):
+            n = len(sym.decl.params)
+            self.arity(c, n, n, f'{"procedure" if sym.kind == "proc" else sym.kind} "{name}"')
+            if sym.kind == "proc" and not statement:
                 self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
-            return "any"
-        if sym.kind == "keyword":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
-            if statement:
+            if sym.kind == "keyword" and statement:
                 self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
-            return "keyword"
+            return "keyword" if sym.kind == "keyword" else "any"
         if sym.kind == "zone" and sym.decl.count is not None:  # display(2): one of a family, counted from 1
             self.arity(c, 1, 1, f'zone "{name}"')
             if args and arg_types[0] not in ("int", "any"):
@@ -321,10 +316,8 @@ class ExpressionChecks:
             if not sym.decl.per_player:
                 self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
             self.arity(c, 1, 1, f'zone "{name}"')
-            if args:
-                ty = arg_types[0]
-                if ty not in ("player", "any"):
-                    self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(ty)}')
+            if args and arg_types[0] not in ("player", "any"):
+                self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(arg_types[0])}')
             return "zone"
         if sym.kind == "component":
             self.card_ctor(N.CardCtor(span=c.span, component=name, args=c.kwargs), scope)

@@ -173,21 +173,17 @@ class StatementChecks:
         self.block(s.body, scope, ctx | {"loop"})
         return scope
 
-    def stmt_choose(self, s: N.Choose, scope: set, ctx: set) -> set:
+    def stmt_choose(self, s: N.Choose | N.ChooseBlock, scope: set, ctx: set) -> set:
         self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-        self.expr(s.coll, scope)
-        if s.cond is not None:
-            self.expr(s.cond, scope | {s.var})
+        if isinstance(s, N.Choose):
+            self.expr(s.coll, scope)
+            if s.cond is not None:
+                self.expr(s.cond, scope | {s.var})
         if s.opts.by is not None:
             self.expect_player(s.opts.by, scope)
         self.prompt(s.opts.prompt, s.span, scope)
-        return scope | {s.var}
-
-    def stmt_choose_block(self, s: N.ChooseBlock, scope: set, ctx: set) -> set:
-        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-        if s.opts.by is not None:
-            self.expect_player(s.opts.by, scope)
-        self.prompt(s.opts.prompt, s.span, scope)
+        if isinstance(s, N.Choose):
+            return scope | {s.var}
         self.options(s.options, scope, ctx)
         return scope
 
@@ -479,7 +475,7 @@ _S = StatementChecks
 STMT_CHECKS = {
     N.Let: _S.stmt_let, N.Assign: _S.stmt_assign, N.If: _S.stmt_if, N.For: _S.stmt_for,
     N.While: _S.stmt_while_or_until, N.RepeatUntil: _S.stmt_while_or_until, N.RepeatTimes: _S.stmt_repeat_times,
-    N.Choose: _S.stmt_choose, N.ChooseBlock: _S.stmt_choose_block, N.Move: _S.stmt_move, N.Draw: _S.stmt_draw,
+    N.Choose: _S.stmt_choose, N.ChooseBlock: _S.stmt_choose, N.Move: _S.stmt_move, N.Draw: _S.stmt_draw,
     N.Discard: _S.stmt_on_cards, N.Hide: _S.stmt_on_cards, N.Flip: _S.stmt_on_cards, N.Shuffle: _S.stmt_shuffle,
     N.Create: _S.stmt_create, N.Reveal: _S.stmt_reveal, N.Signal: _S.stmt_signal, N.Perform: _S.stmt_perform,
     N.Win: _S.stmt_win, N.Eliminate: _S.stmt_eliminate, N.Respond: _S.stmt_respond, N.Offer: _S.stmt_offer,
