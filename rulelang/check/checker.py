@@ -93,6 +93,10 @@ class SymbolTable:
         sym = self.symbols.get(name)
         return sym.kind if sym else None
 
+    def names(self, kind: str) -> list[str]:
+        """The names of one kind ("zone", "enum", ...), in the order declared."""
+        return [n for n, s in self.symbols.items() if s.kind == kind]
+
     def all_fields(self) -> set[str]:
         out = set(self.table_columns)
         for comp in self.components.values():
@@ -259,21 +263,18 @@ class Checker(StatementChecks, ExpressionChecks):
             self.check_type_ref(t.list_of)
             return
         if t.per is not None:  # `int per Gem`: a whole number for each member of an enum
-            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
             if self.t.kind(t.per) != "enum":
                 self.err(t.span, f'"{t.per}" is not an enum, so "{t}" has no members to hold a value for',
-                         expected="the name of an enum, as in `int per Gem`", hint=did_you_mean(t.per, enums))
+                         expected="the name of an enum, as in `int per Gem`",
+                         hint=did_you_mean(t.per, self.t.names("enum")))
             if t.name != "int":
                 self.err(t.span, f'a value per member of an enum is a whole number, not {describe_type(t.name)}',
                          expected=f"int per {t.per}",
                          hint="for true or false per member, use 0 and 1; for anything else, one field per member")
             return
-        if t.name in BASE_TYPES or t.name in self.t.components:
+        if t.name in BASE_TYPES or t.name in self.t.components or self.t.kind(t.name) == "enum":
             return
-        sym = self.t.symbols.get(t.name)
-        if sym and sym.kind == "enum":
-            return
-        known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
+        known = BASE_TYPES | set(self.t.components) | set(self.t.names("enum"))
         named = _TYPE_WORDS.get(t.name.lower())
         hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
@@ -446,8 +447,7 @@ class Checker(StatementChecks, ExpressionChecks):
         elif isinstance(d, N.SetSetting):
             sym = self.t.symbols.get(d.name)
             if sym is None or sym.kind != "setting":
-                settings = [n for n, s in self.t.symbols.items() if s.kind == "setting"]
-                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, settings))
+                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, self.t.names("setting")))
             else:
                 choices = sym.decl.choices
                 if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
@@ -466,8 +466,7 @@ class Checker(StatementChecks, ExpressionChecks):
             if isinstance(x, (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit)):
                 return True
             if isinstance(x, N.Name):  # an enum member or a setting's choice
-                sym = self.t.symbols.get(x.id)
-                return sym is not None and sym.kind == "member"
+                return self.t.kind(x.id) == "member"
             if isinstance(x, N.Neg):
                 return constant(x.operand)
             if isinstance(x, N.BinOp):
@@ -488,10 +487,8 @@ class Checker(StatementChecks, ExpressionChecks):
     def trigger(self, d: N.TriggerDecl, scope: set):
         scope = set(scope)
         if d.kind in ("enter", "leave"):
-            zsym = self.t.symbols.get(d.zone)
-            if zsym is None or zsym.kind != "zone":
-                zones = [n for n, s in self.t.symbols.items() if s.kind == "zone"]
-                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, zones))
+            if self.t.kind(d.zone) != "zone":
+                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, self.t.names("zone")))
             scope.add(d.var)
         elif d.kind == "signal":
             scope.update(d.params)
@@ -500,8 +497,7 @@ class Checker(StatementChecks, ExpressionChecks):
             if d.timing != "phase":
                 self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")
             elif self.t.kind(d.phase) != "phase":
-                phases = [n for n, s in self.t.symbols.items() if s.kind == "phase"]
-                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
+                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, self.t.names("phase")))
         if d.cond is not None:
             self.expr(d.cond, scope)
         # at the start of the game no round runs yet; at its end nothing runs but the ending (stmt_end)

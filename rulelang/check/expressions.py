@@ -85,15 +85,9 @@ class ExpressionChecks:
                  fold=(("undefined", name), f'"{name}" is used again'))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:
-        if isinstance(x, N.Name):
-            sym = self.t.symbols.get(x.id)
-            if sym and sym.kind == "zone":
-                return sym.decl
-        if isinstance(x, N.Call):
-            sym = self.t.symbols.get(x.func)
-            if sym and sym.kind == "zone":
-                return sym.decl
-        return None
+        """The zone a name or a call (`hand(p)`) names, or None."""
+        sym = self.t.symbols.get(x.id if isinstance(x, N.Name) else x.func if isinstance(x, N.Call) else None)
+        return sym.decl if sym and sym.kind == "zone" else None
 
     def board_of_decl(self, decl: N.ZoneDecl):
         """A board zone's topology (a layer's is its base's), or None for a zone that is no board."""
@@ -256,7 +250,7 @@ class ExpressionChecks:
                             # a keyword misspelt or removed: one mistake with its other uses (on cards...)
                             fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
                         self.err(args[1].span, "the second argument of has() is the name of a keyword",
-                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]),
+                                 hint=did_you_mean(getattr(args[1], "id", ""), self.t.names("keyword")),
                                  fold=fold)
                 return "bool"
             if name in ("matched", "matching"):

@@ -210,8 +210,7 @@ class StatementChecks:
             self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
                      hint="put the cards in a zone at setup and move them later")
         if self.t.kind(s.cards) != "cards":
-            sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
-            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
+            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, self.t.names("cards")))
         self.expect_zone(s.zone, scope)
         return scope
 
@@ -455,9 +454,9 @@ class StatementChecks:
         span = b.places_span or d.span
         enum = self.t.symbols.get(b.places)
         if enum is None or enum.kind != "enum":
-            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
             self.err(span, f'the places of a cell are the members of an enum, but "{b.places}" is not an enum',
-                     expected="places ENUM { member: capacity, ... }", hint=did_you_mean(b.places, enums))
+                     expected="places ENUM { member: capacity, ... }",
+                     hint=did_you_mean(b.places, self.t.names("enum")))
             return
         seen = set()
         for name, limit in b.capacities:
