@@ -269,10 +269,8 @@ class Fixer:
                 return x
             return _literal(value, x.span)
         if isinstance(x, N.Not):
-            operand = self.simplify(x.operand)
-            if isinstance(operand, N.BoolLit):
-                return N.BoolLit(span=x.span, value=not operand.value)
-            return x if operand is x.operand else x.model_copy(update={"operand": operand})
+            x = rebuilt(x, self.simplify)
+            return N.BoolLit(span=x.span, value=not x.operand.value) if isinstance(x.operand, N.BoolLit) else x
         if isinstance(x, N.CondExpr):
             test = self.simplify(x.test)
             if isinstance(test, N.BoolLit):
@@ -418,21 +416,15 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
 
-def field_types(decls) -> dict[str, list[N.TypeRef]]:
-    """Each field name of the components and of `player`, with the types it is declared with."""
-    fields: dict[str, list[N.TypeRef]] = {}
-    for d in decls:
-        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                fields.setdefault(f.name, []).append(f.type)
-    return fields
+def _plain_types(decls, more: frozenset = frozenset()):
+    """A test of whether a declared type is plain (_PLAIN_TYPES, an enum or `more`), or a list (of
+    lists...) of such; and the names of the fields declared somewhere with a type that is not."""
+    plain = _PLAIN_TYPES | {d.name for d in decls if isinstance(d, N.EnumDecl)} | more
 
-
-def plain_type_test(plain: set[str]):
-    """A test of whether a type is one of `plain`, or a list (of lists...) of them."""
     def is_plain(t: N.TypeRef) -> bool:
         return is_plain(t.list_of) if t.list_of is not None else t.name in plain
-    return is_plain
+    return is_plain, {f.name for d in decls if isinstance(d, (N.ComponentDecl, N.PlayerDecl)) for f in d.fields
+                      if not is_plain(f.type)}
 
 
 #: built-ins that read the cells next to a card, `neighbors(card)` and `empty_cells_around(card)`: a
@@ -459,16 +451,11 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
     the caller has them already."""
     reads = def_reads(decls) if reads is None else reads
     impure = impure_defs(decls) if impure is None else impure
-    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
-    plain = _PLAIN_TYPES | enums | {"keyword"}
-
-    is_plain = plain_type_test(plain)
-
+    is_plain, unplain_fields = _plain_types(decls, frozenset({"keyword"}))
     settings = {n for d in decls if isinstance(d, N.SettingDecl) for n in (d.name, *d.choices)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
-    fields = field_types(decls)
 
     def looks(d: N.DefDecl, anchor: str | None):
         """(defs it calls that must read no place, defs it calls with its own card, whether it reads
@@ -484,8 +471,7 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
         free, same, near = set(), set(), False
         for x in nodes:
             if isinstance(x, N.Attr):
-                types = fields.get(x.name)
-                if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
+                if x.name == "zone" or x.name in unplain_fields:
                     return None
             elif isinstance(x, N.Name):
                 if x.id in params or x.id in bound or x.id in members or x.id in settings:
@@ -631,16 +617,11 @@ def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
 
     The runtime then skips settling when every change since the last fixed point touched none of
     these (``VM.settle``): a rule that reads the same state does the same nothing again."""
-    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
-    plain = _PLAIN_TYPES | enums
-
-    is_plain = plain_type_test(plain)
-
+    is_plain, unplain_fields = _plain_types(decls)
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
-    fields = field_types(decls)
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     if not rules:
         return frozenset()
@@ -656,8 +637,7 @@ def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
             if x.name == "zone":  # a card's zone: it changes when the card moves, whichever zones those are
                 reads.add(CARD_ZONES)
                 return True
-            types = fields.get(x.name)
-            if types is not None and not all(is_plain(t) for t in types):
+            if x.name in unplain_fields:
                 return False  # a field holding a card, a zone or a condition
             reads.add(x.name)
         elif isinstance(x, N.Name):
