@@ -136,7 +136,7 @@ class ToAst(Transformer):
     # (player_word: the keyword's token, read as the name of the call `player(...)`)
     duration = chosen_by = zone_count = player_word = _child(lambda child: child)
     card_copies = _child(int)
-    start = block = params = _present
+    start = block = params = card_gen = _present
     game_member = comp_member = kw_member = _documented
     per_player = run_every = respond_once = _const(True)
     stack_kind = _const("stack")
@@ -247,9 +247,6 @@ class ToAst(Transformer):
                            copies=copies if copies is not None else 1, gens=gens or [])
 
     card_ctor = _node(N.CardCtor, "component", "*args")
-
-    def card_gen(self, c):
-        return list(c)
 
     gen_clause = _node(N.GenClause, "var", "coll")
 
@@ -385,9 +382,7 @@ class ToAst(Transformer):
 
     scen_variant = _node(N.ScenarioItem, "*names", kind="variant")
 
-    @v_args(meta=True)
-    def scen_setting(self, meta, c):
-        return N.ScenarioItem(span=self._span(meta), kind="setting", names=[str(c[0]), c[1]])
+    scen_setting = _node(N.ScenarioItem, "*names", kind="setting")
 
     def scen_value(self, c):
         """A setting's value in a scenario, as the text `--set NAME=VALUE` would give."""
@@ -447,17 +442,10 @@ class ToAst(Transformer):
         return N.PosCard(span=self._span(meta), name=_unquote(c[0]), copies=copies)
 
     # ---- statements
-    def stmt(self, c):
-        doc, s = c[0], c[1]
-        s.doc = _docs(doc)
-        return s
-
+    stmt = scen_item  # (a statement and its doc comment)
     let_stmt = _node(N.Let, "name", "value")
 
-    @v_args(meta=True)
-    def assign_stmt(self, meta, c):
-        target, op, value, until = c[-4:]
-        return N.Assign(span=self._span(meta), target=target, op=_plain(op), value=value, until=until)
+    assign_stmt = _node(N.Assign, "target", "op", "value", "until")
 
     @v_args(meta=True)
     def if_stmt(self, meta, c):
