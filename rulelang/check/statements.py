@@ -365,19 +365,17 @@ class StatementChecks:
             self.err(src.span, f'table "{d.name}": {exc}',
                      hint="the file is looked for beside the rules file" if exc.missing else None)
 
-    def placement(self, p: N.Placement, scope, to=None):
+    def placement(self, p: N.Placement, scope, to):
+        decl = self.zone_decl_of(to)
+        board = self.board_of_decl(decl) if decl is not None else None
         if p.at is not None:
             self.expr(p.at, scope)
-            decl = self.zone_decl_of(to) if to is not None else None
-            board = self.board_of_decl(decl) if decl is not None else None
             if board is not None:
                 self.check_cells_written(p.at, board, decl.name)
         if p.place is not None:
             ty = self.expr(p.place, scope)
-            decl = self.zone_decl_of(to) if to is not None else None
             if decl is None:
                 return
-            board = self.board_of_decl(decl)
             if board is None:
                 self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
             elif board.places is None:
@@ -391,7 +389,7 @@ class StatementChecks:
         """`at (x, y)` or `at [(x, y), ...]` written out: each cell on a fixed board, none twice."""
         whole = written_whole_number
         items = at.items if isinstance(at, N.ListLit) else [at]
-        seen = {}
+        seen = set()
         for item in items:
             cell = (whole(item.a), whole(item.b)) if isinstance(item, N.CellLit) else None
             if cell is None or None in cell:
@@ -400,7 +398,7 @@ class StatementChecks:
                 self.err(item.span, f"a card would lie twice on the cell {cell[0], cell[1]} of {name}",
                          expected="each cell of a piece once", hint=f"a piece of 2 cells: at [({cell[0]}, {cell[1]}), "
                          f"({cell[0] + 1}, {cell[1]})]")
-            seen[cell] = True
+            seen.add(cell)
             q, r = cell
             if board.kind == "grid" and board.width is not None or board.shape == "rhombus":
                 off = not (0 <= q < board.width and 0 <= r < board.height)

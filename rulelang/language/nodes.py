@@ -740,8 +740,5 @@ class RulesFile(Node):
                 todo.extend(reversed(d.items))
 
     def game(self) -> Optional[GameDecl]:
-        for d in self.decls:
-            if isinstance(d, GameDecl):
-                return d
-        return None
+        return next((d for d in self.decls if isinstance(d, GameDecl)), None)
 
