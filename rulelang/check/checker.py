@@ -41,11 +41,10 @@ def covers_shape(x) -> tuple[tuple | None, str | None]:
         return None, "`covers` takes a number of cells in a row or a list of cells written out"
     cells = []
     for item in x.items:
-        a = whole(item.a) if isinstance(item, N.CellLit) else None
-        b = whole(item.b) if isinstance(item, N.CellLit) else None
-        if a is None or b is None:
+        cell = (whole(item.a), whole(item.b)) if isinstance(item, N.CellLit) else (None,)
+        if None in cell:
             return None, "each cell of a piece's shape is a pair of whole numbers, as (1, 0)"
-        cells.append((a, b))
+        cells.append(cell)
     if not cells or len(cells) > MOST_COVERED:
         return None, f"a piece covers from 1 to {MOST_COVERED} cells, not {len(cells)}"
     if len(set(cells)) < len(cells):

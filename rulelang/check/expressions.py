@@ -14,7 +14,7 @@ from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
-                                  known_type, type_name, value_type)
+                                  known_type, type_name)
 
 
 # "{p} draws {c.point}": a text shows names and fields in braces
@@ -565,12 +565,13 @@ class ExpressionChecks:
         return "cell"
 
     def field_value(self, field_type: str) -> str:
-        """The type of a field's value: members of an enum compare only with that enum's members."""
+        """The type of a field's value: members of an enum compare only with that enum's members; a
+        condition is true or false when read."""
         if self.t.kind(field_type) == "enum":
             return "sym:" + field_type
         if not known_type(field_type, self.t):  # (reported where the field is declared)
             return "any"
-        return value_type(field_type)
+        return {"condition": "bool", "card": "any"}.get(field_type, field_type)
 
     def attr_type(self, ty: str, x: N.Attr) -> str:
         # the type of a field depends only on the owner's type and the field's name (the table does not change
