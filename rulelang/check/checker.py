@@ -359,8 +359,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(d.colour_by_span or d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
                          expected=f"a field of {d.name}: {', '.join(sorted(names)) or 'none'}",
                          hint=did_you_mean(d.colour_by, names))
-            if d.discards_to is not None:
-                self.expect_zone(d.discards_to, {"self"})
+            self.expect_zone(d.discards_to, {"self"})
             if d.covers is not None:
                 _shape, problem = covers_shape(d.covers)
                 if problem is not None:
@@ -429,8 +428,7 @@ class Checker(StatementChecks, ExpressionChecks):
             self.block(d.body, scope, ctx={_BODY_CONTEXT[type(d)]})
         elif isinstance(d, N.KeywordDecl):
             scope = {"self"} | {p.name for p in d.params}
-            if d.usable is not None:
-                self.expr(d.usable, scope)
+            self.expr(d.usable, scope)
             if d.effect is not None:
                 self.block(d.effect, scope, ctx={"proc"})
             for trig in d.triggers:
@@ -438,8 +436,7 @@ class Checker(StatementChecks, ExpressionChecks):
             for a in d.always:  # (a keyword with none of these is a marker: rules test it with has(card, name))
                 self.block(a.body, scope, ctx={"always"})
         elif isinstance(d, N.PhaseDecl):
-            if d.unless is not None:
-                self.expr(d.unless, set())
+            self.expr(d.unless, set())
             self.block(d.body, set(), ctx={"phase"})
         elif isinstance(d, N.TriggerDecl):
             self.trigger(d, set())
@@ -497,8 +494,7 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")
             elif self.t.kind(d.phase) != "phase":
                 self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, self.t.names("phase")))
-        if d.cond is not None:
-            self.expr(d.cond, scope)
+        self.expr(d.cond, scope)
         # at the start of the game no round runs yet; at its end nothing runs but the ending (stmt_end)
         when = {"start": "game_start", "end": "game_end"}[d.when] if d.kind == "at" and d.timing == "game" else None
         self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})

@@ -327,7 +327,8 @@ class ExpressionChecks:
 
     # a check meets about 20,000 expressions per pass, so one dict look-up replaces a chain of isinstance tests
     def expr(self, x, scope: set) -> str:
-        """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...)."""
+        """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...); None, a
+        part left out (`draw from deck to hand`'s count), is any value."""
         check = EXPR_CHECKS.get(type(x))
         return check(self, x, scope) if check is not None else "any"
 
@@ -491,8 +492,7 @@ class ExpressionChecks:
         for clause in x.more:
             self.expr(clause.coll, inner)
             inner = inner | {clause.var}
-        if x.cond is not None:
-            self.expr(x.cond, inner)
+        self.expr(x.cond, inner)
         return "list:" + self.expr(x.expr, inner)
 
     def expr_cond(self, x: N.CondExpr, scope: set) -> str:

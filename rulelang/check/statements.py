@@ -151,10 +151,8 @@ class StatementChecks:
         else:
             self.local_types.pop(s.var, None)
         try:
-            if s.cond is not None:
-                self.expr(s.cond, inner)
-            if s.chosen_by is not None:
-                self.expect_player(s.chosen_by, scope)
+            self.expr(s.cond, inner)
+            self.expect_player(s.chosen_by, scope)
             self.block(s.body, inner, ctx | {"loop"})
         finally:
             if before is None:
@@ -177,10 +175,8 @@ class StatementChecks:
         self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
         if isinstance(s, N.Choose):
             self.expr(s.coll, scope)
-            if s.cond is not None:
-                self.expr(s.cond, scope | {s.var})
-        if s.opts.by is not None:
-            self.expect_player(s.opts.by, scope)
+            self.expr(s.cond, scope | {s.var})
+        self.expect_player(s.opts.by, scope)
         self.prompt(s.opts.prompt, s.span, scope)
         if isinstance(s, N.Choose):
             return scope | {s.var}
@@ -194,8 +190,7 @@ class StatementChecks:
         return scope
 
     def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set:
-        if s.count is not None:
-            self.expect_type(s.count, scope, "int", "a number")
+        self.expect_type(s.count, scope, "int", "a number")
         self.expect_zone(s.source, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
@@ -216,8 +211,7 @@ class StatementChecks:
 
     def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set:
         self.expect_cards(s.what, scope)
-        if s.to is not None:
-            self.expect_player(s.to, scope)
+        self.expect_player(s.to, scope)
         return scope
 
     def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set:
@@ -240,8 +234,7 @@ class StatementChecks:
         if ty not in ("keyword", "any"):
             self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
                      expected="a keyword, as in `perform boost(2) on card`")
-        if s.on is not None:
-            self.expect_cards(s.on, scope)
+        self.expect_cards(s.on, scope)
         return scope
 
     def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set:
@@ -265,8 +258,7 @@ class StatementChecks:
     def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set:
         self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
         self.expect_player(s.to, scope)
-        if s.by is not None:
-            self.expect_player(s.by, scope)
+        self.expect_player(s.by, scope)
         self.prompt(s.prompt, s.span, scope)
         self.options(s.options, scope, ctx)
         if s.refused is not None:
@@ -290,11 +282,9 @@ class StatementChecks:
 
     def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
         self.no_choice_in(ctx, s.span)
-        if s.start is not None:
-            self.expect_player(s.start, scope)
+        self.expect_player(s.start, scope)
         for x in (s.skipping, s.until):
-            if x is not None:
-                self.expr(x, scope)
+            self.expr(x, scope)
         if s.following is not None:
             ty = self.expr(s.following, scope)
             if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
@@ -340,10 +330,8 @@ class StatementChecks:
             for b in opt.bindings:
                 self.expr(b.coll, inner)
                 inner = inner | {b.var}
-                if b.cond is not None:
-                    self.expr(b.cond, inner)
-            if opt.cond is not None:
-                self.expr(opt.cond, inner)
+                self.expr(b.cond, inner)
+            self.expr(opt.cond, inner)
             self.block(opt.body, inner, ctx)
 
     def table_source(self, d: N.TableDecl):
