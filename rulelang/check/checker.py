@@ -429,8 +429,7 @@ class Checker(StatementChecks, ExpressionChecks):
         elif isinstance(d, N.KeywordDecl):
             scope = {"self"} | {p.name for p in d.params}
             self.expr(d.usable, scope)
-            if d.effect is not None:
-                self.block(d.effect, scope, ctx={"proc"})
+            self.block(d.effect, scope, ctx={"proc"})
             for trig in d.triggers:
                 self.trigger(trig, scope)
             for a in d.always:  # (a keyword with none of these is a marker: rules test it with has(card, name))

@@ -17,6 +17,8 @@ class StatementChecks:
     """Checks statements and blocks; `stmt` finds the check of a node by its class."""
 
     def block(self, stmts, scope: set, ctx: set):
+        """Check the statements of a block (None: a block left out, as `else`)."""
+        stmts = stmts or ()
         scope = set(scope)
         skip = None
         for i, s in enumerate(stmts):
@@ -132,8 +134,7 @@ class StatementChecks:
         for cond, body in s.branches:
             self.expr(cond, scope)
             self.block(body, scope, ctx)
-        if s.other is not None:
-            self.block(s.other, scope, ctx)
+        self.block(s.other, scope, ctx)
         return scope
 
     def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
@@ -261,8 +262,7 @@ class StatementChecks:
         self.expect_player(s.by, scope)
         self.prompt(s.prompt, s.span, scope)
         self.options(s.options, scope, ctx)
-        if s.refused is not None:
-            self.block(s.refused, scope, ctx)
+        self.block(s.refused, scope, ctx)
         return scope
 
     def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:

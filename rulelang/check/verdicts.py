@@ -96,10 +96,7 @@ def passed_before(path: str | Path) -> list[str] | None:
         if not (isinstance(variants, list) and all(isinstance(v, str) for v in variants)
                 and isinstance(data_files, dict)):
             return None
-        for data_file, digest in data_files.items():
-            if _file_hash(data_file) != digest:
-                return None
-        return variants
+        return None if any(_file_hash(f) != digest for f, digest in data_files.items()) else variants
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
