@@ -1,7 +1,7 @@
 """The checker's statements (`StatementChecks`, a part of `checker.Checker`): one `stmt_*` method
-per statement node, found by the node's class in `STMT_CHECKS`; each gives back the names it binds
-and reports what cannot run where it is written (a choice in a continuous rule, `end` where
-nothing it ends runs, `create` outside setup).
+per statement node, found by the node's class in `STMT_CHECKS`; each reports what cannot run where
+it is written (a choice in a continuous rule, `end` where nothing it ends runs, `create` outside
+setup), and one that binds a name gives back the names after it.
 """
 from __future__ import annotations
 
@@ -55,17 +55,19 @@ class StatementChecks:
         return scope | {name}
 
     def stmt(self, s, scope: set, ctx: set) -> set:
-        """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
+        """Check a statement and return the names in scope after it (`let` and `choose` add one: their
+        checks give back the names after them, the others nothing)."""
         check = STMT_CHECKS.get(type(s))
-        return check(self, s, scope, ctx) if check is not None else scope
+        after = check(self, s, scope, ctx) if check is not None else None
+        return scope if after is None else after
 
-    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set:
+    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set | None:
         self.expr(s.value, scope)
         return scope | {s.name}
 
-    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set:
+    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set | None:
         if s.op is None and not isinstance(s.target, N.Call) and self.said_on_this_line(s.span):
-            return scope
+            return
         if s.op is None:
             if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
                     and s.target.id not in BUILTIN_VALUES:
@@ -79,7 +81,7 @@ class StatementChecks:
                 self.expr(s.target, scope)
             else:
                 self.call(s.target, scope, statement=True)
-            return scope
+            return
         if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
             self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
                              f'until the end of the {s.until}',
@@ -102,7 +104,7 @@ class StatementChecks:
                 self.err(s.span, f"one number of a map cannot change only until the end of the {s.until}",
                          hint="change the whole map instead: `x.field = ... until end of ...`")
             self.expect_type(s.value, scope, "int", "a whole number")
-            return scope
+            return
         if not isinstance(s.target, (N.Name, N.Attr)):
             self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
         elif isinstance(s.target, N.Name):
@@ -128,16 +130,14 @@ class StatementChecks:
         self.expr(s.value, scope)
         if s.op in ("+=", "-="):
             self.expect_type(s.value, scope, "int", "a number")
-        return scope
 
-    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set:
+    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set | None:
         for cond, body in s.branches:
             self.expr(cond, scope)
             self.block(body, scope, ctx)
         self.block(s.other, scope, ctx)
-        return scope
 
-    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
+    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set | None:
         walked = self.expr(s.coll, scope)
         inner = scope | {s.var}
         # `for each p in players`: p is a player wherever the loop does not give the name another
@@ -160,19 +160,16 @@ class StatementChecks:
                 self.local_types.pop(s.var, None)
             else:
                 self.local_types[s.var] = before
-        return scope
 
-    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set:
+    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set | None:
         self.expr(s.cond, scope)
         self.block(s.body, scope, ctx | {"loop"})
-        return scope
 
-    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set:
+    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set | None:
         self.expect_type(s.count, scope, "int", "a number")
         self.block(s.body, scope, ctx | {"loop"})
-        return scope
 
-    def stmt_choose(self, s: N.Choose | N.ChooseBlock, scope: set, ctx: set) -> set:
+    def stmt_choose(self, s: N.Choose | N.ChooseBlock, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
         if isinstance(s, N.Choose):
             self.expr(s.coll, scope)
@@ -182,90 +179,77 @@ class StatementChecks:
         if isinstance(s, N.Choose):
             return scope | {s.var}
         self.options(s.options, scope, ctx)
-        return scope
 
-    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set:
+    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set | None:
         self.expect_cards(s.what, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
-        return scope
 
-    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set:
+    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set | None:
         self.expect_type(s.count, scope, "int", "a number")
         self.expect_zone(s.source, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
-        return scope
 
-    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set:
+    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set | None:
         self.expect_zone(s.zone, scope)
-        return scope
 
-    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set:
+    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set | None:
         if "setup" not in ctx:
             self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
                      hint="put the cards in a zone at setup and move them later")
         if self.t.kind(s.cards) != "cards":
             self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, self.t.names("cards")))
         self.expect_zone(s.zone, scope)
-        return scope
 
-    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set:
+    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set | None:
         self.expect_cards(s.what, scope)
         self.expect_player(s.to, scope)
-        return scope
 
-    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set:
+    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set | None:
         """`discard`, `hide` and `turn ... face`: what they act on must be cards."""
         self.expect_cards(s.what, scope)
-        return scope
 
-    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set:
+    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set | None:
         self.signals_sent.add(s.name)
         for a in s.args:
             self.expr(a, scope)
-        return scope
 
-    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
+    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set | None:
         if isinstance(s.what, N.Name) and s.what.id == "on" and "on" not in scope and self.t.kind("on") is None:
             self.err(s.what.span, "`perform` names the keyword first, then the card it works on",
                      expected="perform KEYWORD on CARD, as in `perform boost on c`")
-            return scope
+            return
         ty = self.expr(s.what, scope)
         if ty not in ("keyword", "any"):
             self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
                      expected="a keyword, as in `perform boost(2) on card`")
         self.expect_cards(s.on, scope)
-        return scope
 
-    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set:
+    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set | None:
         self.expr(s.who, scope)
-        return scope
 
-    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set:
+    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set | None:
         ty = self.expr(s.who, scope)
         if ty not in ("player", "list:player", "any", "list:any"):
             self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
                      expected="a player or a list of players, as in `eliminate current`")
-        return scope
 
-    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set:
+    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, by=s.coll)
         self.expr(s.coll, scope)
         self.prompt(s.prompt, s.span, scope | {s.var})
         self.options(s.options, scope | {s.var}, ctx)
-        return scope
 
-    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set:
+    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
         self.expect_player(s.to, scope)
         self.expect_player(s.by, scope)
         self.prompt(s.prompt, s.span, scope)
         self.options(s.options, scope, ctx)
         self.block(s.refused, scope, ctx)
-        return scope
 
-    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:
+    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set | None:
         # what is sure to be running where it is written (a procedure or a trigger may run in a turn)
         if "setup" in ctx or "result" in ctx:
             when = "in setup the game has not started" if "setup" in ctx else "the result is worked out once the game is over"
@@ -278,9 +262,8 @@ class StatementChecks:
         elif s.what == "turn" and "phase" in ctx and "turns" not in ctx:
             self.err(s.span, "`end turn` ends a player's turn, but this is not inside `take turns { ... }`",
                      hint="use `end phase` to leave the phase, or put the statement inside `take turns`")
-        return scope
 
-    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
+    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span)
         self.expect_player(s.start, scope)
         for x in (s.skipping, s.until):
@@ -296,20 +279,16 @@ class StatementChecks:
                          f"so it cannot also go {s.direction}",
                          hint="reverse the list instead, or remove the direction")
         self.block(s.body, scope, ctx | {"turns"})
-        return scope
 
-    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set:
+    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set | None:
         self.block(s.body, scope, ctx)
-        return scope
 
-    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set:
+    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set | None:
         self.expr(s.message, scope)
-        return scope
 
-    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set:
+    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set | None:
         if "loop" not in ctx:
             self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
-        return scope
 
     def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
         if is_choice and by is None and "setup" in ctx and "turns" not in ctx:
