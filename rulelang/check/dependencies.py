@@ -437,18 +437,16 @@ _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
                        impure: set[str] | None = None) -> set[str]:
     """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
-    (`neighbors(p)`, `empty_cells_around(p)`), their fields, global variables of plain types,
-    settings and literals, and on defs that read no place at all (`needs_met(a)`: are an animal's
-    needs met by the cards around it). Such a value stays right while nothing changes on the card's cell or the cells next to
-    it and no field or global it reads changes, so it is remembered across moves elsewhere on the
-    board (codegen), not forgotten at every move as other defs' values are.
+    (`neighbors(p)`, `empty_cells_around(p)`), their fields, globals of plain types, settings,
+    literals, and defs that read no place at all (`needs_met(a)`: are an animal's needs met by the
+    cards around it). Such a value stays right while nothing changes on or next to the card's cell and
+    no field or global it reads changes, so codegen remembers it across moves elsewhere on the board.
 
     Left out: a def that names a zone, the turn, a player list, a text with placeholders, chance, a
-    field that may hold a card or a zone (which would lead to cards elsewhere), a card's zone, any
-    other built-in, or another def but such defs and defs that read no place (given the same card).
-    A def that reads the turn names it (or reads a card's condition field, and so reads anything:
-    `reads` None), so it is left out. `reads` and `impure`: ``def_reads`` and ``impure_defs``, when
-    the caller has them already."""
+    field that may hold a card or a zone (it would lead to cards elsewhere), a card's zone, another
+    built-in, or another def but such defs (on the same card) and defs that read no place; a def that
+    reads a card's condition field reads anything (`reads` None). `reads` and `impure`: ``def_reads``
+    and ``impure_defs``, when the caller has them already."""
     reads = def_reads(decls) if reads is None else reads
     impure = impure_defs(decls) if impure is None else impure
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
@@ -525,17 +523,15 @@ LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts wit
 
 
 def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
-    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards
-    next to their card (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`,
-    whose body is `cond`: keyed by (line, column, x) of the condition, named in the order they
-    appear (so lines added above rename none). The code generator remembers such a condition's value
-    for each card as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of
-    them qualify), instead of working it out for every card at each pass: a continuous rule that
-    discards the cards next to no habitat looks again only around the cells that changed.
-
-    Only continuous rules, which run again after every change: a list made once a round gains
-    nothing, and asking a board for its counts of changes makes every later move on it keep them
-    (BoardCells.near_version), which costs more than it saves there (7% of one seed game's time)."""
+    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards next to
+    their card (`neighbors(x)` in `cond`), each as a def of one parameter `x` whose body is `cond`,
+    keyed by (line, column, x) of the condition and named in the order they appear (lines added above
+    rename none). Codegen remembers such a condition's value for each card as it does a neighbourhood
+    def's (`neighbourhood_defs` says which qualify): a continuous rule that discards the cards next to
+    no habitat looks again only around the cells that changed. Only continuous rules, which run again
+    after every change: a list made once a round gains nothing, and asking a board for its counts of
+    changes makes every later move on it keep them (BoardCells.near_version), which costs more than it
+    saves (7% of one seed game's time)."""
     found: dict[tuple, N.DefDecl] = {}
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     rules += [a for d in decls if isinstance(d, N.KeywordDecl) for a in d.always]
@@ -611,12 +607,10 @@ CARD_ZONES = "zone"
 def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
     """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
     globals ("$actor"), "@turn" (current, round or phase) and CARD_ZONES (a card's zone: any move);
-    None when that cannot be told (a card
-    reached other than through a zone the rules name, a text with placeholders, a card's condition,
-    chance, a built-in that reads fields itself, or a statement whose effect is not only on the state).
-
-    The runtime then skips settling when every change since the last fixed point touched none of
-    these (``VM.settle``): a rule that reads the same state does the same nothing again."""
+    None when that cannot be told (a card reached other than through a zone the rules name, a text
+    with placeholders, a card's condition, chance, a built-in that reads fields itself, or a statement
+    whose effect is not only on the state). ``VM.settle`` skips settling when no change since the last
+    fixed point touched any of these: a rule that reads the same state does the same nothing again."""
     is_plain, unplain_fields = _plain_types(decls)
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
