@@ -370,14 +370,10 @@ class ExpressionChecks:
             if sym.decl.per_player:
                 self.err(x.span, f'each player has their own "{x.id}"; say whose: {x.id}(p)')
             return "zone"
-        if sym.kind == "member":
-            return "sym:" + sym.type
-        if sym.kind == "enum":
-            return "list:sym:" + x.id
+        if sym.kind in _NAME_TYPES:
+            return _NAME_TYPES[sym.kind].format(type=sym.type, name=x.id)
         if sym.kind == "var":
             return sym.type if sym.type in ("int", "bool", "str", "player") or sym.type.startswith("map:") else "any"
-        if sym.kind == "setting":  # a number, a text or true/false, as its default is (--set keeps the kind)
-            return sym.type
         if sym.kind == "def":
             if sym.decl.params:
                 n = len(sym.decl.params)
@@ -386,20 +382,13 @@ class ExpressionChecks:
         if sym.kind == "proc":
             self.err(x.span, f'procedure "{x.id}" must be called as a statement: {x.id}(...)')
             return "any"
-        if sym.kind == "keyword":
-            return "keyword"
-        if sym.kind == "component":
-            return f"list:entity:{x.id}"
-        if sym.kind == "cards":
-            return "list:any"
         if sym.kind == "phase":
             self.phase_refs.add(x.id)
             return "str"
         return "any"
 
     def expr_attr(self, x: N.Attr, scope: set) -> str:
-        ty = self.expr(x.obj, scope)
-        return self.attr_type(ty, x)
+        return self.attr_type(self.expr(x.obj, scope), x)
 
     def expr_index(self, x: N.Index, scope: set) -> str:
         ty = self.expr(x.obj, scope)
@@ -644,6 +633,10 @@ class ExpressionChecks:
         return known
 
 
+# the type of a name of these kinds (a setting's is a number, a text or true/false, as its default is:
+# --set keeps the kind)
+_NAME_TYPES = {"member": "sym:{type}", "enum": "list:sym:{name}", "setting": "{type}", "keyword": "keyword",
+               "component": "list:entity:{name}", "cards": "list:any"}
 _E = ExpressionChecks
 EXPR_CHECKS = {
     N.IntLit: lambda self, x, scope: "int", N.BoolLit: lambda self, x, scope: "bool", N.StrLit: _E.expr_str,

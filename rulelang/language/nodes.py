@@ -606,10 +606,8 @@ class TriggerDecl(Decl):
     def describe(self) -> str:
         if self.kind == "at":
             return f"at {self.when} of {self.timing}" + (f" {self.phase}" if self.phase else "")
-        if self.kind == "enter":
-            return f"when {self.var} enters {self.zone}"
-        if self.kind == "leave":
-            return f"when {self.var} leaves {self.zone}"
+        if self.kind in ("enter", "leave"):
+            return f"when {self.var} {self.kind}s {self.zone}"
         return f"when {self.signal}({', '.join(self.params)})"
 
 
