@@ -238,17 +238,10 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str,
 def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
     on its own (the whole file is parsed then). `parse_alone` gets the texts of those that do."""
-    from rulelang.language.parser import parse_declarations, refuse_too_many_tokens
+    from rulelang.language.parser import parse_declarations
 
-    refuse_too_many_tokens(missing, file)
-    parsed = []
-    for offset, chunk in missing:
-        part = parse_declarations(chunk, file, offset)
-        if part is None:
-            return None
-        parse_alone.add(chunk)
-        parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
-    return parsed
+    parsed = parse_declarations(missing, file, parse_alone)
+    return None if parsed is None else [(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part) for part in parsed]
 
 
 def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:

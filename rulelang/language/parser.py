@@ -107,23 +107,24 @@ def _diagnostic(problem: UnexpectedInput | _SyntaxProblem, file: str, offset: in
 # file, which reports the errors as always.
 
 
-def refuse_too_many_tokens(chunks: list[tuple[int, str]], file: str) -> None:
-    """Chunks about to be parsed one by one, their words and symbols held together to the
-    source_tokens budget before any is parsed (as `parse_text` holds a whole file)."""
+def parse_declarations(chunks: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[list] | None:
+    """The declarations of each chunk (its first line, its text), spans in the whole file; None when one
+    does not parse alone (`parse_alone` gets the texts of those before it, which do). Their words and
+    symbols are held together to the source_tokens budget before any is parsed, as a whole file's are."""
     counted = 0
     for offset, chunk in chunks:
         try:
             counted = _refuse_too_many_tokens(chunk, counted)
         except _OverBudget as over:
-            raise RulesError(Diagnostic(_in_file(over.span, file, offset), over.message, hint=over.hint)) from None
-
-
-def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | None:
-    """The declarations of one chunk, spans in the whole file; None if it does not parse alone."""
-    try:
-        return _parse_chunk(chunk, file, offset)
-    except (UnexpectedInput, _SyntaxProblem):
-        return None
+            raise RulesError(_diagnostic(over, file, offset, chunk)) from None
+    parsed = []
+    for offset, chunk in chunks:
+        try:
+            parsed.append(_parse_chunk(chunk, file, offset))
+        except (UnexpectedInput, _SyntaxProblem):
+            return None
+        parse_alone.add(chunk)
+    return parsed
 
 
 def parse_file(path: str | Path, text: str | None = None) -> N.RulesFile:
