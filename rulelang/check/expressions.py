@@ -222,12 +222,8 @@ class ExpressionChecks:
     def arity(self, c: N.Call, lo: int, hi: int | None, what: str):
         n = len(c.args)
         if n < lo or (hi is not None and n > hi):
-            if lo == hi:
-                want = f"{lo} argument{'s' if lo != 1 else ''}"
-            elif hi is None:
-                want = f"at least {lo} arguments"
-            else:
-                want = f"{lo} to {hi} arguments"
+            want = (f"{lo} argument{'s' if lo != 1 else ''}" if lo == hi else f"at least {lo} arguments" if hi is None
+                    else f"{lo} to {hi} arguments")
             self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
 
     def call(self, c: N.Call, scope: set, statement=False) -> str:
@@ -425,8 +421,7 @@ class ExpressionChecks:
         for entry in x.entries:
             of = self.t.enum_of_member(entry.key)
             if of is None or self.t.kind(of) != "enum":
-                members = [m for n, s in self.t.symbols.items() if s.kind == "member" and not s.type.startswith("setting:")
-                           for m in [n]]
+                members = [n for n, s in self.t.symbols.items() if s.kind == "member" and not s.type.startswith("setting:")]
                 self.err(entry.span, f'"{entry.key}" is not a member of an enum, so it cannot be a key of a map',
                          expected="members of one enum", hint=did_you_mean(entry.key, members))
             elif enum is None:

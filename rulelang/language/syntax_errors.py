@@ -535,26 +535,21 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
     start = _statement_start(source, stop_col - 1)
     lead = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)", source[start:])
     lead_at = start + len(lead.group(1)) if lead else 0  # where the statement's first word stands (0-based)
+    word = lead.group(2) if lead else None
     if lead and lead_at < stop_col - 1 or (lead and token.type == "NAME" and lead_at == stop_col - 1):
-        word = lead.group(2)
         guess = did_you_mean(word, _LEADING_WORDS) if word not in _literal_patterns().values() else None
         if guess:
-            col = lead_at + 1
-            return Diagnostic(_at(file, line, col, len(word)),
-                              f'"{word}" is not a keyword of the language',
+            return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), guess)
     # a keyword that belongs inside another construct: `option` outside `choose { }`
     # (only where the word was read as a name: inside its construct, `label of "..."` is wrong after the word)
     decl_starts, stmt_starts = _token_groups()
     read_as_name = bool(expected_set & {"RBRACE", "DOT", "EQUAL", "ASSIGN_OP", "LPAR"}) \
         or len(expected_set & stmt_starts) > 3
-    if lead and any(_literal_patterns().get(t) == lead.group(2) for t in expected_set):
+    if lead and any(_literal_patterns().get(t) == word for t in expected_set):
         read_as_name = False  # the construct takes that word here (`usable if` in a keyword, then a wrong word)
-    if lead and lead.group(2) in _MEMBER_WORDS and lead_at < stop_col - 1 and read_as_name:
-        word = lead.group(2)
-        col = lead_at + 1
-        return Diagnostic(_at(file, line, col, len(word)),
-                          f'"{word}" cannot start a statement here',
+    if word in _MEMBER_WORDS and lead_at < stop_col - 1 and read_as_name:
+        return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" cannot start a statement here',
                           _expected_words(expected_set, continuations=False), _MEMBER_WORDS[word])
     before = source[:stop_col - 1].rstrip()
     # a "}" with no block to close
