@@ -159,29 +159,24 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def game_decl(self, meta, children):
         decl = N.GameDecl(span=self._span(meta), title=_unquote(children[0]))
-        for doc, (kind, data) in children[1:]:
-            if kind == "players":
-                decl.players_min, hi, decl.players_default = data
-                decl.players_max = hi if hi is not None else decl.players_min
-            elif kind == "direction":
-                decl.direction = data
-            elif kind == "round":
-                decl.round_phases = [str(t) for t in data]
-                decl.round_spans = [self._tok_span(t) for t in data]
-            elif kind == "max_rounds":
-                decl.max_rounds = data
+        for doc, (kind, fields) in children[1:]:  # (a member of the game: its fields' values)
+            for name, value in fields.items():
+                setattr(decl, name, value)
             if doc:
                 decl.member_docs[kind] = doc
         return decl
 
     def players_spec(self, c):
-        return ("players", tuple(int(x) if x is not None else None for x in c))
-
-    turn_order_spec = _tag("direction")
-    max_rounds_spec = _tag("max_rounds", int)
+        low, high, default = (int(x) if x is not None else None for x in c)
+        return ("players", {"players_min": low, "players_max": high if high is not None else low,
+                            "players_default": default})
 
     def round_spec(self, c):
-        return ("round", [t for t in c if t is not None])
+        phases = [t for t in c if t is not None]
+        return ("round", {"round_phases": [str(t) for t in phases], "round_spans": [self._tok_span(t) for t in phases]})
+
+    turn_order_spec = _tag("direction", lambda word: {"direction": str(word)})
+    max_rounds_spec = _tag("max_rounds", lambda count: {"max_rounds": int(count)})
 
     @v_args(meta=True)
     def enum_decl(self, meta, c):
