@@ -147,10 +147,7 @@ def recursive_defs(decls) -> set[str]:
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
     names = {d.name for d in defs}
 
-    by_fields: set[str] = set()
-    for d in decls:
-        if isinstance(d, (N.CardsDecl, N.ComponentDecl)):
-            by_fields |= mentioned(d) & names
+    by_fields = set().union(*(mentioned(d) & names for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
     calls = {}
     for d in defs:
         said = mentioned(d.body)

@@ -238,16 +238,14 @@ class ExpressionChecks:
             if name == "has":
                 if args:
                     self.expr(args[0], scope)
-                if len(args) > 1:
-                    if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
-                        fold = None
-                        if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
-                                and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
-                            # a keyword misspelt or removed: one mistake with its other uses (on cards...)
-                            fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
-                        self.err(args[1].span, "the second argument of has() is the name of a keyword",
-                                 hint=did_you_mean(getattr(args[1], "id", ""), self.t.names("keyword")),
-                                 fold=fold)
+                if len(args) > 1 and not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                    fold = None
+                    if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
+                            and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
+                        # a keyword misspelt or removed: one mistake with its other uses (on cards...)
+                        fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
+                    self.err(args[1].span, "the second argument of has() is the name of a keyword",
+                             hint=did_you_mean(getattr(args[1], "id", ""), self.t.names("keyword")), fold=fold)
                 return "bool"
             if name in ("matched", "matching"):
                 for a in args[:2]:
