@@ -14,9 +14,8 @@ from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
 def declared_names(decls) -> dict[str, N.Decl]:
     out = {}
     for d in decls:
-        if isinstance(d, (N.VariantDecl, N.ScenarioDecl, N.RemoveDecl, N.SetSetting)):
-            continue
-        out.setdefault(d.key[1], d)
+        if not isinstance(d, (N.VariantDecl, N.ScenarioDecl, N.RemoveDecl, N.SetSetting)):
+            out.setdefault(d.key[1], d)
     return out
 
 
@@ -74,17 +73,16 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
             index = {}
             for i, d in enumerate(decls):
                 index.setdefault(d.key, i)
-        first = index.get(item.key)
-        same = [] if first is None else [first]
+        same = index.get(item.key)  # (the first declaration with that key)
         if item.replace:
-            if not same:
+            if same is None:
                 bag.error(item.span,
                           f'variant "{variant.name}" replaces "{item.key[1]}", which the base game does not declare',
                           hint=did_you_mean(item.key[1], declared_names(decls)))
                 continue
-            decls[same[0]] = item
+            decls[same] = item
         else:
-            if same and not isinstance(item, N.TriggerDecl):
+            if same is not None and not isinstance(item, N.TriggerDecl):
                 bag.error(item.span, f'"{item.key[1]}" is already declared by the base game',
                           hint='write "replace" before it to change the base declaration')
                 continue
