@@ -13,13 +13,12 @@ import weakref
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES
-from rulelang.check.dependencies import TEMPLATE_NAMES, bound_names, nodes_in
+from rulelang.check.dependencies import IMPURE_CALLS, TEMPLATE_NAMES, bound_names, nodes_in
 from rulelang.check.types import type_name
 from rulelang.core.errors import Span
 
 #: built-in functions that need a match: chance, and players by seat
-MATCH_CALLS = {"roll": "chance (roll)", "random": "chance (random)", "sample": "chance (sample)",
-               "shuffled": "chance (shuffled)", "player": "the match's players (player)"}
+MATCH_CALLS = {name: f"chance ({name})" for name in IMPURE_CALLS} | {"player": "the match's players (player)"}
 #: kinds of top-level names whose values exist only in a match
 MATCH_KINDS = {"var": "the variable", "zone": "the zone", "component": "the cards of", "cards": "the cards of"}
 
@@ -61,9 +60,7 @@ class MatchReads:
             return f'"{name}"' if name in BUILTIN_VALUES else None
         if sym.kind in MATCH_KINDS:
             return f'{MATCH_KINDS[sym.kind]} "{name}"'
-        if sym.kind == "def":
-            return self.def_reads(name, sym.decl)
-        return None
+        return self.def_reads(name, sym.decl) if sym.kind == "def" else None
 
     def def_reads(self, name: str, decl) -> str | None:
         if name in self.defs:
