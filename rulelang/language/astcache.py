@@ -144,8 +144,7 @@ def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dic
             settled = None
             if settle and (renamed is not None or any(delta for delta, _ in record["parts"])):
                 # pickled before the long decks go back in: they are kept aside
-                settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
-                           "cards": record["cards"], "header": record["header"], "file": file}
+                settled = {**record, "file": file, "parts": [(0, pickle.dumps(decls, pickle.HIGHEST_PROTOCOL))]}
             if record["cards"] is not None:
                 from rulelang.language.fastcards import restore_card_blocks
 
@@ -155,12 +154,10 @@ def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dic
                     if settled is not None:
                         settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
                 restore_card_blocks(decls, cards)
-            header = record["header"]
+            return N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                               header_doc=record["header"]), settled
     except Exception:
         return None
-    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
-                        header_doc=header)
-    return rules, settled
 
 
 def _load_part(data) -> list | None:
