@@ -419,7 +419,8 @@ class ExpressionChecks:
         for entry in x.entries:
             of = self.t.enum_of_member(entry.key)
             if of is None or self.t.kind(of) != "enum":
-                members = [n for n, s in self.t.symbols.items() if s.kind == "member" and not s.type.startswith("setting:")]
+                members = [n for n, s in self.t.symbols.items()
+                           if s.kind == "member" and not s.type.startswith("setting:")]
                 self.err(entry.span, f'"{entry.key}" is not a member of an enum, so it cannot be a key of a map',
                          expected="members of one enum", hint=did_you_mean(entry.key, members))
             elif enum is None:
@@ -598,7 +599,6 @@ class ExpressionChecks:
             if name not in everything and not self.t.table_columns_unread:
                 self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
                          fold=(("field", name), f'the field "{name}" is used again'))
-                return "any"
             return "any"
         types = known[name]
         return next(iter(types)) if len(types) == 1 else "any"
@@ -617,11 +617,9 @@ class ExpressionChecks:
         known = self.__dict__.get("_field_types")
         if known is None:
             known = {}
-            for comp in self.t.components.values():
-                for f in comp.fields:
-                    known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
-            for fname, f in self.t.player_fields.items():
-                known.setdefault(fname, set()).add(self.field_value(type_name(f.type)))
+            fields = [f for comp in self.t.components.values() for f in comp.fields] + [*self.t.player_fields.values()]
+            for f in fields:
+                known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
             self.__dict__["_field_types"] = known
         return known
 
