@@ -7,21 +7,11 @@ its `span` (in the whole file: `line_offset` is the lines above the text parsed)
 """
 from __future__ import annotations
 
-from lark import Token, Transformer, Tree, v_args
+from lark import Token, Transformer, v_args
 
 from rulelang.core.errors import Span
 from rulelang.language import nodes as N
 from rulelang.language.lark_parser import _refuse_size, _SyntaxProblem, _unquote
-
-
-def _docs(tree) -> list[str]:
-    if tree is None:
-        return []
-    out = []
-    for tok in tree.children:
-        text = str(tok)[3:]
-        out.append(text[1:] if text.startswith(" ") else text)
-    return out
 
 
 def _plain(value):
@@ -129,7 +119,7 @@ class ToAst(Transformer):
         return [x for x in c if x is not None]
 
     def _documented(self, c):
-        return (_docs(c[0]), c[1])
+        return (c[0], c[1])
 
     direction = assign_op = visibility = start_end = timing = top_bottom = up_down = end_what = run_unit = \
         until_timing = _child(str)
@@ -144,14 +134,15 @@ class ToAst(Transformer):
 
     # ---- top level
     def doc(self, children):
-        return Tree("doc", children)
+        """The texts of a run of /// doc comments (the slashes and one space after them left out)."""
+        return [t[4:] if t[3:4] == " " else t[3:] for t in map(str, children)]
 
     def replace_mark(self, children):
         return bool(children and children[0] is not None)
 
     def item(self, children):
         doc, replace, decl = children
-        decl.doc = _docs(doc) + decl.doc
+        decl.doc = doc + decl.doc
         decl.replace = replace
         return decl
 
@@ -185,7 +176,7 @@ class ToAst(Transformer):
                           member_docs=[m[0] for m in members], member_colours=[m[2] for m in members])
 
     def enum_member(self, c):
-        return (_docs(c[0]), str(c[1]), _text(c[2]))
+        return (c[0], str(c[1]), _text(c[2]))
 
     @v_args(meta=True)
     def component_decl(self, meta, c):
@@ -238,7 +229,7 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def card_entry(self, meta, c):
         doc, ctor, copies, gens = c
-        return N.CardEntry(span=self._span(meta), doc=_docs(doc), ctor=ctor,
+        return N.CardEntry(span=self._span(meta), doc=doc, ctor=ctor,
                            copies=copies if copies is not None else 1, gens=gens or [])
 
     card_ctor = _node(N.CardCtor, "component", "*args")
@@ -357,7 +348,7 @@ class ToAst(Transformer):
 
     def scen_item(self, c):
         doc, item = c[0], c[1]
-        item.doc = _docs(doc)
+        item.doc = doc
         return item
 
     pos_item = scen_item  # (a position's line and its doc comment, as a scenario's)
@@ -469,7 +460,7 @@ class ToAst(Transformer):
     @v_args(meta=True)
     def option(self, meta, c):
         doc, name, *bindings, cond, body = c
-        return N.Option(span=self._span(meta), doc=_docs(doc), name=str(name),
+        return N.Option(span=self._span(meta), doc=doc, name=str(name),
                         bindings=[b for b in bindings if b is not None], cond=cond, body=body)
 
     binding = _node(N.Binding, "var", "coll", "cond")
