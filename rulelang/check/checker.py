@@ -364,10 +364,8 @@ class Checker(StatementChecks, ExpressionChecks):
                 _shape, problem = covers_shape(d.covers)
                 if problem is not None:
                     self.err(d.covers.span, problem, expected="covers 2, or covers [(0, 0), (1, 0), (0, 1)]")
-            if d.label:
-                self.check_label(d.label, d, d.span)
-            if d.back:
-                self.check_label(d.back, d, d.span)
+            for text in filter(None, (d.label, d.back)):
+                self.check_label(text, d, d.span)
             for case in d.labels_if:
                 self.check_label_case(case, d)
         elif isinstance(d, N.PlayerDecl):

@@ -400,19 +400,15 @@ class ToAst(Transformer):
     pos_step = _node(N.PosItem, "phase", kind="step")
     pos_next = _node(N.PosItem, "chance", kind="chance")
     pos_set = _node(N.PosItem, "target", "value", kind="set")
-
     pos_loop = _node(N.PosItem, "var", "value", "*items", kind="loop")
 
     @v_args(meta=True)
-    def pos_cards(self, meta, c):
-        (zone, player, number), at, cards = c[0], c[1], [x for x in c[2:] if x is not None]
-        return N.PosItem(span=self._span(meta), kind="cards", zone=zone, player=player, number=number, at=at,
-                         cards=cards)
+    def pos_cards(self, meta, c):  # (and `ZONE: empty`, which names no card)
+        (zone, player, number), at, *cards = c
+        return N.PosItem(span=self._span(meta), kind="cards" if cards else "empty", zone=zone, player=player,
+                         number=number, at=at, cards=[x for x in cards if x is not None])
 
-    @v_args(meta=True)
-    def pos_empty(self, meta, c):
-        (zone, player, number), at = c[0], c[1]
-        return N.PosItem(span=self._span(meta), kind="empty", zone=zone, player=player, number=number, at=at)
+    pos_empty = pos_cards
 
     def pos_zone(self, c):
         return (str(c[0]), int(c[1]) if c[1] is not None else None, None)
