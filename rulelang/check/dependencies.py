@@ -365,8 +365,8 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     code_fields = {f.name for d in decls if isinstance(d, N.ComponentDecl) for f in d.fields
                    if f.type.name == "condition"}
-    direct: dict[str, set | None] = {}
     calls: dict[str, set[str]] = {}
+    out: dict[str, set | None] = {}  # (what each def reads itself, then through the defs it calls)
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
 
     def reads_of(body, called: set[str]) -> set | None:
@@ -392,8 +392,7 @@ def def_reads(decls) -> dict[str, frozenset | None]:
 
     for name, d in defs.items():
         calls[name] = set()
-        direct[name] = reads_of(d.body, calls[name])
-    out: dict[str, set | None] = dict(direct)
+        out[name] = reads_of(d.body, calls[name])
     changed = True
     while changed:  # through the defs each one calls, to a fixed point
         changed = False
