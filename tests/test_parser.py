@@ -461,7 +461,7 @@ def _parse_alike(lark, other) -> int:
 
         def outcome(parser):
             try:
-                return P._ToAst(str(path), 0).transform(parser.parse(fast_text))
+                return P.ToAst(str(path), 0).transform(parser.parse(fast_text))
             except (P.UnexpectedInput, P._SyntaxProblem, P.VisitError) as exc:
                 return type(exc).__name__ + str(getattr(exc, "line", ""))
 

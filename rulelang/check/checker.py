@@ -41,11 +41,10 @@ def covers_shape(x) -> tuple[tuple | None, str | None]:
         return None, "`covers` takes a number of cells in a row or a list of cells written out"
     cells = []
     for item in x.items:
-        a = whole(item.a) if isinstance(item, N.CellLit) else None
-        b = whole(item.b) if isinstance(item, N.CellLit) else None
-        if a is None or b is None:
+        cell = (whole(item.a), whole(item.b)) if isinstance(item, N.CellLit) else (None,)
+        if None in cell:
             return None, "each cell of a piece's shape is a pair of whole numbers, as (1, 0)"
-        cells.append((a, b))
+        cells.append(cell)
     if not cells or len(cells) > MOST_COVERED:
         return None, f"a piece covers from 1 to {MOST_COVERED} cells, not {len(cells)}"
     if len(set(cells)) < len(cells):
@@ -93,11 +92,21 @@ class SymbolTable:
         sym = self.symbols.get(name)
         return sym.kind if sym else None
 
+    def names(self, kind: str) -> list[str]:
+        """The names of one kind ("zone", "enum", ...), in the order declared."""
+        return [n for n, s in self.symbols.items() if s.kind == kind]
+
     def all_fields(self) -> set[str]:
         out = set(self.table_columns)
         for comp in self.components.values():
             out.update(f.name for f in comp.fields)
         return out
+
+    def table_file(self, source) -> str | None:
+        """The data file a `table` reads: its text, or the text a setting it names holds by default."""
+        if isinstance(source, N.Name) and self.kind(source.id) == "setting":
+            source = self.symbols[source.id].decl.default
+        return source.value if isinstance(source, N.StrLit) else None
 
     def enum_of_member(self, name: str) -> str | None:
         sym = self.symbols.get(name)
@@ -129,6 +138,10 @@ class DataFiles:
         return columns
 
 
+# the declarations whose name is a symbol of one kind and type
+_NAMED_KINDS = {N.CardsDecl: ("cards", "any"), N.ZoneDecl: ("zone", "zone"), N.DefDecl: ("def", "any"),
+                N.ProcDecl: ("proc", "any"), N.KeywordDecl: ("keyword", "keyword"), N.PhaseDecl: ("phase", "str"),
+                N.TableDecl: ("table", "list:any")}
 _KIND_WORDS = {"cards": "card set", "var": "variable", "proc": "procedure", "member": "choice or enum member"}
 
 
@@ -159,7 +172,6 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
             return
         table.symbols[name] = sym
 
-    tables = []
     for d in decls:
         if isinstance(d, N.GameDecl):
             if table.game is not None:
@@ -175,35 +187,20 @@ def build_symbols(decls: list, bag: DiagnosticBag, data_files: DataFiles | None 
         elif isinstance(d, N.PlayerDecl):
             for f in d.fields:
                 table.player_fields[f.name] = f
-        elif isinstance(d, N.CardsDecl):
-            define(d.name, Symbol("cards", d), d.span)
-        elif isinstance(d, N.ZoneDecl):
-            define(d.name, Symbol("zone", d, "zone"), d.span)
+        elif type(d) in _NAMED_KINDS:
+            kind, ty = _NAMED_KINDS[type(d)]
+            define(d.name, Symbol(kind, d, ty), d.span)
         elif isinstance(d, N.VarDecl):
             define(d.name, Symbol("var", d, type_name(d.type)), d.span)
         elif isinstance(d, N.SettingDecl):
             define(d.name, Symbol("setting", d, _constant_kind(d.default) if not d.choices else "any"), d.span)
             for choice in d.choices:
                 define(choice, Symbol("member", d, f"setting:{d.name}"), d.span)
-        elif isinstance(d, N.DefDecl):
-            define(d.name, Symbol("def", d), d.span)
-        elif isinstance(d, N.ProcDecl):
-            define(d.name, Symbol("proc", d), d.span)
-        elif isinstance(d, N.KeywordDecl):
-            define(d.name, Symbol("keyword", d, "keyword"), d.span)
-        elif isinstance(d, N.PhaseDecl):
-            define(d.name, Symbol("phase", d, "str"), d.span)
-        elif isinstance(d, N.TableDecl):
-            define(d.name, Symbol("table", d, "list:any"), d.span)
-            tables.append(d)
-    for d in tables:  # the columns of data files are field names (`row.q`); unreadable files are reported later
+    # the columns of data files are field names (`row.q`); unreadable files are reported later
+    for d in [t for t in decls if isinstance(t, N.TableDecl)]:
         from rulelang.language.tables import TableError
 
-        src = d.source
-        name = src.value if isinstance(src, N.StrLit) else None
-        if isinstance(src, N.Name) and table.kind(src.id) == "setting":
-            default = table.symbols[src.id].decl.default
-            name = default.value if isinstance(default, N.StrLit) else None
+        name = table.table_file(d.source)
         if not name:  # (reported later: the table names no file)
             table.table_columns_unread = True
         else:
@@ -230,6 +227,10 @@ def _constant_kind(x) -> str:
     if isinstance(x, N.BoolLit):
         return "bool"
     return "any"
+
+
+# the declarations that are a block of statements, and where those run
+_BODY_CONTEXT = {N.ProcDecl: "proc", N.SetupDecl: "setup", N.ResultDecl: "result", N.AlwaysDecl: "always"}
 
 
 class Checker(StatementChecks, ExpressionChecks):
@@ -261,21 +262,18 @@ class Checker(StatementChecks, ExpressionChecks):
             self.check_type_ref(t.list_of)
             return
         if t.per is not None:  # `int per Gem`: a whole number for each member of an enum
-            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
             if self.t.kind(t.per) != "enum":
                 self.err(t.span, f'"{t.per}" is not an enum, so "{t}" has no members to hold a value for',
-                         expected="the name of an enum, as in `int per Gem`", hint=did_you_mean(t.per, enums))
+                         expected="the name of an enum, as in `int per Gem`",
+                         hint=did_you_mean(t.per, self.t.names("enum")))
             if t.name != "int":
                 self.err(t.span, f'a value per member of an enum is a whole number, not {describe_type(t.name)}',
                          expected=f"int per {t.per}",
                          hint="for true or false per member, use 0 and 1; for anything else, one field per member")
             return
-        if t.name in BASE_TYPES or t.name in self.t.components:
+        if t.name in BASE_TYPES or t.name in self.t.components or self.t.kind(t.name) == "enum":
             return
-        sym = self.t.symbols.get(t.name)
-        if sym and sym.kind == "enum":
-            return
-        known = BASE_TYPES | set(self.t.components) | {n for n, s in self.t.symbols.items() if s.kind == "enum"}
+        known = BASE_TYPES | set(self.t.components) | set(self.t.names("enum"))
         named = _TYPE_WORDS.get(t.name.lower())
         hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
@@ -304,8 +302,12 @@ class Checker(StatementChecks, ExpressionChecks):
             elif isinstance(x, N.Call) and (x.func not in allowed_calls or x.func in self.t.symbols):
                 self.err(x.span, f"{fixed_by}, so it cannot call {x.func}()", expected=expected)
 
-    def typed_default(self, t: N.TypeRef, default):
-        """A field's or a var's default, checked; a map's (`int per Gem = {red: 1}`) must be one of that enum."""
+    def typed(self, t: N.TypeRef, default):
+        """A field's or a var's type and default, checked; a map's default (`int per Gem = {red: 1}`) must be
+        one of that enum."""
+        self.check_type_ref(t)
+        if default is None:
+            return
         ty = self.expr(default, set())
         want = type_name(t)
         if want.startswith("map:") and not compatible(want, ty, self.t):
@@ -352,30 +354,23 @@ class Checker(StatementChecks, ExpressionChecks):
                 names.add(f.name)
                 if f.name in ENTITY_BUILTIN_ATTRS:
                     self.err(f.span, f'"{f.name}" is a built-in property of every card; choose another field name')
-                self.check_type_ref(f.type)
-                if f.default is not None:
-                    self.typed_default(f.type, f.default)
+                self.typed(f.type, f.default)
             if d.colour_by is not None and d.colour_by not in names:
                 self.err(d.colour_by_span or d.span, f'{d.name} has no field "{d.colour_by}" to colour its cards by',
                          expected=f"a field of {d.name}: {', '.join(sorted(names)) or 'none'}",
                          hint=did_you_mean(d.colour_by, names))
-            if d.discards_to is not None:
-                self.expect_zone(d.discards_to, {"self"})
+            self.expect_zone(d.discards_to, {"self"})
             if d.covers is not None:
                 _shape, problem = covers_shape(d.covers)
                 if problem is not None:
                     self.err(d.covers.span, problem, expected="covers 2, or covers [(0, 0), (1, 0), (0, 1)]")
-            if d.label:
-                self.check_label(d.label, d, d.span)
-            if d.back:
-                self.check_label(d.back, d, d.span)
+            for text in filter(None, (d.label, d.back)):
+                self.check_label(text, d, d.span)
             for case in d.labels_if:
                 self.check_label_case(case, d)
         elif isinstance(d, N.PlayerDecl):
             for f in d.fields:
-                self.check_type_ref(f.type)
-                if f.default is not None:
-                    self.typed_default(f.type, f.default)
+                self.typed(f.type, f.default)
         elif isinstance(d, N.CardsDecl):
             if d.zone is not None:
                 zsym = self.zone_decl_of(d.zone)
@@ -410,9 +405,7 @@ class Checker(StatementChecks, ExpressionChecks):
             if d.count is not None:
                 self.check_zone_count(d)
         elif isinstance(d, N.VarDecl):
-            self.check_type_ref(d.type)
-            if d.default is not None:
-                self.typed_default(d.type, d.default)
+            self.typed(d.type, d.default)
         elif isinstance(d, N.SettingDecl):
             if d.choices and not (isinstance(d.default, N.Name) and d.default.id in d.choices):
                 self.err(d.default.span, f'the default of setting "{d.name}" must be one of its choices',
@@ -428,37 +421,26 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(d.span, "`def heuristic(p)` tells the bots how well a player stands: it takes one player "
                          + ("and gives a number" if len(d.params) == 1 else f"(not {len(d.params)} values)")
                          + (f", but this gives {describe_type(kind)}" if kind not in ("int", "bool", "any") else ""))
-        elif isinstance(d, N.ProcDecl):
-            self.block(d.body, {p.name for p in d.params}, ctx={"proc"})
+        elif type(d) in _BODY_CONTEXT:
+            scope = {p.name for p in d.params} if isinstance(d, N.ProcDecl) else set()
+            self.block(d.body, scope, ctx={_BODY_CONTEXT[type(d)]})
         elif isinstance(d, N.KeywordDecl):
             scope = {"self"} | {p.name for p in d.params}
-            if d.usable is not None:
-                self.expr(d.usable, scope)
-            if d.effect is not None:
-                self.block(d.effect, scope, ctx={"proc"})
+            self.expr(d.usable, scope)
+            self.block(d.effect, scope, ctx={"proc"})
             for trig in d.triggers:
                 self.trigger(trig, scope)
-            for a in d.always:
+            for a in d.always:  # (a keyword with none of these is a marker: rules test it with has(card, name))
                 self.block(a.body, scope, ctx={"always"})
-            if d.effect is None and not d.triggers and not d.always and d.usable is None:
-                pass  # a marker keyword: other rules test it with has(card, name)
         elif isinstance(d, N.PhaseDecl):
-            if d.unless is not None:
-                self.expr(d.unless, set())
+            self.expr(d.unless, set())
             self.block(d.body, set(), ctx={"phase"})
-        elif isinstance(d, N.SetupDecl):
-            self.block(d.body, set(), ctx={"setup"})
-        elif isinstance(d, N.ResultDecl):
-            self.block(d.body, set(), ctx={"result"})
         elif isinstance(d, N.TriggerDecl):
             self.trigger(d, set())
-        elif isinstance(d, N.AlwaysDecl):
-            self.block(d.body, set(), ctx={"always"})
         elif isinstance(d, N.SetSetting):
             sym = self.t.symbols.get(d.name)
             if sym is None or sym.kind != "setting":
-                settings = [n for n, s in self.t.symbols.items() if s.kind == "setting"]
-                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, settings))
+                self.err(d.span, f'"{d.name}" is not a setting', hint=did_you_mean(d.name, self.t.names("setting")))
             else:
                 choices = sym.decl.choices
                 if choices and not (isinstance(d.value, N.Name) and d.value.id in choices):
@@ -477,8 +459,7 @@ class Checker(StatementChecks, ExpressionChecks):
             if isinstance(x, (N.IntLit, N.StrLit, N.BoolLit, N.NoneLit)):
                 return True
             if isinstance(x, N.Name):  # an enum member or a setting's choice
-                sym = self.t.symbols.get(x.id)
-                return sym is not None and sym.kind == "member"
+                return self.t.kind(x.id) == "member"
             if isinstance(x, N.Neg):
                 return constant(x.operand)
             if isinstance(x, N.BinOp):
@@ -499,10 +480,8 @@ class Checker(StatementChecks, ExpressionChecks):
     def trigger(self, d: N.TriggerDecl, scope: set):
         scope = set(scope)
         if d.kind in ("enter", "leave"):
-            zsym = self.t.symbols.get(d.zone)
-            if zsym is None or zsym.kind != "zone":
-                zones = [n for n, s in self.t.symbols.items() if s.kind == "zone"]
-                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, zones))
+            if self.t.kind(d.zone) != "zone":
+                self.err(d.span, f'"{d.zone}" is not a zone', hint=did_you_mean(d.zone, self.t.names("zone")))
             scope.add(d.var)
         elif d.kind == "signal":
             scope.update(d.params)
@@ -511,18 +490,21 @@ class Checker(StatementChecks, ExpressionChecks):
             if d.timing != "phase":
                 self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")
             elif self.t.kind(d.phase) != "phase":
-                phases = [n for n, s in self.t.symbols.items() if s.kind == "phase"]
-                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, phases))
-        if d.cond is not None:
-            self.expr(d.cond, scope)
+                self.err(d.span, f'"{d.phase}" is not a phase', hint=did_you_mean(d.phase, self.t.names("phase")))
+        self.expr(d.cond, scope)
         # at the start of the game no round runs yet; at its end nothing runs but the ending (stmt_end)
         when = {"start": "game_start", "end": "game_end"}[d.when] if d.kind == "at" and d.timing == "game" else None
         self.block(d.body, scope, ctx={"trigger", when} if when else {"trigger"})
 
 
-def check_decls(decls: list, bag: DiagnosticBag, data_files: DataFiles | None = None) -> SymbolTable:
+def _check(rules: N.RulesFile, variants: list[str], bag: DiagnosticBag, data_files: DataFiles) -> SymbolTable:
+    """The game with these variants, checked: its declarations, then the settings its variants set."""
+    decls, settings = apply_variants(rules, variants, bag)
     table = build_symbols(decls, bag, data_files)
-    Checker(table, bag, data_files).run()
+    checker = Checker(table, bag, data_files)
+    checker.run()
+    for s in settings:
+        checker.check_decl(s)
     return table
 
 
@@ -532,11 +514,7 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
     Raises RulesError. `data_files` (given) tells afterwards which data files the check read."""
     bag = DiagnosticBag()
     data_files = data_files if data_files is not None else DataFiles()
-    decls, settings = apply_variants(rules, variants or [], bag)
-    table = check_decls(decls, bag, data_files)
-    checker = Checker(table, bag, data_files)
-    for s in settings:
-        checker.check_decl(s)
+    table = _check(rules, variants or [], bag, data_files)
     if all_variants:
         # a problem of the base game is said once, not again for each variant; "(first at line N)" may
         # differ there (a variant's `replace` stands where the base declaration stood)
@@ -549,12 +527,7 @@ def check_rules(rules: N.RulesFile, variants: list[str] | None = None, all_varia
         named = {key(d)[2] for d in bag.items if '"' in d.message}
         for name in rules.variants():
             vbag = DiagnosticBag()
-            vdecls, vsettings = apply_variants(rules, [name], vbag)
-            vtable = build_symbols(vdecls, vbag, data_files)
-            vchecker = Checker(vtable, vbag, data_files)
-            vchecker.run()
-            for s in vsettings:
-                vchecker.check_decl(s)
+            _check(rules, [name], vbag, data_files)
             for d in vbag.items:
                 k = key(d)
                 if k not in seen and k[2] not in named:

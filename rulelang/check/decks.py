@@ -13,24 +13,14 @@ import weakref
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES
-from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
+from rulelang.check.dependencies import IMPURE_CALLS, TEMPLATE_NAMES, bound_names, nodes_in
 from rulelang.check.types import type_name
 from rulelang.core.errors import Span
 
 #: built-in functions that need a match: chance, and players by seat
-MATCH_CALLS = {"roll": "chance (roll)", "random": "chance (random)", "sample": "chance (sample)",
-               "shuffled": "chance (shuffled)", "player": "the match's players (player)"}
+MATCH_CALLS = {name: f"chance ({name})" for name in IMPURE_CALLS} | {"player": "the match's players (player)"}
 #: kinds of top-level names whose values exist only in a match
 MATCH_KINDS = {"var": "the variable", "zone": "the zone", "component": "the cards of", "cards": "the cards of"}
-
-
-def _bound(node) -> set[str]:
-    """The names an expression binds for itself (`[x in xs where ...]`, `sum(e for x in xs)`)."""
-    return {x.var for x in nodes_in(node) if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
-
-
-#: values written out, which read nothing
-_LITERALS = (N.IntLit, N.BoolLit, N.NoneLit)
 
 
 class MatchReads:
@@ -46,7 +36,7 @@ class MatchReads:
         if type(node) is N.Name:  # (most values printed on cards: a member, a row's name)
             what = self.name_reads(node.id, scope)
             return None if what is None else (node.span, what)
-        local = set(scope) | _bound(node)
+        local = set(scope) | bound_names(nodes_in(node))
         for x in nodes_in(node):
             kind = type(x)
             if kind is N.Name:
@@ -70,9 +60,7 @@ class MatchReads:
             return f'"{name}"' if name in BUILTIN_VALUES else None
         if sym.kind in MATCH_KINDS:
             return f'{MATCH_KINDS[sym.kind]} "{name}"'
-        if sym.kind == "def":
-            return self.def_reads(name, sym.decl)
-        return None
+        return self.def_reads(name, sym.decl) if sym.kind == "def" else None
 
     def def_reads(self, name: str, decl) -> str | None:
         if name in self.defs:
@@ -102,10 +90,7 @@ def check_decks(checker) -> None:
             if kept is None or kept[0]() is not d:
                 suspects: list = []
                 for e in d.entries:
-                    scope: set[str] = set()
-                    for g in e.gens:
-                        scope = scope | {g.var}
-                    note_entry(checker, e, scope, suspects)
+                    note_entry(checker, e, {g.var for g in e.gens}, suspects)
                 kept = (None, suspects)
             for x, names in kept[1]:
                 found = reads.first(x, names)
@@ -183,4 +168,4 @@ def _plain(x, scope: set, symbols: dict) -> bool:
         return "{" not in x.value
     if kind is N.ListLit:
         return all(_plain(item, scope, symbols) for item in x.items)
-    return kind in _LITERALS
+    return kind in (N.IntLit, N.BoolLit, N.NoneLit)

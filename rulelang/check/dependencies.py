@@ -12,18 +12,24 @@ from rulelang.language import nodes as N
 IMPURE_CALLS = {"roll", "random", "sample", "shuffled"}
 
 
-def impure_defs(decls) -> set[str]:
-    """The defs that use chance, directly or through other defs: their values are never cached."""
-    bodies = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}  # ("{name}" too)
-    impure: set[str] = set()
+def _through_defs(decls, names: set[str]) -> set[str]:
+    """The defs that mention one of `names`, directly or through the defs they mention (a def shown in
+    a text, "{name}", is called too)."""
+    uses = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}
+    found = {name for name, used in uses.items() if used & names}
     changed = True
     while changed:
         changed = False
-        for name, names in bodies.items():
-            if name not in impure and (names & IMPURE_CALLS or names & impure):
-                impure.add(name)
+        for name, used in uses.items():
+            if name not in found and used & found:
+                found.add(name)
                 changed = True
-    return impure
+    return found
+
+
+def impure_defs(decls) -> set[str]:
+    """The defs that use chance, directly or through other defs: their values are never cached."""
+    return _through_defs(decls, IMPURE_CALLS)
 
 
 #: what a def may read that changes without `State.version` changing (the turn, not the state)
@@ -37,10 +43,28 @@ def reads_turn(node) -> bool:
 
 
 def mentioned(node) -> frozenset[str]:
-    """Every name an expression mentions, itself or as the start of a text's
-    `{name.field}` placeholders."""
-    names, shown = _mentions(node)
-    return names | shown
+    """Every name an expression mentions, itself or as the start of a text's `{name.field}` placeholders.
+    (A game's analyses ask it of the same declarations several times, a big deck's cards for every
+    analysis: the answer is remembered for the node, kept with it so that its id is not reused.)"""
+    found = _MENTIONS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    names: set[str] = set()
+    for x in nodes_in(node):
+        kind = type(x)
+        if kind is N.Name:
+            names.add(x.id)
+        elif kind is N.Call:
+            names.add(x.func)
+        elif kind is N.StrLit and "{" in x.value:
+            names.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
+    if len(_MENTIONS) > 20_000:
+        _MENTIONS.clear()
+    _MENTIONS[id(node)] = (node, frozenset(names))
+    return _MENTIONS[id(node)][1]
+
+
+_MENTIONS: dict[int, tuple] = {}
 
 
 #: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
@@ -55,17 +79,7 @@ def turn_defs(decls) -> set[str] | None:
     for d in decls:
         if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
             return None
-    defs = [d for d in decls if isinstance(d, N.DefDecl)]
-    names = {d.name: mentioned(d.body) for d in defs}  # (a def shown in a text, "{name}", is called too)
-    out = {d.name for d in defs if reads_turn(d.body)}
-    changed = True
-    while changed:
-        changed = False
-        for name, used in names.items():
-            if name not in out and used & out:
-                out.add(name)
-                changed = True
-    return out
+    return _through_defs(decls, TURN_NAMES)
 
 
 def rebuilt(x: N.Node, change) -> N.Node:
@@ -96,31 +110,9 @@ def nodes_in(tree):
             todo.extend(reversed(x))
 
 
-# A game's analyses ask `mentioned` of the same declarations several times (a big deck's cards,
-# for every analysis): one walk finds the names and the placeholders, remembered for the node (kept
-# with its answer, so its id is not reused while the answer is).
-_MENTIONS: dict[int, tuple] = {}
-
-
-def _mentions(node) -> tuple[frozenset, frozenset]:
-    found = _MENTIONS.get(id(node))
-    if found is not None and found[0] is node:
-        return found[1], found[2]
-    names: set[str] = set()
-    shown: set[str] = set()
-    for x in nodes_in(node):
-        kind = type(x)
-        if kind is N.Name:
-            names.add(x.id)
-        elif kind is N.Call:
-            names.add(x.func)
-        elif kind is N.StrLit and "{" in x.value:
-            shown.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
-    if len(_MENTIONS) > 20_000:
-        _MENTIONS.clear()
-    answer = (node, frozenset(names), frozenset(shown))
-    _MENTIONS[id(node)] = answer
-    return answer[1], answer[2]
+def bound_names(nodes) -> set[str]:
+    """The names these nodes bind for themselves (`[x in xs where ...]`, `sum(e for x in xs)`)."""
+    return {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
 
 
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
@@ -155,10 +147,7 @@ def recursive_defs(decls) -> set[str]:
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
     names = {d.name for d in defs}
 
-    by_fields: set[str] = set()
-    for d in decls:
-        if isinstance(d, (N.CardsDecl, N.ComponentDecl)):
-            by_fields |= mentioned(d) & names
+    by_fields = set().union(*(mentioned(d) & names for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
     calls = {}
     for d in defs:
         said = mentioned(d.body)
@@ -183,33 +172,24 @@ def constant_defs(decls) -> set[str]:
     defs, and call only built-ins that compute from their values. They are worked out once per match.
     (A def with parameters is left out: a zone or a card given to it would change under it.)"""
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
-    defs = {d.name for d in decls if isinstance(d, N.DefDecl) and not d.params}
-    uses: dict[str, set[str]] = {}
-    for d in decls:
-        if not isinstance(d, N.DefDecl) or d.params:
-            continue
-        nodes = list(nodes_in(d.body))
-        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
-        used: set[str] | None = set()
+    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params}
+
+    def uses(body) -> set[str] | None:
+        """The defs a body names, or None when it names or calls anything else."""
+        nodes = list(nodes_in(body))
+        bound = bound_names(nodes)
+        used = set()
         for x in nodes:
-            if isinstance(x, N.Name):
-                if x.id in defs:
-                    used.add(x.id)
-                elif x.id not in bound and x.id not in members:
-                    used = None
-            elif isinstance(x, N.Call):
-                if x.kwargs or x.func not in VALUE_BUILTINS:
-                    used = None
-            elif isinstance(x, N.StrLit):
-                if "{" in x.value:
-                    used = None
-            elif not isinstance(x, _VALUE_NODES):
-                used = None
-            if used is None:
-                break
-        if used is not None:
-            uses[d.name] = used
-    return closed(uses)
+            if isinstance(x, N.Name) and x.id in defs:
+                used.add(x.id)
+            elif isinstance(x, N.Name) and (x.id in bound or x.id in members):
+                continue
+            elif not (isinstance(x, N.Call) and not x.kwargs and x.func in VALUE_BUILTINS
+                      or isinstance(x, N.StrLit) and "{" not in x.value or isinstance(x, _VALUE_NODES)):
+                return None
+        return used
+
+    return closed({name: used for name, d in defs.items() if (used := uses(d.body)) is not None})
 
 
 #: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
@@ -246,13 +226,8 @@ def setting_defs(fixer: "Fixer") -> dict:
 
 
 def _literal(value, span):
-    if type(value) is bool:
-        return N.BoolLit(span=span, value=value)
-    if type(value) is int:
-        return N.IntLit(span=span, value=value)
-    if type(value) is str:
-        return N.StrLit(span=span, value=value)
-    return N.NoneLit(span=span)
+    cls = {bool: N.BoolLit, int: N.IntLit, str: N.StrLit}.get(type(value))
+    return cls(span=span, value=value) if cls is not None else N.NoneLit(span=span)
 
 
 class Fixer:
@@ -291,10 +266,8 @@ class Fixer:
                 return x
             return _literal(value, x.span)
         if isinstance(x, N.Not):
-            operand = self.simplify(x.operand)
-            if isinstance(operand, N.BoolLit):
-                return N.BoolLit(span=x.span, value=not operand.value)
-            return x if operand is x.operand else x.model_copy(update={"operand": operand})
+            x = rebuilt(x, self.simplify)
+            return N.BoolLit(span=x.span, value=not x.operand.value) if isinstance(x.operand, N.BoolLit) else x
         if isinstance(x, N.CondExpr):
             test = self.simplify(x.test)
             if isinstance(test, N.BoolLit):
@@ -392,8 +365,8 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     code_fields = {f.name for d in decls if isinstance(d, N.ComponentDecl) for f in d.fields
                    if f.type.name == "condition"}
-    direct: dict[str, set | None] = {}
     calls: dict[str, set[str]] = {}
+    out: dict[str, set | None] = {}  # (what each def reads itself, then through the defs it calls)
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
 
     def reads_of(body, called: set[str]) -> set | None:
@@ -419,8 +392,7 @@ def def_reads(decls) -> dict[str, frozenset | None]:
 
     for name, d in defs.items():
         calls[name] = set()
-        direct[name] = reads_of(d.body, calls[name])
-    out: dict[str, set | None] = dict(direct)
+        out[name] = reads_of(d.body, calls[name])
     changed = True
     while changed:  # through the defs each one calls, to a fixed point
         changed = False
@@ -440,21 +412,15 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
 
-def field_types(decls) -> dict[str, list[N.TypeRef]]:
-    """Each field name of the components and of `player`, with the types it is declared with."""
-    fields: dict[str, list[N.TypeRef]] = {}
-    for d in decls:
-        if isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
-            for f in d.fields:
-                fields.setdefault(f.name, []).append(f.type)
-    return fields
+def _plain_types(decls, more: frozenset = frozenset()):
+    """A test of whether a declared type is plain (_PLAIN_TYPES, an enum or `more`), or a list (of
+    lists...) of such; and the names of the fields declared somewhere with a type that is not."""
+    plain = _PLAIN_TYPES | {d.name for d in decls if isinstance(d, N.EnumDecl)} | more
 
-
-def plain_type_test(plain: set[str]):
-    """A test of whether a type is one of `plain`, or a list (of lists...) of them."""
     def is_plain(t: N.TypeRef) -> bool:
         return is_plain(t.list_of) if t.list_of is not None else t.name in plain
-    return is_plain
+    return is_plain, {f.name for d in decls if isinstance(d, (N.ComponentDecl, N.PlayerDecl)) for f in d.fields
+                      if not is_plain(f.type)}
 
 
 #: built-ins that read the cells next to a card, `neighbors(card)` and `empty_cells_around(card)`: a
@@ -467,34 +433,23 @@ _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
 def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
                        impure: set[str] | None = None) -> set[str]:
     """The defs of one parameter, a card, whose value depends only on that card, the cards next to it
-    (`neighbors(p)`, `empty_cells_around(p)`), their fields, global variables of plain types,
-    settings and literals, and on defs that read no place at all (`needs_met(a)`: are an animal's
-    needs met by the cards around it). Such a value stays right while nothing changes on the card's cell or the cells next to
-    it and no field or global it reads changes, so it is remembered across moves elsewhere on the
-    board (codegen), not forgotten at every move as other defs' values are.
+    (`neighbors(p)`, `empty_cells_around(p)`), their fields, globals of plain types, settings,
+    literals, and defs that read no place at all (`needs_met(a)`: are an animal's needs met by the
+    cards around it). Such a value stays right while nothing changes on or next to the card's cell and
+    no field or global it reads changes, so codegen remembers it across moves elsewhere on the board.
 
     Left out: a def that names a zone, the turn, a player list, a text with placeholders, chance, a
-    field that may hold a card or a zone (which would lead to cards elsewhere), a card's zone, any
-    other built-in, or another def but such defs and defs that read no place (given the same card).
-    A def that reads the turn names it (or reads a card's condition field, and so reads anything:
-    `reads` None), so it is left out. `reads` and `impure`: ``def_reads`` and ``impure_defs``, when
-    the caller has them already."""
+    field that may hold a card or a zone (it would lead to cards elsewhere), a card's zone, another
+    built-in, or another def but such defs (on the same card) and defs that read no place; a def that
+    reads a card's condition field reads anything (`reads` None). `reads` and `impure`: ``def_reads``
+    and ``impure_defs``, when the caller has them already."""
     reads = def_reads(decls) if reads is None else reads
     impure = impure_defs(decls) if impure is None else impure
-    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
     members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
-    plain = _PLAIN_TYPES | enums | {"keyword"}
-
-    is_plain = plain_type_test(plain)
-
-    settings: set[str] = set()
-    for d in decls:
-        if isinstance(d, N.SettingDecl):
-            settings.add(d.name)
-            settings.update(d.choices)
+    is_plain, unplain_fields = _plain_types(decls, frozenset({"keyword"}))
+    settings = {n for d in decls if isinstance(d, N.SettingDecl) for n in (d.name, *d.choices)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
-    fields = field_types(decls)
 
     def looks(d: N.DefDecl, anchor: str | None):
         """(defs it calls that must read no place, defs it calls with its own card, whether it reads
@@ -504,14 +459,13 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
             return None
         params = {p.name for p in d.params}
         nodes = list(nodes_in(d.body))
-        bound = {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
+        bound = bound_names(nodes)
         if bound & params:
             return None  # a name that means two things: keep it simple
         free, same, near = set(), set(), False
         for x in nodes:
             if isinstance(x, N.Attr):
-                types = fields.get(x.name)
-                if x.name == "zone" or (types is not None and not all(is_plain(t) for t in types)):
+                if x.name == "zone" or x.name in unplain_fields:
                     return None
             elif isinstance(x, N.Name):
                 if x.id in params or x.id in bound or x.id in members or x.id in settings:
@@ -565,17 +519,15 @@ LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts wit
 
 
 def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
-    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards
-    next to their card (`neighbors(x)` is called in `cond`), each as a def of one parameter, `x`,
-    whose body is `cond`: keyed by (line, column, x) of the condition, named in the order they
-    appear (so lines added above rename none). The code generator remembers such a condition's value
-    for each card as it remembers a neighbourhood def's (`neighbourhood_defs`, which says which of
-    them qualify), instead of working it out for every card at each pass: a continuous rule that
-    discards the cards next to no habitat looks again only around the cells that changed.
-
-    Only continuous rules, which run again after every change: a list made once a round gains
-    nothing, and asking a board for its counts of changes makes every later move on it keep them
-    (BoardCells.near_version), which costs more than it saves there (7% of one seed game's time)."""
+    """The conditions of `[x in coll where cond]` lists in continuous rules that look at the cards next to
+    their card (`neighbors(x)` in `cond`), each as a def of one parameter `x` whose body is `cond`,
+    keyed by (line, column, x) of the condition and named in the order they appear (lines added above
+    rename none). Codegen remembers such a condition's value for each card as it does a neighbourhood
+    def's (`neighbourhood_defs` says which qualify): a continuous rule that discards the cards next to
+    no habitat looks again only around the cells that changed. Only continuous rules, which run again
+    after every change: a list made once a round gains nothing, and asking a board for its counts of
+    changes makes every later move on it keep them (BoardCells.near_version), which costs more than it
+    saves (7% of one seed game's time)."""
     found: dict[tuple, N.DefDecl] = {}
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     rules += [a for d in decls if isinstance(d, N.KeywordDecl) for a in d.always]
@@ -651,22 +603,15 @@ CARD_ZONES = "zone"
 def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
     """What the continuous rules (`always`) read, as names of zones ("#deck"), fields ("score"),
     globals ("$actor"), "@turn" (current, round or phase) and CARD_ZONES (a card's zone: any move);
-    None when that cannot be told (a card
-    reached other than through a zone the rules name, a text with placeholders, a card's condition,
-    chance, a built-in that reads fields itself, or a statement whose effect is not only on the state).
-
-    The runtime then skips settling when every change since the last fixed point touched none of
-    these (``VM.settle``): a rule that reads the same state does the same nothing again."""
-    enums = {d.name for d in decls if isinstance(d, N.EnumDecl)}
-    plain = _PLAIN_TYPES | enums
-
-    is_plain = plain_type_test(plain)
-
+    None when that cannot be told (a card reached other than through a zone the rules name, a text
+    with placeholders, a card's condition, chance, a built-in that reads fields itself, or a statement
+    whose effect is not only on the state). ``VM.settle`` skips settling when no change since the last
+    fixed point touched any of these: a rule that reads the same state does the same nothing again."""
+    is_plain, unplain_fields = _plain_types(decls)
     zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
     globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
     defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
     procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
-    fields = field_types(decls)
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     if not rules:
         return frozenset()
@@ -682,8 +627,7 @@ def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
             if x.name == "zone":  # a card's zone: it changes when the card moves, whichever zones those are
                 reads.add(CARD_ZONES)
                 return True
-            types = fields.get(x.name)
-            if types is not None and not all(is_plain(t) for t in types):
+            if x.name in unplain_fields:
                 return False  # a field holding a card, a zone or a condition
             reads.add(x.name)
         elif isinstance(x, N.Name):

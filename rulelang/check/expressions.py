@@ -14,7 +14,7 @@ from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
-                                  known_type, type_name, value_type)
+                                  known_type, type_name)
 
 
 # "{p} draws {c.point}": a text shows names and fields in braces
@@ -85,15 +85,9 @@ class ExpressionChecks:
                  fold=(("undefined", name), f'"{name}" is used again'))
 
     def zone_decl_of(self, x) -> N.ZoneDecl | None:
-        if isinstance(x, N.Name):
-            sym = self.t.symbols.get(x.id)
-            if sym and sym.kind == "zone":
-                return sym.decl
-        if isinstance(x, N.Call):
-            sym = self.t.symbols.get(x.func)
-            if sym and sym.kind == "zone":
-                return sym.decl
-        return None
+        """The zone a name or a call (`hand(p)`) names, or None."""
+        sym = self.t.symbols.get(x.id if isinstance(x, N.Name) else x.func if isinstance(x, N.Call) else None)
+        return sym.decl if sym and sym.kind == "zone" else None
 
     def board_of_decl(self, decl: N.ZoneDecl):
         """A board zone's topology (a layer's is its base's), or None for a zone that is no board."""
@@ -122,9 +116,7 @@ class ExpressionChecks:
                      hint=hint)
 
     def expect_player(self, x, scope):
-        ty = self.expr(x, scope)
-        if ty not in ("player", "any"):
-            self.err(x.span, f"this should be a player, but it is {describe_type(ty)}")
+        self.expect_type(x, scope, "player", "a player")
 
     def expect_type(self, x, scope, want: str, words: str):
         ty = self.expr(x, scope)
@@ -230,12 +222,8 @@ class ExpressionChecks:
     def arity(self, c: N.Call, lo: int, hi: int | None, what: str):
         n = len(c.args)
         if n < lo or (hi is not None and n > hi):
-            if lo == hi:
-                want = f"{lo} argument{'s' if lo != 1 else ''}"
-            elif hi is None:
-                want = f"at least {lo} arguments"
-            else:
-                want = f"{lo} to {hi} arguments"
+            want = (f"{lo} argument{'s' if lo != 1 else ''}" if lo == hi else f"at least {lo} arguments" if hi is None
+                    else f"{lo} to {hi} arguments")
             self.err(c.span, f"{what} takes {want}, but {n} {'was' if n == 1 else 'were'} given")
 
     def call(self, c: N.Call, scope: set, statement=False) -> str:
@@ -250,16 +238,14 @@ class ExpressionChecks:
             if name == "has":
                 if args:
                     self.expr(args[0], scope)
-                if len(args) > 1:
-                    if not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
-                        fold = None
-                        if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
-                                and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
-                            # a keyword misspelt or removed: one mistake with its other uses (on cards...)
-                            fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
-                        self.err(args[1].span, "the second argument of has() is the name of a keyword",
-                                 hint=did_you_mean(getattr(args[1], "id", ""), [n for n, s in self.t.symbols.items() if s.kind == "keyword"]),
-                                 fold=fold)
+                if len(args) > 1 and not (isinstance(args[1], N.Name) and self.t.kind(args[1].id) == "keyword"):
+                    fold = None
+                    if isinstance(args[1], N.Name) and self.t.kind(args[1].id) is None \
+                            and args[1].id not in scope and args[1].id not in BUILTIN_VALUES:
+                        # a keyword misspelt or removed: one mistake with its other uses (on cards...)
+                        fold = (("undefined", args[1].id), f'"{args[1].id}" is used again')
+                    self.err(args[1].span, "the second argument of has() is the name of a keyword",
+                             hint=did_you_mean(getattr(args[1], "id", ""), self.t.names("keyword")), fold=fold)
                 return "bool"
             if name in ("matched", "matching"):
                 for a in args[:2]:
@@ -300,19 +286,14 @@ class ExpressionChecks:
                 self.expr(a, scope)
             return "any"
         arg_types = [self.expr(a, scope) for a in args]
-        if sym.kind == "def":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'def "{name}"')
-            return "any"
-        if sym.kind == "proc":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'procedure "{name}"')
-            if not statement:
+        if sym.kind in ("def", "proc", "keyword"):
+            n = len(sym.decl.params)
+            self.arity(c, n, n, f'{"procedure" if sym.kind == "proc" else sym.kind} "{name}"')
+            if sym.kind == "proc" and not statement:
                 self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
-            return "any"
-        if sym.kind == "keyword":
-            self.arity(c, len(sym.decl.params), len(sym.decl.params), f'keyword "{name}"')
-            if statement:
+            if sym.kind == "keyword" and statement:
                 self.err(c.span, f'writing a keyword makes a keyword value; to use it write `perform {name}(...) on card`')
-            return "keyword"
+            return "keyword" if sym.kind == "keyword" else "any"
         if sym.kind == "zone" and sym.decl.count is not None:  # display(2): one of a family, counted from 1
             self.arity(c, 1, 1, f'zone "{name}"')
             if args and arg_types[0] not in ("int", "any"):
@@ -323,10 +304,8 @@ class ExpressionChecks:
             if not sym.decl.per_player:
                 self.err(c.span, f'zone "{name}" is shared by all players; write it without (...)')
             self.arity(c, 1, 1, f'zone "{name}"')
-            if args:
-                ty = arg_types[0]
-                if ty not in ("player", "any"):
-                    self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(ty)}')
+            if args and arg_types[0] not in ("player", "any"):
+                self.err(args[0].span, f'"{name}(...)" takes a player, but this is {describe_type(arg_types[0])}')
             return "zone"
         if sym.kind == "component":
             self.card_ctor(N.CardCtor(span=c.span, component=name, args=c.kwargs), scope)
@@ -342,12 +321,10 @@ class ExpressionChecks:
 
     # a check meets about 20,000 expressions per pass, so one dict look-up replaces a chain of isinstance tests
     def expr(self, x, scope: set) -> str:
-        """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...)."""
+        """Check an expression and return its type ("int", "list:player", "sym:Color", "any", ...); None, a
+        part left out (`draw from deck to hand`'s count), is any value."""
         check = EXPR_CHECKS.get(type(x))
         return check(self, x, scope) if check is not None else "any"
-
-    def expr_int(self, x: N.IntLit, scope: set) -> str:
-        return "int"
 
     def expr_str(self, x: N.StrLit, scope: set) -> str:
         if "{" not in x.value:
@@ -369,12 +346,6 @@ class ExpressionChecks:
                          hint="compute the value first: `let n = ...`, then write \"{n}\"")
         return "str"
 
-    def expr_bool(self, x: N.BoolLit, scope: set) -> str:
-        return "bool"
-
-    def expr_none(self, x: N.NoneLit, scope: set) -> str:
-        return "any"
-
     def expr_name(self, x: N.Name, scope: set) -> str:
         if x.id in scope:
             return self.local_types.get(x.id, "any")
@@ -393,14 +364,10 @@ class ExpressionChecks:
             if sym.decl.per_player:
                 self.err(x.span, f'each player has their own "{x.id}"; say whose: {x.id}(p)')
             return "zone"
-        if sym.kind == "member":
-            return "sym:" + sym.type
-        if sym.kind == "enum":
-            return "list:sym:" + x.id
+        if sym.kind in _NAME_TYPES:
+            return _NAME_TYPES[sym.kind].format(type=sym.type, name=x.id)
         if sym.kind == "var":
             return sym.type if sym.type in ("int", "bool", "str", "player") or sym.type.startswith("map:") else "any"
-        if sym.kind == "setting":  # a number, a text or true/false, as its default is (--set keeps the kind)
-            return sym.type
         if sym.kind == "def":
             if sym.decl.params:
                 n = len(sym.decl.params)
@@ -409,20 +376,13 @@ class ExpressionChecks:
         if sym.kind == "proc":
             self.err(x.span, f'procedure "{x.id}" must be called as a statement: {x.id}(...)')
             return "any"
-        if sym.kind == "keyword":
-            return "keyword"
-        if sym.kind == "component":
-            return f"list:entity:{x.id}"
-        if sym.kind == "cards":
-            return "list:any"
         if sym.kind == "phase":
             self.phase_refs.add(x.id)
             return "str"
         return "any"
 
     def expr_attr(self, x: N.Attr, scope: set) -> str:
-        ty = self.expr(x.obj, scope)
-        return self.attr_type(ty, x)
+        return self.attr_type(self.expr(x.obj, scope), x)
 
     def expr_index(self, x: N.Index, scope: set) -> str:
         ty = self.expr(x.obj, scope)
@@ -459,8 +419,8 @@ class ExpressionChecks:
         for entry in x.entries:
             of = self.t.enum_of_member(entry.key)
             if of is None or self.t.kind(of) != "enum":
-                members = [m for n, s in self.t.symbols.items() if s.kind == "member" and not s.type.startswith("setting:")
-                           for m in [n]]
+                members = [n for n, s in self.t.symbols.items()
+                           if s.kind == "member" and not s.type.startswith("setting:")]
                 self.err(entry.span, f'"{entry.key}" is not a member of an enum, so it cannot be a key of a map',
                          expected="members of one enum", hint=did_you_mean(entry.key, members))
             elif enum is None:
@@ -515,8 +475,7 @@ class ExpressionChecks:
         for clause in x.more:
             self.expr(clause.coll, inner)
             inner = inner | {clause.var}
-        if x.cond is not None:
-            self.expr(x.cond, inner)
+        self.expr(x.cond, inner)
         return "list:" + self.expr(x.expr, inner)
 
     def expr_cond(self, x: N.CondExpr, scope: set) -> str:
@@ -589,12 +548,13 @@ class ExpressionChecks:
         return "cell"
 
     def field_value(self, field_type: str) -> str:
-        """The type of a field's value: members of an enum compare only with that enum's members."""
+        """The type of a field's value: members of an enum compare only with that enum's members; a
+        condition is true or false when read."""
         if self.t.kind(field_type) == "enum":
             return "sym:" + field_type
         if not known_type(field_type, self.t):  # (reported where the field is declared)
             return "any"
-        return value_type(field_type)
+        return {"condition": "bool", "card": "any"}.get(field_type, field_type)
 
     def attr_type(self, ty: str, x: N.Attr) -> str:
         # the type of a field depends only on the owner's type and the field's name (the table does not change
@@ -639,7 +599,6 @@ class ExpressionChecks:
             if name not in everything and not self.t.table_columns_unread:
                 self.err(x.span, f'no component or player has a field "{name}"', hint=did_you_mean(name, everything),
                          fold=(("field", name), f'the field "{name}" is used again'))
-                return "any"
             return "any"
         types = known[name]
         return next(iter(types)) if len(types) == 1 else "any"
@@ -658,23 +617,25 @@ class ExpressionChecks:
         known = self.__dict__.get("_field_types")
         if known is None:
             known = {}
-            for comp in self.t.components.values():
-                for f in comp.fields:
-                    known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
-            for fname, f in self.t.player_fields.items():
-                known.setdefault(fname, set()).add(self.field_value(type_name(f.type)))
+            fields = [f for comp in self.t.components.values() for f in comp.fields] + [*self.t.player_fields.values()]
+            for f in fields:
+                known.setdefault(f.name, set()).add(self.field_value(type_name(f.type)))
             self.__dict__["_field_types"] = known
         return known
 
 
+# the type of a name of these kinds (a setting's is a number, a text or true/false, as its default is:
+# --set keeps the kind)
+_NAME_TYPES = {"member": "sym:{type}", "enum": "list:sym:{name}", "setting": "{type}", "keyword": "keyword",
+               "component": "list:entity:{name}", "cards": "list:any"}
+_E = ExpressionChecks
 EXPR_CHECKS = {
-    N.IntLit: ExpressionChecks.expr_int, N.StrLit: ExpressionChecks.expr_str, N.BoolLit: ExpressionChecks.expr_bool, N.NoneLit: ExpressionChecks.expr_none,
-    N.Name: ExpressionChecks.expr_name, N.Call: ExpressionChecks.call, N.Attr: ExpressionChecks.expr_attr, N.Index: ExpressionChecks.expr_index,
-    N.ListLit: ExpressionChecks.expr_list, N.FilterList: ExpressionChecks.expr_filter, N.MapList: ExpressionChecks.expr_map,
-    N.CondExpr: ExpressionChecks.expr_cond, N.BinOp: ExpressionChecks.expr_binop, N.Compare: ExpressionChecks.expr_compare,
-    N.Member: ExpressionChecks.expr_member, N.BoolOp: ExpressionChecks.expr_boolop, N.Not: ExpressionChecks.expr_not, N.Neg: ExpressionChecks.expr_neg,
-    N.Range: ExpressionChecks.expr_range, N.CellLit: ExpressionChecks.expr_cell, N.MapLit: ExpressionChecks.expr_maplit,
-}
+    N.IntLit: lambda self, x, scope: "int", N.BoolLit: lambda self, x, scope: "bool", N.StrLit: _E.expr_str,
+    N.Name: _E.expr_name, N.Call: _E.call, N.Attr: _E.expr_attr, N.Index: _E.expr_index, N.ListLit: _E.expr_list,
+    N.FilterList: _E.expr_filter, N.MapList: _E.expr_map, N.CondExpr: _E.expr_cond, N.BinOp: _E.expr_binop,
+    N.Compare: _E.expr_compare, N.Member: _E.expr_member, N.BoolOp: _E.expr_boolop, N.Not: _E.expr_not,
+    N.Neg: _E.expr_neg, N.Range: _E.expr_range, N.CellLit: _E.expr_cell, N.MapLit: _E.expr_maplit,
+}  # (a node not listed, `none`, is any value)
 
 
 def _ordered_enum(a: str, b: str) -> bool:

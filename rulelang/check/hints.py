@@ -24,7 +24,7 @@ def hints(rules: N.RulesFile) -> list[Diagnostic]:
     players_public = {name for name, z in zones.items() if z.per_player and z.visibility == "public" and z.board is None}
     out: list[Diagnostic] = []
     if not players_public:
-        return out
+        return []
     for decl in decls:
         if not isinstance(decl, _WITH_STATEMENTS):  # (a deck of thousands of cards holds no move)
             continue
@@ -32,7 +32,7 @@ def hints(rules: N.RulesFile) -> list[Diagnostic]:
         for x in nodes_in(decl):
             if isinstance(x, (N.Move, N.Draw)) and x.place.face == "down" and _zone_named(x.to) in players_public:
                 moves.append(x)
-            elif _sets_an_owner(x):
+            elif isinstance(x, N.Assign) and isinstance(x.target, N.Attr) and x.target.name == "owner":
                 owner_set = True
         if owner_set:
             continue
@@ -60,10 +60,6 @@ def _zone_named(expr) -> str | None:
     if isinstance(expr, N.Call) and not expr.kwargs:
         return expr.func
     return None
-
-
-def _sets_an_owner(x) -> bool:
-    return isinstance(x, N.Assign) and isinstance(x.target, N.Attr) and x.target.name == "owner"
 
 
 #: The player field a game without ``def heuristic(p)`` may name for who is ahead.

@@ -1,7 +1,7 @@
 """The checker's statements (`StatementChecks`, a part of `checker.Checker`): one `stmt_*` method
-per statement node, found by the node's class in `STMT_CHECKS`; each gives back the names it binds
-and reports what cannot run where it is written (a choice in a continuous rule, `end` where
-nothing it ends runs, `create` outside setup).
+per statement node, found by the node's class in `STMT_CHECKS`; each reports what cannot run where
+it is written (a choice in a continuous rule, `end` where nothing it ends runs, `create` outside
+setup), and one that binds a name gives back the names after it.
 """
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ class StatementChecks:
     """Checks statements and blocks; `stmt` finds the check of a node by its class."""
 
     def block(self, stmts, scope: set, ctx: set):
+        """Check the statements of a block (None: a block left out, as `else`)."""
+        stmts = stmts or ()
         scope = set(scope)
         skip = None
         for i, s in enumerate(stmts):
@@ -53,17 +55,19 @@ class StatementChecks:
         return scope | {name}
 
     def stmt(self, s, scope: set, ctx: set) -> set:
-        """Check a statement and return the names in scope after it (`let` and `choose` add one)."""
+        """Check a statement and return the names in scope after it (`let` and `choose` add one: their
+        checks give back the names after them, the others nothing)."""
         check = STMT_CHECKS.get(type(s))
-        return check(self, s, scope, ctx) if check is not None else scope
+        after = check(self, s, scope, ctx) if check is not None else None
+        return scope if after is None else after
 
-    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set:
+    def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set | None:
         self.expr(s.value, scope)
         return scope | {s.name}
 
-    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set:
+    def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set | None:
         if s.op is None and not isinstance(s.target, N.Call) and self.said_on_this_line(s.span):
-            return scope
+            return
         if s.op is None:
             if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
                     and s.target.id not in BUILTIN_VALUES:
@@ -77,7 +81,7 @@ class StatementChecks:
                 self.expr(s.target, scope)
             else:
                 self.call(s.target, scope, statement=True)
-            return scope
+            return
         if s.until is not None and isinstance(s.target, N.Name) and s.target.id in scope:
             self.err(s.span, f'"{s.target.id}" is a local name; only a field or a global `var` can change '
                              f'until the end of the {s.until}',
@@ -100,7 +104,7 @@ class StatementChecks:
                 self.err(s.span, f"one number of a map cannot change only until the end of the {s.until}",
                          hint="change the whole map instead: `x.field = ... until end of ...`")
             self.expect_type(s.value, scope, "int", "a whole number")
-            return scope
+            return
         if not isinstance(s.target, (N.Name, N.Attr)):
             self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
         elif isinstance(s.target, N.Name):
@@ -126,17 +130,14 @@ class StatementChecks:
         self.expr(s.value, scope)
         if s.op in ("+=", "-="):
             self.expect_type(s.value, scope, "int", "a number")
-        return scope
 
-    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set:
+    def stmt_if(self, s: N.If, scope: set, ctx: set) -> set | None:
         for cond, body in s.branches:
             self.expr(cond, scope)
             self.block(body, scope, ctx)
-        if s.other is not None:
-            self.block(s.other, scope, ctx)
-        return scope
+        self.block(s.other, scope, ctx)
 
-    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set:
+    def stmt_for(self, s: N.For, scope: set, ctx: set) -> set | None:
         walked = self.expr(s.coll, scope)
         inner = scope | {s.var}
         # `for each p in players`: p is a player wherever the loop does not give the name another
@@ -151,134 +152,104 @@ class StatementChecks:
         else:
             self.local_types.pop(s.var, None)
         try:
-            if s.cond is not None:
-                self.expr(s.cond, inner)
-            if s.chosen_by is not None:
-                self.expect_player(s.chosen_by, scope)
+            self.expr(s.cond, inner)
+            self.expect_player(s.chosen_by, scope)
             self.block(s.body, inner, ctx | {"loop"})
         finally:
             if before is None:
                 self.local_types.pop(s.var, None)
             else:
                 self.local_types[s.var] = before
-        return scope
 
-    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set:
+    def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set | None:
         self.expr(s.cond, scope)
         self.block(s.body, scope, ctx | {"loop"})
-        return scope
 
-    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set:
+    def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set | None:
         self.expect_type(s.count, scope, "int", "a number")
         self.block(s.body, scope, ctx | {"loop"})
-        return scope
 
-    def stmt_choose(self, s: N.Choose, scope: set, ctx: set) -> set:
+    def stmt_choose(self, s: N.Choose | N.ChooseBlock, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-        self.expr(s.coll, scope)
-        if s.cond is not None:
+        if isinstance(s, N.Choose):
+            self.expr(s.coll, scope)
             self.expr(s.cond, scope | {s.var})
-        if s.opts.by is not None:
-            self.expect_player(s.opts.by, scope)
+        self.expect_player(s.opts.by, scope)
         self.prompt(s.opts.prompt, s.span, scope)
-        return scope | {s.var}
-
-    def stmt_choose_block(self, s: N.ChooseBlock, scope: set, ctx: set) -> set:
-        self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
-        if s.opts.by is not None:
-            self.expect_player(s.opts.by, scope)
-        self.prompt(s.opts.prompt, s.span, scope)
+        if isinstance(s, N.Choose):
+            return scope | {s.var}
         self.options(s.options, scope, ctx)
-        return scope
 
-    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set:
+    def stmt_move(self, s: N.Move, scope: set, ctx: set) -> set | None:
         self.expect_cards(s.what, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
-        return scope
 
-    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set:
-        if s.count is not None:
-            self.expect_type(s.count, scope, "int", "a number")
+    def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set | None:
+        self.expect_type(s.count, scope, "int", "a number")
         self.expect_zone(s.source, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
-        return scope
 
-    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set:
+    def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set | None:
         self.expect_zone(s.zone, scope)
-        return scope
 
-    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set:
+    def stmt_create(self, s: N.Create, scope: set, ctx: set) -> set | None:
         if "setup" not in ctx:
             self.err(s.span, "cards can only be created in `setup`: during play cards are moved, never made",
                      hint="put the cards in a zone at setup and move them later")
         if self.t.kind(s.cards) != "cards":
-            sets = [n for n, x in self.t.symbols.items() if x.kind == "cards"]
-            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, sets))
+            self.err(s.span, f'"{s.cards}" is not a set of cards', hint=did_you_mean(s.cards, self.t.names("cards")))
         self.expect_zone(s.zone, scope)
-        return scope
 
-    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set:
+    def stmt_reveal(self, s: N.Reveal, scope: set, ctx: set) -> set | None:
         self.expect_cards(s.what, scope)
-        if s.to is not None:
-            self.expect_player(s.to, scope)
-        return scope
+        self.expect_player(s.to, scope)
 
-    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set:
+    def stmt_on_cards(self, s: N.Discard | N.Hide | N.Flip, scope: set, ctx: set) -> set | None:
         """`discard`, `hide` and `turn ... face`: what they act on must be cards."""
         self.expect_cards(s.what, scope)
-        return scope
 
-    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set:
+    def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set | None:
         self.signals_sent.add(s.name)
         for a in s.args:
             self.expr(a, scope)
-        return scope
 
-    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set:
+    def stmt_perform(self, s: N.Perform, scope: set, ctx: set) -> set | None:
         if isinstance(s.what, N.Name) and s.what.id == "on" and "on" not in scope and self.t.kind("on") is None:
             self.err(s.what.span, "`perform` names the keyword first, then the card it works on",
                      expected="perform KEYWORD on CARD, as in `perform boost on c`")
-            return scope
+            return
         ty = self.expr(s.what, scope)
         if ty not in ("keyword", "any"):
             self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
                      expected="a keyword, as in `perform boost(2) on card`")
-        if s.on is not None:
-            self.expect_cards(s.on, scope)
-        return scope
+        self.expect_cards(s.on, scope)
 
-    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set:
+    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set | None:
         self.expr(s.who, scope)
-        return scope
 
-    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set:
+    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set | None:
         ty = self.expr(s.who, scope)
         if ty not in ("player", "list:player", "any", "list:any"):
             self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
                      expected="a player or a list of players, as in `eliminate current`")
-        return scope
 
-    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set:
+    def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, by=s.coll)
         self.expr(s.coll, scope)
         self.prompt(s.prompt, s.span, scope | {s.var})
         self.options(s.options, scope | {s.var}, ctx)
-        return scope
 
-    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set:
+    def stmt_offer(self, s: N.Offer, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, by=s.by, is_choice=True)
         self.expect_player(s.to, scope)
-        if s.by is not None:
-            self.expect_player(s.by, scope)
+        self.expect_player(s.by, scope)
         self.prompt(s.prompt, s.span, scope)
         self.options(s.options, scope, ctx)
-        if s.refused is not None:
-            self.block(s.refused, scope, ctx)
-        return scope
+        self.block(s.refused, scope, ctx)
 
-    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set:
+    def stmt_end(self, s: N.End, scope: set, ctx: set) -> set | None:
         # what is sure to be running where it is written (a procedure or a trigger may run in a turn)
         if "setup" in ctx or "result" in ctx:
             when = "in setup the game has not started" if "setup" in ctx else "the result is worked out once the game is over"
@@ -291,16 +262,12 @@ class StatementChecks:
         elif s.what == "turn" and "phase" in ctx and "turns" not in ctx:
             self.err(s.span, "`end turn` ends a player's turn, but this is not inside `take turns { ... }`",
                      hint="use `end phase` to leave the phase, or put the statement inside `take turns`")
-        return scope
 
-    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set:
+    def stmt_take_turns(self, s: N.TakeTurns, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span)
-        for x in (s.start,):
-            if x is not None:
-                self.expect_player(x, scope)
+        self.expect_player(s.start, scope)
         for x in (s.skipping, s.until):
-            if x is not None:
-                self.expr(x, scope)
+            self.expr(x, scope)
         if s.following is not None:
             ty = self.expr(s.following, scope)
             if ty in ("int", "bool", "str", "player", "cell", "keyword") or ty.startswith("sym:"):
@@ -312,23 +279,16 @@ class StatementChecks:
                          f"so it cannot also go {s.direction}",
                          hint="reverse the list instead, or remove the direction")
         self.block(s.body, scope, ctx | {"turns"})
-        return scope
 
-    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set:
+    def stmt_step_block(self, s: N.StepBlock, scope: set, ctx: set) -> set | None:
         self.block(s.body, scope, ctx)
-        return scope
 
-    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set:
+    def stmt_log_or_fail(self, s: N.Log | N.Fail, scope: set, ctx: set) -> set | None:
         self.expr(s.message, scope)
-        return scope
 
-    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set:
+    def stmt_break_or_continue(self, s: N.Break | N.Continue, scope: set, ctx: set) -> set | None:
         if "loop" not in ctx:
             self.err(s.span, f"`{'break' if isinstance(s, N.Break) else 'continue'}` is only allowed inside a loop")
-        return scope
-
-    def stmt_return(self, s: N.Return, scope: set, ctx: set) -> set:
-        return scope
 
     def no_choice_in(self, ctx: set, span: Span, by=None, is_choice: bool = False):
         if is_choice and by is None and "setup" in ctx and "turns" not in ctx:
@@ -349,10 +309,8 @@ class StatementChecks:
             for b in opt.bindings:
                 self.expr(b.coll, inner)
                 inner = inner | {b.var}
-                if b.cond is not None:
-                    self.expr(b.cond, inner)
-            if opt.cond is not None:
-                self.expr(opt.cond, inner)
+                self.expr(b.cond, inner)
+            self.expr(opt.cond, inner)
             self.block(opt.body, inner, ctx)
 
     def table_source(self, d: N.TableDecl):
@@ -360,16 +318,11 @@ class StatementChecks:
         from rulelang.language.tables import TableError
 
         src = d.source
-        name = None
-        if isinstance(src, N.StrLit):
-            name = src.value
-        elif isinstance(src, N.Name) and self.t.kind(src.id) == "setting":
-            default = self.t.symbols[src.id].decl.default
-            name = default.value if isinstance(default, N.StrLit) else None
-        else:
+        if not isinstance(src, N.StrLit) and not (isinstance(src, N.Name) and self.t.kind(src.id) == "setting"):
             self.err(src.span, "a table is read from a file named by a text or a setting",
                      expected='a file name, as in `table rows from "maps/valley.csv"`, or the name of a setting')
             return
+        name = self.t.table_file(src)
         if name is None:
             self.err(src.span, f'the setting "{src.id}" should name a data file (a text)')
             return
@@ -379,19 +332,17 @@ class StatementChecks:
             self.err(src.span, f'table "{d.name}": {exc}',
                      hint="the file is looked for beside the rules file" if exc.missing else None)
 
-    def placement(self, p: N.Placement, scope, to=None):
+    def placement(self, p: N.Placement, scope, to):
+        decl = self.zone_decl_of(to)
+        board = self.board_of_decl(decl) if decl is not None else None
         if p.at is not None:
             self.expr(p.at, scope)
-            decl = self.zone_decl_of(to) if to is not None else None
-            board = self.board_of_decl(decl) if decl is not None else None
             if board is not None:
                 self.check_cells_written(p.at, board, decl.name)
         if p.place is not None:
             ty = self.expr(p.place, scope)
-            decl = self.zone_decl_of(to) if to is not None else None
             if decl is None:
                 return
-            board = self.board_of_decl(decl)
             if board is None:
                 self.err(p.place.span, f"`into` puts a card in a place of a board's cell, but {decl.name} is not a board")
             elif board.places is None:
@@ -405,7 +356,7 @@ class StatementChecks:
         """`at (x, y)` or `at [(x, y), ...]` written out: each cell on a fixed board, none twice."""
         whole = written_whole_number
         items = at.items if isinstance(at, N.ListLit) else [at]
-        seen = {}
+        seen = set()
         for item in items:
             cell = (whole(item.a), whole(item.b)) if isinstance(item, N.CellLit) else None
             if cell is None or None in cell:
@@ -414,17 +365,14 @@ class StatementChecks:
                 self.err(item.span, f"a card would lie twice on the cell {cell[0], cell[1]} of {name}",
                          expected="each cell of a piece once", hint=f"a piece of 2 cells: at [({cell[0]}, {cell[1]}), "
                          f"({cell[0] + 1}, {cell[1]})]")
-            seen[cell] = True
+            seen.add(cell)
             q, r = cell
-            if board.kind == "grid" and board.width is not None:
+            if board.kind == "grid" and board.width is not None or board.shape == "rhombus":
                 off = not (0 <= q < board.width and 0 <= r < board.height)
                 where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
             elif board.kind == "hex" and board.radius is not None:
                 off = max(abs(q), abs(r), abs(q + r)) > board.radius
                 where = f"its cells lie at most {board.radius} steps from (0, 0)"
-            elif board.kind == "hex" and board.shape == "rhombus":
-                off = not (0 <= q < board.width and 0 <= r < board.height)
-                where = f"its cells go from (0, 0) to ({board.width - 1}, {board.height - 1})"
             elif board.kind == "hex" and board.shape == "rectangle":
                 off = not (0 <= r < board.height and -(r // 2) <= q < board.width - r // 2)
                 where = f"its rows go from 0 to {board.height - 1}, each {board.width} cells wide"
@@ -471,9 +419,9 @@ class StatementChecks:
         span = b.places_span or d.span
         enum = self.t.symbols.get(b.places)
         if enum is None or enum.kind != "enum":
-            enums = [n for n, s in self.t.symbols.items() if s.kind == "enum"]
             self.err(span, f'the places of a cell are the members of an enum, but "{b.places}" is not an enum',
-                     expected="places ENUM { member: capacity, ... }", hint=did_you_mean(b.places, enums))
+                     expected="places ENUM { member: capacity, ... }",
+                     hint=did_you_mean(b.places, self.t.names("enum")))
             return
         seen = set()
         for name, limit in b.capacities:
@@ -487,16 +435,15 @@ class StatementChecks:
                 self.err(span, f'place "{name}" must hold at least 1 card (leave it out of the list for no limit)')
 
 
+_S = StatementChecks
 STMT_CHECKS = {
-    N.Let: StatementChecks.stmt_let, N.Assign: StatementChecks.stmt_assign, N.If: StatementChecks.stmt_if, N.For: StatementChecks.stmt_for,
-    N.While: StatementChecks.stmt_while_or_until, N.RepeatUntil: StatementChecks.stmt_while_or_until,
-    N.RepeatTimes: StatementChecks.stmt_repeat_times, N.Choose: StatementChecks.stmt_choose,
-    N.ChooseBlock: StatementChecks.stmt_choose_block, N.Move: StatementChecks.stmt_move, N.Draw: StatementChecks.stmt_draw,
-    N.Discard: StatementChecks.stmt_on_cards, N.Shuffle: StatementChecks.stmt_shuffle, N.Create: StatementChecks.stmt_create,
-    N.Reveal: StatementChecks.stmt_reveal, N.Hide: StatementChecks.stmt_on_cards, N.Flip: StatementChecks.stmt_on_cards,
-    N.Signal: StatementChecks.stmt_signal, N.Perform: StatementChecks.stmt_perform, N.Win: StatementChecks.stmt_win,
-    N.Eliminate: StatementChecks.stmt_eliminate, N.Respond: StatementChecks.stmt_respond, N.Offer: StatementChecks.stmt_offer,
-    N.End: StatementChecks.stmt_end, N.TakeTurns: StatementChecks.stmt_take_turns, N.StepBlock: StatementChecks.stmt_step_block,
-    N.Log: StatementChecks.stmt_log_or_fail, N.Fail: StatementChecks.stmt_log_or_fail, N.Break: StatementChecks.stmt_break_or_continue,
-    N.Continue: StatementChecks.stmt_break_or_continue, N.Return: StatementChecks.stmt_return,
-}
+    N.Let: _S.stmt_let, N.Assign: _S.stmt_assign, N.If: _S.stmt_if, N.For: _S.stmt_for,
+    N.While: _S.stmt_while_or_until, N.RepeatUntil: _S.stmt_while_or_until, N.RepeatTimes: _S.stmt_repeat_times,
+    N.Choose: _S.stmt_choose, N.ChooseBlock: _S.stmt_choose, N.Move: _S.stmt_move, N.Draw: _S.stmt_draw,
+    N.Discard: _S.stmt_on_cards, N.Hide: _S.stmt_on_cards, N.Flip: _S.stmt_on_cards, N.Shuffle: _S.stmt_shuffle,
+    N.Create: _S.stmt_create, N.Reveal: _S.stmt_reveal, N.Signal: _S.stmt_signal, N.Perform: _S.stmt_perform,
+    N.Win: _S.stmt_win, N.Eliminate: _S.stmt_eliminate, N.Respond: _S.stmt_respond, N.Offer: _S.stmt_offer,
+    N.End: _S.stmt_end, N.TakeTurns: _S.stmt_take_turns, N.StepBlock: _S.stmt_step_block,
+    N.Log: _S.stmt_log_or_fail, N.Fail: _S.stmt_log_or_fail, N.Break: _S.stmt_break_or_continue,
+    N.Continue: _S.stmt_break_or_continue,
+}  # (a statement not listed, `return`, has nothing to check)

@@ -62,14 +62,6 @@ BUILTIN_RESULT = {
 }
 
 
-def value_type(field_type: str) -> str:
-    if field_type in ("condition",):
-        return "bool"
-    if field_type in BASE_TYPES or field_type.startswith("list:"):
-        return field_type if field_type != "card" else "any"
-    return field_type
-
-
 def known_type(name: str, table: SymbolTable) -> bool:
     """Whether a type name written in the file names a type (an unknown one is reported where it is
     written, and its values are then taken as any value, not refused again at each use)."""
@@ -79,9 +71,7 @@ def known_type(name: str, table: SymbolTable) -> bool:
 
 
 def compatible(want: str, got: str, table: SymbolTable) -> bool:
-    if got == "any" or want == "any" or not known_type(want, table):
-        return True
-    if want == got:
+    if got == "any" or want in ("any", got) or not known_type(want, table):
         return True
     sym = table.symbols.get(want)
     if sym and sym.kind == "enum":

@@ -52,11 +52,6 @@ def _code_fingerprint() -> bytes:
     return _fingerprint
 
 
-def text_bytes(data: bytes) -> bytes:
-    """A file's bytes as its text is read (`sourcefile.read_source` drops a byte order mark)."""
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-
-
 def _entry(folder: Path, path: Path, text: bytes) -> Path:
     h = hashlib.blake2b(_code_fingerprint())
     h.update(os.environ.get("RULELANG_BUDGETS", "").encode() + b"\0")
@@ -89,17 +84,13 @@ def passed_before(path: str | Path) -> list[str] | None:
             data = f.read(limit + 1) if os.fstat(f.fileno()).st_size <= limit else b""
         if not data or len(data) > limit:  # larger than a rules file may be: refused as rules (sourcefile)
             return None
-        entry = _entry(folder, path, text_bytes(data))
-        verdict = json.loads(entry.read_bytes())
-        variants = verdict["variants"]
-        data_files = verdict["data_files"]
+        text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # (as read_source reads it: no byte order mark)
+        verdict = json.loads(_entry(folder, path, text).read_bytes())
+        variants, data_files = verdict["variants"], verdict["data_files"]
         if not (isinstance(variants, list) and all(isinstance(v, str) for v in variants)
                 and isinstance(data_files, dict)):
             return None
-        for data_file, digest in data_files.items():
-            if _file_hash(data_file) != digest:
-                return None
-        return variants
+        return None if any(_file_hash(f) != digest for f, digest in data_files.items()) else variants
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -37,8 +37,8 @@ def _builder_fingerprint() -> bytes:
     if _fingerprint is None:
         here = Path(__file__).resolve().parent
         h = hashlib.sha256(_FORMAT)
-        for path in (grammar_path(), here / "parser.py", here / "lark_parser.py", here / "ast_declarations.py",
-                     here / "ast_statements.py", here / "nodes.py", here / "fastcards.py",
+        for path in (grammar_path(), here / "parser.py", here / "lark_parser.py", here / "ast_builder.py",
+                     here / "nodes.py", here / "fastcards.py",
                      here.parent / "core" / "errors.py", here / "chunks.py"):
             h.update(path.read_bytes())
         _fingerprint = h.digest()
@@ -83,19 +83,17 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     except ValueError:  # a text that cannot be encoded
         return _parse(text, file)
     try:
-        data = entry.read_bytes()
+        loaded = _load(entry.read_bytes(), file, settle=keep_whole)
     except OSError:
-        data = None
-    if data is not None:
-        loaded = _load(data, file, settle=keep_whole)
-        if loaded is not None:
-            rules, settled = loaded
-            if settled is not None:
-                # its spans had to be moved or renamed: kept as they are now, so that the next load
-                # of this text at this path takes none of that walk
-                _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
-            remember_source(file, text)
-            return rules
+        loaded = None
+    if loaded is not None:
+        rules, settled = loaded
+        if settled is not None:
+            # its spans had to be moved or renamed: kept as they are now, so that the next load
+            # of this text at this path takes none of that walk
+            _write(entry, pickle.dumps(settled, protocol=pickle.HIGHEST_PROTOCOL))
+        remember_source(file, text)
+        return rules
     parse_alone: set[str] = set()  # chunks known to parse on their own (no errors to look for there)
     if len(text) > HUGE and keep_whole:  # parsed whole, as read_and_parse does: the parser watches its memory
         made = None  # as it goes (an editor's buffer is parsed by declarations still: an edit parses one again)
@@ -146,8 +144,7 @@ def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dic
             settled = None
             if settle and (renamed is not None or any(delta for delta, _ in record["parts"])):
                 # pickled before the long decks go back in: they are kept aside
-                settled = {"parts": [(0, pickle.dumps(decls, protocol=pickle.HIGHEST_PROTOCOL))],
-                           "cards": record["cards"], "header": record["header"], "file": file}
+                settled = {**record, "file": file, "parts": [(0, pickle.dumps(decls, pickle.HIGHEST_PROTOCOL))]}
             if record["cards"] is not None:
                 from rulelang.language.fastcards import restore_card_blocks
 
@@ -157,12 +154,10 @@ def _load(data: bytes, file: str, settle: bool = True) -> tuple[N.RulesFile, dic
                     if settled is not None:
                         settled["cards"] = pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL)
                 restore_card_blocks(decls, cards)
-            header = record["header"]
+            return N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
+                               header_doc=record["header"]), settled
     except Exception:
         return None
-    rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
-                        header_doc=header)
-    return rules, settled
 
 
 def _load_part(data) -> list | None:
@@ -240,17 +235,10 @@ def _parse_reusing_declarations(folder: Path, text: str, file: str,
 def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
     """Each chunk's pickled declarations and declarations, in order; None if one does not parse
     on its own (the whole file is parsed then). `parse_alone` gets the texts of those that do."""
-    from rulelang.language.parser import parse_declarations, refuse_too_many_tokens
+    from rulelang.language.parser import parse_declarations
 
-    refuse_too_many_tokens(missing, file)
-    parsed = []
-    for offset, chunk in missing:
-        part = parse_declarations(chunk, file, offset)
-        if part is None:
-            return None
-        parse_alone.add(chunk)
-        parsed.append((pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part))
-    return parsed
+    parsed = parse_declarations(missing, file, parse_alone)
+    return None if parsed is None else [(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), part) for part in parsed]
 
 
 def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:

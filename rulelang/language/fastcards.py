@@ -167,12 +167,8 @@ def split_card_blocks(text: str, file: str) -> tuple[str, dict[int, list[N.CardE
             break
     if not found:
         return text, {}
-    parts, last = [], 0
-    for a, b in blanked:
-        parts.append(text[last:a])
-        last = b
-    parts.append(text[last:])
-    return "".join(parts), found
+    kept = zip([0] + [end for _, end in blanked], [start for start, _ in blanked] + [len(text)])  # (between blanks)
+    return "".join(text[start:end] for start, end in kept), found
 
 
 WATCH_EVERY = 1 << 14

@@ -70,10 +70,9 @@ def _lark() -> Lark:
         lark = _saved_parser(kept, header) if kept is not None else None
         if lark is None:
             lark = Lark(grammar, **_options())
-            if kept is not None:
-                data = _saved_bytes(lark, header)
-                if data is not None:
-                    write_whole(kept, data)  # a read-only home, a full disk: not kept
+            data = _saved_bytes(lark, header) if kept is not None else None
+            if data is not None:
+                write_whole(kept, data)  # a read-only home, a full disk: not kept
     return lark
 
 
@@ -197,14 +196,6 @@ class _MemoryWatch:
         self.limit = current_budgets().memory_mb
         self.read = 0
 
-    def check(self, line: int, column: int) -> None:
-        grown = resident_mb() - self.base
-        if grown > self.limit:
-            span = Span(line=line, column=column, end_line=line, end_column=column + 1)
-            over = BudgetExceeded(span, "memory_mb", f"reading the rules up to here took {grown:,.0f} MiB of memory",
-                            self.limit)
-            raise _OverBudget(span, over.message, over.hint, whole=True)
-
 
 WATCH_EVERY = 1 << 14  # (a power of two)
 _watch: ContextVar[_MemoryWatch | None] = ContextVar("rulelang_parse_watch", default=None)  # (each thread its own)
@@ -224,8 +215,11 @@ def _counted(tok: Token) -> Token:
     watch = _watch.get()
     if watch is not None:
         watch.read += 1
-        if not watch.read % WATCH_EVERY:
-            watch.check(tok.line, tok.column)
+        if not watch.read % WATCH_EVERY and (grown := resident_mb() - watch.base) > watch.limit:
+            span = Span(line=tok.line, column=tok.column, end_line=tok.line, end_column=tok.column + 1)
+            over = BudgetExceeded(span, "memory_mb", f"reading the rules up to here took {grown:,.0f} MiB of memory",
+                                  watch.limit)
+            raise _OverBudget(span, over.message, over.hint, whole=True)
     return tok
 
 

@@ -432,8 +432,13 @@ class Decl(Node):
 
     @property
     def key(self) -> tuple[str, str]:
-        """(namespace, name): what a variant replaces or removes."""
-        return (type(self).__name__, getattr(self, "name", type(self).__name__))
+        """(namespace, name): what a variant replaces or removes. A declaration that has no name is the
+        only one of its kind (`game`, `player`, `setup`, `result`); a trigger or an `always` without
+        one is known by its place."""
+        kind = type(self).__name__
+        if "name" not in type(self).__pydantic_fields__:
+            return (kind, kind.removesuffix("Decl").lower())
+        return (kind, self.name or f"@{self.span.line}:{self.span.column}")
 
 
 class GameDecl(Decl):
@@ -446,10 +451,6 @@ class GameDecl(Decl):
     round_spans: list[Span] = Field(default_factory=list)
     max_rounds: Optional[int] = None
     member_docs: dict[str, list[str]] = Field(default_factory=dict)
-
-    @property
-    def key(self):
-        return ("GameDecl", "game")
 
 
 class EnumDecl(Decl):
@@ -502,10 +503,6 @@ class ComponentDecl(Decl):
 
 class PlayerDecl(Decl):
     fields: list[FieldDecl] = Field(default_factory=list)
-
-    @property
-    def key(self):
-        return ("PlayerDecl", "player")
 
 
 class CardCtor(Node):
@@ -575,10 +572,6 @@ class SetSetting(Decl):
     name: str
     value: AnyExpr
 
-    @property
-    def key(self):
-        return ("SetSetting", self.name)
-
 
 class Param(Node):
     name: str
@@ -610,27 +603,17 @@ class TriggerDecl(Decl):
     name: Optional[str] = None
     body: list[AnyStmt]
 
-    @property
-    def key(self):
-        return ("TriggerDecl", self.name or f"@{self.span.line}:{self.span.column}")
-
     def describe(self) -> str:
         if self.kind == "at":
             return f"at {self.when} of {self.timing}" + (f" {self.phase}" if self.phase else "")
-        if self.kind == "enter":
-            return f"when {self.var} enters {self.zone}"
-        if self.kind == "leave":
-            return f"when {self.var} leaves {self.zone}"
+        if self.kind in ("enter", "leave"):
+            return f"when {self.var} {self.kind}s {self.zone}"
         return f"when {self.signal}({', '.join(self.params)})"
 
 
 class AlwaysDecl(Decl):
     name: Optional[str] = None
     body: list[AnyStmt]
-
-    @property
-    def key(self):
-        return ("AlwaysDecl", self.name or f"@{self.span.line}:{self.span.column}")
 
 
 class KeywordDecl(Decl):
@@ -652,25 +635,13 @@ class PhaseDecl(Decl):
 class SetupDecl(Decl):
     body: list[AnyStmt]
 
-    @property
-    def key(self):
-        return ("SetupDecl", "setup")
-
 
 class ResultDecl(Decl):
     body: list[AnyStmt]
 
-    @property
-    def key(self):
-        return ("ResultDecl", "result")
-
 
 class RemoveDecl(Decl):
     name: str
-
-    @property
-    def key(self):
-        return ("RemoveDecl", self.name)
 
 
 class VariantDecl(Decl):
@@ -767,8 +738,5 @@ class RulesFile(Node):
                 todo.extend(reversed(d.items))
 
     def game(self) -> Optional[GameDecl]:
-        for d in self.decls:
-            if isinstance(d, GameDecl):
-                return d
-        return None
+        return next((d for d in self.decls if isinstance(d, GameDecl)), None)
 

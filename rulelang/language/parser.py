@@ -1,8 +1,8 @@
 """Parsing: .rules text -> pydantic AST (``nodes``), with plain-words syntax errors.
 
 The entry points (`parse_text`, `parse_file`, `parse_declarations`). A text is read by Lark's parser
-(lark_parser.py: the parser, and what it refuses as it reads) into Lark's tree, which `_ToAst` makes
-into the AST (its methods: ast_declarations.py, ast_statements.py). Long `cards` blocks are read
+(lark_parser.py: the parser, and what it refuses as it reads) into Lark's tree, which `ToAst`
+(ast_builder.py) makes into the AST. Long `cards` blocks are read
 aside (fastcards.py) and put back after.
 
 Syntax errors never show Lark's token reprs: ``syntax_errors.py`` says each in words (imported
@@ -19,17 +19,11 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
 from rulelang.language import nodes as N
-from rulelang.language.ast_declarations import DeclarationsToAst
-from rulelang.language.ast_statements import StatementsToAst
+from rulelang.language.ast_builder import ToAst
 from rulelang.language.chunks import header_doc, split_top_level
 from rulelang.language.fastcards import restore_card_blocks, split_card_blocks
 from rulelang.language.lark_parser import (MAX_NESTING, _lark, _OverBudget, _refuse_long_lists,
                                            _refuse_too_many_tokens, _SyntaxProblem, _too_deep, watching)
-
-
-class _ToAst(StatementsToAst, DeclarationsToAst):
-    """Lark's tree of a text -> its declarations, spans in the whole file (`line_offset`: the lines
-    above the text parsed)."""
 
 
 def _in_file(span: Span, file: str, offset: int) -> Span:
@@ -52,7 +46,7 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
                              f"this is nested too deeply (more than {MAX_NESTING} levels of expressions inside "
                              "expressions or blocks inside blocks); give a part of it a name with `let` or a `def`")
     try:
-        return _ToAst(file, offset).transform(tree)
+        return ToAst(file, offset).transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, _SyntaxProblem):
             raise exc.orig_exc from None
@@ -72,36 +66,35 @@ def parse_text(text: str, file: str = "<rules>", parse_alone: Collection[str] = 
         restore_card_blocks(decls, fast_cards)
     except (UnexpectedInput, _SyntaxProblem) as problem:
         if isinstance(problem, _OverBudget) and problem.whole:  # (not parsed again, declaration by declaration)
-            raise RulesError(Diagnostic(_in_file(problem.span, file, 0), problem.message, hint=problem.hint)) from None
-        from rulelang.language.syntax_errors import syntax_diagnostic  # (only a text that does not parse needs it)
-
+            raise RulesError(_diagnostic(problem, file, 0, text)) from None
         diagnostics: list[Diagnostic] = []
-        decls = []
         chunks = split_top_level(text)
         for i, (offset, chunk) in enumerate(chunks):
             if chunk in parse_alone:
                 continue
             try:
-                decls.extend(_parse_chunk(chunk, file, offset))
-            except UnexpectedInput as exc:
-                diagnostics.append(syntax_diagnostic(_lark(), exc, file, offset, chunk, last=i == len(chunks) - 1))
-            except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, offset), exc.message, hint=exc.hint))
+                _parse_chunk(chunk, file, offset)
+            except (UnexpectedInput, _SyntaxProblem) as exc:
+                diagnostics.append(_diagnostic(exc, file, offset, chunk, last=i == len(chunks) - 1))
                 if isinstance(exc, _OverBudget) and exc.whole:
                     break
         if not diagnostics:  # splitting changed the meaning; report the whole-file error
             try:
                 _parse_chunk(text, file, 0)
-            except UnexpectedInput as exc:
-                diagnostics.append(syntax_diagnostic(_lark(), exc, file, 0, text))
-            except _SyntaxProblem as exc:
-                diagnostics.append(Diagnostic(_in_file(exc.span, file, 0), exc.message, hint=exc.hint))
+            except (UnexpectedInput, _SyntaxProblem) as exc:
+                diagnostics.append(_diagnostic(exc, file, 0, text))
         raise RulesError(diagnostics) from None
-    return _rules_file(text, file, decls)
-
-
-def _rules_file(text: str, file: str, decls: list[N.AnyDecl]) -> N.RulesFile:
     return N.RulesFile(span=Span(file=file, line=1, column=1), path=file, decls=decls, header_doc=header_doc(text))
+
+
+def _diagnostic(problem: UnexpectedInput | _SyntaxProblem, file: str, offset: int, text: str,
+                last: bool = True) -> Diagnostic:
+    """What went wrong in `text` (lines from `offset` in `file`) in plain words."""
+    if isinstance(problem, UnexpectedInput):
+        from rulelang.language.syntax_errors import syntax_diagnostic  # (only a text that does not parse needs it)
+
+        return syntax_diagnostic(_lark(), problem, file, offset, text, last)
+    return Diagnostic(_in_file(problem.span, file, offset), problem.message, hint=problem.hint)
 
 
 # ------------------------------------------------------------------ parsing declaration by declaration
@@ -114,23 +107,24 @@ def _rules_file(text: str, file: str, decls: list[N.AnyDecl]) -> N.RulesFile:
 # file, which reports the errors as always.
 
 
-def refuse_too_many_tokens(chunks: list[tuple[int, str]], file: str) -> None:
-    """Chunks about to be parsed one by one, their words and symbols held together to the
-    source_tokens budget before any is parsed (as `parse_text` holds a whole file)."""
+def parse_declarations(chunks: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[list] | None:
+    """The declarations of each chunk (its first line, its text), spans in the whole file; None when one
+    does not parse alone (`parse_alone` gets the texts of those before it, which do). Their words and
+    symbols are held together to the source_tokens budget before any is parsed, as a whole file's are."""
     counted = 0
     for offset, chunk in chunks:
         try:
             counted = _refuse_too_many_tokens(chunk, counted)
         except _OverBudget as over:
-            raise RulesError(Diagnostic(_in_file(over.span, file, offset), over.message, hint=over.hint)) from None
-
-
-def parse_declarations(chunk: str, file: str, offset: int) -> list[N.AnyDecl] | None:
-    """The declarations of one chunk, spans in the whole file; None if it does not parse alone."""
-    try:
-        return _parse_chunk(chunk, file, offset)
-    except (UnexpectedInput, _SyntaxProblem):
-        return None
+            raise RulesError(_diagnostic(over, file, offset, chunk)) from None
+    parsed = []
+    for offset, chunk in chunks:
+        try:
+            parsed.append(_parse_chunk(chunk, file, offset))
+        except (UnexpectedInput, _SyntaxProblem):
+            return None
+        parse_alone.add(chunk)
+    return parsed
 
 
 def parse_file(path: str | Path, text: str | None = None) -> N.RulesFile:

@@ -23,11 +23,6 @@ from rulelang.core.errors import Diagnostic, Span, did_you_mean, remembered_line
 # reads its terminals and parses snippets with it, and does not import the parser (which imports it)
 _parser = None
 
-
-def _lark():
-    return _parser
-
-
 # ------------------------------------------------------------------ words for tokens
 
 KEYWORDS_AT_TOP = (
@@ -35,60 +30,29 @@ KEYWORDS_AT_TOP = (
     "phase, setup, result, at, when, always, variant or scenario"
 )
 
+# the tokens that are not one written word or symbol (those are said as written, in quotes)
 _TOKEN_WORDS = {
-    "NAME": "a name",
-    "INT": "a whole number",
-    "STRING": 'a text in double quotes ("...")',
-    "DOC": "a /// doc comment",
-    "LBRACE": '"{"',
-    "RBRACE": '"}"',
-    "LPAR": '"("',
-    "RPAR": '")"',
-    "LSQB": '"["',
-    "RSQB": '"]"',
-    "COMMA": '","',
-    "COLON": '":"',
-    "SEMICOLON": '";"',
-    "DOT": '"."',
-    "EQUAL": '"="',
-    "ASSIGN_OP": '"=", "+=" or "-="',
-    "COMP_OP": "a comparison such as == or <=",
-    "ADD_OP": '"+" or "-"',
-    "MUL_OP": '"*", "/" or "%"',
-    "MINUS": '"-"',
-    "STAR": '"*"',
-    "VBAR": '"|"',
-    "DIRECTION": "clockwise or counterclockwise",
-    "VISIBILITY": "public, hidden or private",
-    "START_END": "start or end",
-    "TIMING": "game, round, phase or turn",
-    "TOP_BOTTOM": "top or bottom",
-    "UP_DOWN": "up or down",
-    "END_WHAT": "turn, phase, round or game",
-    "RUN_UNIT": "round, phase, step, turn, choice, game or setup",
-    "OPTIONAL": "optional",
-    "REPLACE": "replace",
-    "LOOP": "loop",
+    "NAME": "a name", "INT": "a whole number", "STRING": 'a text in double quotes ("...")',
+    "DOC": "a /// doc comment", "COMP_OP": "a comparison such as == or <=", "ADD_OP": '"+" or "-"',
+    "MUL_OP": '"*", "/" or "%"', "OPTIONAL": "optional", "REPLACE": "replace", "LOOP": "loop",
     "$END": "the end of the file",
 }
 
 
-def _describe_token_name(name: str, pattern_lookup: dict[str, str]) -> str:
-    if name in _TOKEN_WORDS:
-        return _TOKEN_WORDS[name]
-    literal = pattern_lookup.get(name)
-    if literal is not None:
-        return f'"{literal}"'
-    return name.lower().replace("_", " ")
+def _token_words(names) -> list[str]:
+    """Tokens in words, sorted, each once (Lark's anonymous tokens, "__...", left out)."""
+    lookup = _literal_patterns()
+    return sorted({_TOKEN_WORDS.get(n) or (f'"{lookup[n]}"' if n in lookup else n.lower().replace("_", " "))
+                   for n in names if not n.startswith("__")})
+
+
+def _or_list(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 @lru_cache(maxsize=1)
 def _literal_patterns() -> dict[str, str]:
-    out = {}
-    for term in _lark().terminals:
-        if term.pattern.type == "str":
-            out[term.name] = term.pattern.value
-    return out
+    return {term.name: term.pattern.value for term in _parser.terminals if term.pattern.type == "str"}
 
 
 @lru_cache(maxsize=1)
@@ -96,7 +60,7 @@ def _token_groups() -> tuple[frozenset, frozenset]:
     """The tokens that can start a declaration, and those that can start a statement (read from the
     parse table: what the parser accepts at the top of a file, and at the top of a block)."""
     def accepted(prefix: str) -> frozenset:
-        cursor = _lark().parse_interactive(prefix)
+        cursor = _parser.parse_interactive(prefix)
         cursor.exhaust_lexer()
         return frozenset(cursor.accepts())
     return accepted(""), accepted("phase a {")
@@ -111,12 +75,12 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
     """`expected` in words; continuations=False leaves out what would go on the declaration or the
     statement at hand (the caret is on a word before the token, not where the token stands)."""
     lookup = _literal_patterns()
-    words = sorted({_describe_token_name(n, lookup) for n in expected if not n.startswith("__")})
+    words = _token_words(expected)
     # Everything that can start a value, said once.
-    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF", "PLAYER"}  # (`player(1)` may read as the keyword)
+    value_starts = {"NAME", "INT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "TRUE", "FALSE", "NONE", "NOT", "IF",
+                    "PLAYER"}  # (`player(1)` may read as the keyword)
     if {"NAME", "INT", "STRING"} <= expected and len(expected - value_starts) <= 4:
-        rest = sorted({_describe_token_name(n, lookup) for n in expected - value_starts if not n.startswith("__")})
-        words = ["a value (a name, a number, a text, ...)"] + rest
+        words = ["a value (a name, a number, a text, ...)"] + _token_words(expected - value_starts)
     # A long list of every statement keyword helps nobody: summarise it, and name what else could
     # come (what completes the declaration or statement at hand: `zone deck` then "per" or "hidden").
     if len(words) > 12:
@@ -136,29 +100,18 @@ def _expected_words(expected: set[str], continuations: bool = True) -> str:
             groups.append('"}"')
             covered.add("RBRACE")
         if groups:
-            rest = sorted({_describe_token_name(n, lookup) for n in expected - covered if not n.startswith("__")})
-            if continuations and len(rest) <= 6:
-                groups = rest + groups
-            return ", ".join(groups[:-1]) + " or " + groups[-1] if len(groups) > 1 else groups[0]
+            rest = _token_words(expected - covered)
+            return _or_list(rest + groups if continuations and len(rest) <= 6 else groups)
         return ", ".join(words[:12]) + ", ..."
-    if len(words) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " or " + words[-1]
+    return _or_list(words)
+
+
+_FOUND_WORDS = {"$END": "the end of the file", "NAME": 'name "{}"', "INT": "number {}", "STRING": "text {}",
+                "DOC": "/// doc comment"}
 
 
 def _token_in_words(token: Token) -> str:
-    if token.type == "$END":
-        return "the end of the file"
-    value = str(token)
-    if token.type == "NAME":
-        return f'name "{value}"'
-    if token.type == "INT":
-        return f"number {value}"
-    if token.type == "STRING":
-        return f"text {value}"
-    if token.type == "DOC":
-        return "/// doc comment"
-    return f'"{value}"'
+    return _FOUND_WORDS.get(token.type, '"{}"').format(token)
 
 
 # Named messages for common mistakes (the match_examples idea): each entry is a
@@ -203,18 +156,21 @@ _MEMBER_WORDS = {
 }
 
 
+def _state(exc: UnexpectedInput) -> tuple[str, frozenset]:
+    """Where the parser failed: the type of the token it stopped at, and what its state expected."""
+    return getattr(getattr(exc, "token", None), "type", "$END"), frozenset(getattr(exc, "expected", ()) or ())
+
+
 @lru_cache(maxsize=1)
-def _example_states() -> list[tuple[str, str, str, frozenset]]:
-    """(message, expected words, last token type, expected set) for each bad snippet."""
-    table = []
+def _example_states() -> dict[tuple[str, frozenset], tuple[str, str]]:
+    """The parser's state at the error of each bad snippet -> (message, expected words)."""
+    table = {}
     for message, (expected, snippets) in _EXAMPLES.items():
         for snippet in snippets:
             try:
-                _lark().parse(snippet)
+                _parser.parse(snippet)
             except UnexpectedInput as exc:
-                tok = getattr(exc, "token", None)
-                table.append((message, expected, getattr(tok, "type", "$END"),
-                              frozenset(getattr(exc, "expected", ()) or ())))
+                table.setdefault(_state(exc), (message, expected))
     return table
 
 
@@ -234,13 +190,7 @@ def _acceptable(exc: UnexpectedInput) -> set[str]:
 
 
 def _named_message(exc: UnexpectedInput) -> tuple[str, str] | None:
-    tok = getattr(exc, "token", None)
-    ttype = getattr(tok, "type", "$END")
-    expected = frozenset(getattr(exc, "expected", ()) or ())
-    for message, words, ex_type, ex_expected in _example_states():
-        if ex_type == ttype and ex_expected == expected:
-            return message, words
-    return None
+    return _example_states().get(_state(exc))
 
 
 def _code_only(line: str) -> str:
@@ -272,6 +222,17 @@ def _open_brackets(text: str, stop_line: int, stop_col: int):
     return stack, suspect
 
 
+def _at(file: str, line: int, column: int, width: int = 1) -> Span:
+    """The span of `width` characters from (line, column)."""
+    return Span(file=file, line=line, column=column, end_line=line, end_column=column + width)
+
+
+def _in_a_block(text: str, line: int, column: int) -> bool:
+    """Whether (line, column) of the text is inside a "{ ... }" (outside every block a "}" is never what
+    is missing)."""
+    return any(b[0] == "{" for b in _open_brackets(text, line, column)[0])
+
+
 def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, found,
                         braces_too: bool, starts: str = "a new declaration") -> Diagnostic | None:
     """An unclosed "(", "[" or "{" explains the error: point at it."""
@@ -283,19 +244,16 @@ def _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected, 
         close = ")" if ch == "(" else "]"
         if at_end or {"(": "RPAR", "[": "RSQB"}[ch] in expected:
             what = "parenthesis" if ch == "(" else "bracket"
-            return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
-                                   end_column=col + 1),
+            return Diagnostic(_at(file, line + line_offset, col),
                               f'unclosed {what}: this "{ch}" is never closed by a "{close}"',
                               f'"{close}" before {found}')
     braces = [b for b in stack if b[0] == "{"]
     if braces and braces_too:
         ch, line, col, _ = suspect if suspect is not None else braces[-1]
-        hint = None
-        if not at_end:
-            hint = f"{found} on line {stop_line + line_offset} starts {starts} while this block is still open"
-        return Diagnostic(Span(file=file, line=line + line_offset, column=col, end_line=line + line_offset,
-                               end_column=col + 1),
-                          'unclosed block: this "{" is never closed by a "}"', '"}"', hint)
+        hint = None if at_end else \
+            f"{found} on line {stop_line + line_offset} starts {starts} while this block is still open"
+        return Diagnostic(_at(file, line + line_offset, col), 'unclosed block: this "{" is never closed by a "}"',
+                          '"}"', hint)
     return None
 
 
@@ -338,7 +296,7 @@ def _reads_well(text: str, deadline: float) -> bool:
     if time.perf_counter() > deadline:
         return False
     try:
-        _lark().parse(text)
+        _parser.parse(text)
     except Exception:  # noqa: BLE001 - it does not
         return False
     return True
@@ -445,7 +403,7 @@ def _missing_brace(exc: UnexpectedInput, token: Token, found: Diagnostic, file: 
     if code.endswith(("{", "}")):
         return None
     column = len(code) + 1
-    return Diagnostic(Span(file=file, line=above, column=column, end_line=above, end_column=column + 1),
+    return Diagnostic(_at(file, above, column),
                       'a "{" is missing at the end of this line', found.expected,
                       f"`{lines[line - 1].strip()[:40]}` on line {line} would then be the first statement of the block")
 
@@ -481,8 +439,8 @@ def _field_named_by_a_word(found: Diagnostic, file: str, token: Token) -> Diagno
     if before is None or before.group(1) not in _literal_patterns().values():
         return None
     word, start = before.group(1), before.start(1) + 1
-    span = Span(file=file, line=found.span.line, column=start, end_line=found.span.line, end_column=start + len(word))
-    return Diagnostic(span, f'"{word}" is a word of the language, so it cannot be the name of a field',
+    return Diagnostic(_at(file, found.span.line, start, len(word)),
+                      f'"{word}" is a word of the language, so it cannot be the name of a field',
                       "a name that is not a word of the language",
                       f'give it another name, such as "{word}_count" or "my_{word}"')
 
@@ -507,29 +465,26 @@ def _declaration_of(file: str, word: str) -> tuple[str, int] | None:
     return None
 
 
+_CHARACTER_HINTS = {"'": 'texts use double quotes: "like this"',
+                    "#": "comments start with // and doc comments with ///",
+                    "&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")'}
+
+
 def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
     line = (exc.line or 1) + line_offset
     column = exc.column or 1
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
         allowed = set(exc.allowed or ())
-        if not any(b[0] == "{" for b in _open_brackets(text, exc.line or 1, exc.column or 1)[0]):
-            allowed.discard("RBRACE")  # outside every block a "}" is never what is missing
+        if not _in_a_block(text, exc.line or 1, exc.column or 1):
+            allowed.discard("RBRACE")
         expected = _expected_words(allowed) if allowed else None
         if ch == '"':
             return Diagnostic(Span(file=file, line=line, column=column),
                               'this text is never closed: its closing " is missing',
                               'a " before the end of the line')
-        message = f'this character is not part of the language: "{ch}"'
-        if ch == "'":
-            hint = 'texts use double quotes: "like this"'
-        elif ch == "#":
-            hint = "comments start with // and doc comments with ///"
-        elif ch in "&|!":
-            hint = {"&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")'}[ch]
-        else:
-            hint = None
-        return Diagnostic(Span(file=file, line=line, column=column), message, expected, hint)
+        return Diagnostic(Span(file=file, line=line, column=column),
+                          f'this character is not part of the language: "{ch}"', expected, _CHARACTER_HINTS.get(ch))
     token = getattr(exc, "token", None)
     expected_set = _acceptable(exc)
     if token is None or token.type == "$END":
@@ -539,18 +494,18 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
     else:
         stop_line, stop_col = exc.line or 1, exc.column or 1
         found = _token_in_words(token)
-    if not any(b[0] == "{" for b in _open_brackets(text, stop_line, stop_col)[0]):
-        expected_set.discard("RBRACE")  # outside every block a "}" is never what is missing
+    if not _in_a_block(text, stop_line, stop_col):
+        expected_set.discard("RBRACE")
     # `=` where a comparison was due
     if token is not None and str(token) == "=" and "COMP_OP" in expected_set:
-        return Diagnostic(Span(file=file, line=line, column=column, end_line=line, end_column=column + 1),
-                          '"=" gives a value; to compare two values write "=="', '"=="')
+        return Diagnostic(_at(file, line, column), '"=" gives a value; to compare two values write "=="', '"=="')
     # an unclosed bracket: at the end of the file, where a new declaration starts, or where ")" was due
     top_words = KEYWORDS_AT_TOP.replace(" or ", ", ").split(", ")
     at_end = token is None or token.type == "$END"
     new_decl = at_end or (column == 1 and str(token) in top_words)
+    first_on_line = not at_end and not text.splitlines()[stop_line - 1][:stop_col - 1].strip()
     if not new_decl and token.type != "NAME" and str(token) in top_words and str(token) not in ("at", "when", "player") \
-            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+            and first_on_line:
         # a declaration word starting its line (a keyword in a variant, indented) where the parser wants no
         # declaration: a block above it is still open
         new_decl = True
@@ -560,8 +515,7 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
             return diag
     # `option` (or `effect`, `usable`...) read as its keyword, starting its line, where a statement is due: the
     # block of the option before it is still open
-    if not at_end and str(token) in _MEMBER_WORDS and token.type != "NAME" \
-            and not text.splitlines()[stop_line - 1][:stop_col - 1].strip():
+    if first_on_line and str(token) in _MEMBER_WORDS and token.type != "NAME":
         diag = _bracket_diagnostic(text, file, line_offset, stop_line, stop_col, expected_set, found, True,
                                    starts=f"a new {token}")
         if diag is not None:
@@ -573,8 +527,7 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
                                           else "this declaration stops before it is complete")
         return Diagnostic(Span(file=file, line=line, column=column), message,
                           named[1] if named else _expected_words(expected_set))
-    end_col = column + len(str(token))
-    span = Span(file=file, line=line, column=column, end_line=line, end_column=end_col)
+    span = _at(file, line, column, len(str(token)))
     # a misspelt keyword at the start of the statement: `mvoe c to discard`, on its own line or after
     # the "{" or ";" before it on the line (`take turns { mvoe c to discard }`)
     lines = text.splitlines()
@@ -582,35 +535,30 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
     start = _statement_start(source, stop_col - 1)
     lead = re.match(r"(\s*)([A-Za-z_][A-Za-z0-9_]*)(?=\s|$)", source[start:])
     lead_at = start + len(lead.group(1)) if lead else 0  # where the statement's first word stands (0-based)
+    word = lead.group(2) if lead else None
     if lead and lead_at < stop_col - 1 or (lead and token.type == "NAME" and lead_at == stop_col - 1):
-        word = lead.group(2)
         guess = did_you_mean(word, _LEADING_WORDS) if word not in _literal_patterns().values() else None
         if guess:
-            col = lead_at + 1
-            return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
-                              f'"{word}" is not a keyword of the language',
+            return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), guess)
     # a keyword that belongs inside another construct: `option` outside `choose { }`
     # (only where the word was read as a name: inside its construct, `label of "..."` is wrong after the word)
     decl_starts, stmt_starts = _token_groups()
     read_as_name = bool(expected_set & {"RBRACE", "DOT", "EQUAL", "ASSIGN_OP", "LPAR"}) \
         or len(expected_set & stmt_starts) > 3
-    if lead and any(_literal_patterns().get(t) == lead.group(2) for t in expected_set):
+    if lead and any(_literal_patterns().get(t) == word for t in expected_set):
         read_as_name = False  # the construct takes that word here (`usable if` in a keyword, then a wrong word)
-    if lead and lead.group(2) in _MEMBER_WORDS and lead_at < stop_col - 1 and read_as_name:
-        word = lead.group(2)
-        col = lead_at + 1
-        return Diagnostic(Span(file=file, line=line, column=col, end_line=line, end_column=col + len(word)),
-                          f'"{word}" cannot start a statement here',
+    if word in _MEMBER_WORDS and lead_at < stop_col - 1 and read_as_name:
+        return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" cannot start a statement here',
                           _expected_words(expected_set, continuations=False), _MEMBER_WORDS[word])
     before = source[:stop_col - 1].rstrip()
     # a "}" with no block to close
-    if token.type == "RBRACE" and not any(b[0] == "{" for b in _open_brackets(text, stop_line, stop_col)[0]):
+    if token.type == "RBRACE" and not _in_a_block(text, stop_line, stop_col):
         return Diagnostic(span, 'this "}" closes no block', _expected_words(expected_set),
                           'remove it, or look for a "{" missing above')
     # `let x == 3`: "==" where one "=" gives a value
     if str(token) == "=" and before.endswith("=") and source[stop_col - 2:stop_col - 1] == "=":
-        return Diagnostic(Span(file=file, line=line, column=column - 1, end_line=line, end_column=column + 1),
+        return Diagnostic(_at(file, line, column - 1, 2),
                           '"==" compares two values; to give a value write one "="', '"="')
     named = _named_message(exc)
     if named is None and expected_set == {"LBRACE"} and token.type != "LBRACE":

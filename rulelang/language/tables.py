@@ -52,10 +52,8 @@ def read_confined(name: str, folder: Path, limit: int) -> str:
         os.close(fd)
         raise TableError(f"the data file {name} is not a file of text")
     with open(fd, "rb") as f:
-        if info.st_size > limit:
-            raise TableError(f"the data file {name} is larger than {limit:,} bytes (budget source_bytes)")
-        data = f.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
+        data = f.read(limit + 1) if info.st_size <= limit else None
+    if data is None or len(data) > limit:  # (or it grew while being read)
         raise TableError(f"the data file {name} is larger than {limit:,} bytes (budget source_bytes)")
     try:
         return data.decode("utf-8")

@@ -11,16 +11,11 @@ from rulelang.language import nodes as N
 from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
 
 
-def _key_name(decl) -> str:
-    return decl.key[1]
-
-
 def declared_names(decls) -> dict[str, N.Decl]:
     out = {}
     for d in decls:
-        if isinstance(d, (N.VariantDecl, N.ScenarioDecl, N.RemoveDecl, N.SetSetting)):
-            continue
-        out.setdefault(_key_name(d), d)
+        if not isinstance(d, (N.VariantDecl, N.ScenarioDecl, N.RemoveDecl, N.SetSetting)):
+            out.setdefault(d.key[1], d)
     return out
 
 
@@ -64,7 +59,7 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
             settings.append(item)
             continue
         if isinstance(item, N.RemoveDecl):
-            kept = [d for d in decls if _key_name(d) != item.name]
+            kept = [d for d in decls if d.key[1] != item.name]
             if len(kept) == len(decls):
                 bag.error(item.span, f'variant "{variant.name}" removes "{item.name}", which the base game does not declare',
                           hint=did_you_mean(item.name, declared_names(decls)))
@@ -78,17 +73,17 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
             index = {}
             for i, d in enumerate(decls):
                 index.setdefault(d.key, i)
-        first = index.get(item.key)
-        same = [] if first is None else [first]
+        same = index.get(item.key)  # (the first declaration with that key)
         if item.replace:
-            if not same:
-                bag.error(item.span, f'variant "{variant.name}" replaces "{_key_name(item)}", which the base game does not declare',
-                          hint=did_you_mean(_key_name(item), declared_names(decls)))
+            if same is None:
+                bag.error(item.span,
+                          f'variant "{variant.name}" replaces "{item.key[1]}", which the base game does not declare',
+                          hint=did_you_mean(item.key[1], declared_names(decls)))
                 continue
-            decls[same[0]] = item
+            decls[same] = item
         else:
-            if same and not isinstance(item, N.TriggerDecl):
-                bag.error(item.span, f'"{_key_name(item)}" is already declared by the base game',
+            if same is not None and not isinstance(item, N.TriggerDecl):
+                bag.error(item.span, f'"{item.key[1]}" is already declared by the base game',
                           hint='write "replace" before it to change the base declaration')
                 continue
             index.setdefault(item.key, len(decls))
