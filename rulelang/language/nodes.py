@@ -38,7 +38,7 @@ class Node(BaseModel):
     def __reduce__(self):
         # pickled as its class and its values (and the fields given, when not all were): the AST
         # cache loads a game's thousands of nodes without pydantic's __setstate__ for each
-        values, given = self.__dict__, self.__pydantic_fields_set__
+        values, given = self.__dict__, self.model_fields_set
         return node_of, ((type(self), values) if len(given) == len(values) else (type(self), values, given))
 
 
@@ -60,7 +60,7 @@ def _field_plan(cls: type) -> list:
     import copy
 
     plan = []
-    for name, field in cls.__pydantic_fields__.items():
+    for name, field in cls.model_fields.items():
         if field.is_required():
             plan.append((name, _REQUIRED))
         elif field.default_factory is not None:
@@ -436,7 +436,7 @@ class Decl(Node):
         only one of its kind (`game`, `player`, `setup`, `result`); a trigger or an `always` without
         one is known by its place."""
         kind = type(self).__name__
-        if "name" not in type(self).__pydantic_fields__:
+        if "name" not in type(self).model_fields:
             return (kind, kind.removesuffix("Decl").lower())
         return (kind, self.name or f"@{self.span.line}:{self.span.column}")
 
