@@ -51,16 +51,16 @@ def test_a_passed_check_is_kept_and_answers_the_next(folder, capsys, monkeypatch
     # (checked afresh, a game that says nothing about who is ahead gets a hint for the bots)
     assert check(game, capsys) == (0, f"{game}: ok (variants: none)\n{game}: hint: {bot_hint_text()}\n", "")
     assert len(kept(folder)) == 1
-    assert verdicts.passed_before(game) == []
+    assert verdicts.passed_before(game) == ([], [f"{game}: hint: {bot_hint_text()}"])
 
-    # the next check answers from the verdict: the checker is not run
+    # the next check answers from the verdict, with the same lines: the checker is not run
     import rulelang.check.checker as checker
 
     def not_again(*args, **kwargs):
         raise AssertionError("checked again")
 
     monkeypatch.setattr(checker, "check_rules", not_again)
-    assert check(game, capsys) == (0, f"{game}: ok (variants: none)\n", "")
+    assert check(game, capsys) == (0, f"{game}: ok (variants: none)\n{game}: hint: {bot_hint_text()}\n", "")
 
 
 def test_a_changed_data_file_or_text_checks_again(folder, capsys):
@@ -74,7 +74,7 @@ def test_a_changed_data_file_or_text_checks_again(folder, capsys):
     # a file with errors leaves no verdict: its messages are made fresh every time
     assert len(kept(folder)) == 1
     (folder / "tiles.csv").write_text("name, points\nriver, 2\n", encoding="utf-8")
-    assert verdicts.passed_before(game) == []
+    assert verdicts.passed_before(game).variants == []
     # one changed character of the text is another text
     game.write_text(GAME.replace("max rounds 2", "max rounds 3"), encoding="utf-8")
     assert verdicts.passed_before(game) is None
@@ -102,7 +102,7 @@ def test_budgets_a_damaged_verdict_and_the_cache_switched_off(folder, capsys, mo
     kept(folder)[0].write_text("{not json", encoding="utf-8")
     assert verdicts.passed_before(game) is None
     assert check(game, capsys)[0] == 0
-    assert verdicts.passed_before(game) == []
+    assert verdicts.passed_before(game).variants == []
     monkeypatch.setenv("RULELANG_CACHE", "0")
     assert verdicts.passed_before(game) is None
 

@@ -5,8 +5,10 @@ A check's answer depends on the file's text, the data files its tables read, and
 code. A passed check is kept under a key made of the text, the rules file's folder (data files are
 found beside it) and a fingerprint of the code: every module of rulelang, the grammar and its
 tables, the installed Lark and pydantic, the Python version, and the resource budgets in force.
-The kept verdict lists the data files read with the hash of each; a changed data file is a miss.
-Only passes are kept: a file with errors is checked again, so its messages are always made fresh.
+The kept verdict lists the data files read with the hash of each (a changed data file is a miss), and
+the lines a pass prints after "ok" (its hints), which quote the file by the path it was given: that
+path is part of the key too, so a kept answer prints what the check printed. Only passes are kept:
+a file with errors is checked again, so its messages are always made fresh.
 
 The verdicts live in the parse cache's folder (`cachefiles.parse_cache_dir`), in `verdicts/`;
 ``RULELANG_CACHE=0`` turns them off with the rest of the cache. Anything unexpected (an unreadable
@@ -19,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from rulelang.core.budgets import current_budgets
 from rulelang.core.cachefiles import parse_cache_dir, prune, write_whole
@@ -52,10 +55,16 @@ def _code_fingerprint() -> bytes:
     return _fingerprint
 
 
+class Verdict(NamedTuple):
+    variants: list[str]
+    notes: list[str]  # the lines printed after "ok" (hints)
+
+
 def _entry(folder: Path, path: Path, text: bytes) -> Path:
     h = hashlib.blake2b(_code_fingerprint())
     h.update(os.environ.get("RULELANG_BUDGETS", "").encode() + b"\0")
     h.update(str(path.resolve().parent).encode("utf-8", "surrogatepass") + b"\0")
+    h.update(str(path).encode("utf-8", "surrogatepass") + b"\0")
     h.update(text)
     return folder / "verdicts" / (h.hexdigest()[:40] + ".json")
 
@@ -69,9 +78,9 @@ def _file_hash(path: str) -> str | None:
         return None
 
 
-def passed_before(path: str | Path) -> list[str] | None:
-    """The variants of a rules file whose text passed `check` before, unchanged since, with the
-    same data files and the same rulelang; None when it must be checked."""
+def passed_before(path: str | Path) -> Verdict | None:
+    """The variants and printed hints of a rules file whose text passed `check` before, unchanged
+    since, with the same data files and the same rulelang; None when it must be checked."""
     folder = parse_cache_dir()
     if folder is None:
         return None
@@ -86,17 +95,19 @@ def passed_before(path: str | Path) -> list[str] | None:
             return None
         text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # (as read_source reads it: no byte order mark)
         verdict = json.loads(_entry(folder, path, text).read_bytes())
-        variants, data_files = verdict["variants"], verdict["data_files"]
-        if not (isinstance(variants, list) and all(isinstance(v, str) for v in variants)
-                and isinstance(data_files, dict)):
+        variants, data_files, notes = verdict["variants"], verdict["data_files"], verdict["notes"]
+        if not (isinstance(variants, list) and isinstance(notes, list) and isinstance(data_files, dict)
+                and all(isinstance(v, str) for v in variants + notes)):
             return None
-        return None if any(_file_hash(f) != digest for f, digest in data_files.items()) else variants
+        return None if any(_file_hash(f) != digest for f, digest in data_files.items()) else Verdict(variants, notes)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def remember_pass(path: str | Path, text: str, variants: list[str], data_files: list[Path]) -> None:
-    """Keep that this text of the rules file at `path` passed `check`, having read these data files."""
+def remember_pass(path: str | Path, text: str, variants: list[str], data_files: list[Path],
+                  notes: list[str]) -> None:
+    """Keep that this text of the rules file at `path` passed `check`, having read these data files
+    and printed these lines after "ok"."""
     folder = parse_cache_dir()
     if folder is None:
         return
@@ -110,6 +121,6 @@ def remember_pass(path: str | Path, text: str, variants: list[str], data_files: 
         if digest is None:  # read by the check, gone now: nothing worth keeping
             return
         hashes[str(data_file)] = digest
-    verdict = json.dumps({"variants": list(variants), "data_files": hashes}).encode()
+    verdict = json.dumps({"variants": list(variants), "data_files": hashes, "notes": list(notes)}).encode()
     if write_whole(entry, verdict):
         prune(entry.parent, "*.json", KEEP)  # a designer editing a file leaves one per version that passed

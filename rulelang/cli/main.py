@@ -17,15 +17,14 @@ from rulelang.cli.console import console, err_console, print_written, progress_b
 
 def cmd_check(args) -> int:
     from rulelang.core.resources import find_game
-    from rulelang.check.verdicts import passed_before, remember_pass
+    from rulelang.check.verdicts import Verdict, passed_before, remember_pass
 
     failed = 0
     scenario_games: dict = {}  # the games scenario files name, loaded once for the files of this check
     for name in args.files:
         path = find_game(name)
-        hint, found = None, []  # (given when the file is checked, not when a kept verdict answers)
-        variants = passed_before(path)  # unchanged since it passed, with the same rulelang
-        if variants is None:
+        verdict = passed_before(path)  # unchanged since it passed, with the same rulelang
+        if verdict is None:
             from rulelang.language.astcache import read_and_parse  # an unchanged file is not parsed again
             from rulelang.check.checker import DataFiles, check_rules
             from rulelang.core.errors import RulesError
@@ -40,18 +39,18 @@ def cmd_check(args) -> int:
                 check_rules(rules, all_variants=True, data_files=data_files)
                 from rulelang.check.hints import bot_hint, hints
                 hint = bot_hint(rules)
-                found = hints(rules)  # (the file passes: they are printed after "ok", not counted)
-                variants = rules.variants()
-                remember_pass(path, text, variants, data_files.paths)
+                # (the file passes: hints are printed after "ok", not counted)
+                notes = [d.format() for d in hints(rules)] + ([f"{path}: hint: {hint}"] if hint else [])
+                verdict = Verdict(rules.variants(), notes)
+                remember_pass(path, text, verdict.variants, data_files.paths, notes)
             except RulesError as exc:
                 failed += 1
                 _print_errors(path, exc)
                 continue
-        print(f"{path}: ok (variants: {', '.join(variants) or 'none'})")  # plain lines: no need to import rich here
-        for diagnostic in found:
-            print(diagnostic.format())
-        if hint:
-            print(f"{path}: hint: {hint}")
+        # plain lines: no need to import rich here
+        print(f"{path}: ok (variants: {', '.join(verdict.variants) or 'none'})")
+        for note in verdict.notes:
+            print(note)
     return 1 if failed else 0
 
 
