@@ -316,3 +316,15 @@ def test_a_position_file_that_holds_no_saved_match_fails_at_its_line(tmp_path):
     assert not result.passed
     assert 'the position file "other.json" holds no saved match (it has no "stack")' in result.message
     assert "4 |   position from" in result.message
+
+
+def test_a_default_that_fails_is_the_rules_error_at_its_line(tmp_path):
+    # a scenario starts its match from the game's own defaults: one that cannot be worked out is said
+    # as `rulelang play` says it, at the default's line, not as an internal error
+    (tmp_path / "probe.rules").write_text(GAME.replace("var top_n: int = 0", "var top_n: int = 1 / 0"),
+                                          encoding="utf-8")
+    path = tmp_path / "s.rules"
+    path.write_text('scenario "s" {\n  game "probe.rules"\n  run choice\n}\n', encoding="utf-8")
+    [result] = run_file(path, {})
+    assert not result.passed
+    assert "probe.rules:19:18: error: division by zero: 1 / 0" in result.message

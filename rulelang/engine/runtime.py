@@ -556,17 +556,22 @@ class Game:
         g = self.program.game
         if not g.players_min <= n <= g.players_max:
             raise RulesError(self.player_count_refused(n))
-        try:  # the defaults of player fields and globals are rules expressions too
-            limit = (self.program.budgets or as_budgets(None)).players
-            if n > limit:
-                span = self.rules.game().span if self.rules.game() else Span()
-                raise BudgetExceeded(span, "players", f"a match of {n:,} players is more than a match may have", limit)
-            state = new_state(self.program, n, seed)
-        except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
-            raise as_rules_error(exc, None) from None
-        match = Match(self, state)
+        match = Match(self, self.new_state(n, seed))
         match.start()
         return match
+
+    def new_state(self, players: int, seed: int) -> State:
+        """A match's state before its setup runs, under the players budget; the defaults of player
+        fields and globals are rules expressions too, and their errors are the rules' errors."""
+        try:
+            limit = (self.program.budgets or as_budgets(None)).players
+            if players > limit:
+                span = self.rules.game().span if self.rules.game() else Span()
+                raise BudgetExceeded(span, "players", f"a match of {players:,} players is more than a match may have",
+                                     limit)
+            return new_state(self.program, players, seed)
+        except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
+            raise as_rules_error(exc, None) from None
 
     def match_from_json(self, data: dict | str) -> "Match":
         if isinstance(data, str):

@@ -26,7 +26,7 @@ from rulelang.core.resources import examples_dir, find_game, games_dir
 from rulelang.compile.loader import load
 from rulelang.balance.coverage import load_for_coverage
 from rulelang.engine.program import Code, Ctx, RuleError
-from rulelang.engine.runtime import Frame, Game, Match, new_state
+from rulelang.engine.runtime import Frame, Game, Match
 from rulelang.engine.values import check_piece
 from rulelang.engine.visibility import visible
 from rulelang.core.sourcefile import NotAJsonObject, read_json_object
@@ -255,7 +255,7 @@ class PositionBuilder(ScenarioExpressions):
         seed = seed_items[0].number if seed_items else 0
         positions = self._items("position")
         files = self._items("position_file")
-        state = new_state(game.program, players, seed)
+        state = game.new_state(players, seed)  # (a default that fails is the rules' error, said at its line)
         match = Match(game, state)
         if not positions and not files:
             state.stack.append(Frame(game.program.flow, 0, {}, [], "flow"))
