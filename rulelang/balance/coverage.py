@@ -71,19 +71,6 @@ def _title(d: N.Decl) -> str:
     return f"{word} {getattr(d, 'name', '') or ''}".strip()
 
 
-def _statements(node, out: list):
-    """Every statement inside a node (nested ones too), depth first."""
-    if isinstance(node, N.Stmt):
-        out.append(node)
-    if isinstance(node, N.Node):
-        for name in type(node).model_fields:
-            if name != "span":
-                _statements(getattr(node, name), out)
-    elif isinstance(node, (list, tuple)):
-        for x in node:
-            _statements(x, out)
-
-
 def code_line(texts: list[str], line: int) -> int:
     """A construct's span starts at its doc comment: its first line of code (texts: the file's lines)."""
     while 0 < line < len(texts) and texts[line - 1].lstrip().startswith("//"):
@@ -104,10 +91,9 @@ def countable_lines(decls: list, text: str) -> dict[int, tuple[int, str]]:
             return
         if isinstance(d, (N.SetupDecl, N.ResultDecl, N.PhaseDecl, N.TriggerDecl, N.AlwaysDecl, N.ProcDecl,
                           N.KeywordDecl)):
-            found: list = []
-            _statements(d, found)
-            for s in found:
-                out.setdefault(s.span.line, (code_line(lines, s.span.line), where))
+            for s in N.nodes_in(d):
+                if isinstance(s, N.Stmt):
+                    out.setdefault(s.span.line, (code_line(lines, s.span.line), where))
 
     for d in decls:
         visit(d, _title(d))

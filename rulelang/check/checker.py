@@ -282,7 +282,7 @@ class Checker(StatementChecks, ExpressionChecks):
     def check_zone_count(self, d: N.ZoneDecl):
         """`zone display[2 * player_count + 1]`: a whole number the player count and the settings fix
         (it is worked out when the match is set up, before anything else happens)."""
-        from rulelang.check.dependencies import nodes_in
+        from rulelang.language.nodes import nodes_in
 
         if d.per_player:
             self.err(d.span, f'"{d.name}" is either a family of zones ([...]) or one zone per player, not both',

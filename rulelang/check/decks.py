@@ -13,7 +13,8 @@ import weakref
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES
-from rulelang.check.dependencies import IMPURE_CALLS, TEMPLATE_NAMES, bound_names, nodes_in
+from rulelang.check.dependencies import IMPURE_CALLS, TEMPLATE_NAMES, bound_names
+from rulelang.language.nodes import nodes_in
 from rulelang.check.types import type_name
 from rulelang.core.errors import Span
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from rulelang.language import nodes as N
+from rulelang.language.nodes import nodes_in
 
 # built-ins whose value changes from one call to the next (chance), so a def using them is not cached
 IMPURE_CALLS = {"roll", "random", "sample", "shuffled"}
@@ -96,18 +97,6 @@ def rebuilt(x: N.Node, change) -> N.Node:
             if any(a is not b for a, b in zip(new_list, value)):
                 changes[name] = new_list
     return x.model_copy(update=changes) if changes else x
-
-
-def nodes_in(tree):
-    """Every AST node in a tree (a node, or lists of them), parents before children."""
-    todo = [tree]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, N.Node):
-            yield x
-            todo.extend(reversed(list(x.__dict__.values())))
-        elif isinstance(x, (list, tuple)):
-            todo.extend(reversed(x))
 
 
 def bound_names(nodes) -> set[str]:

@@ -142,7 +142,8 @@ class ExpressionChecks:
     def check_label_case(self, case: N.LabelCase, comp: N.ComponentDecl):
         """`label "..." if COND`: the text as any label's, and a condition that reads only the card's
         fields, enum members, settings and built-ins of plain values (it is worked out with no match)."""
-        from rulelang.check.dependencies import VALUE_BUILTINS, nodes_in
+        from rulelang.check.dependencies import VALUE_BUILTINS
+        from rulelang.language.nodes import nodes_in
 
         self.check_label(case.text, comp, case.span)
         fields = {f.name for f in comp.fields}

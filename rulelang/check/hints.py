@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rulelang.core.errors import Diagnostic
 from rulelang.language import nodes as N
-from rulelang.check.dependencies import nodes_in
+from rulelang.language.nodes import nodes_in
 
 
 def hints(rules: N.RulesFile) -> list[Diagnostic]:

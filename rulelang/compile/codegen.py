@@ -40,7 +40,8 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.check.dependencies import TEMPLATE_NAMES, nodes_in
+from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import GENERATOR_VERSION, _compiled

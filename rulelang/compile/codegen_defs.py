@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Callable
 
 from rulelang.language import nodes as N
-from rulelang.check.dependencies import mentioned, nodes_in
+from rulelang.check.dependencies import mentioned
+from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import DEF_CALL_WORK
 
 

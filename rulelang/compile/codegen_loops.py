@@ -6,7 +6,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from rulelang.language import nodes as N
-from rulelang.check.dependencies import mentioned, nodes_in, rebuilt
+from rulelang.check.dependencies import mentioned, rebuilt
+from rulelang.language.nodes import nodes_in
 
 SPLIT_LOOPS = 10  # loops in loops written in one function (body_lines); deeper ones: Generator.split
 

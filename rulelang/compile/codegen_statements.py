@@ -12,7 +12,8 @@ import types
 from typing import TYPE_CHECKING, Callable
 
 from rulelang.language import nodes as N
-from rulelang.check.dependencies import mentioned, nodes_in
+from rulelang.check.dependencies import mentioned
+from rulelang.language.nodes import nodes_in
 from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
                                  SignalOp)
 from rulelang.engine.program import Code

@@ -51,6 +51,18 @@ def node_of(cls, values: dict, given: set | None = None):
     return node
 
 
+def nodes_in(tree):
+    """Every AST node in a tree (a node, or lists of them), parents before children."""
+    todo = [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Node):
+            yield x
+            todo.extend(reversed(list(x.__dict__.values())))
+        elif isinstance(x, (list, tuple)):
+            todo.extend(reversed(x))
+
+
 _FIELD_PLANS: dict[type, list] = {}
 _REQUIRED = object()
 

@@ -21,7 +21,7 @@ from rulelang.check.dependencies import IMPURE_CALLS
 from rulelang.core.errors import DiagnosticBag
 from rulelang.compile.loader import load
 from rulelang.model.things import Entity
-from rulelang.language.nodes import Call, Flip, Hide, Node, Placement, Shuffle
+from rulelang.language.nodes import Call, Flip, Hide, Placement, Shuffle, nodes_in
 from rulelang.engine.runtime import Game, Match
 from rulelang.language.variants import apply_variants
 from rulelang.engine.visibility import option_keys
@@ -57,18 +57,6 @@ def player_count(game: Game, players: int | None) -> int:
     return n
 
 
-def _nodes(root):
-    """Every AST node under `root` (lists too), without recursion."""
-    stack = [root]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Node):
-            yield x
-            stack.extend(getattr(x, name) for name in type(x).model_fields)
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-
-
 @dataclass(frozen=True)
 class GameFacts:
     """What a game's declarations (its variants applied) say about chance and hidden information."""
@@ -80,7 +68,7 @@ class GameFacts:
     def of(cls, game: Game) -> "GameFacts":
         decls, _ = apply_variants(game.rules, list(game.variants), DiagnosticBag())
         chance = hidden = False
-        for node in _nodes(decls):
+        for node in nodes_in(decls):
             t = type(node)
             if t is Shuffle or (t is Call and node.func in IMPURE_CALLS):
                 chance = True
