@@ -340,6 +340,9 @@ class Checker(StatementChecks, ExpressionChecks):
                 self.err(game.span, f"the player count {game.players_min}..{game.players_max} is empty")
             if game.players_default is not None and not game.players_min <= game.players_default <= game.players_max:
                 self.err(game.span, f"the default player count {game.players_default} is outside {game.players_min}..{game.players_max}")
+            if game.max_rounds is not None and game.max_rounds < 1:
+                self.err(game.span, f"`max rounds {game.max_rounds}` ends the game before its first round",
+                         expected="a round limit of 1 or more", hint="remove the line for no limit")
         for name, span in self.signals_heard.items():
             if name not in self.signals_sent:
                 self.err(span, f'nothing ever signals "{name}", so this trigger never runs',

@@ -15,6 +15,7 @@ from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
                                   known_type, type_name)
+from rulelang.check.types import never_alike
 
 
 # "{p} draws {c.point}": a text shows names and fields in braces
@@ -515,6 +516,10 @@ class ExpressionChecks:
                                   f"place as a number is index_of(a, {enum})" if enum else None)
         elif a.startswith("sym:") and b.startswith("sym:") and a != b:
             self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
+        elif never_alike(a, b):
+            self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal, "
+                             f"so this is always {'false' if x.op == '==' else 'true'}",
+                     expected=f"{describe_type(a)} on both sides")
         return "bool"
 
     def expr_member(self, x: N.Member, scope: set) -> str:

@@ -11,6 +11,7 @@ from rulelang.language.nodes import nodes_in
 from rulelang.core.errors import Span, did_you_mean
 from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.types import describe_type, written_whole_number
+from rulelang.check.types import never_alike
 
 
 class StatementChecks:
@@ -63,7 +64,17 @@ class StatementChecks:
 
     def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set | None:
         self.expr(s.value, scope)
+        self.not_hiding(s.name, s.span)
         return scope | {s.name}
+
+    def not_hiding(self, name: str, span: Span):
+        """`let deck = 3` where deck is a zone: a local hiding a declared name for the rest of its block."""
+        kind = self.t.kind(name)
+        if kind is not None and kind != "member" and name not in BUILTIN_VALUES:
+            words = {"cards": "card set", "var": "global variable", "proc": "procedure"}.get(kind, kind)
+            self.err(span, f'"{name}" is already a {words}; a local of the same name would hide it for the rest '
+                           f"of the block", expected="a new name for the local",
+                     hint=f"rename it, as in `let my_{name} = ...`")
 
     def stmt_assign(self, s: N.Assign, scope: set, ctx: set) -> set | None:
         if s.op is None and not isinstance(s.target, N.Call) and self.said_on_this_line(s.span):
@@ -105,6 +116,7 @@ class StatementChecks:
                          hint="change the whole map instead: `x.field = ... until end of ...`")
             self.expect_type(s.value, scope, "int", "a whole number")
             return
+        want = None
         if not isinstance(s.target, (N.Name, N.Attr)):
             self.err(s.target.span, "only a variable or a field (x.field) can be assigned")
         elif isinstance(s.target, N.Name):
@@ -126,10 +138,23 @@ class StatementChecks:
                     self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
                              hint="declare a global with `var NAME: TYPE` or a local with `let`")
         else:
-            self.expr(s.target, scope)
-        self.expr(s.value, scope)
+            want = self.expr(s.target, scope)
+        got = self.expr(s.value, scope)
         if s.op in ("+=", "-="):
             self.expect_type(s.value, scope, "int", "a number")
+        self.assigned_alike(s, want, got, scope)
+
+    def assigned_alike(self, s: N.Assign, want: str | None, got: str, scope: set):
+        """`x.score = "a lot"` where score is a number: a field or a global `var` given a value of another kind."""
+        if s.op != "=" or s.target is None:
+            return
+        if want is None and isinstance(s.target, N.Name) and s.target.id not in scope \
+                and self.t.kind(s.target.id) == "var":
+            want = self.expr(s.target, scope)
+        if want is not None and never_alike(want, got):
+            what = f'the variable "{s.target.id}"' if isinstance(s.target, N.Name) else f'the field "{s.target.name}"'
+            self.err(s.value.span, f"{what} holds {describe_type(want)}, but this is {describe_type(got)}",
+                     expected=f"{describe_type(want)}, its declared type")
 
     def stmt_if(self, s: N.If, scope: set, ctx: set) -> set | None:
         for cond, body in s.branches:
@@ -139,6 +164,7 @@ class StatementChecks:
 
     def stmt_for(self, s: N.For, scope: set, ctx: set) -> set | None:
         walked = self.expr(s.coll, scope)
+        self.not_one_value(s.coll, walked, "a loop runs over", f"for each {s.var} in 1..{{n}}")
         inner = scope | {s.var}
         # `for each p in players`: p is a player wherever the loop does not give the name another
         # value (a comprehension, a quantifier or a `let` of the same name inside), so its fields and
@@ -161,18 +187,31 @@ class StatementChecks:
             else:
                 self.local_types[s.var] = before
 
+    def not_one_value(self, coll, ty: str, what: str, instead: str):
+        """`for each p in 3`, `choose c from 5`: a number, a text or true/false where a list is wanted (a single
+        value is taken as a list of one, so the loop runs once and the choice has one option)."""
+        if ty in ("int", "str", "bool"):
+            n = written_whole_number(coll)
+            n = "N" if n is None else n
+            instead = instead.format(n=n)
+            self.err(coll.span, f"{what} the items of a list or a zone, but this is {describe_type(ty)}",
+                     expected="a list, a zone or a range", hint=f"for the numbers 1 to {n} write `{instead}`"
+                     if ty == "int" else None)
+
     def stmt_while_or_until(self, s: N.While | N.RepeatUntil, scope: set, ctx: set) -> set | None:
         self.expr(s.cond, scope)
         self.block(s.body, scope, ctx | {"loop"})
 
     def stmt_repeat_times(self, s: N.RepeatTimes, scope: set, ctx: set) -> set | None:
         self.expect_type(s.count, scope, "int", "a number")
+        self.not_negative(s.count, "repeats its block", "times")
         self.block(s.body, scope, ctx | {"loop"})
 
     def stmt_choose(self, s: N.Choose | N.ChooseBlock, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, s.opts.by, is_choice=True)
         if isinstance(s, N.Choose):
-            self.expr(s.coll, scope)
+            self.not_one_value(s.coll, self.expr(s.coll, scope), "a choice is made among",
+                               f"choose {s.var} from 1..{{n}}")
             self.expr(s.cond, scope | {s.var})
         self.expect_player(s.opts.by, scope)
         self.prompt(s.opts.prompt, s.span, scope)
@@ -187,9 +226,17 @@ class StatementChecks:
 
     def stmt_draw(self, s: N.Draw, scope: set, ctx: set) -> set | None:
         self.expect_type(s.count, scope, "int", "a number")
+        self.not_negative(s.count, "draws", "cards")
         self.expect_zone(s.source, scope)
         self.expect_zone(s.to, scope)
         self.placement(s.place, scope, s.to)
+
+    def not_negative(self, count, verb: str, unit: str):
+        """A count written as a number below 0 (`draw -1 ...`); a computed one is the match's matter."""
+        n = written_whole_number(count) if count is not None else None
+        if n is not None and n < 0:
+            self.err(count.span, f"this {verb} {n} {unit}, but a count cannot be below 0",
+                     expected="a count of 0 or more")
 
     def stmt_shuffle(self, s: N.Shuffle, scope: set, ctx: set) -> set | None:
         self.expect_zone(s.zone, scope)

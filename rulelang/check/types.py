@@ -123,3 +123,24 @@ def written_whole_number(n) -> int | None:
     if isinstance(n, N.Neg) and isinstance(n.operand, N.IntLit):
         return -n.operand.value
     return None
+
+
+def _plain_kind(ty: str) -> str | None:
+    """The kind of a checked type when it is sure (a number, a text, true/false, a player, a card, an
+    enum's member, a list), or None for any value, a setting's choice or another type."""
+    if ty in ("int", "str", "bool", "player"):
+        return ty
+    if ty.startswith("entity:"):
+        return "card"
+    if ty.startswith("sym:") and not ty.startswith("sym:setting:"):
+        return ty
+    if ty.startswith("list:"):
+        return "list"
+    return None
+
+
+def never_alike(a: str, b: str) -> bool:
+    """Whether values of two checked types can never be the same value (a number and a text); any value,
+    a setting's choice and the types not listed in `_plain_kind` are never refused."""
+    ka, kb = _plain_kind(a), _plain_kind(b)
+    return ka is not None and kb is not None and ka != kb
