@@ -68,9 +68,10 @@ class StatementChecks:
         return scope | {s.name}
 
     def not_hiding(self, name: str, span: Span):
-        """`let deck = 3` where deck is a zone: a local hiding a declared name for the rest of its block."""
+        """`let deck = 3` where deck is a zone: a local hiding a declared name for the rest of its block (a
+        setting or an enum member may be hidden: games do, as in `let mode = wild` where mode is a setting)."""
         kind = self.t.kind(name)
-        if kind is not None and kind != "member" and name not in BUILTIN_VALUES:
+        if kind is not None and kind not in ("member", "setting") and name not in BUILTIN_VALUES:
             words = {"cards": "card set", "var": "global variable", "proc": "procedure"}.get(kind, kind)
             self.err(span, f'"{name}" is already a {words}; a local of the same name would hide it for the rest '
                            f"of the block", expected="a new name for the local",
