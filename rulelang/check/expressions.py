@@ -14,8 +14,7 @@ from rulelang.check.dependencies import TEMPLATE_NAMES
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
-                                  known_type, type_name)
-from rulelang.check.types import never_alike
+                                  known_type, never_alike, type_name)
 
 
 # "{p} draws {c.point}": a text shows names and fields in braces

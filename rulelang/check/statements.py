@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-from rulelang.language.nodes import nodes_in
 from rulelang.core.errors import Span, did_you_mean
-from rulelang.language.nodes import BASE_TYPES
-from rulelang.check.types import describe_type, written_whole_number
-from rulelang.check.types import never_alike
+from rulelang.language.nodes import BASE_TYPES, nodes_in
+from rulelang.check.types import describe_type, never_alike, written_whole_number
 
 
 class StatementChecks:
