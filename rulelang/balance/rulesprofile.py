@@ -29,7 +29,8 @@ _ENGINE_PARTS = {module: part for part, modules in (
     ("statements the engine runs itself", ("compile/statements.py",)),
     ("helpers of the generated code", ("compile/codegen_helpers.py", "compile/codegen_statements.py")),
     ("built-in functions", ("model/builtins.py", "model/geometry.py", "model/pieces.py")),
-    ("the bots", ("bots/agents.py", "bots/mcts.py")),
+    ("the bots", ("bots/agents.py", "bots/mcts.py", "bots/valuation.py")),
+    ("copies of the match, what a seat sees", ("engine/saves.py", "engine/visibility.py")),
     ("recording the games", ("balance/simulate.py", "balance/metrics.py"))) for module in modules}
 
 _PYTHON = "Python itself (profiler, lists, random)"
