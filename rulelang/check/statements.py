@@ -136,20 +136,18 @@ class StatementChecks:
                 else:
                     self.err(s.target.span, f'"{s.target.id}" is a {kind}, not a variable; it cannot be assigned',
                              hint="declare a global with `var NAME: TYPE` or a local with `let`")
+            elif kind == "var" and s.target.id not in scope:
+                want = self.expr(s.target, scope)  # a global `var`: its declared type
         else:
             want = self.expr(s.target, scope)
         got = self.expr(s.value, scope)
         if s.op in ("+=", "-="):
             self.expect_type(s.value, scope, "int", "a number")
-        self.assigned_alike(s, want, got, scope)
+        elif s.op == "=":
+            self.assigned_alike(s, want, got)
 
-    def assigned_alike(self, s: N.Assign, want: str | None, got: str, scope: set):
+    def assigned_alike(self, s: N.Assign, want: str | None, got: str):
         """`x.score = "a lot"` where score is a number: a field or a global `var` given a value of another kind."""
-        if s.op != "=" or s.target is None:
-            return
-        if want is None and isinstance(s.target, N.Name) and s.target.id not in scope \
-                and self.t.kind(s.target.id) == "var":
-            want = self.expr(s.target, scope)
         if want is not None and never_alike(want, got):
             what = f'the variable "{s.target.id}"' if isinstance(s.target, N.Name) else f'the field "{s.target.name}"'
             self.err(s.value.span, f"{what} holds {describe_type(want)}, but this is {describe_type(got)}",

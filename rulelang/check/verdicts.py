@@ -104,8 +104,7 @@ def passed_before(path: str | Path) -> Verdict | None:
         return None
 
 
-def remember_pass(path: str | Path, text: str, variants: list[str], data_files: list[Path],
-                  notes: list[str]) -> None:
+def remember_pass(path: str | Path, text: str, verdict: Verdict, data_files: list[Path]) -> None:
     """Keep that this text of the rules file at `path` passed `check`, having read these data files
     and printed these lines after "ok"."""
     folder = parse_cache_dir()
@@ -121,6 +120,6 @@ def remember_pass(path: str | Path, text: str, variants: list[str], data_files: 
         if digest is None:  # read by the check, gone now: nothing worth keeping
             return
         hashes[str(data_file)] = digest
-    verdict = json.dumps({"variants": list(variants), "data_files": hashes, "notes": list(notes)}).encode()
-    if write_whole(entry, verdict):
+    kept = {"variants": list(verdict.variants), "data_files": hashes, "notes": list(verdict.notes)}
+    if write_whole(entry, json.dumps(kept).encode()):
         prune(entry.parent, "*.json", KEEP)  # a designer editing a file leaves one per version that passed

@@ -42,7 +42,7 @@ def cmd_check(args) -> int:
                 # (the file passes: hints are printed after "ok", not counted)
                 notes = [d.format() for d in hints(rules)] + ([f"{path}: hint: {hint}"] if hint else [])
                 verdict = Verdict(rules.variants(), notes)
-                remember_pass(path, text, verdict.variants, data_files.paths, notes)
+                remember_pass(path, text, verdict, data_files.paths)
             except RulesError as exc:
                 failed += 1
                 _print_errors(path, exc)
