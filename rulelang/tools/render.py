@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-from rulelang.table.tableview import KIND_FIELDS, colour_kind, colour_table  # (the table's colours)
+from rulelang.table.tableview import KIND_FIELDS, colour_kind, colour_table, option_cells  # (as the table shows them)
 
 FACE_DOWN = "#6d6d6d"
 SQRT3 = math.sqrt(3)
@@ -112,19 +112,6 @@ def seat_colour(owner: int | None, none: str = NO_OWNER) -> str:
     return none if owner is None else SEAT_COLOURS[owner % len(SEAT_COLOURS)]
 
 
-def offered_cells(match, board: BoardZone) -> set:
-    """The empty cells of an open board that the pending choice offers, for a board of the chooser
-    (or of nobody): where the next card may go, as the rules allow it."""
-    pending = match.s.pending
-    if pending is None or match.s.over or (board.owner is not None and board.owner != pending["player"]):
-        return set()
-    cells = board.cells
-    values = [c for o in pending["options"] for v in o["values"].values()  # (a list of cells: a piece's place)
-              for c in (v if type(v) is list else (v,))]
-    return {v for v in values
-            if isinstance(v, tuple) and len(v) == 2 and all(type(x) is int for x in v) and not cells.stack(v)}
-
-
 def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
                  mark: str | None = None, dpi: int = 150, colour_by: str | None = None) -> Path:
     """Draw one board zone of a match (the first board when no zone is named) into an image file.
@@ -152,7 +139,8 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     cells_obj = board.cells
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
-    shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied)) if topology.open else cells_obj.cells()
+    offered = option_cells(match).get(board.key, set()) - set(occupied)
+    shown = list(occupied) + sorted(offered) if topology.open else cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
 
