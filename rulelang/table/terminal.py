@@ -10,6 +10,7 @@ board are numbered in the board's order.
 """
 from __future__ import annotations
 
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -400,6 +401,13 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
                 console.print(pile_line(z, numbers, "  "))
+
+
+def table_text(match, seat: int, width: int = 100) -> str:
+    """The table drawn as `seat` sees it (-1: a watcher), as plain text (PettingZoo's `render`)."""
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    draw_view(console, table_view(match, seat))
+    return console.export_text()
 
 
 def draw_result(console: Console, view: dict, seats: list[str] | None = None):

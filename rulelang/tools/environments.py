@@ -2,13 +2,12 @@
 environment (`rulelang.pettingzoo`) share, neither library imported here: the game loaded
 (`load_rules_game`, `player_count`), what its rules say of chance and hidden cards (`GameFacts`),
 the pending choice as stable action ids (`decision`), a seat's view as a vector of fixed length
-(`Encoding`; a seat's view is `Match.view`), the returns at the end (`returns`) and the terminal's drawing of the table
-(`table_text`). docs/environments.md describes the action ids and the encoding for users.
+(`Encoding`; a seat's view is `Match.view`) and the returns at the end (`returns`).
+docs/environments.md describes the action ids and the encoding for users.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -303,18 +302,3 @@ def _number(v) -> float:
 
 #: the bounds of every number of an encoding (the rules keep every number within them)
 LOW, HIGH = -float(NUMBER_BOUND), float(NUMBER_BOUND)
-
-
-# ------------------------------------------------------------------ the table, drawn
-
-
-def table_text(match: Match, seat: int, width: int = 100) -> str:
-    """The terminal's drawing of the table (`rulelang play`) as `seat` sees it (-1: a watcher)."""
-    from rich.console import Console
-
-    from rulelang.table.tableview import table_view
-    from rulelang.table.terminal import draw_view
-
-    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
-    draw_view(console, table_view(match, seat))
-    return console.export_text()
