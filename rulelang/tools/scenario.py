@@ -9,9 +9,9 @@ every key. In the JSON form, expressions and cards stay texts of the rules langu
 of the wrong kind or JSON that does not read is refused at its place in the JSON file.
 
 Cards named in a position are taken from the game's own cards (never made up), so cards stay
-conserved; piles are listed from the top down. The parts live beside it: ``scenario_report``
-(results and failures), ``scenario_position`` (the game, the position and the game's expressions
-in a scenario) and ``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations).
+conserved; piles are listed from the top down. The parts live beside it: ``scenario_position`` (the
+game, the position and the game's expressions in a scenario; results and failures) and
+``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations).
 """
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
 from rulelang.core.sourcefile import check_file_size
-from rulelang.tools.scenario_position import SCENARIO_VALUES, game_path
-from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
+from rulelang.tools.scenario_position import SCENARIO_VALUES, ScenarioFailure, ScenarioResult, game_path
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_file_to_rules",
