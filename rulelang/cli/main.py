@@ -331,12 +331,6 @@ def cmd_render(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
-    from rulelang.tools.bench import run_bench
-
-    return run_bench(args)
-
-
 def cmd_replay(args) -> int:
     from rulelang.tools import replay
 
@@ -488,8 +482,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
 
     from rulelang.cli.args import bench_arguments
+    from rulelang.tools.bench import run_bench  # (bench_arguments imports it too: it imports little at the top)
 
-    p = sub.add_parser("bench", func=cmd_bench,
+    p = sub.add_parser("bench", func=run_bench,
                        help="measure playouts per second against hand-written Python, check time, clone speed, "
                             "simulate --jobs scaling")
     bench_arguments(p)
