@@ -177,7 +177,7 @@ def candidates(choice: dict, picked: list[dict]):
 # ------------------------------------------------------------------ drawing
 
 
-def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> RichTable:
+def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict) -> RichTable:
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
     xs = [c[0] for c in cells] or [0]
     ys = [c[1] for c in cells] or [0]
@@ -187,7 +187,7 @@ def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | No
     for _ in range(cols):
         grid.add_column(width=w, justify="center", no_wrap=False)
     for y in range(min(ys), max(ys) + 1):
-        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ()))
+        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", layers.get(f"{x},{y}", ()))
                        for x in range(min(xs), max(xs) + 1)))
     return grid
 
@@ -228,15 +228,17 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
         if mark and not tail:  # (the cell's own number, as compact)
             tail, mark, style = f" [{mark}]", None, style + " bold"
         wrapped = (textwrap.wrap(text, w) or [""]) + [""]
-        first, second = wrapped[0], " ".join(wrapped[1:]).strip()
-        second = (second + tail).strip() if len(second) + len(tail) <= w else second[:max(1, w - len(tail) - 1)] + "…" + tail
-        out = [(first, style), (second, style)]
+        out = [(wrapped[0], style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
     else:  # a line per card (or per kind of alike cards)
-        out = [(text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail, style)
-               for text, tail, style in lines]
+        out = [(_fit(text, tail, w), style) for text, tail, style in lines]
     if mark:
         out.append((f"[{mark}]", "bold yellow"))
     return out
+
+
+def _fit(text: str, tail: str, w: int) -> str:
+    """`text` then `tail` (a number) in `w` characters: the text cut short with "…" if need be."""
+    return text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail
 
 
 def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
@@ -246,7 +248,7 @@ def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, c
                             for line, style in _cell_lines(zone, cell, numbers, w, coord, layers))
 
 
-def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> Text:
+def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict) -> Text:
     """A hex map as offset rows: each row of r is shifted by half a cell from the one above; a row is
     as many lines high as its fullest cell needs."""
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
@@ -259,8 +261,8 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | Non
     out = Text()
     for r in sorted({k[1] for k in cells}):
         row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
-        drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}",
-                                (layers or {}).get(cells[k]["key"], ())) for k in row_cells}
+        drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}", layers.get(cells[k]["key"], ()))
+                 for k in row_cells}
         height = max(2, max(len(lines) for lines in drawn.values()))
         for line_no in range(height):
             pos = 0
@@ -354,15 +356,15 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         console.print(Text("  " + " · ".join(glob), style="dim"))
     width = console.width
     keys = {z["key"] for z in view["zones"]}
-    # a layer (`board on BASE`) is drawn on its base's cells: cell key -> [(layer, its cell)]
+    # a layer (`board on BASE`) is drawn on its base's cells: base -> cell key -> [(layer, its cell)]
+    on_cells = [z for z in view["zones"] if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex")]
     on_base: dict[str, dict[str, list]] = {}
-    for z in view["zones"]:
-        if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex"):
-            for c in z["cells"]:
-                if c["cards"] or f"cell:{z['key']}:{c['key']}" in numbers:
-                    on_base.setdefault(z["layer_of"], {}).setdefault(c["key"], []).append((z, c))
+    for z in on_cells:
+        for c in z["cells"]:
+            if c["cards"] or f"cell:{z['key']}:{c['key']}" in numbers:
+                on_base.setdefault(z["layer_of"], {}).setdefault(c["key"], []).append((z, c))
     for zone in view["zones"]:
-        if "board" not in zone or (zone.get("layer_of") in keys and zone["board"]["kind"] in ("grid", "hex")):
+        if "board" not in zone or zone in on_cells:
             continue
         owner = f" of Player {zone['owner']}" if zone.get("owner") else ""
         title = Text(f"{pretty(zone['name'])}{owner}", style="bold underline")
