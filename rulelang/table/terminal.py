@@ -1,12 +1,8 @@
-"""`rulelang play`: a match in the terminal, drawn with rich from what one seat may see.
-
-docs/cli.md ("rulelang play") says what a person sees and types: boards drawn as boards (a grid,
-offset hex rows, a track's or a graph's cells in order), alike cards as one chip with their count,
-an option chosen one part at a time by number, the numbers also written on the board. Cards are
-coloured by kind, as at the browser table (both draw `tableview.table_view`). A piece lying on
-several cells shows its name on its first cell and, on the others, an arrow towards it ("◀ 2|5").
-A layer (`board on BASE`) is drawn on its base's cells, below the base's own cards. Cards on a
-board are numbered in the board's order.
+"""`rulelang play`: a match in the terminal, drawn with rich from what one seat may see
+(`tableview.table_view`, as the browser table draws it); docs/cli.md ("rulelang play") says what a
+person sees and types. A piece lying on several cells shows its name on its first cell and, on
+the others, an arrow towards it ("◀ 2|5"). A layer (`board on BASE`) is drawn on its base's cells,
+below the base's own cards. Cards on a board are numbered in the board's order.
 """
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra).
-
-docs/cli.md ("rulelang render") says what a picture shows: square grids and hex maps cell by cell,
-tracks and graphs as circles joined by their edges (a long track wraps into rows of ten), the label
-of each cell's top card, a piece on a tile as a smaller shape on it, the places of a cell as boxes,
-the empty cells a pending choice offers as faint outlines, and which field colours the cards.
+"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra); docs/cli.md
+("rulelang render") says what a picture shows.
 
 A piece lying on several cells (`covers`) is drawn as one shape, outlined round all its cells,
 named once in its middle. A layer (`zone sites: board on map`) is drawn on its base board: drawing

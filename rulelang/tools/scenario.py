@@ -3,15 +3,11 @@
 This module reads scenario files and runs them (``run_file``, ``check_scenarios`` for `rulelang
 check`, ``scenario_files_for``). A scenario file holds ``scenario "name" { ... }`` blocks (rules
 syntax) or is a JSON file with the same parts, written here as the rules syntax that the parser then
-reads (``json_file_to_rules``); docs/scenarios.md describes every line and, under "Scenarios in JSON",
-every key. In the JSON form, expressions and cards stay texts of the rules language
-(``"player(2)"``, ``"Card(suit: clubs, rank: 3) * 2"``), and a key the form does not know, a value
-of the wrong kind or JSON that does not read is refused at its place in the JSON file.
+reads (``json_file_to_rules``); docs/scenarios.md describes every line and every JSON key.
 
-Cards named in a position are taken from the game's own cards (never made up), so cards stay
-conserved; piles are listed from the top down. The parts live beside it: ``scenario_position`` (the
-game, the position and the game's expressions in a scenario; results and failures) and
-``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations).
+The parts live beside it: ``scenario_position`` (the game, the position and the game's expressions
+in a scenario; results and failures) and ``scenario_run`` (``ScenarioRunner``: the lines, the run
+units, the expectations).
 """
 from __future__ import annotations
 
@@ -42,7 +38,8 @@ STEP_KEYS = ("run", "choose", "choose_option", "choose_card", "choose_cell", "ex
 
 
 class JsonScenario:
-    """One JSON scenario file's text, turned into rules syntax; its problems said at their place."""
+    """One JSON scenario file's text, turned into rules syntax (expressions and cards stay texts of the
+    rules language: ``"player(2)"``, ``"Card(rank: 3) * 2"``); its problems said at their place."""
 
     def __init__(self, text: str, path: str):
         self.text, self.path = text, path
