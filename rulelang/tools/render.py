@@ -143,6 +143,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     def colour_key(e):
         return colour_kind(e, match.game.program, colour_by)
 
+    def face(e) -> str:
+        return FACE_DOWN if e.face_down else colours.get(colour_key(e), "#dddddd")
+
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
     fig, ax = plt.subplots(figsize=(min(24, 2 + span_cells * 1.4), min(24, 2 + span_cells * 1.3)))
@@ -151,6 +154,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     def whose(e) -> str:
         return f" P{e.owner + 1}" if e.owner is not None and board.owner is None else ""
+
+    def named(e) -> str:
+        return "face down" if e.face_down else describe(e) + whose(e)
 
     if topology.kind not in ("hex", "grid"):
         for a, b in cells_obj.graph.edges():
@@ -179,24 +185,20 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         stack = cells_obj.stack(cell)
         base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
         top = stack[-1] if stack else None
-        face = ("none" if top is None else FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"))
-        if base is not None and not base.face_down:
-            face = colours.get(colour_key(base), "#dddddd")
-        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=face, edgecolor="#c8c8c8" if top is None else "#333333",
+        shown_face = face(base) if base is not None and not base.face_down else "none" if top is None else face(top)
+        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=shown_face, edgecolor="#c8c8c8" if top is None else "#333333",
                                  alpha=1.0, linewidth=0.8 if top is None else 1.2,
                                  linestyle="-" if top is not None else "--"))
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
-            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
-                                edgecolor=seat_colour(top.owner, "#333333"),
+            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=face(top), edgecolor=seat_colour(top.owner, "#333333"),
                                 linewidth=2.2, zorder=2))
             ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
         if topology.kind not in ("hex", "grid"):
             ax.text(x, y - 0.8, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
         if top is None:
             continue
-        text = "face down" if top.face_down else describe(top) + whose(top)
-        text = textwrap.fill(text, 10 if topology.kind == "hex" else 9, break_long_words=False)
+        text = textwrap.fill(named(top), 10 if topology.kind == "hex" else 9, break_long_words=False)
         longest = max(len(line) for line in text.splitlines())
         size = font if longest <= 11 else font * 11 / longest
         if len(stack) > 1 and base is None:
@@ -213,9 +215,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
                                 facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
     for ident, covered in pieces.items():
         top = match.s.entities[ident]
-        _draw_piece(ax, topology, [_centre(topology, c, layout) for c in covered], top,
-                    FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"),
-                    "face down" if top.face_down else describe(top) + whose(top), font)
+        _draw_piece(ax, topology, [_centre(topology, c, layout) for c in covered], top, face(top), named(top), font)
     owners_seen = set()
     for layer in overlays:
         for cell in layer.cells.occupied_cells():
