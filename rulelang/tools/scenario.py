@@ -16,11 +16,10 @@ import re
 from pathlib import Path
 
 from rulelang.language import nodes as N
-from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
 from rulelang.core.sourcefile import check_file_size
-from rulelang.tools.scenario_position import SCENARIO_VALUES, ScenarioFailure, ScenarioResult, game_path
+from rulelang.tools.scenario_position import ScenarioFailure, ScenarioResult, game_path
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_file_to_rules",
@@ -312,13 +311,7 @@ def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
         try:
             match = runner.build()
             for item in _expectations(sc.items):
-                comp = runner.compiler(match)
-                names = set(SCENARIO_VALUES)
-                comp.scope = frozenset(comp.scope) | frozenset(n for n in names if n not in comp.t.symbols)
-                try:
-                    comp.expr(item.expr)
-                except RuleError as exc:
-                    raise ScenarioFailure(exc.span, exc.message, hint=runner.hint_for(match, exc.message, names)) from None
+                runner.eval(match, item.expr, run=False)
         except ScenarioFailure as exc:
             problems.append(Diagnostic(exc.span, exc.message, exc.expected, exc.hint))
         except RulesError as exc:  # the game's own errors (or a setting's value of the wrong kind)

@@ -169,9 +169,6 @@ def value_words(v) -> str:
 
 # ------------------------------------------------------------------ the game's expressions in a scenario
 
-# the values only a scenario's expressions have (computed by ScenarioExpressions.eval)
-SCENARIO_VALUES = ("chooser", "offered", "prompt", "game_over", "winners", "turn_number", "current_step")
-
 
 class ScenarioExpressions:
     """Computing the game's expressions and statements in a scenario (mixed into ScenarioRunner)."""
@@ -184,7 +181,8 @@ class ScenarioExpressions:
         comp.gen = ScenarioGenerator.beside(comp, program.generated)  # (finish() compiles what it wrote)
         return comp
 
-    def eval(self, match: Match, expr, extra: dict | None = None):
+    def eval(self, match: Match, expr, extra: dict | None = None, run: bool = True):
+        """The value of a game's expression in the match (`run` False: only compiled, for `rulelang check`)."""
         names = {}
         try:
             comp = self.compiler(match)
@@ -200,7 +198,7 @@ class ScenarioExpressions:
             comp.scope = frozenset(comp.scope) | frozenset(names)
             fn = comp.expr(expr)
             comp.gen.finish()
-            return fn(Ctx(names, match.s, match.vm))
+            return fn(Ctx(names, match.s, match.vm)) if run else None
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message, hint=self.hint_for(match, exc.message, names)) from None
 
