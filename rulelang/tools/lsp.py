@@ -1,15 +1,9 @@
 """`rulelang lsp`: a language server for .rules files (pygls, LSP over standard input and output).
 
-- diagnostics: every problem `rulelang check` reports, as you type (debounced, run off the
-  editor's thread);
-- hover: a name's doc comment (`///` lines) with what it is, or a built-in's help;
-- go to definition: top-level names, enum members, setting choices, component and player fields;
-- completion: the file's names, the language's keywords, built-in functions and values;
-- document symbols: the file's declarations, with enum members and fields inside them;
-- hints on the lines no scenario reaches (as `rulelang test --coverage` lists them), for a file with
-  scenarios beside it or under a `tests/` folder (`scenario.scenario_files_for`): worked out when the
-  file is opened or saved, off the editor's thread, and kept while the scenarios and the file are
-  unchanged (`unreached_hints`).
+docs/editors.md lists what it offers: diagnostics as you type (debounced, run off the editor's
+thread), hover, go to definition, completion, document symbols, and hints on the lines no scenario
+reaches (``unreached_hints``: worked out off the editor's thread when a file is opened or saved,
+and kept while the file and its scenarios are unchanged).
 
 The analysis (`Analysis`) is plain Python with no pygls in it, so it is tested directly and by a
 language-server client (tests/test_lsp.py).
