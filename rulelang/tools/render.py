@@ -186,7 +186,8 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
         top = stack[-1] if stack else None
         shown_face = face(base) if base is not None and not base.face_down else "none" if top is None else face(top)
-        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=shown_face, edgecolor="#c8c8c8" if top is None else "#333333",
+        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=shown_face,
+                                 edgecolor="#c8c8c8" if top is None else "#333333",
                                  alpha=1.0, linewidth=0.8 if top is None else 1.2,
                                  linestyle="-" if top is not None else "--"))
         if base is not None and not top.face_down:

@@ -115,7 +115,8 @@ class JsonScenario:
         lines += [f"  {key} {self.number_of(data, key)}" for key in ("players", "seed") if key in data]
         for key in ("setting", "settings"):
             if key in data:
-                settings = self.shaped(data, key, dict, f'"{key}" is an object of settings and values in a JSON scenario',
+                settings = self.shaped(data, key, dict,
+                                       f'"{key}" is an object of settings and values in a JSON scenario',
                                        '{"hand_size": 3, "scoring": "doubled"}')
                 for setting, value in settings.items():
                     lines.append(f"  setting {self.name(setting, key)} = {self.setting_value(setting, value)}")
@@ -128,8 +129,8 @@ class JsonScenario:
         return "\n".join(lines) + "\n"
 
     def doc(self, obj: dict, indent: str) -> list[str]:
-        rule = self.shaped(obj, "rule", (str, list), '"rule" is a text or a list of texts (the rulebook sentence checked)',
-                           default=[])
+        rule = self.shaped(obj, "rule", (str, list),
+                           '"rule" is a text or a list of texts (the rulebook sentence checked)', default=[])
         return [f"{indent}/// {line}" for part in ([rule] if isinstance(rule, str) else rule)
                 for line in str(part).splitlines()]
 
