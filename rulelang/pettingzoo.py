@@ -17,8 +17,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from rulelang.table.terminal import table_text
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, HIGH, LOW,
-                                   NO_DECISION, Encoding, decision, load_rules_game, player_count, returns, table_text)
+                                         NO_DECISION, Encoding, decision, load_rules_game, player_count, returns)
 
 
 def env(path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None, **options):

@@ -12,8 +12,8 @@ pytest.importorskip("matplotlib")
 from rulelang.bots.agents import AgentHandle, make_agent
 from rulelang.cli.main import main
 from rulelang.compile.loader import load
-from rulelang.table.tableview import colour_kind
-from rulelang.tools.render import colour_table, offered_cells, render_board
+from rulelang.table.tableview import colour_kind, option_cells
+from rulelang.tools.render import colour_table, render_board
 
 KINGDOMS = str(Path(__file__).resolve().parent / "surfaces" / "kingdoms.rules")
 
@@ -62,14 +62,14 @@ def test_may_be_placed_only_where_the_rules_allow():
     match = _played(7)  # Player 2 lays: the kingdom is three tall already
     board = match.s.zones["kingdom#2"]
     assert match.to_move == 1
-    offered = offered_cells(match, board)
+    offered = option_cells(match)[board.key]
     frontier = set(board.cells.frontier())
     occupied = board.cells.occupied_cells()
     ys = [c[1] for c in occupied]
     assert offered and offered < frontier  # the frontier goes beyond the 3 by 3 the rules keep
     assert all(min(ys) <= c[1] <= max(ys) for c in offered) and max(ys) - min(ys) == 2
-    assert offered_cells(match, match.s.zones["kingdom#1"]) == set()  # another player's board
-    assert offered_cells(_played(40), board) == set()  # the game is over: nothing may be placed
+    assert "kingdom#1" not in option_cells(match)  # another player's board
+    assert option_cells(_played(40)) == {}  # the game is over: nothing may be placed
 
 
 def test_cards_are_coloured_by_their_first_enum_field_or_the_one_named(tmp_path, capsys):

@@ -35,10 +35,6 @@ def _short(x: float) -> str:
     return f"{x:.0f}" if a >= 100 else f"{x:.1f}" if a >= 10 else f"{x:.2f}"
 
 
-def _spread(m: float, sd: float) -> str:
-    return f"{_short(m)} ± {_short(sd)}"
-
-
 def print_seats(console, summary) -> None:
     """`simulate`'s first tables: each seat's agent, wins and win rate, then the numbers players end
     with, one row per field. A column per seat when the seats fit the console's width; else one row
@@ -59,7 +55,7 @@ def print_seats(console, summary) -> None:
     fields = summary.numeric_player_fields()
     if not fields:
         return
-    cells = {name: [_spread(m, sd) for m, sd in seats] for name, seats in fields.items()}
+    cells = {name: [f"{_short(m)} ± {_short(sd)}" for m, sd in seats] for name, seats in fields.items()}
     name_width = min(max(len(n) for n in fields), 24)
     seat_width = max(max(len(c) for row in cells.values() for c in row), len(f"seat {summary.players}"))
     # a rich table takes 3 characters a column (padding and rule) and one for the edge

@@ -153,10 +153,11 @@ def _print_coverage(reports) -> None:
 
 
 def _load(args):
-    """The game a command plays: FILE with its --variant and --set."""
+    """The game a command plays (FILE with its --variant and --set) and its players (--players, else its default)."""
     from rulelang.compile.loader import load
 
-    return load(args.file, variant=chosen_variants(args.variant), settings=chosen_settings(args.set))
+    game = load(args.file, variant=chosen_variants(args.variant), settings=chosen_settings(args.set))
+    return game, args.players or game.program.game.players_default
 
 
 def _human_then_random(players: int) -> str:
@@ -170,8 +171,7 @@ def cmd_play(args) -> int:
     from rulelang.table.tableview import table_view
     from rulelang.table.terminal import QUIT, ask, draw_result
 
-    game = _load(args)
-    players = args.players or game.program.game.players_default
+    game, players = _load(args)
     names = seat_agents(args.seats or _human_then_random(players), players, "--seats")
     agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     humans = [i for i, a in enumerate(agents) if a is None]
@@ -214,8 +214,7 @@ def cmd_serve(args) -> int:
         from rulelang.table.server import Table, serve
     except ImportError as exc:
         raise SystemExit(f"rulelang serve needs the web extra: pip install 'rulelang[web]' ({exc})")
-    game = _load(args)
-    players = args.players or game.program.game.players_default
+    game, players = _load(args)
     names = (args.seats or _human_then_random(players)).split(",")
     table = Table(game, names, seed=args.seed, players=players, bot_delay=args.bot_delay, saves=args.saves)
     if args.load:
@@ -291,7 +290,7 @@ def cmd_render(args) -> int:
     from rulelang.bots.agents import AgentHandle, make_agent
     from rulelang.tools.render import board_zones, describe_boards, render_board
 
-    game = _load(args)
+    game, players = _load(args)
     if not args.list and not args.out:
         raise SystemExit("rulelang render: error: name the image to write with -o FILE "
                          "(or --list the boards the game has)")
@@ -304,7 +303,6 @@ def cmd_render(args) -> int:
             hint = did_you_mean(value, fields)
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
-    players = args.players or game.program.game.players_default
     names = seat_agents(args.agents or "random", players, "--agents")
     agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
     match = game.new_match(players=players, seed=args.seed)
@@ -329,12 +327,6 @@ def cmd_render(args) -> int:
     else:
         console.print(f"board written to {out}", markup=False)
     return 0
-
-
-def cmd_bench(args) -> int:
-    from rulelang.tools.bench import run_bench
-
-    return run_bench(args)
 
 
 def cmd_replay(args) -> int:
@@ -488,8 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", type=output_file, help="the image file to write (.png, .svg, .pdf)")
 
     from rulelang.cli.args import bench_arguments
+    from rulelang.tools.bench import run_bench  # (bench_arguments imports it too: it imports little at the top)
 
-    p = sub.add_parser("bench", func=cmd_bench,
+    p = sub.add_parser("bench", func=run_bench,
                        help="measure playouts per second against hand-written Python, check time, clone speed, "
                             "simulate --jobs scaling")
     bench_arguments(p)

@@ -122,8 +122,10 @@ def _topology(board: BoardZone) -> dict:
     return out
 
 
-def _option_cells(match: Match) -> dict[str, set]:
-    """Cells named by the pending options, per board zone (so they are drawn even off the frontier)."""
+def option_cells(match: Match) -> dict[str, set]:
+    """Cells named by the pending options, per board key: the chooser's boards (or shared ones) where
+    the rules let the next card go, drawn even off an open board's frontier (at the table and in
+    `rulelang render`)."""
     out: dict[str, set] = {}
     if match.s.pending is None:
         return out
@@ -259,7 +261,7 @@ def table_view(match: Match, seat: int) -> dict:
     """Everything one seat may see, laid out for a table (0-based seat; -1 for a spectator)."""
     s = match.s
     refs = _Refs()
-    extra = _option_cells(match) if s.pending is not None and s.pending["player"] == seat else {}
+    extra = option_cells(match) if s.pending is not None and s.pending["player"] == seat else {}
     zones = [_zone(match, z, seat, refs, extra.get(z.key, set())) for z in s.zones.values()]
     pending = s.pending
     return {

@@ -1,15 +1,12 @@
-"""`rulelang play`: a match in the terminal, drawn with rich from what one seat may see.
-
-docs/cli.md ("rulelang play") says what a person sees and types: boards drawn as boards (a grid,
-offset hex rows, a track's or a graph's cells in order), alike cards as one chip with their count,
-an option chosen one part at a time by number, the numbers also written on the board. Cards are
-coloured by kind, as at the browser table (both draw `tableview.table_view`). A piece lying on
-several cells shows its name on its first cell and, on the others, an arrow towards it ("◀ 2|5").
-A layer (`board on BASE`) is drawn on its base's cells, below the base's own cards. Cards on a
-board are numbered in the board's order.
+"""`rulelang play`: a match in the terminal, drawn with rich from what one seat may see
+(`tableview.table_view`, as the browser table draws it); docs/cli.md ("rulelang play") says what a
+person sees and types. A piece lying on several cells shows its name on its first cell and, on
+the others, an arrow towards it ("◀ 2|5"). A layer (`board on BASE`) is drawn on its base's cells,
+below the base's own cards. Cards on a board are numbered in the board's order.
 """
 from __future__ import annotations
 
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -176,7 +173,7 @@ def candidates(choice: dict, picked: list[dict]):
 # ------------------------------------------------------------------ drawing
 
 
-def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> RichTable:
+def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict) -> RichTable:
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
     xs = [c[0] for c in cells] or [0]
     ys = [c[1] for c in cells] or [0]
@@ -186,7 +183,7 @@ def draw_grid(zone: dict, numbers: dict[str, int], width: int, layers: dict | No
     for _ in range(cols):
         grid.add_column(width=w, justify="center", no_wrap=False)
     for y in range(min(ys), max(ys) + 1):
-        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", (layers or {}).get(f"{x},{y}", ()))
+        grid.add_row(*(_cell_text(zone, cells.get((x, y)), numbers, w, f"{x},{y}", layers.get(f"{x},{y}", ()))
                        for x in range(min(xs), max(xs) + 1)))
     return grid
 
@@ -227,15 +224,17 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
         if mark and not tail:  # (the cell's own number, as compact)
             tail, mark, style = f" [{mark}]", None, style + " bold"
         wrapped = (textwrap.wrap(text, w) or [""]) + [""]
-        first, second = wrapped[0], " ".join(wrapped[1:]).strip()
-        second = (second + tail).strip() if len(second) + len(tail) <= w else second[:max(1, w - len(tail) - 1)] + "…" + tail
-        out = [(first, style), (second, style)]
+        out = [(wrapped[0], style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
     else:  # a line per card (or per kind of alike cards)
-        out = [(text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail, style)
-               for text, tail, style in lines]
+        out = [(_fit(text, tail, w), style) for text, tail, style in lines]
     if mark:
         out.append((f"[{mark}]", "bold yellow"))
     return out
+
+
+def _fit(text: str, tail: str, w: int) -> str:
+    """`text` then `tail` (a number) in `w` characters: the text cut short with "…" if need be."""
+    return text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail
 
 
 def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
@@ -245,7 +244,7 @@ def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, c
                             for line, style in _cell_lines(zone, cell, numbers, w, coord, layers))
 
 
-def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | None = None) -> Text:
+def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict) -> Text:
     """A hex map as offset rows: each row of r is shifted by half a cell from the one above; a row is
     as many lines high as its fullest cell needs."""
     cells = {tuple(c["cell"]): c for c in zone["cells"]}
@@ -258,8 +257,8 @@ def draw_hex(zone: dict, numbers: dict[str, int], width: int, layers: dict | Non
     out = Text()
     for r in sorted({k[1] for k in cells}):
         row_cells = sorted((k for k in cells if k[1] == r), key=lambda k: xs[k])
-        drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}",
-                                (layers or {}).get(cells[k]["key"], ())) for k in row_cells}
+        drawn = {k: _cell_lines(zone, cells[k], numbers, w - 1, f"{k[0]},{k[1]}", layers.get(cells[k]["key"], ()))
+                 for k in row_cells}
         height = max(2, max(len(lines) for lines in drawn.values()))
         for line_no in range(height):
             pos = 0
@@ -353,15 +352,15 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         console.print(Text("  " + " · ".join(glob), style="dim"))
     width = console.width
     keys = {z["key"] for z in view["zones"]}
-    # a layer (`board on BASE`) is drawn on its base's cells: cell key -> [(layer, its cell)]
+    # a layer (`board on BASE`) is drawn on its base's cells: base -> cell key -> [(layer, its cell)]
+    on_cells = [z for z in view["zones"] if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex")]
     on_base: dict[str, dict[str, list]] = {}
-    for z in view["zones"]:
-        if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex"):
-            for c in z["cells"]:
-                if c["cards"] or f"cell:{z['key']}:{c['key']}" in numbers:
-                    on_base.setdefault(z["layer_of"], {}).setdefault(c["key"], []).append((z, c))
+    for z in on_cells:
+        for c in z["cells"]:
+            if c["cards"] or f"cell:{z['key']}:{c['key']}" in numbers:
+                on_base.setdefault(z["layer_of"], {}).setdefault(c["key"], []).append((z, c))
     for zone in view["zones"]:
-        if "board" not in zone or (zone.get("layer_of") in keys and zone["board"]["kind"] in ("grid", "hex")):
+        if "board" not in zone or zone in on_cells:
             continue
         owner = f" of Player {zone['owner']}" if zone.get("owner") else ""
         title = Text(f"{pretty(zone['name'])}{owner}", style="bold underline")
@@ -400,6 +399,13 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
                 console.print(pile_line(z, numbers, "  "))
+
+
+def table_text(match, seat: int, width: int = 100) -> str:
+    """The table drawn as `seat` sees it (-1: a watcher), as plain text (PettingZoo's `render`)."""
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    draw_view(console, table_view(match, seat))
+    return console.export_text()
 
 
 def draw_result(console: Console, view: dict, seats: list[str] | None = None):

@@ -1,24 +1,11 @@
 """`rulelang bench`: how fast rules files play, measured side by side with hand-written Python.
 
-Four measurements, each printed with the figures it is made of:
-
-- **playouts**: random playouts per second of a rules file and of a hand-written Python reference
-  of the same game, run in this one process in alternating time slices (so a busy machine slows
-  both alike), and their ratio. The references live in ``bench/`` (in a checkout) or
-  ``rulelang/_bundled/bench`` (in an installed wheel); a reference is a Python file with
-  ``RULES`` (the rules file it plays: a bundled game's name or a path beside the reference),
-  ``PLAYERS`` and ``playout(rng) -> (winners, decisions)``. Your own: ``rulelang bench my_ref.py``
-  or ``rulelang bench my_game.rules:my_ref.py``.
-- **check**: the wall time of a whole ``rulelang check FILE`` process, per game in ``games/``.
-- **clone**: copies of a match in mid-game per second (what a planning bot pays per imagined copy).
-- **simulate**: games per second of ``simulate`` with ``--jobs 1`` and ``--jobs 2``.
-- **search**: options tried per second by the greedy bot's one-ply search (the position marked once;
-  each option applied up to the next choice without listing that choice's options
-  (``Match.try_option``), the position after it scored, and the position put back
-  (``Match.restore``)), per seed game; beside it the same with a copy of the position per option
-  instead, in alternating time slices; and what a random decision costs at the same positions, so
-  the share of random's decisions per second greedy can reach: a greedy decision tries every
-  option, each as costly as a random decision's whole move, so it is at most about 1 / (options + 1).
+Five sections (``SECTIONS``), each printed with the figures it is made of; docs/cli.md ("rulelang
+bench") says what each measures: playouts against a reference (``race``), the wall time of
+``rulelang check`` (``check_times``), copies of a match (``clone_rate``), ``simulate --jobs 1`` and
+``2``, and the greedy bot's search (``search_rates``). A reference is a Python file with ``RULES``
+(a bundled game's name or a path beside the reference), ``PLAYERS`` and ``playout(rng) ->
+(winners, decisions)``, found in ``bench/`` (a checkout) or ``rulelang/_bundled/bench`` (a wheel).
 
 Timings are for comparing, not for asserting: the ratios are what a busy machine does not spoil.
 """

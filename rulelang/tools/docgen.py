@@ -5,10 +5,7 @@
 sections are ``_Renderer.page``'s calls, in order. The cards are computed by loading the game
 (``game.program.card_sets``); everything else comes from the AST, and nothing here knows any
 particular game. A file that parses but does not load still gets a page that says what is missing.
-
-The parts live beside it: ``docgen_text`` (source text, walking the AST, assumptions; the
-reference's grammar and built-ins tables, the commands' usage, ``python3 -m rulelang.tools.docgen``)
-and ``docgen_flow`` (the flow: diagram, picture, list).
+Its parts live beside it: ``docgen_text`` (the text it quotes) and ``docgen_flow`` (the flow).
 """
 from __future__ import annotations
 

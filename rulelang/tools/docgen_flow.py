@@ -137,16 +137,13 @@ def flow_mermaid(flow: list[FlowNode]) -> str:
     out = ["flowchart TD"]
     ids = itertools.count(1)
 
-    def new_id() -> str:
-        return f"n{next(ids)}"
-
     def label(n: FlowNode) -> str:
         shown = shorten(n.drawn_detail, 70)
         return _mm(n.label + (f"<br/>{shown}" if shown else "")).replace("#lt;br/#gt;", "<br/>")
 
     def emit(n: FlowNode, indent: str) -> str:
         """Write a node (a subgraph when it has children); return its id."""
-        nid = new_id()
+        nid = f"n{next(ids)}"
         if n.children and n.kind != "call":
             out.append(f"{indent}subgraph {nid} [{label(n)}]")
             out.append(f"{indent}  direction TB")
@@ -283,11 +280,6 @@ def flow_list(flow: list[FlowNode], site: bool = False) -> str:
     """The flow as a nested Markdown list."""
     out: list[str] = []
 
-    def line_ref(n: FlowNode) -> str:
-        if not n.line:
-            return ""
-        return f" ({line_link(n.line)})" if site else f" (line {n.line})"
-
     def item(n: FlowNode, depth: int, numbered: bool, index: int):
         pad = "    " * depth
         bullet = f"{index}." if numbered else "-"
@@ -295,7 +287,8 @@ def flow_list(flow: list[FlowNode], site: bool = False) -> str:
                 "anytime": "**At any time**", "turns": n.label, "note": code(n.label) + " (every time)"}.get(
             n.kind, code(n.label))
         detail = ((": when " if n.kind == "end" else ": ") + n.detail) if n.detail else ""
-        out.append(f"{pad}{bullet} {text}{detail}{line_ref(n)}")
+        where = "" if not n.line else f" ({line_link(n.line)})" if site else f" (line {n.line})"
+        out.append(f"{pad}{bullet} {text}{detail}{where}")
         for i, c in enumerate(n.children, 1):
             item(c, depth + 1, n.kind == "round", i)
 

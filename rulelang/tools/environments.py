@@ -2,13 +2,12 @@
 environment (`rulelang.pettingzoo`) share, neither library imported here: the game loaded
 (`load_rules_game`, `player_count`), what its rules say of chance and hidden cards (`GameFacts`),
 the pending choice as stable action ids (`decision`), a seat's view as a vector of fixed length
-(`Encoding`; a seat's view is `Match.view`), the returns at the end (`returns`) and the terminal's drawing of the table
-(`table_text`). docs/environments.md describes the action ids and the encoding for users.
+(`Encoding`; a seat's view is `Match.view`) and the returns at the end (`returns`).
+docs/environments.md describes the action ids and the encoding for users.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -160,18 +159,6 @@ def returns(match: Match, players: int) -> list[float]:
 # ------------------------------------------------------------------ what a seat sees, as numbers
 
 
-def card_labels(game: Game) -> list[str]:
-    """The label of every card the rules declare, as printed (sorted, each once)."""
-    return sorted({describe(Entity(0, card, dict(card.values)))
-                   for defs in game.program.card_sets.values() for card in defs})
-
-
-def card_number_fields(game: Game) -> list[tuple[str, str]]:
-    """(component, field) of each card field printed as a number or true/false."""
-    return sorted({(card.component, k) for defs in game.program.card_sets.values() for card in defs
-                   for k, v in card.values.items() if type(v) in NUMBERS})
-
-
 def board_cells(topology, radius: int) -> list:
     """The cells of a board encoded one by one: every cell of a fixed board, in the board's order;
     of a board that grows, those within `radius` steps of (0, 0)."""
@@ -196,9 +183,12 @@ class Encoding:
         self.phases = list(program.phases)
         self.player_fields = [k for k, v in start["players"][0].items() if k != "seat" and type(v) in NUMBERS]
         self.globals = [k for k, v in start["globals"].items() if type(v) in NUMBERS]
-        self.labels = card_labels(game)
+        cards = [card for defs in program.card_sets.values() for card in defs]
+        # every card's label as printed, and (component, field) of each field printed as a number or true/false
+        self.labels = sorted({describe(Entity(0, card, dict(card.values))) for card in cards})
         self.label_index = {label: i for i, label in enumerate(self.labels)}
-        self.card_fields = card_number_fields(game)
+        self.card_fields = sorted({(card.component, k) for card in cards for k, v in card.values.items()
+                                   if type(v) in NUMBERS})
         self.field_index: dict[str, list[tuple[str, int]]] = {}
         for i, (component, field) in enumerate(self.card_fields):
             self.field_index.setdefault(component, []).append((field, i))
@@ -303,18 +293,3 @@ def _number(v) -> float:
 
 #: the bounds of every number of an encoding (the rules keep every number within them)
 LOW, HIGH = -float(NUMBER_BOUND), float(NUMBER_BOUND)
-
-
-# ------------------------------------------------------------------ the table, drawn
-
-
-def table_text(match: Match, seat: int, width: int = 100) -> str:
-    """The terminal's drawing of the table (`rulelang play`) as `seat` sees it (-1: a watcher)."""
-    from rich.console import Console
-
-    from rulelang.table.tableview import table_view
-    from rulelang.table.terminal import draw_view
-
-    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
-    draw_view(console, table_view(match, seat))
-    return console.export_text()

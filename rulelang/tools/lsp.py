@@ -1,15 +1,9 @@
 """`rulelang lsp`: a language server for .rules files (pygls, LSP over standard input and output).
 
-- diagnostics: every problem `rulelang check` reports, as you type (debounced, run off the
-  editor's thread);
-- hover: a name's doc comment (`///` lines) with what it is, or a built-in's help;
-- go to definition: top-level names, enum members, setting choices, component and player fields;
-- completion: the file's names, the language's keywords, built-in functions and values;
-- document symbols: the file's declarations, with enum members and fields inside them;
-- hints on the lines no scenario reaches (as `rulelang test --coverage` lists them), for a file with
-  scenarios beside it or under a `tests/` folder (`scenario.scenario_files_for`): worked out when the
-  file is opened or saved, off the editor's thread, and kept while the scenarios and the file are
-  unchanged (`unreached_hints`).
+docs/editors.md lists what it offers: diagnostics as you type (debounced, run off the editor's
+thread), hover, go to definition, completion, document symbols, and hints on the lines no scenario
+reaches (``unreached_hints``: worked out off the editor's thread when a file is opened or saved,
+and kept while the file and its scenarios are unchanged).
 
 The analysis (`Analysis`) is plain Python with no pygls in it, so it is tested directly and by a
 language-server client (tests/test_lsp.py).
@@ -130,7 +124,7 @@ class Analysis:
                 name, kind, of = ("player", "player field", "") if isinstance(d, N.PlayerDecl) else \
                     (d.name, "field", f" of component {d.name}")
                 fields = [Symbol(f.name, kind, at(f.name, f.span if f.span.line else sp), f.doc,
-                                 f"{kind} {f.name}: {_type(f.type)}{of}") for f in d.fields]
+                                 f"{kind} {f.name}: {f.type}{of}") for f in d.fields]
                 out.append(Symbol(name, "player" if of == "" else "component", at(name, sp), d.doc,
                                   "player { ... }" if of == "" else "component " + name, fields, whole=sp))
             elif isinstance(d, N.SettingDecl):
@@ -258,22 +252,16 @@ def _after(span: Span) -> Span:
     return Span(line=span.line, column=span.end_column, end_line=span.line + 200)
 
 
-def _type(t) -> str:
-    if t is None:
-        return "?"
-    return f"list of {_type(t.list_of)}" if t.list_of is not None else t.name
-
-
 def _detail(d, kind: str) -> str:
     if isinstance(d, (N.DefDecl, N.ProcDecl, N.KeywordDecl)):
-        params = ", ".join(p.name + (f": {_type(p.type)}" if p.type is not None else "") for p in d.params)
+        params = ", ".join(p.name + (f": {p.type}" if p.type is not None else "") for p in d.params)
         return f"{kind} {d.name}" + (f"({params})" if params or kind != "keyword" else "")
     if isinstance(d, N.ZoneDecl):
         where = " per player" if d.per_player else ""
         board = f": board {d.board.kind}" if d.board is not None else ""
         return f"zone {d.name}{board}{where} {d.visibility}"
     if isinstance(d, N.VarDecl):
-        return f"var {d.name}: {_type(d.type)}"
+        return f"var {d.name}: {d.type}"
     return f"{kind} {d.name}"
 
 

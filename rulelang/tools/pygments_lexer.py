@@ -37,13 +37,9 @@ def grammar_keywords() -> tuple[set[str], set[str]]:
 
     text = "\n".join(strip_comment(line) for line in grammar_path().read_text(encoding="utf-8").splitlines())
     literal = re.compile(r'"([A-Za-z_][A-Za-z_]*)"')
-    keywords = set(literal.findall(text))
-    declaration: set[str] = set()
-    for m in re.finditer(r"^(\w+_decl)\s*:(.*?)(?=^\S|\Z)", text, re.M | re.S):
-        first = re.match(r'\s*"([A-Za-z_]+)"', m.group(2))
-        if first:
-            declaration.add(first.group(1))
-    return keywords, declaration
+    declaration = {first.group(1) for m in re.finditer(r"^(\w+_decl)\s*:(.*?)(?=^\S|\Z)", text, re.M | re.S)
+                   if (first := re.match(r'\s*"([A-Za-z_]+)"', m.group(2)))}
+    return set(literal.findall(text)), declaration
 
 
 _KEYWORDS, _DECLARATIONS = grammar_keywords()
@@ -69,8 +65,7 @@ class RulesLexer(RegexLexer):
     tokens = {
         "root": [
             (r"\s+", Whitespace),
-            (r"//!.*?$", String.Doc),
-            (r"///.*?$", String.Doc),
+            (r"//[/!].*?$", String.Doc),
             (r"//.*?$", Comment.Single),
             (r'"', String.Double, "string"),
             (r"[0-9]+", Number.Integer),

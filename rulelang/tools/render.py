@@ -1,9 +1,5 @@
-"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra).
-
-docs/cli.md ("rulelang render") says what a picture shows: square grids and hex maps cell by cell,
-tracks and graphs as circles joined by their edges (a long track wraps into rows of ten), the label
-of each cell's top card, a piece on a tile as a smaller shape on it, the places of a cell as boxes,
-the empty cells a pending choice offers as faint outlines, and which field colours the cards.
+"""Pictures of a board: any board zone of a match drawn with matplotlib (the `plot` extra); docs/cli.md
+("rulelang render") says what a picture shows.
 
 A piece lying on several cells (`covers`) is drawn as one shape, outlined round all its cells,
 named once in its middle. A layer (`zone sites: board on map`) is drawn on its base board: drawing
@@ -20,7 +16,7 @@ from pathlib import Path
 
 from rulelang.model.builtins import describe
 from rulelang.model.things import BoardZone, Entity
-from rulelang.table.tableview import KIND_FIELDS, colour_kind, colour_table  # (the table's colours)
+from rulelang.table.tableview import KIND_FIELDS, colour_kind, colour_table, option_cells  # (as the table shows them)
 
 FACE_DOWN = "#6d6d6d"
 SQRT3 = math.sqrt(3)
@@ -112,19 +108,6 @@ def seat_colour(owner: int | None, none: str = NO_OWNER) -> str:
     return none if owner is None else SEAT_COLOURS[owner % len(SEAT_COLOURS)]
 
 
-def offered_cells(match, board: BoardZone) -> set:
-    """The empty cells of an open board that the pending choice offers, for a board of the chooser
-    (or of nobody): where the next card may go, as the rules allow it."""
-    pending = match.s.pending
-    if pending is None or match.s.over or (board.owner is not None and board.owner != pending["player"]):
-        return set()
-    cells = board.cells
-    values = [c for o in pending["options"] for v in o["values"].values()  # (a list of cells: a piece's place)
-              for c in (v if type(v) is list else (v,))]
-    return {v for v in values
-            if isinstance(v, tuple) and len(v) == 2 and all(type(x) is int for x in v) and not cells.stack(v)}
-
-
 def render_board(match, out: str | Path, zone: str | None = None, title: str | None = None,
                  mark: str | None = None, dpi: int = 150, colour_by: str | None = None) -> Path:
     """Draw one board zone of a match (the first board when no zone is named) into an image file.
@@ -152,12 +135,16 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
     cells_obj = board.cells
     topology = cells_obj.topology
     occupied = cells_obj.occupied_cells()
-    shown = list(occupied) + sorted(offered_cells(match, board) - set(occupied)) if topology.open else cells_obj.cells()
+    offered = option_cells(match).get(board.key, set()) - set(occupied)
+    shown = list(occupied) + sorted(offered) if topology.open else cells_obj.cells()
     layout = {} if topology.kind in ("hex", "grid") else _graph_layout(shown, cells_obj.graph, topology)
     colours = colour_table(match, colour_by)
 
     def colour_key(e):
         return colour_kind(e, match.game.program, colour_by)
+
+    def face(e) -> str:
+        return FACE_DOWN if e.face_down else colours.get(colour_key(e), "#dddddd")
 
     n = max(len(shown), 1)
     span_cells = max(4.0, math.sqrt(n) * 1.6)
@@ -167,6 +154,9 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
 
     def whose(e) -> str:
         return f" P{e.owner + 1}" if e.owner is not None and board.owner is None else ""
+
+    def named(e) -> str:
+        return "face down" if e.face_down else describe(e) + whose(e)
 
     if topology.kind not in ("hex", "grid"):
         for a, b in cells_obj.graph.edges():
@@ -195,24 +185,21 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
         stack = cells_obj.stack(cell)
         base = stack[0] if len(stack) > 1 and stack[0].card.component != stack[-1].card.component else None
         top = stack[-1] if stack else None
-        face = ("none" if top is None else FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"))
-        if base is not None and not base.face_down:
-            face = colours.get(colour_key(base), "#dddddd")
-        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=face, edgecolor="#c8c8c8" if top is None else "#333333",
+        shown_face = face(base) if base is not None and not base.face_down else "none" if top is None else face(top)
+        ax.add_patch(_cell_patch(topology.kind, x, y, facecolor=shown_face,
+                                 edgecolor="#c8c8c8" if top is None else "#333333",
                                  alpha=1.0, linewidth=0.8 if top is None else 1.2,
                                  linestyle="-" if top is not None else "--"))
         if base is not None and not top.face_down:
             # a piece on a tile: the piece as a smaller shape in its own colour, the tile's name below
-            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=colours.get(colour_key(top), "#dddddd"),
-                                edgecolor=seat_colour(top.owner, "#333333"),
+            ax.add_patch(Circle((x, y + 0.12), 0.42, facecolor=face(top), edgecolor=seat_colour(top.owner, "#333333"),
                                 linewidth=2.2, zorder=2))
             ax.text(x, y - 0.58, describe(base), ha="center", va="center", fontsize=font - 1.5, color="#333333", zorder=3)
         if topology.kind not in ("hex", "grid"):
             ax.text(x, y - 0.8, str(cell), ha="center", va="top", fontsize=font - 1, color="#777777", zorder=3)
         if top is None:
             continue
-        text = "face down" if top.face_down else describe(top) + whose(top)
-        text = textwrap.fill(text, 10 if topology.kind == "hex" else 9, break_long_words=False)
+        text = textwrap.fill(named(top), 10 if topology.kind == "hex" else 9, break_long_words=False)
         longest = max(len(line) for line in text.splitlines())
         size = font if longest <= 11 else font * 11 / longest
         if len(stack) > 1 and base is None:
@@ -229,9 +216,7 @@ def render_board(match, out: str | Path, zone: str | None = None, title: str | N
                                 facecolor="#7a4a1e", edgecolor="black", linewidth=0.8, zorder=4))
     for ident, covered in pieces.items():
         top = match.s.entities[ident]
-        _draw_piece(ax, topology, [_centre(topology, c, layout) for c in covered], top,
-                    FACE_DOWN if top.face_down else colours.get(colour_key(top), "#dddddd"),
-                    "face down" if top.face_down else describe(top) + whose(top), font)
+        _draw_piece(ax, topology, [_centre(topology, c, layout) for c in covered], top, face(top), named(top), font)
     owners_seen = set()
     for layer in overlays:
         for cell in layer.cells.occupied_cells():

@@ -227,12 +227,6 @@ def _game(path: str, variants: tuple, settings: tuple = ()):
     return load(path, variant=list(variants), settings=dict(settings) or None)
 
 
-def _mode(data: dict) -> str:
-    settings = data.get("settings") or {}
-    return data["game"] + (f" (variant {', '.join(data['variants'])})" if data["variants"] else "") + \
-        "".join(f" (setting {k} = {v})" for k, v in settings.items())
-
-
 def verify(data: dict, audit: bool = True, resume_points: int = 2, digest_every: int = 1) -> int:
     """Replay a stored file; raise ReplayMismatch at the first difference. Returns the steps checked.
 
@@ -250,8 +244,10 @@ def verify(data: dict, audit: bool = True, resume_points: int = 2, digest_every:
 
 
 def _verify(data: dict, audit: bool, resume_points: int, digest_every: int) -> int:
-    game = _game(data["game"], tuple(data["variants"]), tuple(sorted((data.get("settings") or {}).items())))
-    mode = _mode(data)
+    settings = data.get("settings") or {}
+    game = _game(data["game"], tuple(data["variants"]), tuple(sorted(settings.items())))
+    mode = data["game"] + (f" (variant {', '.join(data['variants'])})" if data["variants"] else "") + "".join(
+        f" (setting {k} = {v})" for k, v in settings.items())
     steps = 0
     for stored in data["games"]:
         seed = stored["seed"]

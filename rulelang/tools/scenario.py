@@ -3,15 +3,11 @@
 This module reads scenario files and runs them (``run_file``, ``check_scenarios`` for `rulelang
 check`, ``scenario_files_for``). A scenario file holds ``scenario "name" { ... }`` blocks (rules
 syntax) or is a JSON file with the same parts, written here as the rules syntax that the parser then
-reads (``json_file_to_rules``); docs/scenarios.md describes every line and, under "Scenarios in JSON",
-every key. In the JSON form, expressions and cards stay texts of the rules language
-(``"player(2)"``, ``"Card(suit: clubs, rank: 3) * 2"``), and a key the form does not know, a value
-of the wrong kind or JSON that does not read is refused at its place in the JSON file.
+reads (``json_file_to_rules``); docs/scenarios.md describes every line and every JSON key.
 
-Cards named in a position are taken from the game's own cards (never made up), so cards stay
-conserved; piles are listed from the top down. The parts live beside it: ``scenario_report``
-(results and failures), ``scenario_position`` (the game, the position and the game's expressions
-in a scenario) and ``scenario_run`` (``ScenarioRunner``: the lines, the run units, the expectations).
+The parts live beside it: ``scenario_position`` (the game, the position and the game's expressions
+in a scenario; results and failures) and ``scenario_run`` (``ScenarioRunner``: the lines, the run
+units, the expectations).
 """
 from __future__ import annotations
 
@@ -20,12 +16,10 @@ import re
 from pathlib import Path
 
 from rulelang.language import nodes as N
-from rulelang.engine.program import RuleError
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.language.parser import parse_file, parse_text
 from rulelang.core.sourcefile import check_file_size
-from rulelang.tools.scenario_position import SCENARIO_VALUES, game_path
-from rulelang.tools.scenario_report import ScenarioFailure, ScenarioResult
+from rulelang.tools.scenario_position import ScenarioFailure, ScenarioResult, game_path
 from rulelang.tools.scenario_run import ScenarioRunner
 
 __all__ = ["ScenarioFailure", "ScenarioResult", "ScenarioRunner", "check_scenarios", "json_file_to_rules",
@@ -38,12 +32,14 @@ SCENARIO_KEYS = ("name", "rule", "game", "variant", "variants", "players", "seed
                  "position", "position_file", "steps")
 POSITION_KEYS = ("round", "phase", "step", "set", "zones", "next_roll", "next_random", "next_shuffle", "for")
 LOOP_KEYS = ("var", "in", "set", "zones", "next_roll", "next_random", "next_shuffle", "for")
+STEPS_ARE_A_LIST = '"steps" is a list of steps in a JSON scenario'
 STEP_KEYS = ("run", "choose", "choose_option", "choose_card", "choose_cell", "expect", "expect_error", "next_roll",
              "next_random", "next_shuffle", "stop_at_every_choice", "repeat")
 
 
 class JsonScenario:
-    """One JSON scenario file's text, turned into rules syntax; its problems said at their place."""
+    """One JSON scenario file's text, turned into rules syntax (expressions and cards stay texts of the
+    rules language: ``"player(2)"``, ``"Card(rank: 3) * 2"``); its problems said at their place."""
 
     def __init__(self, text: str, path: str):
         self.text, self.path = text, path
@@ -72,6 +68,13 @@ class JsonScenario:
         value = obj.get(key, default)
         if not fits(value):
             self.refuse(key, f'"{key}" is {words} in a JSON scenario, not {json.dumps(value)[:60]}')
+        return value
+
+    def shaped(self, obj: dict, key: str, kind, message: str, expected: str | None = None, default=None):
+        """`obj[key]` (or `default`), refused at its place with `message` unless it is a `kind`."""
+        value = obj.get(key, default)
+        if not isinstance(value, kind):
+            self.refuse(key, message, expected)
         return value
 
     def text_of(self, obj: dict, key: str) -> str:
@@ -112,27 +115,22 @@ class JsonScenario:
         lines += [f"  {key} {self.number_of(data, key)}" for key in ("players", "seed") if key in data]
         for key in ("setting", "settings"):
             if key in data:
-                settings = data[key]
-                if not isinstance(settings, dict):
-                    self.refuse(key, f'"{key}" is an object of settings and values in a JSON scenario',
-                                expected='{"hand_size": 3, "scoring": "doubled"}')
+                settings = self.shaped(data, key, dict,
+                                       f'"{key}" is an object of settings and values in a JSON scenario',
+                                       '{"hand_size": 3, "scoring": "doubled"}')
                 for setting, value in settings.items():
                     lines.append(f"  setting {self.name(setting, key)} = {self.setting_value(setting, value)}")
         if "position" in data:
             lines += ["  position {", *self.position(data["position"], "    ", POSITION_KEYS, "the position"), "  }"]
         if "position_file" in data:
             lines.append(f"  position from {json.dumps(self.text_of(data, 'position_file'))}")
-        steps = data.get("steps", [])
-        if not isinstance(steps, list):
-            self.refuse("steps", '"steps" is a list of steps in a JSON scenario')
-        lines += self.steps(steps, "  ")
+        lines += self.steps(self.shaped(data, "steps", list, STEPS_ARE_A_LIST, default=[]), "  ")
         lines.append("}")
         return "\n".join(lines) + "\n"
 
     def doc(self, obj: dict, indent: str) -> list[str]:
-        rule = obj.get("rule", [])  # the rulebook sentence checked: a text or a list of lines
-        if not isinstance(rule, (str, list)):
-            self.refuse("rule", '"rule" is a text or a list of texts (the rulebook sentence checked)')
+        rule = self.shaped(obj, "rule", (str, list),
+                           '"rule" is a text or a list of texts (the rulebook sentence checked)', default=[])
         return [f"{indent}/// {line}" for part in ([rule] if isinstance(rule, str) else rule)
                 for line in str(part).splitlines()]
 
@@ -165,15 +163,12 @@ class JsonScenario:
         lines = [f"{indent}round {self.number_of(pos, 'round')}"] if "round" in pos else []
         lines += [f"{indent}{key} {self.name(pos[key], key)}" for key in ("phase", "step") if key in pos]
         if "set" in pos:
-            if not isinstance(pos["set"], dict):
-                self.refuse("set", '"set" is an object of targets and expressions in a JSON scenario',
-                            expected='{"first_player": "player(1)"}')
-            for target, value in pos["set"].items():
+            targets = self.shaped(pos, "set", dict, '"set" is an object of targets and expressions in a JSON scenario',
+                                  '{"first_player": "player(1)"}')
+            for target, value in targets.items():
                 lines.append(f"{indent}set {target} = {self.expr(value, target)}")
         if "zones" in pos:
-            zones = pos["zones"]
-            if not isinstance(zones, dict):
-                self.refuse("zones", '"zones" is an object of zones and their cards in a JSON scenario')
+            zones = self.shaped(pos, "zones", dict, '"zones" is an object of zones and their cards in a JSON scenario')
             for zone, cards in zones.items():
                 if isinstance(cards, dict):
                     for cell, items in cards.items():
@@ -181,10 +176,8 @@ class JsonScenario:
                 else:
                     lines.append(f"{indent}{zone}: " + self.cards(cards, zone))
         lines += self.chance(pos, indent)
-        loops = pos.get("for", [])
-        if not isinstance(loops, list):
-            self.refuse("for", '"for" is a list of loops ({"var": NAME, "in": LIST, ...}) in a JSON scenario')
-        for loop in loops:
+        for loop in self.shaped(pos, "for", list, '"for" is a list of loops ({"var": NAME, "in": LIST, ...}) in a JSON '
+                                "scenario", default=[]):
             self.check_keys(loop, LOOP_KEYS, "a position's loop")
             if "var" not in loop or "in" not in loop:
                 self.refuse("for", 'a position\'s loop needs "var" (a name) and "in" (a list)',
@@ -256,9 +249,7 @@ class JsonScenario:
             elif kind in ("choose_card", "choose_cell", "expect"):
                 lines.append(f"{indent}{kind.replace('_', ' ')} {self.expr(step[kind], kind)}")
             elif kind == "repeat":
-                inner = step.get("steps", [])
-                if not isinstance(inner, list):
-                    self.refuse("steps", '"steps" is a list of steps in a JSON scenario')
+                inner = self.shaped(step, "steps", list, STEPS_ARE_A_LIST, default=[])
                 lines.append(f"{indent}repeat {self.number_of(step, 'repeat')} {{")
                 lines += self.steps(inner, indent + "  ")
                 lines.append(f"{indent}}}")
@@ -321,13 +312,7 @@ def check_scenarios(path: str | Path, scenarios: list[N.ScenarioDecl],
         try:
             match = runner.build()
             for item in _expectations(sc.items):
-                comp = runner.compiler(match)
-                names = set(SCENARIO_VALUES)
-                comp.scope = frozenset(comp.scope) | frozenset(n for n in names if n not in comp.t.symbols)
-                try:
-                    comp.expr(item.expr)
-                except RuleError as exc:
-                    raise ScenarioFailure(exc.span, exc.message, hint=runner.hint_for(match, exc.message, names)) from None
+                runner.eval(match, item.expr, run=False)
         except ScenarioFailure as exc:
             problems.append(Diagnostic(exc.span, exc.message, exc.expected, exc.hint))
         except RulesError as exc:  # the game's own errors (or a setting's value of the wrong kind)

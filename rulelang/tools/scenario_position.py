@@ -1,5 +1,7 @@
 """The match a scenario plays (``PositionBuilder`` and ``ScenarioExpressions``, the parts of
-``ScenarioRunner``).
+``ScenarioRunner``), and what a run gives back (``ScenarioResult``) and how it fails
+(``ScenarioFailure`` and its kinds), in the words of its messages (``unknown``, ``value_words``,
+``fits``, ``type_words``).
 
 The game it names, loaded with its variants and settings; then the match it starts from: a saved
 match or position file, or the lines of ``position { }`` (round, phase, step, ``set``, cards put in
@@ -13,15 +15,16 @@ only a scenario has (``chooser``, ``offered``, ``prompt``, ``game_over``, ``winn
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTINS, describe
 from rulelang.compile.codegen import Generator
 from rulelang.compile.compiler import Compiler
-from rulelang.core.errors import RulesError, did_you_mean, reason_of
-from rulelang.check.types import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS
-from rulelang.model.things import Entity, Player, Zone, move as move_entity, set_owner
+from rulelang.core.errors import Diagnostic, RulesError, Span, did_you_mean, reason_of
+from rulelang.check.types import BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, PLAYER_BUILTIN_ATTRS, describe_type
+from rulelang.model.things import EnumMap, Entity, Player, Zone, move as move_entity, set_owner
 from rulelang.core.resources import examples_dir, find_game, games_dir
 from rulelang.compile.loader import load
 from rulelang.balance.coverage import load_for_coverage
@@ -31,12 +34,140 @@ from rulelang.engine.values import check_piece
 from rulelang.engine.visibility import visible
 from rulelang.core.sourcefile import NotAJsonObject, read_json_object
 from rulelang.language.tables import confinement_problem
-from rulelang.tools.scenario_report import ScenarioFailure, fits, type_words, unknown, value_words
+
+# ------------------------------------------------------------------ results, failures and their words
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    span: Span
+    failures: list[tuple[Span, str]] = field(default_factory=list)  # every failure: where, and its report
+    checks: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def failed_at(self) -> Span | None:
+        return self.failures[0][0] if self.failures else None
+
+    @property
+    def message(self) -> str:
+        """Every failure's report, the first one first."""
+        if not self.failures:
+            return ""
+        first, *more = self.failures
+        return first[1] + "".join(f"\nalso failed at {span}:\n{report}" for span, report in more)
+
+
+class ScenarioFailure(Exception):
+    def __init__(self, span: Span, message: str, expected: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.span = span
+        self.message = message
+        self.expected = expected
+        self.hint = hint
+
+    def report(self) -> str:
+        """The message as `rulelang test` shows it under FAIL: its first line, the scenario's line with
+        a caret under the place, the rest of the message, then `expected:` and `hint:`."""
+        first, _, rest = self.message.partition("\n")
+        quoted = Diagnostic(self.span, first, self.expected, self.hint).format().split("\n")[1:]
+        lines = [first]
+        if quoted and not quoted[0].startswith(("  expected:", "  hint:")):
+            lines += quoted[:2]
+            quoted = quoted[2:]
+        if rest:
+            lines.append(rest)
+        return "\n".join(lines + [q.strip() for q in quoted])
+
+
+class StopsTheBlock(ScenarioFailure):
+    """A failure that ends the scenario's block: a `run` that failed or could not do what it says."""
+
+
+class Formatted(ScenarioFailure):
+    """A failure whose message is a whole diagnostic already (the rules' own error)."""
+
+    def report(self) -> str:
+        return self.message
+
+
+UNUSED_CHANCE = {"roll": "the runs rolled no more dice", "random": "the runs picked nothing more at random",
+                 "shuffle": "the runs did not shuffle that zone again"}
+
+
+class AnswerNotOffered(ScenarioFailure):
+    """A `choose` that matches none (or several) of the options: `expect error` may check it."""
+
+    def format(self) -> str:
+        return self.message
+
+
+def unknown(span: Span, what: str, name: str, known) -> ScenarioFailure:
+    """`the game has no zone "hnad"`, with the game's own names of that kind and the closest one."""
+    known = sorted(known)
+    return ScenarioFailure(span, f'the game has no {what} "{name}"',
+                           expected=("one of: " + ", ".join(known)) if known else f"(the game has no {what}s)",
+                           hint=did_you_mean(name, known))
+
+
+_BASE_KINDS = {"int": int, "bool": bool, "str": str, "player": Player, "card": Entity}
+
+
+def fits(v, tref: N.TypeRef, table) -> bool:
+    """Whether a value set by a position is of the kind the var or field is declared with (none
+    fits any: a var without a default starts as none)."""
+    if v is None or tref is None:
+        return True
+    if tref.list_of is not None:
+        return type(v) is list and all(fits(x, tref.list_of, table) for x in v)
+    if tref.per is not None:  # int per Gem: a map of that enum
+        return type(v) is EnumMap and v.enum == tref.per
+    name = tref.name
+    if name in _BASE_KINDS:
+        return type(v) is _BASE_KINDS[name]
+    if name in table.components:
+        return type(v) is Entity and v.card.component == name
+    if table.kind(name) == "enum":
+        return type(v) is str and table.enum_of_member(v) == name
+    return True
+
+
+def type_words(tref: N.TypeRef, table) -> str:
+    def code(tr):
+        if tr.list_of is not None:
+            return "list:" + code(tr.list_of)
+        if tr.per is not None:
+            return "map:" + tr.per
+        if tr.name in table.components:
+            return "entity:" + tr.name
+        if table.kind(tr.name) == "enum":
+            return "sym:" + tr.name
+        return tr.name
+    words = describe_type(code(tref))
+    if tref.list_of is None and tref.per is None and table.kind(tref.name) == "enum":
+        members = [n for n, s in table.symbols.items() if s.kind == "member" and s.type == tref.name]
+        words += " (" + ", ".join(members) + ")"
+    return words
+
+
+def value_words(v) -> str:
+    """A value and its kind, for a message: `the text "zero"`, `the number 3`, `Player 2`."""
+    if type(v) is str:
+        return f'the text "{v}"'
+    if type(v) is int:
+        return f"the number {v}"
+    if type(v) is Entity:
+        return f"the card {describe(v)}"
+    if type(v) is list:
+        return f"the list {describe(v)}"
+    return describe(v)
+
 
 # ------------------------------------------------------------------ the game's expressions in a scenario
-
-# the values only a scenario's expressions have (computed by ScenarioExpressions.eval)
-SCENARIO_VALUES = ("chooser", "offered", "prompt", "game_over", "winners", "turn_number", "current_step")
 
 
 class ScenarioExpressions:
@@ -50,7 +181,8 @@ class ScenarioExpressions:
         comp.gen = ScenarioGenerator.beside(comp, program.generated)  # (finish() compiles what it wrote)
         return comp
 
-    def eval(self, match: Match, expr, extra: dict | None = None):
+    def eval(self, match: Match, expr, extra: dict | None = None, run: bool = True):
+        """The value of a game's expression in the match (`run` False: only compiled, for `rulelang check`)."""
         names = {}
         try:
             comp = self.compiler(match)
@@ -66,7 +198,7 @@ class ScenarioExpressions:
             comp.scope = frozenset(comp.scope) | frozenset(names)
             fn = comp.expr(expr)
             comp.gen.finish()
-            return fn(Ctx(names, match.s, match.vm))
+            return fn(Ctx(names, match.s, match.vm)) if run else None
         except RuleError as exc:
             raise ScenarioFailure(exc.span, exc.message, hint=self.hint_for(match, exc.message, names)) from None
 

@@ -14,9 +14,8 @@ from rulelang.model.things import Entity
 from rulelang.engine.runtime import Match
 from rulelang.engine.fixed_chance import FixedChance, Queued
 from rulelang.engine.ops import StepOp
-from rulelang.tools.scenario_position import PositionBuilder
-from rulelang.tools.scenario_report import (UNUSED_CHANCE, AnswerNotOffered, Formatted, ScenarioFailure, ScenarioResult,
-                                            StopsTheBlock, unknown, value_words)
+from rulelang.tools.scenario_position import (UNUSED_CHANCE, AnswerNotOffered, Formatted, PositionBuilder,
+                                              ScenarioFailure, ScenarioResult, StopsTheBlock, unknown, value_words)
 
 
 class ScenarioRunner(PositionBuilder):
