@@ -254,10 +254,7 @@ class Fixer:
             test = self.simplify(x.test)
             if isinstance(test, N.BoolLit):
                 return self.simplify(x.then if test.value else x.other)
-            then, other = self.simplify(x.then), self.simplify(x.other)
-            if test is x.test and then is x.then and other is x.other:
-                return x
-            return x.model_copy(update={"test": test, "then": then, "other": other})
+            return rebuilt(x, self.simplify)
         if isinstance(x, N.BoolOp):
             decisive = x.op == "or"  # the value that ends an `or` (true) or an `and` (false)
             items = []
