@@ -63,7 +63,7 @@ def mentioned(node) -> frozenset[str]:
 _MENTIONS: dict[int, tuple] = {}
 
 
-#: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
+#: a text's `{name.field}` placeholders, as the checker, the decks' check and the generator (g_StrLit) read them
 TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 
 

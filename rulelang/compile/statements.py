@@ -324,7 +324,7 @@ class StatementCompiler:
         text = s.opts.prompt
         if text is None:
             return s.doc[0] if s.doc else None
-        return self.template(text, s.span) if "{" in text else text
+        return self.expr(N.StrLit(span=s.span, value=text)) if "{" in text else text
 
     def s_Choose(self, code, s, loops):
         coll = self.expr(s.coll)
