@@ -141,6 +141,7 @@ def recursive_defs(decls) -> set[str]:
     for d in defs:
         said = mentioned(d.body)
         calls[d.name] = names if "usable" in said else (said & names) | by_fields
+
     def reaches_itself(start: str) -> bool:
         seen, todo = set(), list(calls[start])
         while todo and start not in seen:
@@ -376,9 +377,9 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     while changed:  # through the defs each one calls, to a fixed point
         changed = False
         for name, called in calls.items():
-            mine = out[name]
-            if mine is not None and any(out[other] is None or not out[other] <= mine for other in called):
-                out[name] = None if any(out[other] is None for other in called) else mine.union(*map(out.get, called))
+            mine, theirs = out[name], [out[other] for other in called]
+            if mine is not None and any(t is None or not t <= mine for t in theirs):
+                out[name] = None if None in theirs else mine.union(*theirs)
                 changed = True
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
