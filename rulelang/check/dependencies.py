@@ -18,13 +18,8 @@ def _through_defs(decls, names: set[str]) -> set[str]:
     a text, "{name}", is called too)."""
     uses = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}
     found = {name for name, used in uses.items() if used & names}
-    changed = True
-    while changed:
-        changed = False
-        for name, used in uses.items():
-            if name not in found and used & found:
-                found.add(name)
-                changed = True
+    while more := {name for name, used in uses.items() if name not in found and used & found}:
+        found |= more
     return found
 
 
@@ -68,8 +63,17 @@ def mentioned(node) -> frozenset[str]:
 _MENTIONS: dict[int, tuple] = {}
 
 
-#: a text's `{name.field}` placeholders, as the checker, ExpressionCompiler.template and codegen read them
+#: a text's `{name.field}` placeholders, as the checker, the decks' check and the generator (g_StrLit) read them
 TEMPLATE_NAMES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+
+
+def shown_node(shown: str, span) -> N.Node:
+    """What a text's `{p.score}` shows (`shown`: "p.score"), as an expression at `span`."""
+    names = shown.split(".")
+    node = N.Name(span=span, id=names[0])
+    for attr in names[1:]:
+        node = N.Attr(span=span, obj=node, name=attr)
+    return node
 
 
 def turn_defs(decls) -> set[str] | None:
@@ -116,13 +120,9 @@ def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
     """The names whose needs are all among the names kept (or `outside`), dropping those that are
     not until none is left to drop: a def that uses one that is not of a kind is not of it either."""
     kept = dict(needs)
-    changed = True
-    while changed:
-        changed = False
-        for name, used in list(kept.items()):
-            if any(u not in kept and u not in outside for u in used):  # (no new set for each name)
-                del kept[name]
-                changed = True
+    while dropped := [name for name, used in kept.items() if any(u not in kept and u not in outside for u in used)]:
+        for name in dropped:
+            del kept[name]
     return set(kept)
 
 
@@ -141,18 +141,17 @@ def recursive_defs(decls) -> set[str]:
     for d in defs:
         said = mentioned(d.body)
         calls[d.name] = names if "usable" in said else (said & names) | by_fields
-    out: set[str] = set()
-    for start in calls:
+
+    def reaches_itself(start: str) -> bool:
         seen, todo = set(), list(calls[start])
-        while todo:
+        while todo and start not in seen:
             name = todo.pop()
-            if name == start:
-                out.add(start)
-                break
             if name not in seen:
                 seen.add(name)
                 todo.extend(calls[name])
-    return out
+        return start in seen
+
+    return {name for name in calls if reaches_itself(name)}
 
 
 def constant_defs(decls) -> set[str]:
@@ -205,13 +204,8 @@ def setting_defs(fixer: "Fixer") -> dict:
     only literals, enum members, settings and other such defs, through comparisons, `and`, `or`,
     `not`, `if ... then ... else` and `+`/`-` of numbers (`def complex = version == complex_version`).
     A game is compiled for one set of settings, so the generated code writes their values in place."""
-    out = {}
-    for name in fixer.defs:
-        try:
-            out[name] = fixer.def_value(name)
-        except _NotFixed:
-            pass
-    return out
+    fixed = {name: fixer.fixed(fixer.defs[name].body) for name in fixer.defs}
+    return {name: value for name, (known, value) in fixed.items() if known}
 
 
 def _literal(value, span):
@@ -261,10 +255,7 @@ class Fixer:
             test = self.simplify(x.test)
             if isinstance(test, N.BoolLit):
                 return self.simplify(x.then if test.value else x.other)
-            then, other = self.simplify(x.then), self.simplify(x.other)
-            if test is x.test and then is x.then and other is x.other:
-                return x
-            return x.model_copy(update={"test": test, "then": then, "other": other})
+            return rebuilt(x, self.simplify)
         if isinstance(x, N.BoolOp):
             decisive = x.op == "or"  # the value that ends an `or` (true) or an `and` (false)
             items = []
@@ -386,18 +377,10 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     while changed:  # through the defs each one calls, to a fixed point
         changed = False
         for name, called in calls.items():
-            mine = out[name]
-            if mine is None:
-                continue
-            for other in called:
-                theirs = out[other]
-                if theirs is None:
-                    out[name] = mine = None
-                    changed = True
-                    break
-                if not theirs <= mine:
-                    mine |= theirs
-                    changed = True
+            mine, theirs = out[name], [out[other] for other in called]
+            if mine is not None and any(t is None or not t <= mine for t in theirs):
+                out[name] = None if None in theirs else mine.union(*theirs)
+                changed = True
     return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
 
 

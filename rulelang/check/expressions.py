@@ -10,7 +10,7 @@ import re
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTINS, BUILTIN_VALUES, SPECIAL_FUNCS
 from rulelang.model.geometry import BOARD_FUNCTIONS, EDGE_NAMES
-from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.check.dependencies import TEMPLATE_NAMES, shown_node
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.check.types import (BUILTIN_RESULT, BUILTIN_VALUE_TYPES, ENTITY_BUILTIN_ATTRS, ON_A_BOARD,
                                   PLAYER_BUILTIN_ATTRS, ZONE_BUILTIN_ATTRS, _not_a_board, compatible, describe_type,
@@ -333,12 +333,7 @@ class ExpressionChecks:
         # "{p} draws {c.point}": the names shown in a text are checked like any other (as the compiler reads them)
         inside = _PlacesInText(x.span)
         for m in TEMPLATE_NAMES.finditer(x.value):
-            names = m.group(1).split(".")
-            span = inside.span_of(m.group(0))
-            node = N.Name(span=span, id=names[0])
-            for attr in names[1:]:
-                node = N.Attr(span=span, obj=node, name=attr)
-            self.expr(node, scope)
+            self.expr(shown_node(m.group(1), inside.span_of(m.group(0))), scope)
         inside = _PlacesInText(x.span)
         for m in SHOWN_ANYTHING.finditer(x.value):
             if not SHOWN_NAME_ONLY.fullmatch(m.group(1)):

@@ -37,17 +37,16 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, Callable
 
 from rulelang.language import nodes as N
-from rulelang.model.builtins import BUILTIN_VALUES, RuleFailure
+from rulelang.model.builtins import RuleFailure
 from rulelang.model.things import KeywordValue
 
-from rulelang.check.dependencies import TEMPLATE_NAMES
+from rulelang.check.dependencies import TEMPLATE_NAMES, shown_node
 from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import GENERATOR_VERSION, _compiled
 from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder, ordered_comparisons
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
-from rulelang.compile.codegen_calls import CallWriter
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
 from rulelang.compile.codegen_statements import StatementWriter
@@ -67,6 +66,11 @@ _ARITHMETIC = {"-": "_sub", "*": "_mul", "/": "_div", "%": "_mod"}
 # what read_once finds in a function's body: the cells of a shared board, the current player, a loop
 _BOARD_CELLS = re.compile(r"c\.s\.zones\[('[A-Za-z_][A-Za-z_0-9]*')\]\.cells\.stacks")
 _CURRENT = "_current(c.s)"  # the current player, as g_Name writes it
+# the built-in values (model.builtins.BUILTIN_VALUES), and names whose kind alone says how they are read
+_BUILTIN_NAMES = {"players": "_players_in(c.s)", "all_players": "c.s.players", "round": "c.s.round", "current": _CURRENT,
+                  "phase": "c.s.phase", "player_count": "len(c.s.players)", "eliminated": "_eliminated(c.s)"}
+_NAMED = {"var": "c.s.globals[{}]", "member": "{}", "phase": "{}", "component": "_cards_of_component(c.s, {})",
+          "cards": "_cards_of_set(c.s, {})"}
 _CALLED = re.compile(r"\bD_(\w+)")  # the defs a generated function calls (define_called)
 _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehension
 
@@ -74,10 +78,10 @@ _LOOP = re.compile(r"^\s*for |\bfor\b.*\bin\b", re.M)  # a loop, or a comprehens
 # ------------------------------------------------------------------ the generator
 
 
-class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
+class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
     """Writes the Python source of one game's expressions and defs; `finish()` compiles it. The
-    expressions are written here; what an expression is for sure (NodeFacts), calls (CallWriter),
-    quantifiers as loops and defs written in place (LoopWriter), defs as functions, remembered or not
+    expressions are written here; what an expression is for sure (NodeFacts), calls, quantifiers as
+    loops and defs written in place (LoopWriter), defs as functions, remembered or not
     (DefWriter), and statements as ops (StatementWriter) by its parts."""
 
     def __init__(self, compiler, label: str):
@@ -364,11 +368,7 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
         for m in TEMPLATE_NAMES.finditer(x.value):
             if m.start() > pos:
                 parts.append(self.text(x.value[pos:m.start()]))
-            names = m.group(1).split(".")
-            node: Any = N.Name(span=x.span, id=names[0])
-            for attr in names[1:]:
-                node = N.Attr(span=x.span, obj=node, name=attr)
-            parts.append(f"_describe({self.x(node)})")
+            parts.append(f"_describe({self.x(shown_node(m.group(1), x.span))})")
             pos = m.end()
         if pos < len(x.value):
             parts.append(self.text(x.value[pos:]))
@@ -380,19 +380,14 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             return self.pylocals[name]
         if name in self.cc.scope:
             return f"c.v[{name!r}]"
-        if name in BUILTIN_VALUES:
-            simple = {"players": "_players_in(c.s)", "all_players": "c.s.players", "round": "c.s.round",
-                      "current": "_current(c.s)", "phase": "c.s.phase", "player_count": "len(c.s.players)"}
-            if name in simple:
-                return simple[name]
-            if name == "eliminated":
-                return "_eliminated(c.s)"
+        if name in _BUILTIN_NAMES:
+            return _BUILTIN_NAMES[name]
         sym = self.cc.t.symbols.get(name)
         if sym is None:
             raise RuleError(x.span, f'"{name}" is not defined')
         kind = sym.kind
-        if kind == "var":
-            return f"c.s.globals[{name!r}]"
+        if kind in _NAMED:
+            return _NAMED[kind].format(repr(name))
         if kind == "setting":
             value = self.cc.settings[name]
             if type(value) in (int, str, bool) or value is None:
@@ -400,8 +395,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             return self.const(value)
         if kind == "table":
             return self.const(self.cc.table_rows(sym.decl))
-        if kind == "member":
-            return repr(name)
         if kind == "enum":
             return f"list({self.const(tuple(sym.decl.members))})"
         if kind == "zone" and sym.decl.count is not None:  # a family of zones: all of them, in order
@@ -416,12 +409,6 @@ class Generator(NodeFacts, CallWriter, LoopWriter, DefWriter, StatementWriter):
             return f"c.vm.program.defs[{name!r}](c, ())"
         if kind == "keyword":
             return self.const(KeywordValue(name))
-        if kind == "component":
-            return f"_cards_of_component(c.s, {name!r})"
-        if kind == "cards":
-            return f"_cards_of_set(c.s, {name!r})"
-        if kind == "phase":
-            return repr(name)
         raise RuleError(x.span, f'"{name}" cannot be used as a value')
 
     def loop_scope(self, var: str, coll):

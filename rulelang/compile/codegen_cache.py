@@ -55,15 +55,10 @@ def _compiled(units: list[tuple[int, str]], filename: str, key: str, label: str,
         return codes
     folder = cache_dir() if on_disk else None
     path = folder / f"{key}.marshal" if folder is not None else None
-    codes = None
-    if path is not None:
-        try:
-            codes = marshal.loads(path.read_bytes())
-            if not (isinstance(codes, list) and len(codes) == len(units)
-                    and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
-                codes = None
-        except (OSError, ValueError, EOFError, TypeError):
-            codes = None  # not there, unreadable or from another Python: compile again
+    codes = _read_marshal(path)
+    if not (isinstance(codes, list) and len(codes) == len(units)
+            and all(isinstance(c, types.CodeType) and c.co_filename == filename for c in codes)):
+        codes = None
     if codes is not None:
         _STATS["disk_hits"] += 1
     else:
@@ -92,11 +87,8 @@ def _unit_code(units: list[tuple[int, str]], filename: str, label: str, folder: 
         # the units of the last module made for a game of this title (another version of the file)
         name = hashlib.sha256(f"{__version__}/{GENERATOR_VERSION}/{sys.version}/{label}".encode()).hexdigest()
         keep_path = folder / f"units-{name[:40]}.marshal"
-        try:
-            kept = marshal.loads(keep_path.read_bytes())
-            if not isinstance(kept, dict):
-                kept = {}
-        except (OSError, ValueError, EOFError, TypeError):
+        kept = _read_marshal(keep_path)
+        if not isinstance(kept, dict):
             kept = {}
     codes, now = [], {}
     for first, text in units:
@@ -121,6 +113,14 @@ def _placed(code: types.CodeType, lines_above: int, filename: str) -> types.Code
     file, nested code (comprehensions, lambdas) included: tracebacks then name the module's lines."""
     consts = tuple(_placed(c, lines_above, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_firstlineno=code.co_firstlineno + lines_above, co_filename=filename, co_consts=consts)
+
+
+def _read_marshal(path: Path | None):
+    """What a file of the cache holds, or None: not there, unreadable or from another Python (compile again)."""
+    try:
+        return marshal.loads(path.read_bytes()) if path is not None else None
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
 
 
 def _write_marshal(folder: Path, path: Path, value) -> None:

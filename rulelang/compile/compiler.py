@@ -68,10 +68,6 @@ class Compiler(StatementCompiler):
     def opt(self, x):
         return None if x is None else self.expr(x)
 
-    def template(self, text: str, span: Span) -> Callable:
-        """A text that shows values, "{p} draws {n} cards" (names and fields only), as a function."""
-        return self.expr(N.StrLit(span=span, value=text))
-
     @contextmanager
     def scoped(self, names):
         """While compiling inside: `names` are rules names of the place too (a loop's, a def's)."""

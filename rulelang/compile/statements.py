@@ -79,9 +79,6 @@ class StatementCompiler:
             self.stmt(code, s, loops)
         self.scope = saved
 
-    def emit(self, code: Code, op) -> None:
-        code.ops.append(op)
-
     def stmt(self, code: Code, s, loops: list):
         regions = self._regions
         if regions is None or regions.code is not code:
@@ -101,7 +98,7 @@ class StatementCompiler:
         def let(c):
             c.v[name] = value(c)
 
-        self.emit(code, Exec(let, s.span))
+        code.ops.append(Exec(let, s.span))
         self.scope = self.scope | {name}
 
     def readers(self, key: str) -> tuple | None:
@@ -120,9 +117,9 @@ class StatementCompiler:
             call = s.target
             sym = self.t.symbols.get(call.func)
             if sym is not None and sym.kind == "proc":
-                self.emit(code, CallProc(call.func, [self.expr(a) for a in call.args], span))
+                code.ops.append(CallProc(call.func, [self.expr(a) for a in call.args], span))
             else:
-                self.emit(code, Exec(self.expr(call), span))
+                code.ops.append(Exec(self.expr(call), span))
             return
         value = self.expr(s.value)
         op = s.op
@@ -143,7 +140,7 @@ class StatementCompiler:
                 def set_local(c):
                     c.v[name] = _update(c.v.get(name), value(c), op, span)  # locals are not game state
 
-                self.emit(code, Exec(set_local, span))
+                code.ops.append(Exec(set_local, span))
             else:
                 until = s.until
                 key = "$" + name
@@ -160,7 +157,7 @@ class StatementCompiler:
                         g[name] = new
                         one_value_changed(c.s, key, readers)
 
-                self.emit(code, Exec(set_global, span))
+                code.ops.append(Exec(set_global, span))
             return
         obj = self.expr(target.obj)
         attr = target.name
@@ -172,7 +169,7 @@ class StatementCompiler:
         def set_attr(c):
             set_field(c, obj(c), attr, value, op, span, until, readers)
 
-        self.emit(code, Exec(set_attr, span))
+        code.ops.append(Exec(set_attr, span))
 
     # ---- elimination, responses, offers (the last two are written with choices)
     def s_Eliminate(self, code, s, loops):
@@ -194,7 +191,7 @@ class StatementCompiler:
             c.s.version += 1
             journal_cards(c.s, ())  # (the globals, where it is noted, are put back whole by a restore)
 
-        self.emit(code, Exec(do_eliminate, span))
+        code.ops.append(Exec(do_eliminate, span))
 
     def s_Respond(self, code, s, loops):
         """Each listed player, in order, may answer with one of the options or pass (with `once`, the first
@@ -233,10 +230,10 @@ class StatementCompiler:
         ends = []
         for cond, body in s.branches:
             jump = JumpIfNot(self.expr(cond), None, s.span)
-            self.emit(code, jump)
+            code.ops.append(jump)
             self.block(code, body, loops)
             end_jump = Jump(None, s.span)
-            self.emit(code, end_jump)
+            code.ops.append(end_jump)
             ends.append(end_jump)
             jump.target = len(code.ops)
         if s.other is not None:
@@ -256,9 +253,9 @@ class StatementCompiler:
         """The shared tail of every loop: `head` (an op with an `end` or `target` to patch) was
         emitted at `top`; compile the body, jump back, and patch `break` / `continue`."""
         jumps = self.loop_body(code, loops, body)
-        self.emit(code, Jump(top, span))
+        code.ops.append(Jump(top, span))
         end = len(code.ops)
-        self.emit(code, ClearSlot(slot, span))
+        code.ops.append(ClearSlot(slot, span))
         if isinstance(head, JumpIfNot):
             head.target = end
         else:
@@ -271,19 +268,19 @@ class StatementCompiler:
     def s_For(self, code, s, loops):
         slot = self.slot("for")
         span = s.span
-        self.emit(code, ForInit(slot, self.expr(s.coll), span))
+        code.ops.append(ForInit(slot, self.expr(s.coll), span))
         top = len(code.ops)
         with self.scoped({s.var}):
             if s.chosen_by is not None:
                 cond = self.opt(s.cond)
                 if cond is not None:
                     # filter once, then let the player order what is left
-                    self.emit(code, FilterOnce(slot, s.var, cond, span))
+                    code.ops.append(FilterOnce(slot, s.var, cond, span))
                     top = len(code.ops)
                 head = ForChosenNext(slot, s.var, self.expr(s.chosen_by), None, span, "which comes next?")
             else:
                 head = ForNext(slot, s.var, self.opt(s.cond), None, span)
-            self.emit(code, head)
+            code.ops.append(head)
             self.loop(code, loops, top, head, s.body, slot, span)
 
     def _guarded_loop(self, code, loops, cond, body, span):
@@ -291,8 +288,8 @@ class StatementCompiler:
         guard = self.slot("guard")
         top = len(code.ops)
         head = JumpIfNot(cond, None, span)
-        self.emit(code, head)
-        self.emit(code, LoopGuard(guard, span))
+        code.ops.append(head)
+        code.ops.append(LoopGuard(guard, span))
         self.loop(code, loops, top, head, body, guard, span)
 
     def s_While(self, code, s, loops):
@@ -304,21 +301,21 @@ class StatementCompiler:
 
     def s_RepeatTimes(self, code, s, loops):
         slot = self.slot("repeat")
-        self.emit(code, RepeatInit(slot, self.expr(s.count), s.span))
+        code.ops.append(RepeatInit(slot, self.expr(s.count), s.span))
         top = len(code.ops)
         head = RepeatNext(slot, None, s.span)
-        self.emit(code, head)
+        code.ops.append(head)
         self.loop(code, loops, top, head, s.body, slot, s.span)
 
     def s_Break(self, code, s, loops):  # (and s_Continue)
         j = Jump(None, s.span)
-        self.emit(code, j)
+        code.ops.append(j)
         loops[-1]["breaks" if type(s) is N.Break else "continues"].append(j)
 
     s_Continue = s_Break
 
     def s_Return(self, code, s, loops):
-        self.emit(code, ReturnOp(s.span))
+        code.ops.append(ReturnOp(s.span))
 
     def prompt(self, s):
         """A choice's `as "..."` prompt: one that shows values ("{p} picks a card") becomes a function of the
@@ -327,19 +324,19 @@ class StatementCompiler:
         text = s.opts.prompt
         if text is None:
             return s.doc[0] if s.doc else None
-        return self.template(text, s.span) if "{" in text else text
+        return self.expr(N.StrLit(span=s.span, value=text)) if "{" in text else text
 
     def s_Choose(self, code, s, loops):
         coll = self.expr(s.coll)
         with self.scoped({s.var}):
             cond = self.opt(s.cond)
         by = self.opt(s.opts.by)
-        self.emit(code, ChooseOne(s.var, coll, cond, by, s.opts.optional, self.prompt(s), s.span))
+        code.ops.append(ChooseOne(s.var, coll, cond, by, s.opts.optional, self.prompt(s), s.span))
         self.scope = self.scope | {s.var}
 
     def s_ChooseBlock(self, code, s, loops):
         op = ChooseAmong([], [], self.opt(s.opts.by), s.opts.optional, self.prompt(s), s.span)
-        self.emit(code, op)
+        code.ops.append(op)
         ends = []
         for opt in s.options:
             bindings = []
@@ -361,7 +358,7 @@ class StatementCompiler:
             with self.scoped(names):
                 self.block(code, opt.body, loops)
             j = Jump(None, opt.span)
-            self.emit(code, j)
+            code.ops.append(j)
             ends.append(j)
         end = len(code.ops)
         op.end = end
@@ -382,7 +379,7 @@ class StatementCompiler:
             cell = at(c) if at is not None else None
             move_cards(c, what(c), zone, cell, bottom, face_down, span, slot)
 
-        self.emit(code, Exec(do_move, span))
+        code.ops.append(Exec(do_move, span))
 
     def s_Discard(self, code, s, loops):
         what = self.expr(s.what)
@@ -401,7 +398,7 @@ class StatementCompiler:
                                 f"{e.card.component} cards are discarded to a zone, not to")
                 _put(c, e, zone, None, False, False, span)
 
-        self.emit(code, Exec(do_discard, span))
+        code.ops.append(Exec(do_discard, span))
 
     def s_Draw(self, code, s, loops):
         count = self.opt(s.count)
@@ -422,7 +419,7 @@ class StatementCompiler:
                     break
                 _put(c, src.items[-1], dst, cell, bottom, face_down, span, slot(c) if slot is not None else None)
 
-        self.emit(code, Exec(do_draw, span))
+        code.ops.append(Exec(do_draw, span))
 
     def s_Shuffle(self, code, s, loops):
         zone, span = self.expr(s.zone), s.span
@@ -438,7 +435,7 @@ class StatementCompiler:
             c.s.version += 1
             journal_cards(c.s, z.items, z)
 
-        self.emit(code, Exec(do_shuffle, s.span))
+        code.ops.append(Exec(do_shuffle, s.span))
 
     def s_Create(self, code, s, loops):
         zone = self.expr(s.zone)
@@ -448,7 +445,7 @@ class StatementCompiler:
         def do_create(c):
             c.vm.create_cards(name, the_zone(zone(c), span, "cards are created in a zone, not in"), span)
 
-        self.emit(code, Exec(do_create, span))
+        code.ops.append(Exec(do_create, span))
 
     def s_Reveal(self, code, s, loops):
         what, to = self.expr(s.what), self.opt(s.to)
@@ -471,7 +468,7 @@ class StatementCompiler:
             c.s.cards_version += 1
             journal_cards(c.s, cards)
 
-        self.emit(code, Exec(do_reveal, s.span))
+        code.ops.append(Exec(do_reveal, s.span))
 
     def s_Flip(self, code, s, loops):  # (and s_Hide: the cards are not turned)
         what, span = self.expr(s.what), s.span
@@ -489,15 +486,15 @@ class StatementCompiler:
                 c.s.cards_version += 1
             journal_cards(c.s, cards)
 
-        self.emit(code, Exec(do_flip, span))
+        code.ops.append(Exec(do_flip, span))
 
     s_Hide = s_Flip
 
     def s_Signal(self, code, s, loops):
-        self.emit(code, SignalOp(s.name, [self.expr(a) for a in s.args], s.span))
+        code.ops.append(SignalOp(s.name, [self.expr(a) for a in s.args], s.span))
 
     def s_Perform(self, code, s, loops):
-        self.emit(code, PerformOp(self.expr(s.what), self.opt(s.on), s.span))
+        code.ops.append(PerformOp(self.expr(s.what), self.opt(s.on), s.span))
 
     def s_Win(self, code, s, loops):
         who = self.expr(s.who)
@@ -510,21 +507,21 @@ class StatementCompiler:
                 if p.seat not in c.s.winners:
                     c.s.winners.append(p.seat)
 
-        self.emit(code, Exec(do_win, span))
+        code.ops.append(Exec(do_win, span))
 
     def s_End(self, code, s, loops):
-        self.emit(code, EndOp(s.what, s.span))
+        code.ops.append(EndOp(s.what, s.span))
 
     def s_TakeTurns(self, code, s, loops):
         slot = self.slot("turns")
         span = s.span
-        self.emit(code, TurnsInit(slot, self.opt(s.start), s.direction, span, self.opt(s.following)))
+        code.ops.append(TurnsInit(slot, self.opt(s.start), s.direction, span, self.opt(s.following)))
         top = len(code.ops)
         head = TurnsNext(slot, self.opt(s.until), self.opt(s.skipping), s.once, None, span)
-        self.emit(code, head)
+        code.ops.append(head)
         jumps = self.loop_body(code, loops, s.body)
         head.turn_end = len(code.ops)
-        self.emit(code, TurnEnd(slot, top, span))
+        code.ops.append(TurnEnd(slot, top, span))
         head.end = len(code.ops)
         for j in jumps["breaks"]:
             j.target = head.end
@@ -532,10 +529,10 @@ class StatementCompiler:
             j.target = head.turn_end
 
     def s_StepBlock(self, code, s, loops):
-        self.emit(code, StepOp(s.name, True, s.span))
+        code.ops.append(StepOp(s.name, True, s.span))
         code.step_names.append(s.name)
         self.block(code, s.body, loops)
-        self.emit(code, StepOp(s.name, False, s.span))
+        code.ops.append(StepOp(s.name, False, s.span))
 
     def s_Log(self, code, s, loops):
         msg = self.expr(s.message)
@@ -543,7 +540,7 @@ class StatementCompiler:
         def do_log(c):
             c.s.log.append(describe(msg(c)))
 
-        self.emit(code, Exec(do_log, s.span))
+        code.ops.append(Exec(do_log, s.span))
 
     def s_Fail(self, code, s, loops):
         msg, span = self.expr(s.message), s.span
@@ -551,4 +548,4 @@ class StatementCompiler:
         def do_fail(c):
             raise RuleError(span, describe(msg(c)))
 
-        self.emit(code, Exec(do_fail, span))
+        code.ops.append(Exec(do_fail, span))
