@@ -4,31 +4,18 @@ One algorithm serves both (single-observer ISMCTS, Cowling, Powley and Whitehous
 every iteration starts from a fresh copy of the match *as the bot's seat may imagine it*
 (``AgentHandle.imagine``: every card it cannot see re-dealt at random, chance reseeded), walks
 down a tree of decisions keyed by what each chooser sees (option name and label), grows it by
-one node, plays the rest of the game out at random and backs the result up.
+one node, plays the rest of the game out at random and backs the result up. With nothing hidden
+and no chance, every imagined copy is the match itself: plain UCT (UCB1 applied to trees). With
+hidden cards, the nodes are information sets, and an option that exists only in some imagined
+deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS); with chance
+(shuffles, rolls), every iteration reseeds it, so the tree averages over it.
 
-* In a game of perfect information with no chance, every imagined copy is the match itself,
-  so this is plain UCT (UCB1 applied to trees).
-* With hidden cards, the tree's nodes are information sets: a decision is the same node
-  whatever the hidden cards happen to be, and an option that exists only in some imagined
-  deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS).
-* With chance (shuffles, rolls), every iteration reseeds it, so the tree averages over it.
-
-Two enhancements make small budgets count in big games:
-
-* **Progressive widening.** A decision with many options would otherwise spend every
-  iteration of a small budget on trying a new option once. A node visited ``n`` times has at
-  most ``max(width, ceil(2 * sqrt(n + 1)))`` children (``width`` = 10 by default), so a decision
-  with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
-  visits over a few options first and widens as it is visited more.
-* **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
-  the random play-out stops after ``depth`` decisions (4 by default; with ``round_end=1`` it
-  goes on to the end of that round, where many rules score or discard), and the position is
-  scored as the game would be if it ended there: the rules' ``result`` says who would win, the
-  heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
-
-A third (``greedy=W``) starts the search where the greedy bot stands: each option of a decision of
-the tree is first valued one move ahead as greedy values it, and that counts as W play-outs of it.
-The settings, and which is stronger than greedy in which game: docs/balance.md.
+What makes small budgets count in big games: progressive widening (a node visited n times has at
+most ``max(width, ceil(2 * sqrt(n + 1)))`` children, so a decision of at most ``width`` options is
+plain UCT), play-outs cut short after ``depth`` decisions and scored by the rules' ``result`` and
+``def heuristic(p)`` (without a heuristic they run to the end), and with ``greedy=W`` greedy's
+valuation of each option counted as W play-outs of it. Every setting, and what was measured of it
+(which is stronger than greedy in which game): docs/balance.md ("Tree search settings").
 
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """

@@ -458,7 +458,7 @@ class LegalOptions(Sequence):
             raise IndexError("option index out of range")
         made = self._made.get(index)
         if made is None:
-            made = self._made[index] = Option(index, None, self._state, None, self._seat, self._options)
+            made = self._made[index] = Option(index, self._state, self._seat, self._options)
         return made
 
     def __eq__(self, other):
@@ -473,14 +473,14 @@ class LegalOptions(Sequence):
 
 
 class Option:
-    """One legal answer to the pending choice. Its label (as its chooser sees it) is made on first use."""
+    """One legal answer to the pending choice; its name, its dict and its label (as its chooser sees it)
+    are made when first read."""
 
-    __slots__ = ("index", "_name", "_state", "_raw", "_seat", "_label", "_options")
+    __slots__ = ("index", "_state", "_seat", "_options", "_name", "_raw", "_label")
 
-    def __init__(self, index: int, name: str | None, state: State, raw: dict | None, seat: int, options=None):
-        # raw None: made from `options` (the pending choice's) when first needed
-        self.index, self._name = index, name
-        self._state, self._raw, self._seat, self._label, self._options = state, raw, seat, None, options
+    def __init__(self, index: int, state: State, seat: int, options):
+        self.index, self._state, self._seat, self._options = index, state, seat, options
+        self._name = self._raw = self._label = None
 
     @property
     def name(self) -> str:
