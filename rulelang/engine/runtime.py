@@ -451,11 +451,9 @@ class LegalOptions(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._options)))]
-        n = len(self._options)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
+        if not -len(self._options) <= index < len(self._options):
             raise IndexError("option index out of range")
+        index %= len(self._options)
         made = self._made.get(index)
         if made is None:
             made = self._made[index] = Option(index, self._state, self._seat, self._options)
