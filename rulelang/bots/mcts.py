@@ -70,14 +70,23 @@ def reward(world: Match, seat: int, draw: float | None = None) -> float:
     return 1.0 if seat in winners else 0.0
 
 
-def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
-    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
+def leads(values: list[float], own: float = 0.0) -> list[float]:
+    """Each seat's lead in [0, 1] over the best other seat by `values`, ``0.5 + 0.5 * (mine - best) /
+    (|mine| + |best| + 1)``: above one half when ahead, growing with the lead, whatever the values'
+    scale. With `own`, that share of ``mine - best`` is the seat's own value instead (greedy's tie-break)."""
+    out = []
+    for i, mine in enumerate(values):
+        best = max((v for j, v in enumerate(values) if j != i), default=0.0)
+        lead = (1 - own) * (mine - best) + own * mine if own else mine - best
+        out.append(0.5 + 0.5 * lead / (abs(mine) + abs(best) + 1.0))
+    return out
 
-    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
-    share of one each when nobody would), the rest the seat's lead by the rules' heuristic over
-    the best other seat, ``0.5 + 0.5 * (mine - best) / (|mine| + |best| + 1)``: above one half
-    when ahead, growing with the lead, whatever the heuristic's scale. Uses the world up: call it
-    on a throw-away copy only."""
+
+def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
+    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now:
+    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a share
+    of one each when nobody would), the rest the seat's ``leads`` by the rules' heuristic. Uses the
+    world up: call it on a throw-away copy only."""
     s = world.s
     program = world.game.program
     players = len(s.players)
@@ -86,18 +95,14 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
         won = [1.0 if i in winners else 0.0 for i in range(players)]
     else:
         won = [1.0 / max(players, 1) if draw is None else draw] * players
-    leads = [0.5] * players
+    h = None
     if program.heuristic is not None and players > 1:
         try:
             h = [float(program.heuristic(Ctx({}, s, world.vm), (p,)) or 0) for p in s.players]
         except Exception:  # a heuristic that cannot be computed mid-game says nothing
-            h = None
-        if h is not None:
-            leads = []
-            for i, mine in enumerate(h):
-                best_other = max(v for j, v in enumerate(h) if j != i)
-                leads.append(0.5 + 0.5 * (mine - best_other) / (abs(mine) + abs(best_other) + 1.0))
-    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
+            pass
+    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead
+            for w, lead in zip(won, leads(h) if h is not None else [0.5] * players)]
 
 
 def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
@@ -128,24 +133,16 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
 
 def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
     """Every seat's value in [0, 1] of a position as the greedy bot reads it (``valuation.position_value``):
-    a finished game is worth its ``reward``; an unfinished one mostly the seat's lead over the best other
-    seat by ``valuation.player_values``, and by ``OWN_WEIGHT`` its own value (greedy's tie-break); one half
-    when they say nothing. `values`: the player values when already worked out. Uses the world up: call
-    it on a throw-away copy."""
+    a finished game is worth its ``reward``; an unfinished one the seat's ``leads`` by
+    ``valuation.player_values``, ``OWN_WEIGHT`` of it its own value; one half when they say nothing.
+    `values`: the player values when already worked out. Uses the world up: call it on a throw-away copy."""
     s = world.s
     players = len(s.players)
     if s.over:
         return [reward(world, seat, draw) for seat in range(players)]
     if values is None:
         values = player_values(world)
-    if values is None:
-        return [0.5] * players
-    out = []
-    for i, mine in enumerate(values):
-        best = max((v for j, v in enumerate(values) if j != i), default=0.0)
-        scale = abs(mine) + abs(best) + 1.0
-        out.append(0.5 + 0.5 * ((1 - OWN_WEIGHT) * (mine - best) + OWN_WEIGHT * mine) / scale)
-    return out
+    return [0.5] * players if values is None else leads(values, OWN_WEIGHT)
 
 
 def greedy_prior(world: Match, keys: dict[tuple, int], draw: float | None = None) -> dict[tuple, tuple[tuple, float]]:
