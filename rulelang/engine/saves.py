@@ -286,9 +286,8 @@ def state_from_json(program: Program, data: dict) -> State:
         raise RulesError(Diagnostic(Span(), f"unknown save format {data.get('format')!r}"))
     s = State(data["seed"])
     rng = data["rng"]
-    s.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
-    for seat, p in enumerate(data["players"]):
-        s.players.append(Player(seat, {}))
+    s.set_rng_state((rng[0], tuple(rng[1]), rng[2]))
+    s.players = [Player(seat, {}) for seat in range(len(data["players"]))]
     make_zones(program, s)
     for i, ed in enumerate(data["entities"]):
         set_name, index = ed["card"]
