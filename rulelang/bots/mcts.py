@@ -293,16 +293,11 @@ class MCTSAgent:
         ``cutoff_values``): on `world` itself, or with ``samples`` M > 1 the mean for each seat over M
         copies of it as that seat may imagine it (what it cannot see re-dealt, ``Match.sample_for``).
         `world` is an imagined copy already; it is used up."""
-        if self.samples <= 1:
+        m = self.samples
+        if m <= 1:
             return value(world, self.draw)
-        players = len(world.s.players)
-        out = []
-        for seat in range(players):
-            total = 0.0
-            for _ in range(self.samples):
-                total += value(world.sample_for(seat, self.rng), self.draw)[seat]
-            out.append(total / self.samples)
-        return out
+        return [sum(value(world.sample_for(seat, self.rng), self.draw)[seat] for _ in range(m)) / m
+                for seat in range(len(world.s.players))]
 
     def _uct_select(self, node: _Node, keys: dict[tuple, int], at_root: bool) -> tuple:
         """The option to add at a node, while it has untried options and progressive widening leaves
