@@ -125,11 +125,9 @@ def compare_metric(metric: str, a: list, b: list, paired: bool, confidence: floa
     rate = is_rate(metric)
     if paired:
         pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
-        xs = [x for x, _ in pairs]
-        ys = [y for _, y in pairs]
+        xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
     else:
-        xs = [x for x in a if x is not None]
-        ys = [y for y in b if y is not None]
+        xs, ys = [x for x in a if x is not None], [y for y in b if y is not None]
     if not xs or not ys:
         return MetricDiff(metric, rate, None, None, None, None, None, None)
     ma, mb = float(np.mean(xs)), float(np.mean(ys))

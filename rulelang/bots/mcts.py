@@ -4,31 +4,18 @@ One algorithm serves both (single-observer ISMCTS, Cowling, Powley and Whitehous
 every iteration starts from a fresh copy of the match *as the bot's seat may imagine it*
 (``AgentHandle.imagine``: every card it cannot see re-dealt at random, chance reseeded), walks
 down a tree of decisions keyed by what each chooser sees (option name and label), grows it by
-one node, plays the rest of the game out at random and backs the result up.
+one node, plays the rest of the game out at random and backs the result up. With nothing hidden
+and no chance, every imagined copy is the match itself: plain UCT (UCB1 applied to trees). With
+hidden cards, the nodes are information sets, and an option that exists only in some imagined
+deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS); with chance
+(shuffles, rolls), every iteration reseeds it, so the tree averages over it.
 
-* In a game of perfect information with no chance, every imagined copy is the match itself,
-  so this is plain UCT (UCB1 applied to trees).
-* With hidden cards, the tree's nodes are information sets: a decision is the same node
-  whatever the hidden cards happen to be, and an option that exists only in some imagined
-  deals is scored by how often it was available (the "subset-armed bandit" of ISMCTS).
-* With chance (shuffles, rolls), every iteration reseeds it, so the tree averages over it.
-
-Two enhancements make small budgets count in big games:
-
-* **Progressive widening.** A decision with many options would otherwise spend every
-  iteration of a small budget on trying a new option once. A node visited ``n`` times has at
-  most ``max(width, ceil(2 * sqrt(n + 1)))`` children (``width`` = 10 by default), so a decision
-  with at most ``width`` options is searched exactly as plain UCT, and a bigger one spreads its
-  visits over a few options first and widens as it is visited more.
-* **Play-outs cut short by the rules' heuristic.** When the rules define ``def heuristic(p)``,
-  the random play-out stops after ``depth`` decisions (4 by default; with ``round_end=1`` it
-  goes on to the end of that round, where many rules score or discard), and the position is
-  scored as the game would be if it ended there: the rules' ``result`` says who would win, the
-  heuristic says who stands better. Without a heuristic, play-outs run to the end of the game.
-
-A third (``greedy=W``) starts the search where the greedy bot stands: each option of a decision of
-the tree is first valued one move ahead as greedy values it, and that counts as W play-outs of it.
-The settings, and which is stronger than greedy in which game: docs/balance.md.
+What makes small budgets count in big games: progressive widening (a node visited n times has at
+most ``max(width, ceil(2 * sqrt(n + 1)))`` children, so a decision of at most ``width`` options is
+plain UCT), play-outs cut short after ``depth`` decisions and scored by the rules' ``result`` and
+``def heuristic(p)`` (without a heuristic they run to the end), and with ``greedy=W`` greedy's
+valuation of each option counted as W play-outs of it. Every setting, and what was measured of it
+(which is stronger than greedy in which game): docs/balance.md ("Tree search settings").
 
 The bot never reads the real match: only its view and imagined copies, through the handle.
 """
@@ -83,14 +70,23 @@ def reward(world: Match, seat: int, draw: float | None = None) -> float:
     return 1.0 if seat in winners else 0.0
 
 
-def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
-    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now.
+def leads(values: list[float], own: float = 0.0) -> list[float]:
+    """Each seat's lead in [0, 1] over the best other seat by `values`, ``0.5 + 0.5 * (mine - best) /
+    (|mine| + |best| + 1)``: above one half when ahead, growing with the lead, whatever the values'
+    scale. With `own`, that share of ``mine - best`` is the seat's own value instead (greedy's tie-break)."""
+    out = []
+    for i, mine in enumerate(values):
+        best = max((v for j, v in enumerate(values) if j != i), default=0.0)
+        lead = (1 - own) * (mine - best) + own * mine if own else mine - best
+        out.append(0.5 + 0.5 * lead / (abs(mine) + abs(best) + 1.0))
+    return out
 
-    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a
-    share of one each when nobody would), the rest the seat's lead by the rules' heuristic over
-    the best other seat, ``0.5 + 0.5 * (mine - best) / (|mine| + |best| + 1)``: above one half
-    when ahead, growing with the lead, whatever the heuristic's scale. Uses the world up: call it
-    on a throw-away copy only."""
+
+def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
+    """Every seat's value in [0, 1] of an unfinished position, as if the game ended now:
+    ``RESULT_WEIGHT`` of it is the rules' ``result`` run now (1 for a seat that would win, a share
+    of one each when nobody would), the rest the seat's ``leads`` by the rules' heuristic. Uses the
+    world up: call it on a throw-away copy only."""
     s = world.s
     program = world.game.program
     players = len(s.players)
@@ -99,18 +95,14 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
         won = [1.0 if i in winners else 0.0 for i in range(players)]
     else:
         won = [1.0 / max(players, 1) if draw is None else draw] * players
-    leads = [0.5] * players
+    h = None
     if program.heuristic is not None and players > 1:
         try:
             h = [float(program.heuristic(Ctx({}, s, world.vm), (p,)) or 0) for p in s.players]
         except Exception:  # a heuristic that cannot be computed mid-game says nothing
-            h = None
-        if h is not None:
-            leads = []
-            for i, mine in enumerate(h):
-                best_other = max(v for j, v in enumerate(h) if j != i)
-                leads.append(0.5 + 0.5 * (mine - best_other) / (abs(mine) + abs(best_other) + 1.0))
-    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead for w, lead in zip(won, leads)]
+            pass
+    return [RESULT_WEIGHT * w + (1 - RESULT_WEIGHT) * lead
+            for w, lead in zip(won, leads(h) if h is not None else [0.5] * players)]
 
 
 def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
@@ -141,24 +133,16 @@ def root_prior(handle, root_keys: dict[tuple, int], rng: random.Random,
 
 def greedy_values(world: Match, draw: float | None = None, values: list[float] | None = None) -> list[float]:
     """Every seat's value in [0, 1] of a position as the greedy bot reads it (``valuation.position_value``):
-    a finished game is worth its ``reward``; an unfinished one mostly the seat's lead over the best other
-    seat by ``valuation.player_values``, and by ``OWN_WEIGHT`` its own value (greedy's tie-break); one half
-    when they say nothing. `values`: the player values when already worked out. Uses the world up: call
-    it on a throw-away copy."""
+    a finished game is worth its ``reward``; an unfinished one the seat's ``leads`` by
+    ``valuation.player_values``, ``OWN_WEIGHT`` of it its own value; one half when they say nothing.
+    `values`: the player values when already worked out. Uses the world up: call it on a throw-away copy."""
     s = world.s
     players = len(s.players)
     if s.over:
         return [reward(world, seat, draw) for seat in range(players)]
     if values is None:
         values = player_values(world)
-    if values is None:
-        return [0.5] * players
-    out = []
-    for i, mine in enumerate(values):
-        best = max((v for j, v in enumerate(values) if j != i), default=0.0)
-        scale = abs(mine) + abs(best) + 1.0
-        out.append(0.5 + 0.5 * ((1 - OWN_WEIGHT) * (mine - best) + OWN_WEIGHT * mine) / scale)
-    return out
+    return [0.5] * players if values is None else leads(values, OWN_WEIGHT)
 
 
 def greedy_prior(world: Match, keys: dict[tuple, int], draw: float | None = None) -> dict[tuple, tuple[tuple, float]]:
@@ -309,16 +293,11 @@ class MCTSAgent:
         ``cutoff_values``): on `world` itself, or with ``samples`` M > 1 the mean for each seat over M
         copies of it as that seat may imagine it (what it cannot see re-dealt, ``Match.sample_for``).
         `world` is an imagined copy already; it is used up."""
-        if self.samples <= 1:
+        m = self.samples
+        if m <= 1:
             return value(world, self.draw)
-        players = len(world.s.players)
-        out = []
-        for seat in range(players):
-            total = 0.0
-            for _ in range(self.samples):
-                total += value(world.sample_for(seat, self.rng), self.draw)[seat]
-            out.append(total / self.samples)
-        return out
+        return [sum(value(world.sample_for(seat, self.rng), self.draw)[seat] for _ in range(m)) / m
+                for seat in range(len(world.s.players))]
 
     def _uct_select(self, node: _Node, keys: dict[tuple, int], at_root: bool) -> tuple:
         """The option to add at a node, while it has untried options and progressive widening leaves

@@ -549,7 +549,72 @@ class FlowOp(Op):
     __slots__ = ("what", "arg", "span")
 
     def run(self, vm, frame):
-        vm.flow_step(self, frame)
+        s = vm.s
+        what = self.what
+        if what == "setup":
+            frame.pc += 1
+            if vm.program.setup is not None:
+                vm.push(vm.program.setup, {}, "setup")
+        elif what == "handler_game":
+            frame.handlers.append(("game", self.arg))
+            frame.pc += 1
+            vm.finished("setup")
+            vm.fire_at("start", "game")
+        elif what == "round_start":
+            if s.ending:
+                frame.pc = self.arg
+                return
+            s.round += 1
+            s.phase = None
+            frame.handlers.append(("round", vm.program.round_end_pc))
+            frame.pc += 1
+            vm.fire_at("start", "round")
+        elif what == "phase":
+            info = vm.program.phases[self.arg]
+            if info.unless is not None and info.unless(Ctx({}, s, vm)):
+                frame.pc += 2
+                return
+            s.phase = self.arg
+            frame.handlers.append(("phase", frame.pc + 1))
+            frame.pc += 1
+            vm.push(info.code, {}, "phase")
+            vm.fire_at("start", "phase", self.arg)
+        elif what == "phase_end":
+            if frame.handlers and frame.handlers[-1][0] == "phase":
+                frame.handlers.pop()
+            frame.pc += 1
+            vm.finished("phase:" + self.arg, "phase:*")
+            expire(s, "phase")
+            vm.fire_at("end", "phase", self.arg)
+            vm.settle()
+        elif what == "round_end":
+            while frame.handlers and frame.handlers[-1][0] in ("round", "phase"):
+                frame.handlers.pop()
+            frame.pc += 1
+            vm.finished("round")
+            expire(s, "round")
+            vm.fire_at("end", "round")
+            vm.settle()
+        elif what == "round_loop":
+            max_rounds = vm.program.game.max_rounds
+            if s.ending or (max_rounds is not None and s.round >= max_rounds):
+                s.ending = True
+                frame.pc = vm.program.result_pc
+            else:
+                frame.pc = self.arg
+        elif what == "result":
+            s.ending = True
+            del frame.handlers[:]
+            frame.pc += 1
+            s.phase = None
+            s.current = None
+            if vm.program.result is not None:
+                vm.push(vm.program.result, {}, "result")
+            vm.fire_at("end", "game")
+            vm.settle()
+        elif what == "over":
+            s.over = True
+            frame.pc += 1
 
 
 class FilterOnce(Op):

@@ -17,11 +17,10 @@ from rulelang.language import nodes as N
 from rulelang.core.budgets import BudgetExceeded, Meter, as_budgets
 from rulelang.model.builtins import describe, keywords_of
 from rulelang.check.dependencies import CARD_ZONES
-from rulelang.engine.ops import FlowOp
 from rulelang.engine.program import Code, Ctx, Frame, Program, RuleError, as_rules_error
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
-from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, expire, make_zones, out_seats
+from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, make_zones, out_seats
 from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
 from rulelang.engine.visibility import determinize, option_label, player_view, result_attrs
 
@@ -294,75 +293,6 @@ class VM:
         if self.stop_at_step in names:
             self.stop_when_depth = len(self.s.stack)
 
-    # ---- the skeleton of a game
-    def flow_step(self, op: FlowOp, frame: Frame):
-        s = self.s
-        what = op.what
-        if what == "setup":
-            frame.pc += 1
-            if self.program.setup is not None:
-                self.push(self.program.setup, {}, "setup")
-        elif what == "handler_game":
-            frame.handlers.append(("game", op.arg))
-            frame.pc += 1
-            self.finished("setup")
-            self.fire_at("start", "game")
-        elif what == "round_start":
-            if s.ending:
-                frame.pc = op.arg
-                return
-            s.round += 1
-            s.phase = None
-            frame.handlers.append(("round", self.program.round_end_pc))
-            frame.pc += 1
-            self.fire_at("start", "round")
-        elif what == "phase":
-            info = self.program.phases[op.arg]
-            if info.unless is not None and info.unless(Ctx({}, s, self)):
-                frame.pc += 2
-                return
-            s.phase = op.arg
-            frame.handlers.append(("phase", frame.pc + 1))
-            frame.pc += 1
-            self.push(info.code, {}, "phase")
-            self.fire_at("start", "phase", op.arg)
-        elif what == "phase_end":
-            if frame.handlers and frame.handlers[-1][0] == "phase":
-                frame.handlers.pop()
-            frame.pc += 1
-            self.finished("phase:" + op.arg, "phase:*")
-            expire(s, "phase")
-            self.fire_at("end", "phase", op.arg)
-            self.settle()
-        elif what == "round_end":
-            while frame.handlers and frame.handlers[-1][0] in ("round", "phase"):
-                frame.handlers.pop()
-            frame.pc += 1
-            self.finished("round")
-            expire(s, "round")
-            self.fire_at("end", "round")
-            self.settle()
-        elif what == "round_loop":
-            max_rounds = self.program.game.max_rounds
-            if s.ending or (max_rounds is not None and s.round >= max_rounds):
-                s.ending = True
-                frame.pc = self.program.result_pc
-            else:
-                frame.pc = op.arg
-        elif what == "result":
-            s.ending = True
-            del frame.handlers[:]
-            frame.pc += 1
-            s.phase = None
-            s.current = None
-            if self.program.result is not None:
-                self.push(self.program.result, {}, "result")
-            self.fire_at("end", "game")
-            self.settle()
-        elif what == "over":
-            s.over = True
-            frame.pc += 1
-
     # ---- the main loop
     def run(self):
         """Run until a player must choose, the game is over, or a requested stop is reached."""
@@ -451,14 +381,12 @@ class LegalOptions(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._options)))]
-        n = len(self._options)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
+        if not -len(self._options) <= index < len(self._options):
             raise IndexError("option index out of range")
+        index %= len(self._options)
         made = self._made.get(index)
         if made is None:
-            made = self._made[index] = Option(index, None, self._state, None, self._seat, self._options)
+            made = self._made[index] = Option(index, self._state, self._seat, self._options)
         return made
 
     def __eq__(self, other):
@@ -473,14 +401,14 @@ class LegalOptions(Sequence):
 
 
 class Option:
-    """One legal answer to the pending choice. Its label (as its chooser sees it) is made on first use."""
+    """One legal answer to the pending choice; its name, its dict and its label (as its chooser sees it)
+    are made when first read."""
 
-    __slots__ = ("index", "_name", "_state", "_raw", "_seat", "_label", "_options")
+    __slots__ = ("index", "_state", "_seat", "_options", "_name", "_raw", "_label")
 
-    def __init__(self, index: int, name: str | None, state: State, raw: dict | None, seat: int, options=None):
-        # raw None: made from `options` (the pending choice's) when first needed
-        self.index, self._name = index, name
-        self._state, self._raw, self._seat, self._label, self._options = state, raw, seat, None, options
+    def __init__(self, index: int, state: State, seat: int, options):
+        self.index, self._state, self._seat, self._options = index, state, seat, options
+        self._name = self._raw = self._label = None
 
     @property
     def name(self) -> str:

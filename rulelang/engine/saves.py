@@ -6,7 +6,6 @@ and read back to resume identically).
 """
 from __future__ import annotations
 
-import random
 from itertools import chain
 
 from rulelang.engine.program import Frame, Program
@@ -39,11 +38,8 @@ def copy_state(s: State, answer: int | None = None) -> State:
     """A deep copy of a match state, much faster than a JSON round trip. With `answer`, the copy's
     pending choice keeps only that option, as its option 0: a copy made to try one option (a bot
     that plans), without copying the others."""
-    rng = None  # (a generator not used yet stays so: the copy makes its own from the seed)
-    if s._rng is not None:
-        rng = random.Random.__new__(random.Random)
-        rng.setstate(s._rng.getstate())
-    new = State(s.seed, rng)
+    new = State(s.seed)
+    new.set_rng_state(s.rng_state())  # (a generator not used yet stays so: the copy makes its own from the seed)
     new.players = [Player(p.seat, {}) for p in s.players]
     entity_map = new.entities  # an entity's id is its index in state.entities
     plain = PLAIN_TYPES
@@ -153,8 +149,7 @@ class Mark:
     """A state as it was when marked (`mark_state`): what `restore_state` puts back."""
 
     __slots__ = ("count", "slots", "attrs", "holders", "fields", "items", "cells", "players", "globals", "frames", "scalars",
-                 "winners", "stats", "log", "log_length", "events", "touched", "holding", "rng", "bearers", "local",
-                 "near")
+                 "winners", "stats", "log", "log_length", "events", "touched", "holding", "rng", "bearers", "local")
 
 
 def mark_state(s: State) -> Mark:
@@ -171,12 +166,10 @@ def mark_state(s: State) -> Mark:
     m.holders = {}  # a field's name -> the cards that have it (made when first needed)
     m.fields = sum(map(len, m.attrs))
     m.items = {zone: zone.items[:] for zone in s.zones.values()}
-    m.cells = {zone: zone.cells.copy(entities) for zone in s.zones.values() if zone.is_board}
-    # the values remembered by neighbourhood (State.local_cache) stay right after a restore: with them,
-    # each board's counts of changes near its cells, and the cards next to each cell it knows
+    # the values remembered by neighbourhood (State.local_cache) stay right after a restore, and with
+    # them what each board knows of its cells' neighbourhoods
+    m.cells = {zone: zone.cells.copy(entities, neighbourhood=True) for zone in s.zones.values() if zone.is_board}
     m.local = {name: dict(found) for name, found in s.local_cache.items()}
-    m.near = {zone: (None if zone.cells._near is None else dict(zone.cells._near), dict(zone.cells._next_to))
-              for zone in m.cells}
     m.players = [_fresh(p.attrs) for p in s.players]
     m.globals = _fresh(s.globals)
     m.frames = [(f.code, f.pc, _fresh(f.vars), list(f.handlers), f.kind) for f in s.stack]
@@ -185,7 +178,7 @@ def mark_state(s: State) -> Mark:
     m.winners, m.stats, m.events = list(s.winners), dict(s.stats), list(s.events)
     m.log, m.log_length = s.log, len(s.log)
     m.touched, m.holding = set(s.touched), set(s.holding)
-    m.rng = None if s._rng is None else s._rng.getstate()
+    m.rng = s.rng_state()
     m.bearers = s.bearers
     s.journal = Journal()
     return m
@@ -208,10 +201,7 @@ def restore_state(s: State, m: Mark) -> None:
     for zone in (m.items if everything else journal.zones):
         zone.items[:] = m.items[zone]
         if zone.is_board:
-            cells = zone.cells = m.cells[zone].copy(entities)
-            near, next_to = m.near[zone]
-            cells._near = None if near is None else dict(near)
-            cells._next_to = dict(next_to)
+            zone.cells = m.cells[zone].copy(entities, neighbourhood=True)
     attrs, holders = m.attrs, m.holders
     if everything:  # (every card's fields too, should a statement that records nothing change one)
         for e, old in zip(entities, attrs):
@@ -245,10 +235,7 @@ def restore_state(s: State, m: Mark) -> None:
     s.touched = set(m.touched)
     if len(s.holding) != len(m.holding):  # (only ever grows)
         s.holding = set(m.holding)
-    if m.rng is None:
-        s._rng = None  # made again from the seed when first used
-    elif s._rng is not None:
-        s._rng.setstate(m.rng)
+    s.set_rng_state(m.rng)
     # what was remembered in between may be for another state with the same version: forgotten, but
     # for what was remembered by neighbourhood when marked (its stamps are the marked state's again)
     s.def_cache, s.state_cache = {}, {}
@@ -299,9 +286,8 @@ def state_from_json(program: Program, data: dict) -> State:
         raise RulesError(Diagnostic(Span(), f"unknown save format {data.get('format')!r}"))
     s = State(data["seed"])
     rng = data["rng"]
-    s.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
-    for seat, p in enumerate(data["players"]):
-        s.players.append(Player(seat, {}))
+    s.set_rng_state((rng[0], tuple(rng[1]), rng[2]))
+    s.players = [Player(seat, {}) for seat in range(len(data["players"]))]
     make_zones(program, s)
     for i, ed in enumerate(data["entities"]):
         set_name, index = ed["card"]

@@ -247,6 +247,7 @@ def determinize(state: State, seat: int, rng: random.Random):
                     zone.cells.place(cell, e)
     # chance reseeded, made from the new seed when first used: a copy of this state shares the seed
     # instead of copying the generator's state (a bot copies it once per option it tries)
-    state.seed, state._rng = rng.random(), None
+    state.seed = rng.random()
+    state.set_rng_state(None)
     state.version += 1
     state.cards_version += 1

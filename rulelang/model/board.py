@@ -177,9 +177,11 @@ class BoardCells:
         # while its cell's count stays the same
         self._near: dict | None = None
 
-    def copy(self, entities: list) -> "BoardCells":
+    def copy(self, entities: list, neighbourhood: bool = False) -> "BoardCells":
         """The same cells with the same cards, each card replaced by the copy's card of the same id
-        (entities[card.id])."""
+        (entities[card.id]). With `neighbourhood`, the cards next to each cell and the counts of changes
+        near each cell are kept too (saves.mark_state: the values remembered by neighbourhood,
+        State.local_cache, stay right after a restore); a copy remembers no values, and needs neither."""
         new = BoardCells.__new__(BoardCells)
         new.topology = self.topology
         new.layer_of = self.layer_of
@@ -198,8 +200,8 @@ class BoardCells:
         new._owned = None if self._owned is None else {seat: cells.copy() for seat, cells in self._owned.items()}
         new._groups = None  # made again if asked for
         new._borders = None
-        new._next_to = {}
-        new._near = None  # a copy remembers no values (State.local_cache) and so needs no counts yet
+        new._next_to = dict(self._next_to) if neighbourhood else {}
+        new._near = dict(self._near) if neighbourhood and self._near is not None else None
         return new
 
     @property

@@ -134,17 +134,13 @@ def _cell_set(cells) -> set:
 @builtin("regions", 2, 2, "the groups of touching cells among the given cells (or cards' cells), each a list of cells: "
                           "regions(board, owned_cells(board, p))")
 def _regions(ctx, board, cells):
-    board = _board(board, "regions")
-    return board.cells.regions(_cell_set(cells))
+    return _board(board, "regions").cells.regions(_cell_set(cells))
 
 
 @builtin("region", 3, 3, "the group of touching cells, among the given cells, that holds one cell (empty if the cell is not "
                          "among them): region(board, cell, owned_cells(board, p))")
 def _region(ctx, board, cell, cells):
-    board = _board(board, "region")
-    if isinstance(cell, Entity):
-        cell = cell.cell
-    return board.cells.region(cell, _cell_set(cells))
+    return _board(board, "region").cells.region(cell.cell if isinstance(cell, Entity) else cell, _cell_set(cells))
 
 
 @builtin("cells_around", 2, 2, "the cells next to any of the given cells (or cards' cells) but not among them: "
@@ -163,11 +159,8 @@ def _cells_around(ctx, board, cells):
 
 @builtin("cards_on", 2, 2, "the cards on the given cells of a board, cell by cell, bottom first")
 def _cards_on(ctx, board, cells):
-    board = _board(board, "cards_on")
-    out = []
-    for c in as_list(cells):
-        out.extend(board.cells.stack(c))
-    return out
+    stack = _board(board, "cards_on").cells.stack
+    return [e for c in as_list(cells) for e in stack(c)]
 
 
 def _snap(value) -> str:

@@ -167,11 +167,11 @@ class Journal:
 
 
 class State:
-    def __init__(self, seed: int, rng: random.Random | None = None):
+    def __init__(self, seed: int):
         self.seed = seed
         # the match's chance, made from the seed when first used (seeding costs as much as the rest of a
         # small match's start, and many games never roll or shuffle)
-        self._rng = rng
+        self._rng: random.Random | None = None
         self.fixed_chance = None  # results of chance queued by a scenario, asked first (rulelang/engine/fixed_chance.py)
         self.entities: list[Entity] = []
         self.zones: dict[str, Zone] = {}
@@ -228,6 +228,17 @@ class State:
         if rng is None:
             rng = self._rng = random.Random(self.seed)
         return rng
+
+    def rng_state(self) -> tuple | None:
+        """The state of the match's chance, or None while it is not made yet."""
+        return None if self._rng is None else self._rng.getstate()
+
+    def set_rng_state(self, state: tuple | None) -> None:
+        """Chance put as `rng_state` gave it; None: made from the seed when first used."""
+        self._rng = None
+        if state is not None:
+            self._rng = random.Random.__new__(random.Random)  # (not seeded: the state replaces it)
+            self._rng.setstate(state)
 
 
 # ------------------------------------------------------------------ elimination
