@@ -204,3 +204,16 @@ def test_a_result_that_cannot_be_worked_out_mid_game_says_nothing_to_the_greedy_
     text = HEURISTIC.format(body="p.score", result='if round < 2 { fail "not yet" } else { win player(1) }')
     match = rulelang.load("found.rules", text=text).new_match(seed=1)
     assert match.evaluate(0) == 0.0
+
+
+def test_a_finished_game_is_worth_its_win_when_evaluated_in_place():
+    """The roll-out bot scores its throw-away copies in place: a finished game's winner counted 0 there,
+    because the winners were cleared before they were read."""
+    text = HEURISTIC.format(body="0", result="win player(1)")
+    match = rulelang.load("found.rules", text=text).new_match(seed=1)
+    while not match.is_over:
+        match.apply(0)
+    assert match.s.winners == [0]
+    assert match.evaluate(0) == 1.0 and match.evaluate(1) == 0.0
+    assert match.evaluate(0, in_place=True) == 1.0
+    assert match.clone().evaluate(1, in_place=True) == 0.0

@@ -671,17 +671,17 @@ class Match:
         With in_place the match itself is used up (for throw-away copies)."""
         copy = self if in_place else self.clone()
         s = copy.s
-        s.winners = []
         program = self.game.program
         value = 0.0
-        if program.result is not None and not s.over:
+        if s.over:  # (its winners as the game named them: read before anything clears them)
+            value = 1.0 if seat in s.winners else 0.0
+        elif program.result is not None:
+            s.winners = []
             try:
                 copy.vm.run_sync(program.result, {})
             except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
                 s.winners = []
             value = 1.0 if seat in s.winners else 0.0
-        elif s.over:
-            value = 1.0 if seat in self.s.winners else 0.0
         h = copy.heuristic(seat)
         if h is not None:
             value += 0.01 * h
