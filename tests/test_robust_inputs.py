@@ -342,3 +342,17 @@ def test_a_built_in_failing_inside_says_so_in_the_rules_words(python_error, plai
     from rulelang.engine.values import _plain
 
     assert _plain(python_error) == plain
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("roll(0)", "roll() needs dice of at least 1 side, but was given dice of 0"),
+    ("roll(-2, 6)", "roll() needs a number of dice that is 0 or more, but was given -2"),
+])
+def test_dice_without_sides_or_a_negative_number_of_dice_say_so(expr, message, tmp_path):
+    """`roll(0)` said Python's own words ("empty range for randrange()"), and `roll(-2, 6)` gave 0."""
+    path = tmp_path / "dice.rules"
+    path.write_text(f'game "Dice" {{ players 2  round: play }}\nphase play {{\n  let d = {expr}\n  end game\n}}\n',
+                    encoding="utf-8")
+    with pytest.raises(RulesError) as info:
+        rulelang.load(path).new_match(seed=1)
+    assert f"dice.rules:3:11: error: {message}" in str(info.value)

@@ -357,6 +357,10 @@ def _groups(ctx, board):
 @builtin("roll", 1, 2, "dice: roll(6) is one six-sided die, roll(2, 6) the total of two")
 def _roll(ctx, a, b=None):
     count, sides = (1, a) if b is None else (a, b)
+    if isinstance(sides, int) and sides < 1:
+        raise RuleFailure(f"roll() needs dice of at least 1 side, but was given dice of {sides}")
+    if isinstance(count, int) and count < 0:
+        raise RuleFailure(f"roll() needs a number of dice that is 0 or more, but was given {count}")
     if isinstance(count, int) and count > 1000:
         budgets = budgets_of(ctx)
         if count > budgets.list_size:
