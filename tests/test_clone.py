@@ -130,7 +130,7 @@ def test_a_matchs_chance_is_made_when_first_used():
     and one taken after, and the match saved either way, draw the same numbers as the match."""
     tictactoe = loaded(REPO / "examples" / "tictactoe.rules", None).new_match(seed=1)
     tictactoe.apply(0)
-    assert tictactoe.s._rng is None and tictactoe.clone().s._rng is None
+    assert tictactoe.s.rng_state() is None and tictactoe.clone().s.rng_state() is None
 
     game = loaded(REPO / "examples" / "tictactoe.rules", None)
     unused = game.new_match(seed=5)
