@@ -223,8 +223,9 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
         text, tail, style = lines[0]
         if mark and not tail:  # (the cell's own number, as compact)
             tail, mark, style = f" [{mark}]", None, style + " bold"
-        wrapped = (textwrap.wrap(text, w) or [""]) + [""]
-        out = [(wrapped[0], style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
+        # (between words: a word too long for the cell is cut short with "…", never split in two)
+        wrapped = (textwrap.wrap(text, w, break_long_words=False) or [""]) + [""]
+        out = [(_fit(wrapped[0], "", w), style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
     else:  # a line per card (or per kind of alike cards)
         out = [(_fit(text, tail, w), style) for text, tail, style in lines]
     if mark:
