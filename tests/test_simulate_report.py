@@ -66,3 +66,15 @@ def test_seed_games_read_at_80_columns(monkeypatch):
         assert max(len(line) for line in text.splitlines()) <= 80
         assert "…" not in text, game
         assert "what players end with" in text
+
+
+def test_the_card_table_says_it_lists_only_the_most_used_cards(monkeypatch):
+    # Zemico plays more than 25 different cards; the summary keeps the 25 most used, and the table's
+    # title said nothing of it (a reader took the missing cards for never played)
+    console = Console(width=80, record=True, color_system=None, soft_wrap=True, markup=False)
+    monkeypatch.setattr("rulelang.cli.main.console", console)
+    assert main(["simulate", str(ROOT / "games" / "zemico.rules"), "-n", "3", "--quiet", "--jobs", "1"]) == 0
+    text = console.export_text()
+    assert "card use, the 25 most used" in text
+    assert "option kind use (and" in text  # (the short tables say nothing of the kind)
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -191,3 +191,35 @@ def test_screenshots_of_the_seed_games(browser, serve):
         page.screenshot(path=str(shots / f"{Path(file).stem}-table.png"), full_page=True)
         assert not page.errors
         page.close()
+
+
+def test_labels_on_a_graphs_nodes_fit_inside_them(browser, serve):
+    # Splicers' fields are graphs of round nodes, several cards deep late in a match: every line of
+    # a node's label stays inside its circle (it was drawn wider than the circle, over its edges
+    # and its neighbours, e.g. "Bramble Wall", "2× face down" on a row near the top)
+    import random
+    served = serve("games/splicers.rules", ["human", "human"], seed=3)
+    rng, table = random.Random(5), served.table
+    while not table.match.is_over and len(table.choices) < 70:
+        table.play(rng.randrange(len(table.match.s.pending["options"])))
+    page = open_seat(browser, served.links["Player 1"])
+    page.wait_for_selector("#boards .board svg g")
+    overflow = page.evaluate("""() => {
+      const out = [];
+      let labels = 0;
+      for (const g of document.querySelectorAll('.board g[data-cell]')) {
+        const c = g.querySelector('circle.cell-shape');
+        if (!c) continue;
+        const r = Number(c.getAttribute('r')), cx = Number(c.getAttribute('cx')), cy = Number(c.getAttribute('cy'));
+        for (const t of g.querySelectorAll('text:not(.coord)')) {
+          labels++;
+          const b = t.getBBox();
+          for (const [x, y] of [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]])
+            if (Math.hypot(x - cx, y - cy) > r + 1) { out.push(t.textContent); break; }
+        }
+      }
+      return {labels, out};
+    }""")
+    assert overflow["labels"] >= 8, overflow
+    assert overflow["out"] == [], overflow
+    assert not page.errors

@@ -102,3 +102,30 @@ def test_bots_moves_are_one_line_each():
     for line in bot_lines:
         rest = out.split(line, 1)[1].lstrip("\n")
         assert rest.startswith(("Player ", "Zemico", "  ")), "a bot's move is one line"
+
+
+def test_long_lines_wrap_between_words_at_80_columns():
+    # the CLI's console leaves wrapping to the terminal (soft wrap, so simulate's figures can be
+    # copied whole); the table's lines of cards and options must still wrap between words at the
+    # terminal's width, not cut "mission discard" into "mis" / "sion discard"
+    game = load(ROOT / "games/zemico.rules")
+    match = game.new_match(players=2, seed=3)
+    out = io.StringIO()
+    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
+    ask(c, match, 0, read=lambda _: "1")
+    lines = out.getvalue().splitlines()
+    assert any("mission offer" in line for line in lines)
+    assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+
+
+def test_a_hex_cells_name_is_cut_between_words_never_inside_one():
+    # Survivors' map at 120 columns: "Supermarket" was drawn "Supermark" over "et [2]", "Industrial
+    # zone" as "Industria" over "l z… [10]"; a word too long for its cell is cut with "…" instead
+    game = load(ROOT / "games/survivors.rules")
+    match = game.new_match(players=2, seed=3)
+    c, out = console()
+    draw_view(c, table_view(match, 0))
+    text = out.getvalue()
+    assert "Supermar…" in text and "Industri…" in text
+    words = set(text.split())
+    assert not {"et", "l", "rui…"} & words, sorted({"et", "l", "rui…"} & words)

@@ -86,6 +86,8 @@ def print_metrics(console, summary) -> None:
     """The balance metrics of a simulation, as tables (the simulate command prints these)."""
     from rich.table import Table
 
+    from rulelang.balance.metrics import TOP_CARDS
+
     m = summary.metrics()
     conf = f"{m['confidence']:.0%}"
     t = Table(title=f"balance ({conf} intervals; see docs/balance.md)")
@@ -111,7 +113,9 @@ def print_metrics(console, summary) -> None:
         table = m[key]
         if not table:
             continue
-        kt = Table(title=f"{title} use (and the win rate of the seats that used it)")
+        # (the summary keeps only the most used cards: say so when the list may be cut)
+        most = f", the {TOP_CARDS} most used" if key == "cards" and len(table) >= TOP_CARDS else ""
+        kt = Table(title=f"{title} use{most} (and the win rate of the seats that used it)")
         # the figures never wrap (a narrow console folds the names instead)
         kt.add_column(title, overflow="fold")
         for head in ("uses", "per game", "% of games", "users' win rate"):

@@ -223,8 +223,9 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
         text, tail, style = lines[0]
         if mark and not tail:  # (the cell's own number, as compact)
             tail, mark, style = f" [{mark}]", None, style + " bold"
-        wrapped = (textwrap.wrap(text, w) or [""]) + [""]
-        out = [(wrapped[0], style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
+        # (between words: a word too long for the cell is cut short with "…", never split in two)
+        wrapped = (textwrap.wrap(text, w, break_long_words=False) or [""]) + [""]
+        out = [(_fit(wrapped[0], "", w), style), (_fit(" ".join(wrapped[1:]).strip(), tail, w).strip(), style)]
     else:  # a line per card (or per kind of alike cards)
         out = [(_fit(text, tail, w), style) for text, tail, style in lines]
     if mark:
@@ -349,7 +350,7 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
                                 f", Player {view['to_move']} to play" if view["to_move"] else ""))
     glob = [f"{pretty(k)}: {value_text(v)}" for k, v in view["globals"].items() if v is not None]
     if glob:
-        console.print(Text("  " + " · ".join(glob), style="dim"))
+        console.print(Text("  " + " · ".join(glob), style="dim"), soft_wrap=False)
     width = console.width
     keys = {z["key"] for z in view["zones"]}
     # a layer (`board on BASE`) is drawn on its base's cells: base -> cell key -> [(layer, its cell)]
@@ -383,9 +384,9 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     empty = [pretty(z["name"]) for z in shared if z["count"] == 0]
     for z in shared:
         if z["count"]:
-            console.print(pile_line(z, numbers))
+            console.print(pile_line(z, numbers), soft_wrap=False)
     if empty:
-        console.print(Text("empty: " + ", ".join(empty), style="dim"))
+        console.print(Text("empty: " + ", ".join(empty), style="dim"), soft_wrap=False)
     order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
     for p in order:
         seat = p["seat"]
@@ -395,10 +396,10 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
             line.append("  " + fields, style="dim")
         if numbers.get(f"player:{seat}"):
             line.append(f" [{numbers[f'player:{seat}']}]", style="bold yellow")
-        console.print(line)
+        console.print(line, soft_wrap=False)
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
-                console.print(pile_line(z, numbers, "  "))
+                console.print(pile_line(z, numbers, "  "), soft_wrap=False)
 
 
 def table_text(match, seat: int, width: int = 100) -> str:
@@ -456,11 +457,11 @@ def ask(console: Console, match, seat: int, read=input, seats: list[str] | None 
         prompt = Text(f"Player {seat + 1}: {choice['prompt'] or 'choose'}", style="bold")  # (the whole line bold)
         if picked:
             prompt.append("  chosen: " + ", ".join(t["text"] for t in picked), style="cyan")
-        console.print(prompt)
+        console.print(prompt, soft_wrap=False)
         cells = [i for i, (_, t) in enumerate(entries) if t.get("kind") == "cell" and not t.get("also_listed")]
         for i, (text, _) in enumerate(entries):
             if i not in cells or len(cells) <= 4:
-                console.print(f"  {i + 1}. {text}", markup=False, highlight=False)
+                console.print(f"  {i + 1}. {text}", markup=False, highlight=False, soft_wrap=False)
         if len(cells) > 4:
             zones = sorted({entries[i][1]["zone"].split("#")[0] for i in cells})
             console.print(f"  {cells[0] + 1}-{cells[-1] + 1}. a place marked [n] on {', '.join(pretty(z) for z in zones)}",

@@ -163,6 +163,7 @@ function render() {
   renderTravel();
   renderFeed();
   renderFiles();
+  fitLabels(document);
 }
 
 function isPicked(key) { return picked.some((t) => t.key === key); }
@@ -307,6 +308,28 @@ function shape(board, x, y) {
   return svg("circle", { cx: x, cy: y, r: SQ * 0.42 });
 }
 
+// how wide a label may be at dy from the middle of a cell's shape (a circle is narrower away
+// from its middle), leaving a little margin on each side
+function roomAt(board, dy) {
+  const pad = 6, half = Math.abs(dy) + 7;  // the text's farther edge: half a line beyond its middle
+  if (board.kind === "hex") return 2 * (HR - 2) * Math.cos(Math.PI / 6) - pad;
+  if (board.kind === "grid") return SQ - 6 - pad;
+  const r = SQ * 0.42;
+  return 2 * Math.sqrt(Math.max(r * r - half * half, 0)) - pad;
+}
+
+// a label wider than its shape leaves room for is narrowed to fit (its full text is in the
+// cell's tooltip); measured once the board is on the page
+function fitLabels(root) {
+  for (const t of root.querySelectorAll("text[data-fit]")) {
+    const room = Number(t.dataset.fit);
+    if (t.getComputedTextLength() > room) {
+      t.setAttribute("textLength", room);
+      t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+  }
+}
+
 function wrap(text, width) {
   const words = text.split(/\s+/);
   const lines = [];
@@ -408,6 +431,7 @@ function boardEl(zone, targets, placed, title, layers) {
         const t = svg("text", { x, y: y + (i - (rows.length - 1) / 2) * lh - lift,
                                 class: (ln.sub ? "sub" : "") + (top.hidden && !top.covers ? " onback" : "") });
         t.textContent = rows.length > 1 && ln.text.length > width + 3 ? ln.text.slice(0, width + 2) + "…" : ln.text;
+        t.dataset.fit = roomAt(board, Number(t.getAttribute("y")) - y).toFixed(1);
         g.append(t);
       });
     }
