@@ -223,3 +223,13 @@ def test_labels_on_a_graphs_nodes_fit_inside_them(browser, serve):
     assert overflow["labels"] >= 8, overflow
     assert overflow["out"] == [], overflow
     assert not page.errors
+
+
+def test_a_game_value_holding_an_empty_text_shows_a_dash(browser, serve):
+    # Evacuation's `var race_phase: str = ""` read "race phase:" with nothing after it
+    served = serve("games/evacuation.rules", ["human", "random", "random", "random"], seed=1)
+    page = open_seat(browser, served.links["Player 1"])
+    chips = page.eval_on_selector_all("#status .chip", "els => els.map(e => e.textContent)")
+    assert "race phase: –" in chips, chips
+    assert not [c for c in chips if c.rstrip().endswith(":")], chips
+    assert not page.errors

@@ -129,3 +129,10 @@ def test_a_hex_cells_name_is_cut_between_words_never_inside_one():
     assert "Supermar…" in text and "Industri…" in text
     words = set(text.split())
     assert not {"et", "l", "rui…"} & words, sorted({"et", "l", "rui…"} & words)
+
+
+def test_a_game_value_holding_an_empty_text_shows_a_dash():
+    # Evacuation's `var race_phase: str = ""` read "race phase:" with nothing after it, as in the browser
+    from rulelang.table.terminal import value_text
+
+    assert [value_text(v) for v in ("", None, True, 0, "race_end")] == ["-", "-", "yes", "0", "race end"]

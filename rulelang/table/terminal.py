@@ -27,7 +27,7 @@ def pretty(s) -> str:
 
 
 def value_text(v) -> str:
-    return "yes" if v is True else "no" if v is False else "-" if v is None else pretty(v)
+    return "yes" if v is True else "no" if v is False else "-" if v is None or v == "" else pretty(v)
 
 
 def card_style(card: dict) -> str:

@@ -76,7 +76,7 @@ function who(seat) {
 function valueText(v) {
   if (v === true) return "yes";
   if (v === false) return "no";
-  if (v === null || v === undefined) return "–";
+  if (v === null || v === undefined || v === "") return "–";  // (an empty text reads as nothing yet)
   return pretty(v);
 }
 
