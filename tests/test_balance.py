@@ -337,3 +337,24 @@ def test_simulate_out_is_the_same_text_whatever_the_process_hash_seed(tmp_path):
         data.pop("seconds"), data.pop("games_per_second")
         texts.append(json.dumps(data))
     assert texts[0] == texts[1]
+
+
+def test_the_length_plots_legend_covers_no_bar(tmp_path, monkeypatch):
+    # Zemico's games nearly all last 7 of 8 rounds: "mean 6.8", kept at the upper right, was drawn over
+    # the tallest bar
+    from types import SimpleNamespace
+
+    from rulelang.balance import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, folder, name: figures.append(fig) or [])
+    games = [SimpleNamespace(rounds=7, decisions=70 + i % 20) for i in range(170)] + \
+            [SimpleNamespace(rounds=8, decisions=95 + i % 20) for i in range(22)] + \
+            [SimpleNamespace(rounds=1, decisions=8) for _ in range(8)]
+    plots.length_plot(tmp_path, "length", "a game", [(SimpleNamespace(games=games), None, plots.COLORS[0])])
+    fig = figures[0]
+    fig.canvas.draw()
+    for ax in fig.axes:
+        legend = ax.get_legend().get_window_extent()
+        covered = [bar for bar in ax.patches if bar.get_height() > 0 and bar.get_window_extent().overlaps(legend)]
+        assert not covered, ax.get_xlabel()

@@ -101,7 +101,7 @@ def length_plot(folder, name: str, title: str, arms: list[tuple]) -> list[Path]:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if hi - lo < 6:  # a narrow spread: show a few whole numbers around it
             ax.set_xlim(lo - 2, hi + 2)
-        ax.legend(fontsize=8, frameon=False, loc="upper right" if len(arms) == 1 else "best")
+        ax.legend(fontsize=8, frameon=False, loc="best")  # (where it covers the fewest bars)
         ax.set_xlabel(f"game length ({key})")
         ax.set_ylabel("games")
     fig.suptitle(title, fontsize=9)
