@@ -358,3 +358,26 @@ def test_the_length_plots_legend_covers_no_bar(tmp_path, monkeypatch):
         legend = ax.get_legend().get_window_extent()
         covered = [bar for bar in ax.patches if bar.get_height() > 0 and bar.get_window_extent().overlaps(legend)]
         assert not covered, ax.get_xlabel()
+
+
+def test_the_win_rate_plot_marks_the_average_seat_and_reads_its_ticks_exactly(tmp_path, monkeypatch):
+    # Zemico names nobody in most games: every seat lay far under a 1/players "fair share", and the
+    # axis, in steps of 2.5%, read "2%, 5%, 8%, 10%, 12%" (rounded to whole percents)
+    from types import SimpleNamespace
+
+    from rulelang.balance import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, folder, name: figures.append(fig) or [])
+    rates = [{"seat": s, "agent": "random", "rate": r, "low": r - 0.03, "high": r + 0.04} for s, r in ((1, 0.07), (2, 0.09))]
+    summary = SimpleNamespace(title="G", variant=[], players=2, count=200,
+                              metrics=lambda: {"win_rate": rates, "no_winner_rate": {"rate": 0.84}})
+    plots.win_rate_plot(summary, tmp_path)
+    ax = figures[0].axes[0]
+    figures[0].canvas.draw()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["fair share (8%: the average seat)"]
+    fair = [line for line in ax.get_lines() if line.get_label().startswith("fair share")]
+    assert fair and fair[0].get_ydata()[0] == pytest.approx(0.08)
+    assert "no winner in 84%" in ax.get_title()
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(set(ticks)) == len(ticks) and "2.5%" in ticks, ticks

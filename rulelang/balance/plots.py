@@ -1,6 +1,6 @@
 """Balance plots (matplotlib, imported only here): PNG and SVG of each picture.
 
-* ``win_rates.*``: win rate per seat with its interval, the fair share marked;
+* ``win_rates.*``: win rate per seat with its interval, the fair share (the average seat's) marked;
 * ``length.*``: histogram of game length in rounds and in decisions;
 * ``compare_win_rates.*`` / ``compare_length.*``: arms A and B side by side;
 * ``sweep_<metric>.*``: a metric across the cells of a sweep, with intervals;
@@ -42,9 +42,9 @@ def _title(summary) -> str:
 
 
 def _percent(ax) -> None:
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import PercentFormatter
 
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0%}"))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))  # (decimals as the range needs: 2.5%, not "2%")
 
 
 def _errors(values: list[float], intervals: list[dict]) -> list[list[float]]:
@@ -69,14 +69,18 @@ def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     rates = summary.metrics()["win_rate"]
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     _win_bars(ax, rates)
-    fair = 1.0 / summary.players
-    ax.axhline(fair, color="#888888", linestyle="--", linewidth=1)
-    ax.text(len(rates) - 0.5, fair, " fair share", va="bottom", ha="right", fontsize=7, color="#666666")
+    # the fair share: the average seat's rate, 1/players when every game has one winner (and the
+    # line first_player_advantage measures from: far lower in a game that often names nobody)
+    fair = sum(r["rate"] or 0.0 for r in rates) / summary.players
+    ax.axhline(fair, color="#888888", linestyle="--", linewidth=1, label=f"fair share ({fair:.0%}: the average seat)")
+    ax.legend(fontsize=7, frameon=False, loc="best")
     ax.set_xticks(range(len(rates)), [f"seat {r['seat']}\n{r['agent']}" for r in rates], fontsize=8)
     ax.set_ylabel("win rate")
     ax.set_ylim(0, min(1.0, max([r["high"] or 0 for r in rates] + [fair]) * 1.2 + 0.05))
     _percent(ax)
-    ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals", fontsize=9)
+    nobody = summary.metrics()["no_winner_rate"]["rate"] or 0.0
+    ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals"
+                 + (f", no winner in {nobody:.0%}" if nobody else ""), fontsize=9)
     return _save(fig, folder, name)
 
 
