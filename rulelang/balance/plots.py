@@ -66,7 +66,8 @@ def _win_bars(ax, rates: list[dict], offsets: float = 0.0, width: float = 0.6, c
 
 def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     plt = _plt()
-    rates = summary.metrics()["win_rate"]
+    metrics = summary.metrics()
+    rates = metrics["win_rate"]
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     _win_bars(ax, rates)
     # the fair share: the average seat's rate, 1/players when every game has one winner (and the
@@ -78,7 +79,7 @@ def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
     ax.set_ylabel("win rate")
     ax.set_ylim(0, min(1.0, max([r["high"] or 0 for r in rates] + [fair]) * 1.2 + 0.05))
     _percent(ax)
-    nobody = summary.metrics()["no_winner_rate"]["rate"] or 0.0
+    nobody = metrics["no_winner_rate"]["rate"] or 0.0
     ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals"
                  + (f", no winner in {nobody:.0%}" if nobody else ""), fontsize=9)
     return _save(fig, folder, name)

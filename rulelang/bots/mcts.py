@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 
-from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value, winners_now
+from rulelang.bots.valuation import UNPLAYABLE, best_of, option_values, player_values, position_value
 from rulelang.engine.runtime import Ctx, Match
 from rulelang.engine.visibility import option_keys
 
@@ -90,7 +90,7 @@ def cutoff_values(world: Match, draw: float | None = None) -> list[float]:
     s = world.s
     program = world.game.program
     players = len(s.players)
-    winners = winners_now(world)
+    winners = world.winners_now()
     if winners:
         won = [1.0 if i in winners else 0.0 for i in range(players)]
     else:

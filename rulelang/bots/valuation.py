@@ -69,22 +69,8 @@ def player_values(world: Match) -> list[float] | None:
         values = [p.attrs.get(SCORE_FIELD) for p in s.players]
         if all(type(v) in (int, float) for v in values):
             return [float(v) for v in values]
-    winners = winners_now(world)
+    winners = world.winners_now()
     return None if winners is None else [1.0 if i in winners else 0.0 for i in range(len(s.players))]
-
-
-def winners_now(world: Match) -> list[int] | None:
-    """The seats the rules' ``result`` makes winners when run now, or None when there is no result or
-    it cannot be worked out mid-game. Runs the result on the world: call it on a throw-away copy."""
-    result = world.game.program.result
-    if result is None:
-        return None
-    world.s.winners = []
-    try:
-        world.vm.run_sync(result, {})
-    except Exception:  # a result that cannot be worked out mid-game says nothing
-        return None
-    return world.s.winners
 
 
 def position_value(world: Match, seat: int, values: list[float] | None = None) -> tuple:

@@ -666,22 +666,26 @@ class Match:
         sym = program.table.symbols.get("heuristic") if program.table is not None else None
         return sym.decl.span if sym is not None else Span()
 
+    def winners_now(self) -> list[int] | None:
+        """The seats the rules' ``result`` makes winners when run now, or None when there is no result or
+        it cannot be worked out mid-game. Runs the result on this match: call it on a throw-away copy."""
+        result = self.game.program.result
+        if result is None:
+            return None
+        self.s.winners = []
+        try:
+            self.vm.run_sync(result, {})
+        except Exception:  # a result that cannot be worked out mid-game says nothing
+            return None
+        return self.s.winners
+
     def evaluate(self, seat: int, in_place: bool = False) -> float:
         """How good the position is for a seat if the game ended now: 1 per win, plus the rules' heuristic.
         With in_place the match itself is used up (for throw-away copies)."""
         copy = self if in_place else self.clone()
-        s = copy.s
-        program = self.game.program
-        value = 0.0
-        if s.over:  # (its winners as the game named them: read before anything clears them)
-            value = 1.0 if seat in s.winners else 0.0
-        elif program.result is not None:
-            s.winners = []
-            try:
-                copy.vm.run_sync(program.result, {})
-            except Exception:  # a result that cannot be worked out mid-game says nothing (as mcts reads it)
-                s.winners = []
-            value = 1.0 if seat in s.winners else 0.0
+        # (a finished game's winners as the game named them; else the result run now, if it can be)
+        winners = copy.s.winners if copy.s.over else copy.winners_now() or ()
+        value = 1.0 if seat in winners else 0.0
         h = copy.heuristic(seat)
         if h is not None:
             value += 0.01 * h
