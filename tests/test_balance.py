@@ -267,6 +267,33 @@ def test_a_pool_gives_this_process_work_while_it_waits():
 # ------------------------------------------------------------------ the rulebook page
 
 
+def test_the_rulebooks_small_plot_draws_win_rates_as_simulate_does(monkeypatch):
+    # the rulebook's plot drew its own bars, with a 1/players line and no y label: for a game that
+    # names nobody in most games every seat lay far under it (the simulate plot's fault, mended there)
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as real_plt
+
+    from rulelang.balance import balance_docs, plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_plt", lambda: SimpleNamespace(subplots=real_plt.subplots,
+                                                               close=lambda fig: figures.append(fig)))
+    rates = [{"seat": s, "agent": "random", "rate": r, "low": r - 0.05, "high": r + 0.3} for s, r in ((1, 0.07), (2, 0.09))]
+    summary = SimpleNamespace(players=2, games=[SimpleNamespace(decisions=d) for d in (60, 70, 70)],
+                              metrics=lambda: {"win_rate": rates, "no_winner_rate": {"rate": 0.84}})
+    assert "<svg" in balance_docs._plot(summary)
+    ax = figures[0].axes[0]
+    fair = [line for line in ax.get_lines() if line.get_label().startswith("fair share")]
+    assert fair and fair[0].get_ydata()[0] == pytest.approx(0.08)
+    assert ax.get_ylabel() == "win rate"
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert "10%" in ticks and "10.0%" not in ticks, ticks
+    real_plt.close(figures[0])
+
+
+
+
 def test_a_games_page_gets_a_balance_section():
     from rulelang.balance.balance_docs import balance_section
 

@@ -55,18 +55,11 @@ def balance_section(path: str | Path, games: int = GAMES, seed: int = 0, source_
 def _plot(summary) -> str:
     from matplotlib.ticker import MaxNLocator
 
-    from rulelang.balance.plots import COLORS, _errors, _percent, _plt
+    from rulelang.balance.plots import COLORS, _plt, win_rate_axes
 
     plt = _plt()
-    rates = summary.metrics()["win_rate"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 2.4))
-    values = [r["rate"] for r in rates]
-    ax1.bar(range(len(rates)), values, 0.6, yerr=_errors(values, rates), capsize=3, color=COLORS[0],
-            error_kw={"elinewidth": 1, "ecolor": "#333333"})
-    ax1.axhline(1 / summary.players, color="#888888", linestyle="--", linewidth=1)
-    ax1.set_xticks(range(len(rates)), [f"seat {r['seat']}" for r in rates], fontsize=8)
-    ax1.set_ylim(0, min(1.0, max(r["high"] for r in rates) * 1.15 + 0.05))
-    _percent(ax1)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 2.6))
+    win_rate_axes(ax1, summary, summary.metrics(), fontsize=7, agents=False)
     ax1.set_title("win rate per seat (95% intervals)", fontsize=8)
     values = [g.decisions for g in summary.games]
     ax2.hist(values, bins=min(15, max(1, len(set(values)))), color=COLORS[1], edgecolor="white", linewidth=0.5)

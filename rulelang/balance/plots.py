@@ -42,9 +42,10 @@ def _title(summary) -> str:
 
 
 def _percent(ax) -> None:
-    from matplotlib.ticker import PercentFormatter
+    from matplotlib.ticker import FuncFormatter
 
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0))  # (decimals as the range needs: 2.5%, not "2%")
+    # as many decimals as a tick needs: "2.5%" and "10%" (not "2%" rounded, nor "10.0%")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value * 100:.4g}%"))
 
 
 def _errors(values: list[float], intervals: list[dict]) -> list[list[float]]:
@@ -64,21 +65,26 @@ def _win_bars(ax, rates: list[dict], offsets: float = 0.0, width: float = 0.6, c
         ax.text(x, v + h + 0.01, f"{v:.0%}", ha="center", va="bottom", fontsize=8)
 
 
-def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
-    plt = _plt()
-    metrics = summary.metrics()
+def win_rate_axes(ax, summary, metrics: dict, fontsize: int = 8, agents: bool = True) -> None:
+    """Win rate per seat with its interval, and the fair share: the average seat's rate, 1/players when
+    every game has one winner (and the line first_player_advantage measures from: far lower in a game
+    that often names nobody). Drawn by simulate's plot and by the rulebook's balance section."""
     rates = metrics["win_rate"]
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
     _win_bars(ax, rates)
-    # the fair share: the average seat's rate, 1/players when every game has one winner (and the
-    # line first_player_advantage measures from: far lower in a game that often names nobody)
     fair = sum(r["rate"] or 0.0 for r in rates) / summary.players
     ax.axhline(fair, color="#888888", linestyle="--", linewidth=1, label=f"fair share ({fair:.0%}: the average seat)")
-    ax.legend(fontsize=7, frameon=False, loc="best")
-    ax.set_xticks(range(len(rates)), [f"seat {r['seat']}\n{r['agent']}" for r in rates], fontsize=8)
-    ax.set_ylabel("win rate")
+    ax.legend(fontsize=fontsize - 1, frameon=False, loc="best")
+    ax.set_xticks(range(len(rates)), [f"seat {r['seat']}" + (f"\n{r['agent']}" if agents else "") for r in rates],
+                  fontsize=fontsize)
+    ax.set_ylabel("win rate", fontsize=fontsize + 2)
     ax.set_ylim(0, min(1.0, max([r["high"] or 0 for r in rates] + [fair]) * 1.2 + 0.05))
     _percent(ax)
+
+
+def win_rate_plot(summary, folder, name: str = "win_rates") -> list[Path]:
+    metrics = summary.metrics()
+    fig, ax = _plt().subplots(figsize=(5.5, 3.6))
+    win_rate_axes(ax, summary, metrics)
     nobody = metrics["no_winner_rate"]["rate"] or 0.0
     ax.set_title(f"{_title(summary)}: win rate per seat\n{summary.count} games, 95% Wilson intervals"
                  + (f", no winner in {nobody:.0%}" if nobody else ""), fontsize=9)
