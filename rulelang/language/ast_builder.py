@@ -1,13 +1,14 @@
-"""Lark's parse tree -> the AST (`ToAst`, a Lark `Transformer`).
+"""Lark's parse tree -> the AST (`ToAst`).
 
-Lark walks the tree: each node's children first, then the method named by the node's rule. Most rules
-make one node from their children in order, so their methods are made by `_node` from the node's
-class and its fields' names; a method with `@v_args(meta=True)` gets the node's positions, which become
-its `span` (in the whole file: `line_offset` is the lines above the text parsed).
+`ToAst.transform` walks Lark's tree (its public `data`, `children` and `meta`): each node's children
+first, then the method named by the node's rule, given the node's positions (`meta`, which become a
+`span` in the whole file: `line_offset` is the lines above the text parsed) and its children. Most
+rules make one node from their children in order, so their methods are made by `_node` from the
+node's class and its fields' names.
 """
 from __future__ import annotations
 
-from lark import Token, Transformer, v_args
+from lark import Token, Tree
 
 from rulelang.core.errors import Span
 from rulelang.language import nodes as N
@@ -33,8 +34,6 @@ def _node(cls, *fields, **fixed):
     "*NAME" is a list of the children left (those present)."""
     specs = [(f, _plain) if isinstance(f, str) else f for f in fields]
     rest = specs.pop() if specs and specs[-1][0].startswith("*") else None
-
-    @v_args(meta=True)
     def build(self, meta, c):
         # (_plain written out: a call for each child of each node cost a tenth of the transformation)
         values = {name: (str(v) if isinstance(v, Token) else v) if convert is _plain else convert(v)
@@ -47,14 +46,13 @@ def _node(cls, *fields, **fixed):
 
 def _tag(kind, convert=_plain):
     """The method of a rule that is one part of the construct above it: (kind, its value)."""
-    def tagged(self, c):
+    def tagged(self, meta, c):
         return (kind, convert(c[0]))
     return tagged
 
 
 def _spec(kind, convert=_plain):
     """As `_tag`, with the part's span after its value (and any further children)."""
-    @v_args(meta=True)
     def spec(self, meta, c):
         return (kind, convert(c[0]), self._span(meta), *c[1:])
     return spec
@@ -62,7 +60,6 @@ def _spec(kind, convert=_plain):
 
 def _filtered(keep):
     """The method of `[x in coll where cond]` (or `while`, `until`): its left side must be `NAME in COLL`."""
-    @v_args(meta=True)
     def build(self, meta, c):
         left, cond = c
         if not (isinstance(left, N.Member) and not left.negated and isinstance(left.elem, N.Name)):
@@ -74,7 +71,6 @@ def _filtered(keep):
 
 def _placed(cls, *fields, **fixed):
     """The method of a statement whose children are its `fields`, then where it puts the cards."""
-    @v_args(meta=True)
     def build(self, meta, c):
         span = self._span(meta)
         place = N.Placement(span=span)
@@ -86,25 +82,30 @@ def _placed(cls, *fields, **fixed):
 
 def _const(value):
     """The method of a rule that is a fixed value (`per player`: true)."""
-    return lambda self, c: value
+    return lambda self, meta, c: value
 
 
 def _child(convert):
     """The method of a rule that hands on its one child, converted."""
-    return lambda self, c: convert(c[0])
+    return lambda self, meta, c: convert(c[0])
 
 
 _MEMBER_FIELDS = {"label": "label", "back": "back", "discards": "discards_to", "covers": "covers"}
 
 
-class ToAst(Transformer):
+class ToAst:
     """Lark's tree of a text -> its declarations (AST nodes), spans in the whole file (`line_offset`:
     the lines above the text parsed)."""
 
     def __init__(self, file: str, line_offset: int = 0):
-        super().__init__(visit_tokens=False)
         self.file = file
         self.offset = line_offset
+
+    def transform(self, tree: Tree):
+        # (Lark's own Transformer does the same, and makes a wrapper for each call of a method that
+        # wants the positions, a third of its time; the parser refuses a tree deeper than Python recurses)
+        children = [self.transform(c) if type(c) is Tree else c for c in tree.children]
+        return getattr(self, tree.data)(tree.meta, children)
 
     def _span(self, meta) -> Span:
         if getattr(meta, "empty", True):
@@ -117,10 +118,10 @@ class ToAst(Transformer):
                     end_line=tok.end_line + self.offset, end_column=tok.end_column)
 
     # ---- rules that hand on their child (its text, or itself), the children present, or a fixed value
-    def _present(self, c):
+    def _present(self, meta, c):
         return [x for x in c if x is not None]
 
-    def _documented(self, c):
+    def _documented(self, meta, c):
         return (c[0], c[1])
 
     direction = assign_op = visibility = start_end = timing = top_bottom = up_down = end_what = run_unit = \
@@ -135,21 +136,20 @@ class ToAst(Transformer):
     turns_once = _const(("once", True))
 
     # ---- top level
-    def doc(self, children):
+    def doc(self, meta, children):
         """The texts of a run of /// doc comments (the slashes and one space after them left out)."""
         return [t[4:] if t[3:4] == " " else t[3:] for t in map(str, children)]
 
-    def replace_mark(self, children):
+    def replace_mark(self, meta, children):
         return bool(children and children[0] is not None)
 
-    def item(self, children):
+    def item(self, meta, children):
         doc, replace, decl = children
         decl.doc = doc + decl.doc
         decl.replace = replace
         return decl
 
     # ---- declarations
-    @v_args(meta=True)
     def game_decl(self, meta, children):
         decl = N.GameDecl(span=self._span(meta), title=_unquote(children[0]))
         for doc, (kind, fields) in children[1:]:  # (a member of the game: its fields' values)
@@ -159,28 +159,24 @@ class ToAst(Transformer):
                 decl.member_docs[kind] = doc
         return decl
 
-    def players_spec(self, c):
+    def players_spec(self, meta, c):
         low, high, default = (int(x) if x is not None else None for x in c)
         return ("players", {"players_min": low, "players_max": high if high is not None else low,
                             "players_default": default})
 
-    def round_spec(self, c):
+    def round_spec(self, meta, c):
         phases = [t for t in c if t is not None]
         return ("round", {"round_phases": [str(t) for t in phases], "round_spans": [self._tok_span(t) for t in phases]})
 
     turn_order_spec = _tag("direction", lambda word: {"direction": str(word)})
     max_rounds_spec = _tag("max_rounds", lambda count: {"max_rounds": int(count)})
-
-    @v_args(meta=True)
     def enum_decl(self, meta, c):
         members = [m for m in c[1:] if m is not None]
         return N.EnumDecl(span=self._span(meta), name=str(c[0]), members=[m[1] for m in members],
                           member_docs=[m[0] for m in members], member_colours=[m[2] for m in members])
 
-    def enum_member(self, c):
+    def enum_member(self, meta, c):
         return (c[0], str(c[1]), _text(c[2]))
-
-    @v_args(meta=True)
     def component_decl(self, meta, c):
         decl = N.ComponentDecl(span=self._span(meta), name=str(c[0]))
         self._fill_members(decl, c[1:])
@@ -197,8 +193,6 @@ class ToAst(Transformer):
                 decl.colour_by, decl.colour_by_span = spec[1], spec[2]
             else:
                 setattr(decl, _MEMBER_FIELDS[spec[0]], spec[1])
-
-    @v_args(meta=True)
     def player_decl(self, meta, c):
         decl = N.PlayerDecl(span=self._span(meta))
         for _, spec in c:
@@ -213,8 +207,6 @@ class ToAst(Transformer):
     back_spec = _spec("back", _unquote)
     discards_spec = _spec("discards")
     covers_spec = _spec("covers")
-
-    @v_args(meta=True)
     def colour_spec(self, meta, c):
         if str(c[0]) not in ("colour", "color"):
             raise _SyntaxProblem(self._span(meta), f'"{c[0]} by {c[1]}" is not a line of a component: only '
@@ -227,8 +219,6 @@ class ToAst(Transformer):
     list_type = _node(N.TypeRef, "list_of", name="list")
 
     cards_decl = _node(N.CardsDecl, "name", "zone", "*entries")
-
-    @v_args(meta=True)
     def card_entry(self, meta, c):
         doc, ctor, copies, gens = c
         return N.CardEntry(span=self._span(meta), doc=doc, ctor=ctor,
@@ -237,8 +227,6 @@ class ToAst(Transformer):
     card_ctor = _node(N.CardCtor, "component", "*args")
 
     gen_clause = _node(N.GenClause, "var", "coll")
-
-    @v_args(meta=True)
     def zone_decl(self, meta, c):
         name, count, per_player, kind, visibility = c
         decl = N.ZoneDecl(span=self._span(meta), name=str(name), per_player=per_player is not None, count=count)
@@ -250,19 +238,17 @@ class ToAst(Transformer):
             decl.visibility = str(visibility)
         return decl
 
-    def board_kind(self, c):
+    def board_kind(self, meta, c):
         topo = c[0]
         if len(c) > 1 and c[1] is not None:
             topo.places, topo.capacities, topo.places_span = c[1]
         return topo
 
     layer_kind = _spec("layer")
-
-    @v_args(meta=True)
     def places_spec(self, meta, c):
         return str(c[0]), [x for x in c[1:] if x is not None], self._span(meta)
 
-    def place_cap(self, c):
+    def place_cap(self, meta, c):
         return (str(c[0]), int(c[1]))
 
     grid_topology = _node(N.Topology, ("neighbours", int), kind="grid")
@@ -274,8 +260,6 @@ class ToAst(Transformer):
     hex_rectangle_topology = _node(N.Topology, ("width", int), ("height", int), kind="hex", neighbours=6,
                                    shape="rectangle")
     track_topology = _node(N.Topology, ("length", int), ("loop", _given), kind="track", neighbours=2)
-
-    @v_args(meta=True)
     def graph_topology(self, meta, c):
         topo = N.Topology(span=self._span(meta), kind="graph")
         for chain in c:
@@ -285,7 +269,7 @@ class ToAst(Transformer):
             topo.edges.extend(zip(chain, chain[1:]))
         return topo
 
-    def graph_item(self, c):
+    def graph_item(self, meta, c):
         return [str(t) for t in c if t is not None]
 
     var_decl = _node(N.VarDecl, "name", "type", "default")
@@ -297,8 +281,6 @@ class ToAst(Transformer):
     def_decl = _node(N.DefDecl, "name", ("params", lambda ps: ps or []), "body")
     proc_decl = _node(N.ProcDecl, "name", ("params", lambda ps: ps or []), "body")
     param = _node(N.Param, "name", "type")
-
-    @v_args(meta=True)
     def keyword_decl(self, meta, c):
         decl = N.KeywordDecl(span=self._span(meta), name=str(c[0]), params=c[1] or [])
         for doc, spec in c[2:]:
@@ -317,27 +299,23 @@ class ToAst(Transformer):
     phase_decl = _node(N.PhaseDecl, "name", "unless", "body")
     setup_decl = _node(N.SetupDecl, "body")
     result_decl = _node(N.ResultDecl, "body")
-
-    @v_args(meta=True)
     def trigger_decl(self, meta, c):
         head, cond, name, body = c
         return N.TriggerDecl(span=self._span(meta), **head, cond=cond, name=_plain(name), body=body)
 
-    def at_trigger(self, c):
+    def at_trigger(self, meta, c):
         return dict(kind="at", when=str(c[0]), timing=str(c[1]), phase=_plain(c[2]))
 
-    def enter_trigger(self, c):
+    def enter_trigger(self, meta, c):
         return dict(kind="enter", var=str(c[0]), zone=str(c[1]))
 
-    def leave_trigger(self, c):
+    def leave_trigger(self, meta, c):
         return dict(kind="leave", var=str(c[0]), zone=str(c[1]))
 
-    def signal_trigger(self, c):
+    def signal_trigger(self, meta, c):
         return dict(kind="signal", signal=str(c[0]), params=[str(t) for t in c[1:] if t is not None])
 
     always_decl = _node(N.AlwaysDecl, "name", "body")
-
-    @v_args(meta=True)
     def variant_decl(self, meta, c):
         extends = [str(x) for x in c[1:] if isinstance(x, Token)]
         items = [x for x in c[1:] if x is not None and not isinstance(x, Token)]
@@ -348,7 +326,7 @@ class ToAst(Transformer):
     # ---- scenarios
     scenario_decl = _node(N.ScenarioDecl, ("name", _unquote), "*items")
 
-    def scen_item(self, c):
+    def scen_item(self, meta, c):
         doc, item = c[0], c[1]
         item.doc = doc
         return item
@@ -372,27 +350,23 @@ class ToAst(Transformer):
 
     scen_setting = _node(N.ScenarioItem, "*names", kind="setting")
 
-    def scen_value(self, c):
+    def scen_value(self, meta, c):
         """A setting's value in a scenario, as the text `--set NAME=VALUE` would give."""
         if len(c) == 1 and c[0].type == "STRING":
             return _unquote(c[0])
         return "".join(str(t) for t in c)
 
     scen_position = _node(N.ScenarioItem, "*position", kind="position")
-
-    @v_args(meta=True)
     def scen_run(self, meta, c):
         unit, target, every = c[0]
         return N.ScenarioItem(span=self._span(meta), kind="run", unit=unit, target=target, every_choice=every)
 
-    def run_target(self, c):
+    def run_target(self, meta, c):
         return (str(c[0]), _plain(c[1]), c[2] is not None)
 
     scen_repeat = _node(N.ScenarioItem, ("number", int), "*items", kind="repeat")
     chance_roll = _node(N.ChanceItem, ("*numbers", int), what="roll")
     chance_random = _node(N.ChanceItem, "*values", what="random")
-
-    @v_args(meta=True)
     def chance_shuffle(self, meta, c):
         (zone, player, number), cards = c[0], [x for x in c[1:] if x is not None]
         return N.ChanceItem(span=self._span(meta), what="shuffle", zone=zone, player=player, number=number, cards=cards)
@@ -403,8 +377,6 @@ class ToAst(Transformer):
     pos_next = _node(N.PosItem, "chance", kind="chance")
     pos_set = _node(N.PosItem, "target", "value", kind="set")
     pos_loop = _node(N.PosItem, "var", "value", "*items", kind="loop")
-
-    @v_args(meta=True)
     def pos_cards(self, meta, c):  # (and `ZONE: empty`, which names no card)
         (zone, player, number), at, *cards = c
         return N.PosItem(span=self._span(meta), kind="cards" if cards else "empty", zone=zone, player=player,
@@ -412,13 +384,11 @@ class ToAst(Transformer):
 
     pos_empty = pos_cards
 
-    def pos_zone(self, c):
+    def pos_zone(self, meta, c):
         return (str(c[0]), int(c[1]) if c[1] is not None else None, None)
 
-    def pos_family_zone(self, c):
+    def pos_family_zone(self, meta, c):
         return (str(c[0]), None, int(c[1]))
-
-    @v_args(meta=True)
     def pos_card(self, meta, c):
         copies = int(c[1]) if len(c) > 1 and c[1] is not None else 1
         if isinstance(c[0], N.CardCtor):
@@ -430,14 +400,12 @@ class ToAst(Transformer):
     let_stmt = _node(N.Let, "name", "value")
 
     assign_stmt = _node(N.Assign, "target", "op", "value", "until")
-
-    @v_args(meta=True)
     def if_stmt(self, meta, c):
         branches = [(c[0], c[1])] + [(x[1], x[2]) for x in c[2:] if isinstance(x, tuple) and x[0] == "elif"]
         other = next((x[1] for x in c[2:] if isinstance(x, tuple) and x[0] == "else"), None)
         return N.If(span=self._span(meta), branches=branches, other=other)
 
-    def elif_clause(self, c):
+    def elif_clause(self, meta, c):
         return ("elif", c[0], c[1])
 
     else_clause = _tag("else")
@@ -447,15 +415,11 @@ class ToAst(Transformer):
     repeat_until_stmt = _node(N.RepeatUntil, "cond", "body")
     choose_stmt = _node(N.Choose, "var", "coll", "cond", "opts")
     choose_opts = _node(N.ChooseOpts, "by", ("optional", _given), ("prompt", _text))
-
-    @v_args(meta=True)
     def choose_block(self, meta, c):
         span = self._span(meta)
         if c[0].span.line == 0:  # `choose { ... }` with no options written: they sit where the choose does
             c[0].span = span
         return N.ChooseBlock(span=span, opts=c[0], options=list(c[1:]))
-
-    @v_args(meta=True)
     def option(self, meta, c):
         doc, name, *bindings, cond, body = c
         return N.Option(span=self._span(meta), doc=doc, name=str(name),
@@ -480,8 +444,6 @@ class ToAst(Transformer):
     perform_stmt = _node(N.Perform, "what", "on")
     win_stmt = _node(N.Win, "who")
     end_stmt = _node(N.End, "what")
-
-    @v_args(meta=True)
     def turns_stmt(self, meta, c):
         stmt = N.TakeTurns(span=self._span(meta), body=c[-1])
         for kind, value in c[:-1]:
@@ -498,14 +460,10 @@ class ToAst(Transformer):
     continue_stmt = _node(N.Continue)
     return_stmt = _node(N.Return)
     eliminate_stmt = _node(N.Eliminate, "who", "until")
-
-    @v_args(meta=True)
     def respond_stmt(self, meta, c):
         once, var, coll, prompt, *options = c
         return N.Respond(span=self._span(meta), var=str(var), coll=coll, once=once is not None, prompt=_text(prompt),
                          options=options)
-
-    @v_args(meta=True)
     def offer_stmt(self, meta, c):
         to, by, prompt, *options = c
         refused = None
@@ -524,8 +482,6 @@ class ToAst(Transformer):
     and_expr = _node(N.BoolOp, "*items", op="and")
 
     not_expr = _node(N.Not, "operand")
-
-    @v_args(meta=True)
     def compare(self, meta, c):
         op = {"≥": ">=", "≤": "<=", "≠": "!="}.get(str(c[1]), str(c[1]))
         return N.Compare(span=self._span(meta), op=op, left=c[0], right=c[2])
@@ -543,16 +499,12 @@ class ToAst(Transformer):
     false_lit = _node(N.BoolLit, value=False)
     none_lit = _node(N.NoneLit)
     name = _node(N.Name, "id")
-
-    @v_args(meta=True)
     def call(self, meta, c):
         args = [a for a in c[1:] if a is not None]
         return N.Call(span=self._span(meta), func=str(c[0]), args=[a for a in args if not isinstance(a, N.KwArg)],
                       kwargs=[a for a in args if isinstance(a, N.KwArg)])
 
     kw_arg = named_arg = _node(N.KwArg, "name", "value")
-
-    @v_args(meta=True)
     def list_lit(self, meta, c):
         items = [x for x in c if x is not None]
         if len(items) > 64:
@@ -562,8 +514,6 @@ class ToAst(Transformer):
     filter_list = filter_arg = _filtered("where")
     while_list = _filtered("while")
     until_list = _filtered("until")
-
-    @v_args(meta=True)
     def map_list(self, meta, c):
         return N.MapList(span=self._span(meta), expr=c[0], var=str(c[1]), coll=c[2], more=list(c[3:-1]), cond=c[-1])
 

@@ -15,7 +15,7 @@ import gc
 from collections.abc import Collection
 from pathlib import Path
 
-from lark.exceptions import UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedInput
 
 from rulelang.core.errors import Diagnostic, RulesError, Span, remember_source
 from rulelang.language import nodes as N
@@ -45,12 +45,7 @@ def _parse_chunk(text: str, file: str, offset: int) -> list[N.AnyDecl]:
         raise _SyntaxProblem(Span(line=line, column=column),
                              f"this is nested too deeply (more than {MAX_NESTING} levels of expressions inside "
                              "expressions or blocks inside blocks); give a part of it a name with `let` or a `def`")
-    try:
-        return ToAst(file, offset).transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, _SyntaxProblem):
-            raise exc.orig_exc from None
-        raise
+    return ToAst(file, offset).transform(tree)
 
 
 def parse_text(text: str, file: str = "<rules>", parse_alone: Collection[str] = ()) -> N.RulesFile:
