@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -116,6 +117,23 @@ def test_long_lines_wrap_between_words_at_80_columns():
     lines = out.getvalue().splitlines()
     assert any("mission offer" in line for line in lines)
     assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+
+
+def test_at_80_columns_a_line_breaks_between_a_players_values_and_between_cards():
+    # Splicers at 80 columns read "... turn over: no · dominated:" over "0", and "Gills [4]  Bog Wolf"
+    # over "[5]": a value was parted from its name, a card from its number
+    game = load(ROOT / "games/splicers.rules")
+    match = game.new_match(players=2, seed=4)
+    out = io.StringIO()
+    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
+    ask(c, match, match.to_move, read=lambda _: "1")
+    lines = out.getvalue().splitlines()
+    options = [m.groups() for m in map(re.compile(r"\s+(\d+)\. (.+)$").match, lines) if m]
+    assert len(options) == 7 and options[-1][1] == "nothing"
+    for number, card in options[:-1]:  # each card of the hand with its number, on one line
+        assert any(f"{card} [{number}]" in line for line in lines), (card, lines)
+    assert [line for line in lines if "dominated: 0" in line] and not [line for line in lines if line.rstrip().endswith(":")]
+    assert max(len(line) for line in lines) <= 80
 
 
 def test_a_hex_cells_name_is_cut_between_words_never_inside_one():

@@ -66,10 +66,11 @@ def chip(group: list[dict], numbers: dict, arrow: str = "") -> tuple[str, list[s
     return text, [str(numbers[f"card:{c['ref']}"]) for c in group if f"card:{c['ref']}" in numbers]
 
 
-def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> None:
+def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12, width: int | None = None) -> None:
     """Cards as coloured chips, each with its number when it can be chosen. Cards of one look (alike
     tokens, hidden cards) are one chip with their count ("5 red"); only the last `most` chips are
-    shown unless one of the others can be chosen. No cards: "empty"."""
+    shown unless one of the others can be chosen. No cards: "empty". With a `width`, lines break
+    between chips."""
     if not cards:
         out.append("empty", style="dim")
         return
@@ -79,13 +80,31 @@ def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12) -> N
         hidden = sum(len(g) for g in chips[:-most])
         out.append(f"({hidden} more below) ", style="dim")
         chips = chips[-most:]
-    for i, group in enumerate(chips):
-        if i:
-            out.append(" ")
+    parts = []
+    for group in chips:
         text, marks = chip(group, numbers)
-        out.append(f" {text} ", style=card_style(group[0]))
+        part = Text(f" {text} ", style=card_style(group[0]))
         if marks:
-            out.append(f"[{','.join(marks)}]", style="bold yellow")
+            part.append(f"[{','.join(marks)}]", style="bold yellow")
+        parts.append(part)
+    append_parts(out, parts, width)
+
+
+def append_parts(out: Text, parts: list, width: int | None, sep: str = " ", indent: int = 4) -> None:
+    """`parts` (texts) appended to `out`, `sep` between them; where the line would pass `width`, it goes
+    on to a new line between two parts, not inside one (rich would break "dominated: 0" after the
+    colon, or a card's name from its number)."""
+    column = Text(out.plain.rsplit("\n", 1)[-1]).cell_len
+    for i, part in enumerate(parts):
+        part = part if isinstance(part, Text) else Text(part)
+        if i and width and column + len(sep) + part.cell_len > width:
+            out.append("\n" + " " * indent)
+            column = indent
+        elif i:
+            out.append(sep)
+            column += len(sep)
+        out.append_text(part)
+        column += part.cell_len
 
 
 def places(view: dict) -> dict[str, tuple]:
@@ -314,7 +333,7 @@ def draw_path(zone: dict, numbers: dict[str, int]) -> Text:
     return out
 
 
-def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
+def pile_line(zone: dict, numbers: dict, indent: str = "", width: int | None = None) -> Text:
     """A pile's line: its name and size, then its cards; a pile of only cards this seat does not see
     says so ("hand: 13 hidden cards")."""
     name = pretty(zone["name"])
@@ -327,7 +346,7 @@ def pile_line(zone: dict, numbers: dict, indent: str = "") -> Text:
     if cards is None:
         return Text(f"{indent}{name}: {zone['count']} face down", style="dim" if indent else "bold")
     line = Text(f"{indent}{name} ({zone['count']}): ", style="" if indent else "bold")
-    draw_chips(line, cards, numbers)
+    draw_chips(line, cards, numbers, width=width)
     return line
 
 
@@ -348,10 +367,12 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     console.print(Text.assemble((view["title"], "bold"), f"  round {view['round']}" if view["round"] else "",
                                 f", phase {view['phase']}" if view["phase"] else "",
                                 f", Player {view['to_move']} to play" if view["to_move"] else ""))
-    glob = [f"{pretty(k)}: {value_text(v)}" for k, v in view["globals"].items() if v is not None]
-    if glob:
-        console.print(Text("  " + " · ".join(glob), style="dim"), soft_wrap=False)
     width = console.width
+    glob = [Text(f"{pretty(k)}: {value_text(v)}", style="dim") for k, v in view["globals"].items() if v is not None]
+    if glob:
+        line = Text("  ")
+        append_parts(line, glob, width, " · ")
+        console.print(line, soft_wrap=False)
     keys = {z["key"] for z in view["zones"]}
     # a layer (`board on BASE`) is drawn on its base's cells: base -> cell key -> [(layer, its cell)]
     on_cells = [z for z in view["zones"] if z.get("layer_of") in keys and z["board"]["kind"] in ("grid", "hex")]
@@ -384,22 +405,25 @@ def draw_view(console: Console, view: dict, next_tokens: list[dict] | None = Non
     empty = [pretty(z["name"]) for z in shared if z["count"] == 0]
     for z in shared:
         if z["count"]:
-            console.print(pile_line(z, numbers), soft_wrap=False)
+            console.print(pile_line(z, numbers, width=width), soft_wrap=False)
     if empty:
-        console.print(Text("empty: " + ", ".join(empty), style="dim"), soft_wrap=False)
+        line = Text("empty: ", style="dim")
+        append_parts(line, [Text(name, style="dim") for name in empty], width, ", ")
+        console.print(line, soft_wrap=False)
     order = sorted(view["players"], key=lambda p: (p["seat"] != view["you"], p["seat"]))
     for p in order:
         seat = p["seat"]
         line = Text(seat_name(seat, view, seats), style="bold cyan" if seat == view["you"] else "bold")
-        fields = " · ".join(f"{pretty(k)}: {value_text(v)}" for k, v in p["fields"].items())
+        fields = [Text(f"{pretty(k)}: {value_text(v)}", style="dim") for k, v in p["fields"].items()]
         if fields:
-            line.append("  " + fields, style="dim")
+            line.append("  ")
+            append_parts(line, fields, width, " · ")
         if numbers.get(f"player:{seat}"):
             line.append(f" [{numbers[f'player:{seat}']}]", style="bold yellow")
         console.print(line, soft_wrap=False)
         for z in view["zones"]:
             if z.get("owner") == seat and "board" not in z and z["count"]:
-                console.print(pile_line(z, numbers, "  "), soft_wrap=False)
+                console.print(pile_line(z, numbers, "  ", width), soft_wrap=False)
 
 
 def table_text(match, seat: int, width: int = 100) -> str:
