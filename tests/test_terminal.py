@@ -149,6 +149,20 @@ def test_a_hex_cells_name_is_cut_between_words_never_inside_one():
     assert not {"et", "l", "rui…"} & words, sorted({"et", "l", "rui…"} & words)
 
 
+def test_a_narrow_hex_cell_keeps_its_whole_number():
+    # Survivors' map at 80 columns: a cell holding a site read "r… [10" (the number cut, for a
+    # letter of the site's name); a cell too narrow for both shows the number alone
+    game = load(ROOT / "games/survivors.rules")
+    match = game.new_match(players=2, seed=4)
+    out = io.StringIO()
+    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
+    ask(c, match, match.to_move, read=lambda _: "1")
+    text = out.getvalue()
+    assert "1-48. a place marked [n] on map" in text
+    assert all(f"[{n}]" in text for n in range(1, 49)), [n for n in range(1, 49) if f"[{n}]" not in text]
+    assert not re.search(r"\[\d+(?!\d|\])", text)
+
+
 def test_a_game_value_holding_an_empty_text_shows_a_dash():
     # Evacuation's `var race_phase: str = ""` read "race phase:" with nothing after it, as in the browser
     from rulelang.table.terminal import value_text

@@ -253,8 +253,12 @@ def _cell_lines(zone: dict, cell: dict | None, numbers: dict, w: int, coord: str
 
 
 def _fit(text: str, tail: str, w: int) -> str:
-    """`text` then `tail` (a number) in `w` characters: the text cut short with "…" if need be."""
-    return text + tail if len(text) + len(tail) <= w else text[:max(1, w - len(tail) - 1)] + "…" + tail
+    """`text` then `tail` (a number) in `w` characters: the text cut short with "…" if need be, left
+    out where not a letter of it fits (the number is what a player types)."""
+    if len(text) + len(tail) <= w:
+        return text + tail
+    room = w - len(tail) - 1
+    return text[:room] + "…" + tail if room >= 1 else tail.strip()
 
 
 def _cell_text(zone: dict, cell: dict | None, numbers: dict[str, int], w: int, coord: str, layers=()) -> Text:
