@@ -7,6 +7,9 @@ number of players). A game whose rules use chance starts with one explicit chanc
 outcomes are the match's seed; all later chance comes from the match's own seeded generator. Nobody
 observes the seed, so such a game is of imperfect information even without hidden cards.
 
+A state plays an `environments.Episode` (the match, the turn, the action ids, the views, the
+end and the returns, as PettingZoo's environment does); it adds OpenSpiel's chance node, the
+information state and copies that share the match until one of them moves on.
 The information state of a seat is its view (`visibility.player_view`) with a digest of every move
 as that seat saw it made (`visibility.move_label`) and of its own view at each of its choices:
 perfect recall, never more than the seat may see. `clone()` copies with `Match.clone()`;
@@ -14,7 +17,6 @@ perfect recall, never more than the seat may see. `clone()` copies with `Match.c
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import random
@@ -24,8 +26,8 @@ from pathlib import PurePath
 import numpy as np
 import pyspiel
 
-from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, NO_DECISION,
-                                   Encoding, GameFacts, decision, load_rules_game, player_count, returns)
+from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, Encoding,
+                                         Episode, Rules, load_rules_game, player_count)
 from rulelang.engine.runtime import Game
 from rulelang.engine.visibility import move_label
 
@@ -41,35 +43,13 @@ PARAMETERS = {"num_actions": DEFAULT_NUM_ACTIONS, "seeds": DEFAULT_SEEDS,
 _GAMES: dict[str, "_Rules"] = {}  # short name -> the rules registered under it (this process)
 
 
-class _Rules:
-    """One registered game: the rulelang game, the number of players, what the rules declare.
-    Shared by every state of the game: copied and pickled as its short name."""
+class _Rules(Rules):
+    """One registered game (`environments.Rules`), shared by every state of the game: copied and
+    pickled as its short name."""
 
-    def __init__(self, short_name: str, game: Game, players: int, facts: GameFacts):
-        self.short_name, self.game, self.players, self.facts = short_name, game, players, facts
-
-    def start(self, seed: int):
-        return self.game.new_match(players=self.players, seed=seed) if self.facts.chance else self._started.clone()
-
-    @functools.cached_property
-    def _started(self):
-        """A game without chance: the match as it starts (copied for each state)."""
-        return self.game.new_match(players=self.players, seed=0)
-
-    # (a _Rules lives as long as the process: it is registered with pyspiel)
-    @functools.cache
-    def start_view(self, seat: int) -> dict:
-        """A seat's view of the start of a game without chance (OpenSpiel asks for the tensor of
-        a new state each time it wants to know the tensor's size)."""
-        return self._started.view(seat)
-
-    @functools.cache
-    def start_tensor(self, board_radius: int, seat: int) -> np.ndarray:
-        return self.encoding(board_radius).encode(self.start_view(seat))
-
-    @functools.cache
-    def encoding(self, board_radius: int) -> Encoding:
-        return Encoding(self.game, self.players, board_radius)
+    def __init__(self, short_name: str, game: Game, players: int):
+        super().__init__(game, players)
+        self.short_name = short_name
 
     def __deepcopy__(self, memo):
         return self
@@ -110,8 +90,8 @@ def load_game(path_or_bundled_name, variant=None, players: int | None = None, se
 
 
 def register(name: str, game: Game, players: int) -> None:
-    facts = GameFacts.of(game)
-    rules = _Rules(name, game, players, facts)
+    rules = _Rules(name, game, players)
+    facts = rules.facts
     game_type = pyspiel.GameType(
         short_name=name,
         long_name=f"{game.title} ({', '.join(game.variants) or 'base game'}, {players} players, rulelang)",
@@ -176,30 +156,22 @@ class RulesGame(pyspiel.Game):
         return self.rules.encoding(self.board_radius)
 
 
-class _Position:
-    """A state's match and what each seat saw happen (a digest per seat, the last one for a
+class _Position(Episode):
+    """A state's episode and what each seat saw happen (a digest per seat, the last one for a
     watcher). Copied with `Match.clone()`, pickled as the match's JSON save."""
 
-    __slots__ = ("rules", "seed", "_match", "_sharing", "digests", "decisions", "truncated", "_decision", "_views",
-                 "_texts", "_text")
+    __slots__ = ("_sharing", "digests", "_texts", "_text")
 
-    def __init__(self, rules: _Rules, seed: int | None, match=None, digests=None, decisions: int = 0,
-                 truncated: bool = False):
-        self.rules, self.seed, self._match = rules, seed, match
+    def __init__(self, rules: _Rules, seed: int | None, num_actions: int, max_length: int, match=None,
+                 decisions: int = 0, truncated: bool = False, digests=None):
+        super().__init__(rules, seed, num_actions, max_length, match, decisions, truncated)
         # the positions sharing this one's match (a copy shares it until one of them moves on)
         self._sharing = [1]
         self.digests = digests if digests is not None else ("",) * (rules.players + 1)
-        self.decisions, self.truncated = decisions, truncated
-        self._forget()
 
     def _forget(self):
-        self._decision, self._views, self._texts, self._text = None, {}, {}, None
-
-    @property
-    def match(self):
-        if self._match is None and self.seed is not None:
-            self._match = self.rules.start(self.seed)
-        return self._match
+        super()._forget()
+        self._texts, self._text = {}, None
 
     def _own_match(self):
         """The match, this position's alone (copied first if another position shares it)."""
@@ -209,31 +181,13 @@ class _Position:
             self._sharing = [1]
         return self.match
 
-    @property
-    def over(self) -> bool:
-        return self.seed is not None and (self.truncated or self.match.is_over)
-
-    def decision(self, num_actions: int):
-        if self.seed is None or self.over:
-            return NO_DECISION
-        if self._decision is None:
-            self._decision = decision(self.match, num_actions)
-        return self._decision
-
-    def view(self, seat: int) -> dict:
-        found = self._views.get(seat)
-        if found is None:
-            found = self._views[seat] = (self._match.view(seat) if self._match is not None
-                                         else self.rules.start_view(seat))
-        return found
-
     def view_text(self, seat: int) -> str:
         found = self._texts.get(seat)
         if found is None:
             found = self._texts[seat] = json.dumps(self.view(seat), sort_keys=True, separators=(",", ":"), default=str)
         return found
 
-    def apply(self, option_index: int, max_length: int):
+    def apply(self, option_index: int):
         match = self._own_match()
         raw = match.legal_options()[option_index].raw
         mover = match.to_move
@@ -246,17 +200,13 @@ class _Position:
         else:  # nothing is hidden: every seat sees the move as its chooser does
             line = f"Player {mover + 1}: {move_label(match.s, raw, mover)}"
             self.digests = tuple(_chain(d, line) for d in self.digests)
-        match.apply(option_index)
-        self.decisions += 1
-        if not match.is_over and self.decisions >= max_length:
-            self.truncated = True
-        self._forget()
+        super().apply(option_index)
 
     def __deepcopy__(self, memo):
         # the same position: the match is shared (copied when one of them moves on), and what was
         # worked out of it stays true (it is never changed in place)
         new = _Position.__new__(_Position)
-        for name in _Position.__slots__:
+        for name in Episode.__slots__ + _Position.__slots__:
             setattr(new, name, getattr(self, name))
         if self._match is not None:
             self._sharing[0] += 1
@@ -264,14 +214,14 @@ class _Position:
 
     def __reduce__(self):
         save = json.dumps(self._match.to_json()) if self._match is not None else None
-        return (_position_from_save, (self.rules.short_name, self.seed, save, self.digests, self.decisions,
-                                      self.truncated))
+        return (_position_from_save, (self.rules.short_name, self.seed, self.num_actions, self.max_length, save,
+                                      self.digests, self.decisions, self.truncated))
 
 
-def _position_from_save(short_name, seed, save, digests, decisions, truncated) -> _Position:
+def _position_from_save(short_name, seed, num_actions, max_length, save, digests, decisions, truncated) -> _Position:
     rules = _rules_named(short_name)
     match = rules.game.match_from_json(save) if save is not None else None
-    return _Position(rules, seed, match, tuple(digests), decisions, truncated)
+    return _Position(rules, seed, num_actions, max_length, match, decisions, truncated, tuple(digests))
 
 
 def _chain(digest: str, line: str) -> str:
@@ -283,8 +233,9 @@ class RulesState(pyspiel.State):
 
     def __init__(self, game: RulesGame):
         super().__init__(game)
-        self._game_values = (game.num_actions, game.max_length, game.seeds)
-        self._position = _Position(game.rules, None if game.rules.facts.chance else 0)
+        self._seeds = game.seeds
+        self._position = _Position(game.rules, None if game.rules.facts.chance else 0, game.num_actions,
+                                   game.max_length)
 
     # ---- what the rules give
     @property
@@ -296,39 +247,32 @@ class RulesState(pyspiel.State):
         pos = self._position
         if pos.seed is None:
             return pyspiel.PlayerId.CHANCE
-        if pos.over:
-            return pyspiel.PlayerId.TERMINAL
-        return pos.match.to_move
+        return pyspiel.PlayerId.TERMINAL if pos.over else pos.to_move
 
     def _legal_actions(self, player):
-        return list(self._position.decision(self._game_values[0]).ids)
+        return list(self._position.decision().ids)
 
     def chance_outcomes(self):
-        seeds = self._game_values[2]
-        return [(seed, 1.0 / seeds) for seed in range(seeds)]
+        return [(seed, 1.0 / self._seeds) for seed in range(self._seeds)]
 
     def _apply_action(self, action):
         pos = self._position
         if pos.seed is None:
-            pos.seed = int(action)
-            pos._forget()
-            return
-        pos.apply(pos.decision(self._game_values[0]).option_index(action), self._game_values[1])
+            pos.draw_seed(action)
+        else:
+            pos.play(action)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"seed {action}"
-        label = self._position.decision(self._game_values[0]).labels.get(action)
+        label = self._position.decision().labels.get(action)
         return label if label is not None else f"action {action}"
 
     def is_terminal(self):
         return self._position.over
 
     def returns(self):
-        pos = self._position
-        if not pos.over or pos.truncated:
-            return [0.0] * pos.rules.players
-        return returns(pos.match, pos.rules.players)
+        return self._position.returns()
 
     def __str__(self):
         pos = self._position
@@ -348,7 +292,7 @@ class RulesState(pyspiel.State):
 
     def option_action(self, option_index: int) -> int:
         """The action id of `match.legal_options()[option_index]` (for a rulelang agent's answer)."""
-        return self._position.decision(self._game_values[0]).action_of(self.match, option_index)
+        return self._position.decision().action_of(self.match, option_index)
 
     # ---- a state the player cannot tell from this one
     def resample(self, player: int, seed: int | None = None) -> "RulesState":
@@ -387,15 +331,8 @@ class ViewObserver:
             self.dict = {"observation": self.tensor}
 
     def set_from(self, state: RulesState, player: int):
-        pos = state._position
-        if self.tensor is None:
-            return
-        if pos.seed is None:
-            self.tensor.fill(0)
-        elif pos._match is None:  # a new state of a game without chance: its start
-            self.tensor[:] = pos.rules.start_tensor(self.game.board_radius, player)
-        else:
-            self.game.encoding().encode(pos.view(player), self.tensor)
+        if self.tensor is not None:
+            state._position.vector(player, self.game.board_radius, self.tensor)
 
     def string_from(self, state: RulesState, player: int) -> str:
         pos = state._position

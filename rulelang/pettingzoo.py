@@ -1,10 +1,11 @@
 """Every .rules file as a PettingZoo AEC environment: `env(path or bundled name, variant=None,
 players=None, settings=None, **options)`, described for users in docs/environments.md.
 
-Agents are `player_0`, `player_1`, ... (seat 0 is the rules' Player 1). An observation is the
-agent's view encoded (`environments.Encoding`) and an `action_mask` over the action ids
-(`environments.decision`); rewards come at the end only (`environments.returns`), and a match
-still going after `max_game_length` decisions is truncated.
+Agents are `player_0`, `player_1`, ... (seat 0 is the rules' Player 1). Each reset starts an
+`environments.Episode`, which the environment wraps: an observation is the agent's view encoded
+(`environments.Encoding`) and an `action_mask` over the action ids (`environments.decision`);
+rewards come at the end only (`environments.returns`), and a match still going after
+`max_game_length` decisions is truncated.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pettingzoo.utils import wrappers
 
 from rulelang.table.terminal import table_text
 from rulelang.tools.environments import (DEFAULT_BOARD_RADIUS, DEFAULT_MAX_GAME_LENGTH, DEFAULT_NUM_ACTIONS, HIGH, LOW,
-                                         NO_DECISION, Encoding, decision, load_rules_game, player_count, returns)
+                                         NO_DECISION, Episode, Rules, load_rules_game, player_count)
 
 
 def env(path_or_bundled_name, variant=None, players: int | None = None, settings: dict | None = None, **options):
@@ -42,9 +43,10 @@ class raw_env(AECEnv):
         n = player_count(game, players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, not {render_mode!r}")
-        self.game, self.players = game, n
+        self.game, self.players, self.rules = game, n, Rules(game, n)
         self.num_actions, self.max_game_length = int(num_actions), int(max_game_length)
-        self.encoding = Encoding(game, n, board_radius)
+        self.board_radius = board_radius
+        self.encoding = self.rules.encoding(board_radius)
         self.render_mode, self.render_seat = render_mode, render_seat
         self.metadata = {**self.metadata, "name": f"rulelang_{PurePath(game.path).stem}"}
         self.possible_agents = [f"player_{seat}" for seat in range(n)]
@@ -54,8 +56,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._seeds = random.Random(seed)
-        self.match = None
-        self.decisions = 0
+        self.episode: Episode | None = None
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -64,15 +65,19 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     # ---- playing
+    @property
+    def match(self):
+        """The rulelang `Match` (None before the first reset)."""
+        return self.episode.match if self.episode is not None else None
+
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._seeds = random.Random(seed)
             match_seed = int(seed)
         else:
             match_seed = self._seeds.randrange(2**31)
-        self.match = self.game.new_match(players=self.players, seed=match_seed)
-        self.decisions = 0
-        self._decision = None
+        self.episode = Episode(self.rules, match_seed, self.num_actions, self.max_game_length,
+                               self.game.new_match(players=self.players, seed=match_seed))
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -91,22 +96,15 @@ class raw_env(AECEnv):
         return self._current().labels[int(action)]
 
     def _current(self):
-        if self.match is None or self.match.is_over or any(self.truncations.values()):
-            return NO_DECISION
-        if self._decision is None:
-            self._decision = decision(self.match, self.num_actions)
-        return self._decision
+        return self.episode.decision() if self.episode is not None else NO_DECISION
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        index = self._current().option_index(action)
+        self.episode.play(action)
         self._cumulative_rewards[agent] = 0.0
-        self.match.apply(index)
-        self.decisions += 1
-        self._decision = None
         self._clear_rewards()
         self._end_if_over()
         seat = self.match.to_move if self.match.to_move is not None else (self._seats[agent] + 1) % self.players
@@ -117,9 +115,9 @@ class raw_env(AECEnv):
 
     def _end_if_over(self):
         if self.match.is_over:
-            self.rewards.update(zip(self.possible_agents, returns(self.match, self.players)))
+            self.rewards.update(zip(self.possible_agents, self.episode.returns()))
             self.terminations = dict.fromkeys(self.agents, True)
-        elif self.decisions >= self.max_game_length:
+        elif self.episode.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
 
     # ---- seeing
@@ -128,13 +126,13 @@ class raw_env(AECEnv):
         mask = np.zeros(self.num_actions, np.int8)
         if agent == self.agent_selection:
             mask[list(self._current().ids)] = 1
-        return {"observation": self.encoding.encode(self.match.view(seat)), "action_mask": mask}
+        return {"observation": self.episode.vector(seat, self.board_radius), "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode (\"human\" or \"ansi\")")
             return None
-        over = self.match.is_over or any(self.truncations.values())  # (then drawn as a watcher sees it)
+        over = self.episode.over  # (then drawn as a watcher sees it)
         seat = self.render_seat if self.render_seat is not None else -1 if over else self.match.to_move
         text = table_text(self.match, seat)
         if self.render_mode == "ansi":

@@ -116,6 +116,26 @@ def test_pettingzoo_truncates_a_long_match():
     assert set(env.rewards.values()) == {0.0}
 
 
+def test_both_apis_play_the_same_episode():
+    """OpenSpiel's state and PettingZoo's environment wrap one episode: on the same seed, the same
+    seat chooses among the same action ids, every seat gets the same vector, and the ends agree."""
+    game = load_game("highcard")
+    state = game.new_initial_state()
+    state.apply_action(7)  # the chance node's seed
+    env = make_env("highcard").unwrapped
+    env.reset(seed=7)
+    while not state.is_terminal():
+        assert env.agent_selection == f"player_{state.current_player()}"
+        assert state.legal_actions() == env.legal_actions()
+        for seat in range(2):
+            assert np.array_equal(state.observation_tensor(seat), env.observe(f"player_{seat}")["observation"])
+        action = state.legal_actions()[-1]
+        state.apply_action(action)
+        env.step(action)
+    assert all(env.terminations.values()) and env.legal_actions() == []
+    assert [env.rewards[f"player_{seat}"] for seat in range(2)] == state.returns() != [0.0, 0.0]
+
+
 def _play(game, bots, rng):
     state = game.new_initial_state()
     while not state.is_terminal():

@@ -20,7 +20,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rulelang.balance.metrics import CONFIDENCE, STATISTICS, is_rate, per_game_values
+from rulelang.balance.metrics import CONFIDENCE, STATISTICS, is_rate, p_words, per_game_values
 from rulelang.balance.simulate import Summary, simulate
 
 #: what the tests of a comparison need besides a summary's (scipy.stats and statsmodels: about 1.3 s
@@ -87,7 +87,7 @@ class Comparison:
             if not d.significant:
                 continue
             verb = "rose" if d.diff > 0 else "fell"
-            p = "p < 0.001" if d.p_adjusted < 0.001 else f"p = {d.p_adjusted:.3f}"
+            p = f"p {p_words(d.p_adjusted)}"
             name = d.metric
             if name.startswith("seat "):
                 name = f"seat {name.split()[1]}'s win rate"

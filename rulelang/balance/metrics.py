@@ -148,6 +148,12 @@ def import_statistics(modules: tuple[str, ...] = STATISTICS) -> None:
         importlib.import_module(module)
 
 
+def p_words(p: float | None, equals: str = "= ") -> str:
+    """A p-value as every report words it after "p": "< 0.001", "= 0.020" ("0.020" with `equals=""`),
+    or "-" when there is none."""
+    return "-" if p is None else "< 0.001" if p < 0.001 else f"{equals}{p:.3f}"
+
+
 def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> dict:
     """A rate with its Wilson score interval."""
     if n == 0:

@@ -127,6 +127,8 @@ def simulate_plots(summary, folder) -> list[Path]:
 
 def compare_plots(c, folder) -> list[Path]:
     """A and B side by side: win rate per seat, and the length distributions overlaid."""
+    from rulelang.balance.metrics import p_words
+
     plt = _plt()
     ra, rb = c.summary_a.metrics()["win_rate"], c.summary_b.metrics()["win_rate"]
     fig, ax = plt.subplots(figsize=(max(5.5, 1.4 * len(ra) + 2), 3.6))
@@ -144,9 +146,7 @@ def compare_plots(c, folder) -> list[Path]:
             pair_top = max(ra[i]["high"] or 0, rb[i]["high"] or 0)
             ax.plot([i - 0.2, i - 0.2, i + 0.2, i + 0.2], [pair_top + 0.07, pair_top + 0.09, pair_top + 0.09,
                                                          pair_top + 0.07], color="#b5484b", linewidth=1)
-            p = d.p_adjusted
-            ax.text(i, pair_top + 0.10, "p < 0.001" if p < 0.001 else f"p = {p:.3f}", ha="center", fontsize=7,
-                    color="#b5484b")
+            ax.text(i, pair_top + 0.10, f"p {p_words(d.p_adjusted)}", ha="center", fontsize=7, color="#b5484b")
     ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     ax.set_title(f"{c.summary_a.title}: A vs B, {c.summary_a.count} games each, 95% Wilson intervals", fontsize=9)
     return _save(fig, folder, "compare_win_rates") + length_plot(

@@ -22,7 +22,7 @@ from functools import partial
 from itertools import combinations
 
 from rulelang.bots.agents import make_agent
-from rulelang.balance.metrics import import_statistics, wilson
+from rulelang.balance.metrics import import_statistics, p_words, wilson
 from rulelang.balance.parallel import run_tasks
 from rulelang.balance.simulate import load_game, play_one
 
@@ -134,11 +134,6 @@ def _rate_words(r: dict, none: str = "-") -> str:
     return f"{r['rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" if r["rate"] is not None else none
 
 
-def _p_words(p: float | None) -> str:
-    """A p-value after "p": "< 0.001", "= 0.020", or "-" when there is none."""
-    return "-" if p is None else "< 0.001" if p < 0.001 else f"= {p:.3f}"
-
-
 def print_tournament(console, t: Tournament) -> None:
     from rich.table import Table
 
@@ -157,7 +152,7 @@ def print_tournament(console, t: Tournament) -> None:
         pv = p.p_value()
         ahead = p.seeds_a > p.seeds_b if p.duplicate else p.only_a > p.only_b  # what the test was on
         verdict = ("no difference can be told" if pv is None or pv >= 0.05 else
-                   f"{p.a if ahead else p.b} is stronger (p {_p_words(pv)})")
+                   f"{p.a if ahead else p.b} is stronger (p {p_words(pv)})")
         console.print(f"{p.a} vs {p.b}: {p.games} games; won alone by {p.a} {p.only_a}, by {p.b} {p.only_b}, "
                       f"by neither {p.neither}" + (f", by both {p.both}" if p.both else "")
                       + (f"; duplicate: {p.games // 2} seeds, better for {p.a} {p.seeds_a}, for {p.b} {p.seeds_b}, "
@@ -218,7 +213,7 @@ class Ladder:
         pv = stop.pair.p_value()
         weaker = pv is not None and pv < CLIMB_P and stop.pair.seeds_b > stop.pair.seeds_a
         return out + (f": {stop.bot} is {'weaker than' if weaker else 'not shown stronger than'} {stop.below} "
-                      f"({_rate_words(stop.rate(), 'no game won alone')} of the games won alone, p {_p_words(pv)})")
+                      f"({_rate_words(stop.rate(), 'no game won alone')} of the games won alone, p {p_words(pv)})")
 
     def to_json(self) -> dict:
         return {"game": self.title, "players": self.players, "seeds": self.games, "duplicate": True,
@@ -252,7 +247,7 @@ def print_ladder(console, ladder: Ladder) -> None:
         table.add_column(name, justify=justify)
     for r in ladder.rungs:
         table.add_row(r.bot, r.below, str(r.pair.only_a), str(r.pair.only_b), f"{r.pair.neither}/{r.pair.both}",
-                      _rate_words(r.rate()), _p_words(r.pair.p_value()).removeprefix("= "),
+                      _rate_words(r.rate()), p_words(r.pair.p_value(), equals=""),
                       "climbs" if r.climbs() else "")
     console.print(table)
     console.print(ladder.summary(), markup=False, emoji=False)

@@ -218,6 +218,13 @@ def make_agent(spec: str, seed: int):
     return AGENTS[name](seed=seed, **settings)
 
 
+def seat_bots(seats: list[str], seed: int, humans: bool = True) -> list:
+    """One agent per seat, named as `make_agent` reads them, seat i's seeded with `seed * 1000 + i`
+    (so a seed plays the same match at the terminal, at the browser table and in `render`); a
+    "human" seat has None, or, with `humans=False`, is refused as an unknown agent."""
+    return [None if humans and s == "human" else make_agent(s, seed * 1000 + i) for i, s in enumerate(seats)]
+
+
 def play_match(match: Match, agents: list) -> Match:
     """Let agents answer every choice until the match is over."""
     while not match.is_over:

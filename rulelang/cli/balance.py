@@ -240,14 +240,10 @@ def _value(d, v) -> str:
     return f"{v:.1%}" if d.rate else f"{v:.2f}"
 
 
-def _p(p) -> str:
-    if p is None:
-        return "-"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def print_comparison(console, c) -> None:
     from rich.table import Table
+
+    from rulelang.balance.metrics import p_words
 
     sa = c.summary_a
     how = "same seeds (paired)" if c.paired else "different seeds (independent)"
@@ -257,8 +253,8 @@ def print_comparison(console, c) -> None:
         table.add_column(head, justify="right")
     table.add_column("significant")
     for d in c.diffs:
-        table.add_row(d.metric, _value(d, d.a), _value(d, d.b), _diff_cell(d), _p(d.p), _p(d.p_adjusted),
-                      "yes" if d.significant else "no")
+        table.add_row(d.metric, _value(d, d.a), _value(d, d.b), _diff_cell(d), p_words(d.p, ""),
+                      p_words(d.p_adjusted, ""), "yes" if d.significant else "no")
     console.print(table)
     sentences = c.sentences()
     console.print(f"p-values are adjusted for testing {sum(d.p is not None for d in c.diffs)} metrics at once "

@@ -166,14 +166,14 @@ def _human_then_random(players: int) -> str:
 
 
 def cmd_play(args) -> int:
-    from rulelang.bots.agents import AgentHandle, make_agent
+    from rulelang.bots.agents import AgentHandle, seat_bots
     from rulelang.engine.visibility import move_label
     from rulelang.table.tableview import table_view
     from rulelang.table.terminal import QUIT, ask, draw_result
 
     game, players = _load(args)
     names = seat_agents(args.seats or _human_then_random(players), players, "--seats")
-    agents = [None if s == "human" else make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
+    agents = seat_bots(names, args.seed)
     humans = [i for i, a in enumerate(agents) if a is None]
     # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
     viewer = humans[0] if len(humans) == 1 else -1
@@ -287,7 +287,7 @@ def cmd_docs(args) -> int:
 
 
 def cmd_render(args) -> int:
-    from rulelang.bots.agents import AgentHandle, make_agent
+    from rulelang.bots.agents import AgentHandle, seat_bots
     from rulelang.tools.render import board_zones, describe_boards, render_board
 
     game, players = _load(args)
@@ -304,7 +304,7 @@ def cmd_render(args) -> int:
             raise ValueError(f'{option} names a field of the cards, and no component of {game.title} has "{value}"'
                              + (f"; {hint}" if hint else f"; the fields are: {', '.join(fields)}"))
     names = seat_agents(args.agents or "random", players, "--agents")
-    agents = [make_agent(s, args.seed * 1000 + i) for i, s in enumerate(names)]
+    agents = seat_bots(names, args.seed, humans=False)
     match = game.new_match(players=players, seed=args.seed)
     if args.list:
         lines = describe_boards(match)

@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from rulelang.bots.agents import AgentHandle, make_agent
+from rulelang.bots.agents import AgentHandle, seat_bots
 from rulelang.core.errors import RulesError, reason_of
 from rulelang.engine.runtime import Game, Match
 from rulelang.engine.visibility import move_label
@@ -53,7 +53,7 @@ class Table:
         self.seed = seed
         self.bot_delay = bot_delay
         self.saves = Path(saves or ".")
-        self.agents = [None if s == "human" else make_agent(s, seed * 1000 + i) for i, s in enumerate(seats)]
+        self.agents = seat_bots(seats, seed)
         # one secret token per human seat, and one for watching (public cards only)
         self.tokens: dict[str, int] = {secrets.token_urlsafe(12): i for i, s in enumerate(seats) if s == "human"}
         self.tokens[secrets.token_urlsafe(12)] = -1

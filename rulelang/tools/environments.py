@@ -1,13 +1,15 @@
 """Games as environments: what the OpenSpiel game (`rulelang.openspiel`) and the PettingZoo
 environment (`rulelang.pettingzoo`) share, neither library imported here: the game loaded
 (`load_rules_game`, `player_count`), what its rules say of chance and hidden cards (`GameFacts`),
-the pending choice as stable action ids (`decision`), a seat's view as a vector of fixed length
-(`Encoding`; a seat's view is `Match.view`) and the returns at the end (`returns`).
+the game at a number of players (`Rules`), one match played as an episode (`Episode`: whose turn,
+the pending choice as stable action ids (`decision`), a seat's view and its vector (`Encoding`),
+the end, cut short or not, and the returns (`returns`)). Both APIs wrap an `Episode` thinly.
 docs/environments.md describes the action ids and the encoding for users.
 """
 from __future__ import annotations
 
 import hashlib
+import functools
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -293,3 +295,134 @@ def _number(v) -> float:
 
 #: the bounds of every number of an encoding (the rules keep every number within them)
 LOW, HIGH = -float(NUMBER_BOUND), float(NUMBER_BOUND)
+
+
+# ------------------------------------------------------------------ an episode
+
+
+class Rules:
+    """A game at a number of players, as both APIs play it: what its rules declare (`facts`), how
+    a match starts, and the encodings of its views (each kept once worked out)."""
+
+    def __init__(self, game: Game, players: int):
+        self.game, self.players = game, players
+        self._kept: dict[tuple, object] = {}
+
+    def _keep(self, key: tuple, make):
+        if key not in self._kept:
+            self._kept[key] = make()
+        return self._kept[key]
+
+    @functools.cached_property
+    def facts(self) -> GameFacts:
+        return GameFacts.of(self.game)
+
+    def start(self, seed: int) -> Match:
+        """A new match: with chance, seeded; without, a copy of the one start (the seed changes nothing)."""
+        return self.game.new_match(players=self.players, seed=seed) if self.facts.chance else self._started.clone()
+
+    @functools.cached_property
+    def _started(self) -> Match:
+        return self.game.new_match(players=self.players, seed=0)
+
+    def start_view(self, seat: int) -> dict:
+        """A seat's view of the start of a game without chance (OpenSpiel asks for the tensor of a
+        new state each time it wants to know the tensor's size)."""
+        return self._keep(("view", seat), lambda: self._started.view(seat))
+
+    def start_vector(self, board_radius: int, seat: int) -> np.ndarray:
+        return self._keep(("vector", board_radius, seat),
+                          lambda: self.encoding(board_radius).encode(self.start_view(seat)))
+
+    def encoding(self, board_radius: int) -> Encoding:
+        return self._keep(("encoding", board_radius), lambda: Encoding(self.game, self.players, board_radius))
+
+
+class Episode:
+    """One match played through an environment API, `num_actions` action ids a choice and cut short
+    (`truncated`) after `max_length` decisions: whose turn it is (`to_move`), the legal actions
+    (`decision`), what a seat sees (`view`, `vector`), the end (`over`) and the returns. Its match
+    starts when first asked for: from `seed` by `rules.start` (no seed yet: nothing is started, the
+    seed is still to be drawn). What is worked out of the match is kept until a move is applied."""
+
+    __slots__ = ("rules", "seed", "num_actions", "max_length", "_match", "decisions", "truncated", "_decision",
+                 "_views")
+
+    def __init__(self, rules: Rules, seed: int | None, num_actions: int, max_length: int, match: Match | None = None,
+                 decisions: int = 0, truncated: bool = False):
+        self.rules, self.seed, self._match = rules, seed, match
+        self.num_actions, self.max_length = num_actions, max_length
+        self.decisions = decisions
+        self.truncated = truncated or (match is not None and self._too_long())
+        self._forget()
+
+    def _forget(self):
+        self._decision, self._views = None, {}
+
+    def _too_long(self) -> bool:
+        return self.seed is not None and not self.match.is_over and self.decisions >= self.max_length
+
+    @property
+    def match(self) -> Match | None:
+        if self._match is None and self.seed is not None:
+            self._match = self.rules.start(self.seed)
+        return self._match
+
+    def draw_seed(self, seed: int) -> None:
+        """The seed drawn: the match starts from it."""
+        self.seed = int(seed)
+        self._forget()
+
+    @property
+    def over(self) -> bool:
+        """The match ended or was cut short (never before the seed is drawn)."""
+        return self.seed is not None and (self.truncated or self.match.is_over)
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat choosing now (None when the episode is over or the seed is not drawn)."""
+        return None if self.seed is None or self.over else self.match.to_move
+
+    def decision(self) -> Decision:
+        """The pending choice as action ids (none when the episode is over or the seed is not drawn)."""
+        if self.seed is None or self.over:
+            return NO_DECISION
+        if self._decision is None:
+            self._decision = decision(self.match, self.num_actions)
+        return self._decision
+
+    def view(self, seat: int) -> dict:
+        """What `seat` sees (-1: a watcher), as `Match.view` gives it."""
+        found = self._views.get(seat)
+        if found is None:
+            found = self._views[seat] = (self._match.view(seat) if self._match is not None
+                                         else self.rules.start_view(seat))
+        return found
+
+    def vector(self, seat: int, board_radius: int, out: np.ndarray | None = None) -> np.ndarray:
+        """`seat`'s view encoded (`Encoding`; zeros before the seed is drawn), into `out` if given."""
+        encoding = self.rules.encoding(board_radius)
+        vec = np.zeros(encoding.size, np.float32) if out is None else out
+        if self.seed is None:
+            vec.fill(0)
+        elif self._match is None:  # a game without chance at its start
+            vec[:] = self.rules.start_vector(board_radius, seat)
+        else:
+            encoding.encode(self.view(seat), vec)
+        return vec
+
+    def play(self, action) -> None:
+        """The option an action id stands for applied (a ValueError when it is not legal now)."""
+        self.apply(self.decision().option_index(action))
+
+    def apply(self, option_index: int) -> None:
+        self.match.apply(option_index)
+        self.decisions += 1
+        self.truncated = self._too_long()
+        self._forget()
+
+    def returns(self) -> list[float]:
+        """Each seat's return: `returns` once the match is over, 0 for every seat before or when cut short."""
+        if not self.over or self.truncated:
+            return [0.0] * self.rules.players
+        return returns(self.match, self.rules.players)
