@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 
-from rulelang.bots.agents import make_agent
+from rulelang.bots.agents import make_agent, seat_bots
 from rulelang.core.budgets import current_budgets
 from rulelang.balance.metrics import STATISTICS, import_statistics, play_recorded
 from rulelang.balance.parallel import run_tasks
@@ -148,8 +148,7 @@ def play_one(args) -> GameRecord:
         game = _worker_cache[key] = load(path, variant=variant, settings=settings, text=text)
     match = (game.new_match(players=players, seed=seed) if _watching is None
              else _watching.new_match(game, players, seed))
-    bots = [make_agent(name, seed * 1000 + i) for i, name in enumerate(agents)]
-    extra = play_recorded(match, bots)
+    extra = play_recorded(match, seat_bots(agents, seed, humans=False))
     r = match.result
     values = {k: v for k, v in match.s.globals.items()
               if not k.startswith("__") and isinstance(v, (bool, int, float))}

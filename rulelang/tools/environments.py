@@ -9,9 +9,8 @@ docs/environments.md describes the action ids and the encoding for users.
 from __future__ import annotations
 
 import hashlib
-import functools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -313,7 +312,7 @@ class Rules:
             self._kept[key] = make()
         return self._kept[key]
 
-    @functools.cached_property
+    @cached_property
     def facts(self) -> GameFacts:
         return GameFacts.of(self.game)
 
@@ -321,7 +320,7 @@ class Rules:
         """A new match: with chance, seeded; without, a copy of the one start (the seed changes nothing)."""
         return self.game.new_match(players=self.players, seed=seed) if self.facts.chance else self._started.clone()
 
-    @functools.cached_property
+    @cached_property
     def _started(self) -> Match:
         return self.game.new_match(players=self.players, seed=0)
 
