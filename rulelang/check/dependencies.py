@@ -539,12 +539,9 @@ _SKIPPABLE_STATEMENTS = (N.Let, N.Assign, N.If, N.For, N.While, N.RepeatTimes, N
                          N.Return, N.Move, N.Discard, N.Draw)
 
 
-def live_nodes_in(tree, fixer: "Fixer | None" = None):
+def live_nodes_in(tree, fixer: Fixer):
     """nodes_in(tree), without the branches of `if`s (statements and expressions) that the settings
     rule out (`fixer`: a game compiled for one set of settings never runs them)."""
-    if fixer is None:
-        yield from nodes_in(tree)
-        return
     todo = [tree]
     while todo:
         x = todo.pop()
