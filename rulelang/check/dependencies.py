@@ -230,6 +230,24 @@ FIELD_FREE_BUILTINS = frozenset({
     "turn_order", "zone_of", "matched", "matching",
 })
 
+def names_bound(tree) -> set[str]:
+    """Every name a tree binds somewhere in it: a loop's, a comprehension's, a choice's or a trigger's
+    name, a `let`, a parameter."""
+    bound: set[str] = set()
+    for x in nodes_in(tree):
+        fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
+        var = fields.get("var")
+        if isinstance(var, str):
+            bound.add(var)
+        if isinstance(x, (N.Let, N.Param)):
+            bound.add(x.name)
+        for attr in ("params", "names"):
+            names = fields.get(attr)
+            if isinstance(names, list):
+                bound.update(n for n in names if isinstance(n, str))
+    return bound
+
+
 class _NotFixed(Exception):
     """An expression whose value the settings alone do not fix."""
 
@@ -257,18 +275,7 @@ class Fixer:
     def __init__(self, decls, settings: dict):
         # a name that a rule, a def or a comprehension binds anywhere in the game may stand for that
         # local value where it is bound: such a name is never taken for the setting or def it hides
-        bound: set[str] = set()
-        for x in nodes_in(decls):
-            fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
-            var = fields.get("var")
-            if isinstance(var, str):
-                bound.add(var)
-            if isinstance(x, (N.Let, N.Param)):
-                bound.add(x.name)
-            for attr in ("params", "names"):
-                names = fields.get(attr)
-                if isinstance(names, list):
-                    bound.update(n for n in names if isinstance(n, str))
+        bound = names_bound(decls)
         self.settings = {k: v for k, v in settings.items() if type(v) in _FIXED_TYPES and k not in bound}
         self.members = ({m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
                         | {m for d in decls if isinstance(d, N.SettingDecl) for m in d.choices}) - bound
