@@ -99,12 +99,6 @@ def impure_defs(decls) -> set[str]:
 TURN_NAMES = {"current", "round", "phase"}
 
 
-def reads_turn(node) -> bool:
-    """Whether an expression mentions the turn (`current`, `round`, `phase`), also inside a text's
-    `{...}` placeholders (a safe over-approximation)."""
-    return bool(mentioned(node) & TURN_NAMES)
-
-
 def facts(node) -> Facts:
     """Facts(node), remembered for the node: a game's analyses ask of the same defs several times, and
     of a big deck's cards (kept with the node, so that its id is not reused)."""
@@ -142,11 +136,16 @@ def turn_defs(decls) -> set[str] | None:
     """The defs whose value may depend on whose turn, which round or which phase it is, directly or
     through other defs: they are remembered only for one turn; the others for as long as the state
     does not change. None when the cards' own rules (a condition field, computed when read) mention
-    the turn: then every def may, through a card's field."""
-    for d in decls:
-        if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
-            return None
+    the turn (also inside a text's `{...}` placeholders): then every def may, through a card's field."""
+    if cards_mention(decls) & TURN_NAMES:
+        return None
     return _through_defs(decls, TURN_NAMES)
+
+
+def cards_mention(decls) -> set[str]:
+    """Every name the cards' and components' own expressions mention (a condition field is worked out
+    when read, so what it names may be asked whenever a card's field is)."""
+    return set().union(*(mentioned(d) for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
 
 
 def rebuilt(x: N.Node, change) -> N.Node:
@@ -193,7 +192,7 @@ def recursive_defs(decls) -> set[str]:
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
     names = {d.name for d in defs}
 
-    by_fields = set().union(*(mentioned(d) & names for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
+    by_fields = cards_mention(decls) & names
     calls = {}
     for d in defs:
         said = mentioned(d.body)
