@@ -13,8 +13,7 @@ import weakref
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES
-from rulelang.check.dependencies import IMPURE_CALLS, TEMPLATE_NAMES, bound_names
-from rulelang.language.nodes import nodes_in
+from rulelang.check.dependencies import IMPURE_CALLS, Facts
 from rulelang.check.types import type_name
 from rulelang.core.errors import Span
 
@@ -37,18 +36,13 @@ class MatchReads:
         if type(node) is N.Name:  # (most values printed on cards: a member, a row's name)
             what = self.name_reads(node.id, scope)
             return None if what is None else (node.span, what)
-        local = set(scope) | bound_names(nodes_in(node))
-        for x in nodes_in(node):
-            kind = type(x)
-            if kind is N.Name:
-                what = self.name_reads(x.id, local)
-            elif kind is N.Call:
-                what = None if x.func in local else (MATCH_CALLS.get(x.func) or self.name_reads(x.func, local))
-            elif kind is N.StrLit and "{" in x.value:
-                what = next((w for m in TEMPLATE_NAMES.findall(x.value)
-                             if (w := self.name_reads(m.split(".")[0], local)) is not None), None)
+        found = Facts(node)
+        local = set(scope) | found.bound
+        for x, name in found.uses:  # (names, calls' functions, and the names a text's placeholders start with)
+            if type(x) is N.Call:
+                what = None if name in local else (MATCH_CALLS.get(name) or self.name_reads(name, local))
             else:
-                continue
+                what = self.name_reads(name, local)
             if what is not None:
                 return x.span, what
         return None

@@ -1,10 +1,14 @@
 """What an expression or a def depends on, read from the AST before compiling: the names it
-mentions (`mentioned`), whether it uses chance (`impure_defs`: never remembered) and whether it reads
-the turn (`turn_defs`: remembered only within a turn).
+mentions (`mentioned`), whether it uses chance (`impure_defs`: never remembered), whether it reads
+the turn (`turn_defs`: remembered only within a turn), and the compiler's other questions: which defs
+are constants, recursive, fixed by the settings or of a card and its neighbours, and what the defs and
+the continuous rules read. Each analysis reads the one walk of a tree, `Facts`, in its own way, and
+follows the defs a def calls with `reached`.
 """
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from rulelang.language import nodes as N
 from rulelang.language.nodes import nodes_in
@@ -13,14 +17,77 @@ from rulelang.language.nodes import nodes_in
 IMPURE_CALLS = {"roll", "random", "sample", "shuffled"}
 
 
+class Facts:
+    """What one walk over a tree's nodes (parents first; with `fixer`, not into the branches the
+    settings rule out) finds, which each analysis reads in its own way."""
+
+    def __init__(self, tree, fixer: "Fixer | None" = None):
+        # in order, each name used: a name, a call's function, the start of a text's {name.field}
+        self.uses: list[tuple[N.Node, str]] = []
+        self.names: set[str] = set()  # the names (not the calls' functions)
+        self.calls: list[N.Call] = []
+        self.fields: set[str] = set()  # the fields read, `x.name`
+        self.texts = False  # whether a text has placeholders (what they show is read through labels too)
+        self.kinds: set[type] = set()  # the kinds of nodes
+        self.bound: set[str] = set()  # the names it binds for itself (`[x in xs where ...]`, `sum(e for x in xs)`)
+        for x in nodes_in(tree) if fixer is None else live_nodes_in(tree, fixer):
+            kind = type(x)
+            self.kinds.add(kind)
+            if kind is N.Name:
+                self.names.add(x.id)
+                self.uses.append((x, x.id))
+            elif kind is N.Call:
+                self.calls.append(x)
+                self.uses.append((x, x.func))
+            elif kind is N.Attr:
+                self.fields.add(x.name)
+            elif kind is N.StrLit and "{" in x.value:
+                self.texts = True
+                self.uses.extend((x, shown.split(".")[0]) for shown in TEMPLATE_NAMES.findall(x.value))
+            elif kind in _BINDERS:
+                self.bound.add(x.var)
+
+    def funcs(self) -> set[str]:
+        """The functions it calls."""
+        return {x.func for x in self.calls}
+
+    @cached_property
+    def mentioned(self) -> frozenset[str]:
+        return frozenset(name for _, name in self.uses)
+
+
+_BINDERS = (N.FilterList, N.ForClause, N.MapList)
+
+
+class Declared:
+    """A game's top-level names by kind, as the analyses ask for them."""
+
+    def __init__(self, decls):
+        self.defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+        self.procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
+        self.globals = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
+        self.zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
+        self.members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+
+
+def reached(start: str, calls: dict[str, set[str]]) -> set[str]:
+    """The names `start` calls (`calls`: the names each one calls itself), directly or through the
+    ones it calls; `start` too when it calls itself."""
+    seen, todo = set(), list(calls[start])
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(calls.get(name, ()))
+    return seen
+
+
 def _through_defs(decls, names: set[str]) -> set[str]:
     """The defs that mention one of `names`, directly or through the defs they mention (a def shown in
     a text, "{name}", is called too)."""
     uses = {d.name: mentioned(d.body) for d in decls if isinstance(d, N.DefDecl)}
-    found = {name for name, used in uses.items() if used & names}
-    while more := {name for name, used in uses.items() if name not in found and used & found}:
-        found |= more
-    return found
+    calls = {name: used & uses.keys() for name, used in uses.items()}
+    return {name for name in uses if any(uses[d] & names for d in reached(name, calls) | {name})}
 
 
 def impure_defs(decls) -> set[str]:
@@ -32,35 +99,24 @@ def impure_defs(decls) -> set[str]:
 TURN_NAMES = {"current", "round", "phase"}
 
 
-def reads_turn(node) -> bool:
-    """Whether an expression mentions the turn (`current`, `round`, `phase`), also inside a text's
-    `{...}` placeholders (a safe over-approximation)."""
-    return bool(mentioned(node) & TURN_NAMES)
+def facts(node) -> Facts:
+    """Facts(node), remembered for the node: a game's analyses ask of the same defs several times, and
+    of a big deck's cards (kept with the node, so that its id is not reused)."""
+    kept = _FACTS.get(id(node))
+    if kept is not None and kept[0] is node:
+        return kept[1]
+    if len(_FACTS) > 20_000:
+        _FACTS.clear()
+    _FACTS[id(node)] = (node, Facts(node))
+    return _FACTS[id(node)][1]
+
+
+_FACTS: dict[int, tuple] = {}
 
 
 def mentioned(node) -> frozenset[str]:
-    """Every name an expression mentions, itself or as the start of a text's `{name.field}` placeholders.
-    (A game's analyses ask it of the same declarations several times, a big deck's cards for every
-    analysis: the answer is remembered for the node, kept with it so that its id is not reused.)"""
-    found = _MENTIONS.get(id(node))
-    if found is not None and found[0] is node:
-        return found[1]
-    names: set[str] = set()
-    for x in nodes_in(node):
-        kind = type(x)
-        if kind is N.Name:
-            names.add(x.id)
-        elif kind is N.Call:
-            names.add(x.func)
-        elif kind is N.StrLit and "{" in x.value:
-            names.update(m.split(".")[0] for m in TEMPLATE_NAMES.findall(x.value))
-    if len(_MENTIONS) > 20_000:
-        _MENTIONS.clear()
-    _MENTIONS[id(node)] = (node, frozenset(names))
-    return _MENTIONS[id(node)][1]
-
-
-_MENTIONS: dict[int, tuple] = {}
+    """Every name an expression mentions, itself or as the start of a text's `{name.field}` placeholders."""
+    return facts(node).mentioned
 
 
 #: a text's `{name.field}` placeholders, as the checker, the decks' check and the generator (g_StrLit) read them
@@ -80,11 +136,16 @@ def turn_defs(decls) -> set[str] | None:
     """The defs whose value may depend on whose turn, which round or which phase it is, directly or
     through other defs: they are remembered only for one turn; the others for as long as the state
     does not change. None when the cards' own rules (a condition field, computed when read) mention
-    the turn: then every def may, through a card's field."""
-    for d in decls:
-        if isinstance(d, (N.CardsDecl, N.ComponentDecl)) and reads_turn(d):
-            return None
+    the turn (also inside a text's `{...}` placeholders): then every def may, through a card's field."""
+    if cards_mention(decls) & TURN_NAMES:
+        return None
     return _through_defs(decls, TURN_NAMES)
+
+
+def cards_mention(decls) -> set[str]:
+    """Every name the cards' and components' own expressions mention (a condition field is worked out
+    when read, so what it names may be asked whenever a card's field is)."""
+    return set().union(*(mentioned(d) for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
 
 
 def rebuilt(x: N.Node, change) -> N.Node:
@@ -103,11 +164,6 @@ def rebuilt(x: N.Node, change) -> N.Node:
     return x.model_copy(update=changes) if changes else x
 
 
-def bound_names(nodes) -> set[str]:
-    """The names these nodes bind for themselves (`[x in xs where ...]`, `sum(e for x in xs)`)."""
-    return {x.var for x in nodes if isinstance(x, (N.FilterList, N.ForClause, N.MapList))}
-
-
 #: built-ins that compute only from the values they are given (no zone, card, player, turn or chance)
 VALUE_BUILTINS = frozenset({"abs", "all", "any", "concat", "count", "distinct", "empty", "first", "index_of", "last",
                             "max", "min", "skip", "sum"})
@@ -116,14 +172,14 @@ _VALUE_NODES = (N.IntLit, N.BoolLit, N.NoneLit, N.Index, N.ListLit, N.FilterList
                 N.CondExpr, N.BinOp, N.Compare, N.Member, N.BoolOp, N.Not, N.Neg, N.Range, N.CellLit)
 
 
+#: the nodes a constant def may hold
+_CONSTANT_NODES = {*_VALUE_NODES, N.Name, N.Call, N.StrLit}
+
+
 def closed(needs: dict[str, set[str]], outside=frozenset()) -> set[str]:
-    """The names whose needs are all among the names kept (or `outside`), dropping those that are
-    not until none is left to drop: a def that uses one that is not of a kind is not of it either."""
-    kept = dict(needs)
-    while dropped := [name for name, used in kept.items() if any(u not in kept and u not in outside for u in used)]:
-        for name in dropped:
-            del kept[name]
-    return set(kept)
+    """The names whose needs are all among the names kept (or `outside`, not among `needs`), directly
+    and through the needs of those: a def that uses one that is not of a kind is not of it either."""
+    return {name for name in needs if reached(name, needs) <= needs.keys() | outside}
 
 
 def recursive_defs(decls) -> set[str]:
@@ -136,22 +192,12 @@ def recursive_defs(decls) -> set[str]:
     defs = [d for d in decls if isinstance(d, N.DefDecl)]
     names = {d.name for d in defs}
 
-    by_fields = set().union(*(mentioned(d) & names for d in decls if isinstance(d, (N.CardsDecl, N.ComponentDecl))))
+    by_fields = cards_mention(decls) & names
     calls = {}
     for d in defs:
         said = mentioned(d.body)
         calls[d.name] = names if "usable" in said else (said & names) | by_fields
-
-    def reaches_itself(start: str) -> bool:
-        seen, todo = set(), list(calls[start])
-        while todo and start not in seen:
-            name = todo.pop()
-            if name not in seen:
-                seen.add(name)
-                todo.extend(calls[name])
-        return start in seen
-
-    return {name for name in calls if reaches_itself(name)}
+    return {name for name in calls if name in reached(name, calls)}
 
 
 def constant_defs(decls) -> set[str]:
@@ -159,25 +205,16 @@ def constant_defs(decls) -> set[str]:
     directions): they name only literals, enum members, names they bind themselves and other such
     defs, and call only built-ins that compute from their values. They are worked out once per match.
     (A def with parameters is left out: a zone or a card given to it would change under it.)"""
-    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
-    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl) and not d.params}
-
-    def uses(body) -> set[str] | None:
-        """The defs a body names, or None when it names or calls anything else."""
-        nodes = list(nodes_in(body))
-        bound = bound_names(nodes)
-        used = set()
-        for x in nodes:
-            if isinstance(x, N.Name) and x.id in defs:
-                used.add(x.id)
-            elif isinstance(x, N.Name) and (x.id in bound or x.id in members):
-                continue
-            elif not (isinstance(x, N.Call) and not x.kwargs and x.func in VALUE_BUILTINS
-                      or isinstance(x, N.StrLit) and "{" not in x.value or isinstance(x, _VALUE_NODES)):
-                return None
-        return used
-
-    return closed({name: used for name, d in defs.items() if (used := uses(d.body)) is not None})
+    game = Declared(decls)
+    defs = {name for name, d in game.defs.items() if not d.params}
+    uses = {}
+    for name in defs:
+        found = facts(game.defs[name].body)
+        names_known = found.names <= defs | found.bound | game.members
+        calls_known = all(not x.kwargs and x.func in VALUE_BUILTINS for x in found.calls)
+        if names_known and calls_known and found.kinds <= _CONSTANT_NODES and not found.texts:
+            uses[name] = found.names & defs
+    return closed(uses)
 
 
 #: built-ins that read no field of a card or player by name (they read places: zones, cells, seats),
@@ -191,6 +228,24 @@ FIELD_FREE_BUILTINS = frozenset({
     "top", "top_at", "towards",
     "turn_order", "zone_of", "matched", "matching",
 })
+
+def names_bound(tree) -> set[str]:
+    """Every name a tree binds somewhere in it: a loop's, a comprehension's, a choice's or a trigger's
+    name, a `let`, a parameter."""
+    bound: set[str] = set()
+    for x in nodes_in(tree):
+        fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
+        var = fields.get("var")
+        if isinstance(var, str):
+            bound.add(var)
+        if isinstance(x, (N.Let, N.Param)):
+            bound.add(x.name)
+        for attr in ("params", "names"):
+            names = fields.get(attr)
+            if isinstance(names, list):
+                bound.update(n for n in names if isinstance(n, str))
+    return bound
+
 
 class _NotFixed(Exception):
     """An expression whose value the settings alone do not fix."""
@@ -219,18 +274,7 @@ class Fixer:
     def __init__(self, decls, settings: dict):
         # a name that a rule, a def or a comprehension binds anywhere in the game may stand for that
         # local value where it is bound: such a name is never taken for the setting or def it hides
-        bound: set[str] = set()
-        for x in nodes_in(decls):
-            fields = x.__dict__  # (a pydantic model's fields: a missing one is not looked up the slow way)
-            var = fields.get("var")
-            if isinstance(var, str):
-                bound.add(var)
-            if isinstance(x, (N.Let, N.Param)):
-                bound.add(x.name)
-            for attr in ("params", "names"):
-                names = fields.get(attr)
-                if isinstance(names, list):
-                    bound.update(n for n in names if isinstance(n, str))
+        bound = names_bound(decls)
         self.settings = {k: v for k, v in settings.items() if type(v) in _FIXED_TYPES and k not in bound}
         self.members = ({m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
                         | {m for d in decls if isinstance(d, N.SettingDecl) for m in d.choices}) - bound
@@ -341,47 +385,27 @@ def def_reads(decls) -> dict[str, frozenset | None]:
     through the defs it calls or is given; None when it may read anything. A change of one field or
     global then keeps the remembered values of the defs that do not read it (see
     ``values.keep_remembered``); any other change of the state forgets them all."""
-    globals_ = {d.name for d in decls if isinstance(d, N.VarDecl)}
-    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    game = Declared(decls)
     code_fields = {f.name for d in decls if isinstance(d, N.ComponentDecl) for f in d.fields
                    if f.type.name == "condition"}
-    calls: dict[str, set[str]] = {}
-    out: dict[str, set | None] = {}  # (what each def reads itself, then through the defs it calls)
-    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
-
-    def reads_of(body, called: set[str]) -> set | None:
-        reads: set = set()
-        for x in nodes_in(body):
-            if isinstance(x, N.Attr):
-                if x.name in code_fields:
-                    return None
-                reads.add(x.name)
-            elif isinstance(x, N.Name):
-                if x.id in globals_:
-                    reads.add("$" + x.id)
-                elif x.id in defs:
-                    called.add(x.id)  # a def given to another (matched(a, b, fits))
-            elif isinstance(x, N.StrLit) and "{" in x.value:
-                return None  # a text's placeholders read what they name, through labels too
-            elif isinstance(x, N.Call):
-                if x.func in defs:
-                    called.add(x.func)
-                elif x.func not in FIELD_FREE_BUILTINS and x.func not in globals_ and x.func not in zones:
-                    return None  # a built-in that reads fields itself (label, keywords, has, usable...)
-        return reads
-
-    for name, d in defs.items():
-        calls[name] = set()
-        out[name] = reads_of(d.body, calls[name])
-    changed = True
-    while changed:  # through the defs each one calls, to a fixed point
-        changed = False
-        for name, called in calls.items():
-            mine, theirs = out[name], [out[other] for other in called]
-            if mine is not None and any(t is None or not t <= mine for t in theirs):
-                out[name] = None if None in theirs else mine.union(*theirs)
-                changed = True
-    return {name: (None if reads is None else frozenset(reads)) for name, reads in out.items()}
+    own: dict[str, set | None] = {}  # what each def reads itself
+    calls: dict[str, set[str]] = {}  # the defs each one calls or is given (matched(a, b, fits))
+    for name, d in game.defs.items():
+        found = facts(d.body)
+        funcs = found.funcs()
+        calls[name] = (found.names | funcs) & game.defs.keys()
+        # a text's placeholders read what they name, through labels too; a built-in that reads fields
+        # itself (label, keywords, has, usable...) reads anything
+        unknown = funcs - game.defs.keys() - FIELD_FREE_BUILTINS - game.globals.keys() - game.zones
+        if found.texts or found.fields & code_fields or unknown:
+            own[name] = None
+        else:
+            own[name] = found.fields | {"$" + n for n in found.names & game.globals.keys()}
+    out = {}
+    for name in own:  # with what the defs it calls read, directly or through others
+        reads = [own[d] for d in reached(name, calls) | {name}]
+        out[name] = None if None in reads else frozenset().union(*reads)
+    return out
 
 
 def _plain_types(decls, more: frozenset = frozenset()):
@@ -400,6 +424,8 @@ def _plain_types(decls, more: frozenset = frozenset()):
 _AROUND_BUILTINS = frozenset({"neighbors", "empty_cells_around"})
 #: built-ins a neighbourhood def may call besides those: they compute from their values only
 _NEIGHBOURHOOD_BUILTINS = VALUE_BUILTINS | {"matched", "matching"}
+#: the nodes a neighbourhood def may hold
+_NEIGHBOURHOOD_NODES = {*_VALUE_NODES, N.KwArg, N.Name, N.Call, N.StrLit, N.Attr}
 
 
 def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
@@ -417,74 +443,63 @@ def neighbourhood_defs(decls, reads: dict[str, frozenset | None] | None = None,
     and ``impure_defs``, when the caller has them already."""
     reads = def_reads(decls) if reads is None else reads
     impure = impure_defs(decls) if impure is None else impure
-    members = {m for d in decls if isinstance(d, N.EnumDecl) for m in d.members}
+    game = Declared(decls)
     is_plain, unplain_fields = _plain_types(decls, frozenset({"keyword"}))
     settings = {n for d in decls if isinstance(d, N.SettingDecl) for n in (d.name, *d.choices)}
-    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
-    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
+    plain_globals = {name for name, d in game.globals.items() if is_plain(d.type)}
 
-    def looks(d: N.DefDecl, anchor: str | None):
+    def looks(d: N.DefDecl, card: str | None):
         """(defs it calls that must read no place, defs it calls with its own card, whether it reads
-        the cells next to its card) when its body is of the allowed kind with `anchor` as its card
+        the cells next to its card) when its body is of the allowed kind with `card` as its card
         (None: it may read no place at all); None otherwise."""
         if d.name in impure or reads.get(d.name) is None:
             return None
         params = {p.name for p in d.params}
-        nodes = list(nodes_in(d.body))
-        bound = bound_names(nodes)
-        if bound & params:
+        found = facts(d.body)
+        if found.bound & params:
             return None  # a name that means two things: keep it simple
-        free, same, near = set(), set(), False
-        for x in nodes:
-            if isinstance(x, N.Attr):
-                if x.name == "zone" or x.name in unplain_fields:
-                    return None
-            elif isinstance(x, N.Name):
-                if x.id in params or x.id in bound or x.id in members or x.id in settings:
-                    continue
-                if x.id in globals_ and is_plain(globals_[x.id].type):
-                    continue
-                if x.id in defs:
-                    free.add(x.id)  # a def given to another (matched(needs, cards, fits)) reads no place
-                    continue
+        known = params | found.bound | game.members | settings | plain_globals
+        free = (found.names - known) & game.defs.keys()  # a def given to another (matched(needs, cards, fits))
+        if found.texts or not found.kinds <= _NEIGHBOURHOOD_NODES:
+            return None  # a text's placeholders, or a node that reads more than values
+        if found.fields & (unplain_fields | {"zone"}) or not found.names <= known | free:
+            return None  # a card's zone, a field that leads elsewhere, or a name of another kind
+        same, near = set(), False
+        for x in found.calls:
+            if x.kwargs:
                 return None
-            elif isinstance(x, N.Call):
-                if x.kwargs:
+            if x.func in _AROUND_BUILTINS:
+                if not _of(x, card):
                     return None
-                if x.func in _AROUND_BUILTINS:
-                    if anchor is None or len(x.args) != 1 or not isinstance(x.args[0], N.Name) \
-                            or x.args[0].id != anchor:
-                        return None
-                    near = True
-                elif x.func in defs:
-                    if anchor is not None and len(x.args) == 1 and isinstance(x.args[0], N.Name) \
-                            and x.args[0].id == anchor and len(defs[x.func].params) == 1:
-                        same.add(x.func)  # the same card: its neighbourhood is this one
-                    else:
-                        free.add(x.func)
-                elif x.func not in _NEIGHBOURHOOD_BUILTINS:
-                    return None
-            elif isinstance(x, N.StrLit):
-                if "{" in x.value:
-                    return None
-            elif not isinstance(x, _VALUE_NODES + (N.KwArg,)):
+                near = True
+            elif x.func in game.defs:
+                if _of(x, card) and len(game.defs[x.func].params) == 1:
+                    same.add(x.func)  # the same card: its neighbourhood is this one
+                else:
+                    free.add(x.func)
+            elif x.func not in _NEIGHBOURHOOD_BUILTINS:
                 return None
         return free, same, near
 
     place_free: dict[str, set[str]] = {}
-    for name, d in defs.items():
+    for name, d in game.defs.items():
         found = looks(d, None)
         if found is not None:
             place_free[name] = found[0]
     no_place = closed(place_free)
     same_card: dict[str, set[str]] = {}  # each candidate: the defs it calls with its own card
-    for name, d in defs.items():
+    for name, d in game.defs.items():
         if len(d.params) != 1 or name in no_place:
             continue
         found = looks(d, d.params[0].name)
         if found is not None and (found[2] or found[1]) and found[0] <= no_place:
             same_card[name] = found[1]
     return closed(same_card, outside=no_place)
+
+
+def _of(x: N.Call, card: str | None) -> bool:
+    """Whether a call is given one thing, the name `card` (`neighbors(card)`)."""
+    return card is not None and len(x.args) == 1 and isinstance(x.args[0], N.Name) and x.args[0].id == card
 
 
 LIFTED_PREFIX = "__near"  # names of lifted conditions: no rules name starts with two underscores
@@ -510,8 +525,7 @@ def lifted_conditions(decls) -> dict[tuple, N.DefDecl]:
             key = (x.cond.span.line, x.cond.span.column, x.var)
             if key in found:
                 continue
-            if any(isinstance(n, N.Call) and n.func in _AROUND_BUILTINS and len(n.args) == 1
-                   and isinstance(n.args[0], N.Name) and n.args[0].id == x.var for n in nodes_in(x.cond)):
+            if any(n.func in _AROUND_BUILTINS and _of(n, x.var) for n in facts(x.cond).calls):
                 found[key] = N.DefDecl(name=f"{LIFTED_PREFIX}{len(found) + 1}", span=x.cond.span,
                                        params=[N.Param(name=x.var, span=x.cond.span)], body=x.cond)
     return found
@@ -531,12 +545,9 @@ _SKIPPABLE_STATEMENTS = (N.Let, N.Assign, N.If, N.For, N.While, N.RepeatTimes, N
                          N.Return, N.Move, N.Discard, N.Draw)
 
 
-def live_nodes_in(tree, fixer: "Fixer | None" = None):
+def live_nodes_in(tree, fixer: Fixer):
     """nodes_in(tree), without the branches of `if`s (statements and expressions) that the settings
     rule out (`fixer`: a game compiled for one set of settings never runs them)."""
-    if fixer is None:
-        yield from nodes_in(tree)
-        return
     todo = [tree]
     while todo:
         x = todo.pop()
@@ -579,57 +590,35 @@ def always_reads(decls, fixer: "Fixer | None" = None) -> frozenset | None:
     with placeholders, a card's condition, chance, a built-in that reads fields itself, or a statement
     whose effect is not only on the state). ``VM.settle`` skips settling when no change since the last
     fixed point touched any of these: a rule that reads the same state does the same nothing again."""
-    is_plain, unplain_fields = _plain_types(decls)
-    zones = {d.name for d in decls if isinstance(d, N.ZoneDecl)}
-    globals_ = {d.name: d for d in decls if isinstance(d, N.VarDecl)}
-    defs = {d.name: d for d in decls if isinstance(d, N.DefDecl)}
-    procs = {d.name: d for d in decls if isinstance(d, N.ProcDecl)}
     rules = [d for d in decls if isinstance(d, N.AlwaysDecl)]
     if not rules:
         return frozenset()
+    game = Declared(decls)
+    is_plain, unplain_fields = _plain_types(decls)
+    unplain_globals = {name for name, d in game.globals.items() if not is_plain(d.type)}
     reads: set[str] = set()
-    seen: set[str] = set()
+    used: set[str] = set()  # the defs and procedures the rules use, directly or through others
     todo = [rule.body for rule in rules]  # bodies to read: the rules, then the defs and procedures they use
-
-    def known(x) -> bool:
-        """Record what one node reads; False when what it reads cannot be told."""
-        if isinstance(x, N.Stmt) and not isinstance(x, _SKIPPABLE_STATEMENTS):
-            return False
-        if isinstance(x, N.Attr):
-            if x.name == "zone":  # a card's zone: it changes when the card moves, whichever zones those are
-                reads.add(CARD_ZONES)
-                return True
-            if x.name in unplain_fields:
-                return False  # a field holding a card, a zone or a condition
-            reads.add(x.name)
-        elif isinstance(x, N.Name):
-            if x.id in TURN_NAMES:
-                reads.add("@turn")
-            elif x.id in zones:
-                reads.add("#" + x.id)
-            elif x.id in globals_:
-                if not is_plain(globals_[x.id].type):
-                    return False  # a global holding a card or a zone leads anywhere
-                reads.add("$" + x.id)
-            elif x.id in defs and x.id not in seen:
-                seen.add(x.id)
-                todo.append(defs[x.id].body)
-        elif isinstance(x, N.StrLit) and "{" in x.value:
-            return False
-        elif isinstance(x, N.Call):
-            if x.func in defs or x.func in procs:
-                if x.func not in seen:
-                    seen.add(x.func)
-                    todo.append((defs.get(x.func) or procs.get(x.func)).body)
-            elif x.func in zones:
-                reads.add("#" + x.func)
-            elif x.func not in FIELD_FREE_BUILTINS or x.func == "zone_of":
-                return False  # a built-in that reads fields itself, or leads to a zone not named
-        return True
-
-    unknown = False
-    while todo and not unknown:
-        unknown = not all(known(x) for x in live_nodes_in(todo.pop(), fixer))
-    if unknown or seen & impure_defs(decls):
+    while todo:
+        found = Facts(todo.pop(), fixer)
+        funcs = found.funcs()
+        called = ((found.names & game.defs.keys()) | (funcs & (game.defs.keys() | game.procs.keys()))) - used
+        if found.texts or found.names & unplain_globals:
+            return None  # a text's placeholders, a global holding a card or a zone: they lead anywhere
+        if (found.fields - {"zone"}) & unplain_fields:
+            return None  # a field holding a card, a zone or a condition
+        if any(issubclass(kind, N.Stmt) and not issubclass(kind, _SKIPPABLE_STATEMENTS) for kind in found.kinds):
+            return None  # a statement whose effect is not only on the state
+        if not funcs - game.defs.keys() - game.procs.keys() - game.zones <= FIELD_FREE_BUILTINS - {"zone_of"}:
+            return None  # a built-in that reads fields itself, or leads to a zone not named
+        # a card's zone changes when the card moves, whichever zones those are
+        reads |= {CARD_ZONES if field == "zone" else field for field in found.fields}
+        if found.names & TURN_NAMES:
+            reads.add("@turn")
+        reads |= {"#" + name for name in (found.names | funcs) & game.zones}
+        reads |= {"$" + name for name in found.names & game.globals.keys()}
+        used |= called
+        todo.extend((game.defs.get(name) or game.procs.get(name)).body for name in called)
+    if used & impure_defs(decls):
         return None
     return frozenset(reads)

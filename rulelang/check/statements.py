@@ -8,7 +8,8 @@ from __future__ import annotations
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.core.errors import Span, did_you_mean
-from rulelang.language.nodes import BASE_TYPES, nodes_in
+from rulelang.language.nodes import BASE_TYPES
+from rulelang.check.dependencies import names_bound
 from rulelang.check.types import describe_type, never_alike, written_whole_number
 
 
@@ -166,9 +167,8 @@ class StatementChecks:
         # `for each p in players`: p is a player wherever the loop does not give the name another
         # value (a comprehension, a quantifier or a `let` of the same name inside), so its fields and
         # uses are checked as a player's
-        typed = (walked == "list:player" or (walked.startswith("list:sym:") and ":setting:" not in walked)) and not any(
-            getattr(n, "var", None) == s.var or (isinstance(n, N.Let) and n.name == s.var)
-            for n in nodes_in([s.cond, s.body]))
+        typed = (walked == "list:player" or (walked.startswith("list:sym:") and ":setting:" not in walked)) and (
+            s.var not in names_bound([s.cond, s.body]))
         before = self.local_types.get(s.var)
         if typed:
             self.local_types[s.var] = walked[5:]
