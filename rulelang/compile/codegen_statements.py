@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned
 from rulelang.language.nodes import nodes_in
-from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
-                                 SignalOp)
+from rulelang.engine.ops import CallProc, EndOp, Exec, ForInit, JumpIfNot, Op, PerformOp, SignalOp
 
 if TYPE_CHECKING:
     from rulelang.compile.codegen import Generator
@@ -317,40 +316,12 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
         kind = type(st)
         if b == a:
             return kind not in (N.If, N.For)
-        if kind is N.If:
-            if type(ops[a]) is not JumpIfNot:
-                return False
-            bodies = [body for _, body in st.branches] + ([st.other] if st.other is not None else [])
-            return all(fusable(x) for body in bodies for x in body) and _contiguous(st, a, b)
-        if kind is N.For:
-            return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
-                    and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
-                    and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
-                    and all(fusable(x) for x in st.body))
+        if kind is N.If:  # (as s_If lays it out: each test, its branch, a jump to the end; the `else`)
+            bodies = [body for _, body in st.branches] + [st.other or []]
+            return type(ops[a]) is JumpIfNot and all(fusable(x) for body in bodies for x in body)
+        if kind is N.For:  # (as s_For lays it out: ForInit, ForNext, the body, a jump back, ClearSlot)
+            return st.chosen_by is None and type(ops[a]) is ForInit and all(fusable(x) for x in st.body)
         return b - a == 1 and type(ops[a]) in (Exec, EndOp)
-
-    def _contiguous(st, a: int, b: int) -> bool:
-        """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""
-        p = a
-        for _cond, body in st.branches:
-            test = ops[p] if p < b else None
-            if type(test) is not JumpIfNot or not p < test.target <= b:
-                return False
-            q = test.target - 1
-            if type(ops[q]) is not Jump or ops[q].target != b or _span_of(body, p + 1) != q:
-                return False
-            p = test.target
-        return _span_of(st.other or [], p) == b
-
-    def _span_of(body: list, first: int) -> int | None:
-        """Where the ops of a body end if its statements follow each other from `first`, else None."""
-        at = first
-        for x in body:
-            entry = ranges.get(id(x))
-            if entry is None or entry[1] != at:
-                return None
-            at = entry[2]
-        return at
 
     for stmts, parent in records.blocks:
         if parent is not None and fusable(parent):
