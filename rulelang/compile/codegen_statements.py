@@ -201,13 +201,13 @@ class _BlockWriter:
         if len(loops) >= self.max_loops:
             raise _NotSimple()
         named = {}
+        self.deeper(indent)
         if self.sync:
             self.step(st.span, indent)
-            item = gen.fresh("_i")
+            item = target = gen.fresh("_i")
             # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
             # own list: the loop's body may move cards
-            lines.append(f"{indent}for {item} in _as_list({gen.x(st.coll)}):")
-            kept = None
+            items, kept = f"_as_list({gen.x(st.coll)})", None
             if not _rebinds(st.body, st.var):
                 # the loop's own Python name stands for its variable in the expressions written here
                 # (the statements' closures read it from v); `item` is a fresh name: no other place holds it
@@ -215,24 +215,30 @@ class _BlockWriter:
                          "card_locals": gen.card_locals | ({item} if gen.yields_cards(st.coll) else set())}
         else:
             n = len(loops)
-            items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
-            lines.append(f"{indent}{items} = _as_list({self.test(st.coll, ops[a].coll, a, indent, loops)})")
+            listed, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
+            lines.append(f"{indent}{listed} = _as_list({self.test(st.coll, ops[a].coll, a, indent, loops)})")
             self.step(st.span, indent)
-            lines.append(f"{indent}for {index}, {item} in _enumerate({items}, 1):")
-            kept = (ops[a + 1].slot, items, index)
-        inner = self.deeper(indent)
-        lines.append(f"{inner}v[{st.var!r}] = {item}")
+            target, items, kept = f"{index}, {item}", f"_enumerate({listed}, 1)", (ops[a + 1].slot, listed, index)
         inside = loops + [kept]
         with gen.setting(**named), gen.cc.scoped({st.var}):
-            if st.cond is not None:
-                lines += [f"{inner}if not {self.test(st.cond, ops[a + 1].cond, a + 1, inner, inside)}:",
-                          f"{inner}    continue"]
+            test = None if st.cond is None else (lambda at: self.test(st.cond, ops[a + 1].cond, a + 1, at, inside))
+            inner = self.for_each(indent, target, items, st.var, item, test)
             self.step(st.span, inner)  # (in a region: the ForNext that gave this item)
             self.block(st.body, inner, inside)
         if not self.sync:
             self.step(st.span, inner)  # the jump back to the ForNext
             self.step(st.span, indent)  # the ForNext that found no more items
             self.step(st.span, indent)  # the ClearSlot after the loop
+
+    def for_each(self, indent: str, target: str, items: str, var: str, item: str, test=None) -> str:
+        """Python's `for target in items:`, the rules' name `var` set to `item` in v and, given `test`
+        (the indentation inside -> a condition), the items that fail it skipped; the indentation
+        inside. (A region's and a rule's `for each`, and an option's bindings: option_walker.)"""
+        inner = indent + "    "
+        self.lines += [f"{indent}for {target} in {items}:", f"{inner}v[{var!r}] = {item}"]
+        if test is not None:
+            self.lines += [f"{inner}if not {test(inner)}:", f"{inner}    continue"]
+        return inner
 
     def sync_simple(self, st, op, indent: str) -> None:
         """(continuous rule) A statement of one op: a step, then the op."""
@@ -377,7 +383,8 @@ class StatementWriter:
         the option's statements)."""
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
-        lines = []
+        lines: list[str] = []
+        writer = _BlockWriter(self, [], {}, 0, 0, lines, sync=True)
         names: list[str] = []
 
         def written(node, walrus=False) -> str:
@@ -396,11 +403,8 @@ class StatementWriter:
                     lines += [f"{indent}if F{k} is None:", f"{indent}    F{k} = {items}"]
                     items = f"F{k}"
                 names.append(b.var)
-                lines.append(f"{indent}for L_{b.var} in {items}:")
-                indent += "    "
-                lines.append(f"{indent}v[{b.var!r}] = L_{b.var}")
-                if b.cond is not None:
-                    lines += [f"{indent}if not ({written(b.cond)}", f"{indent}):", f"{indent}    continue"]
+                test = None if b.cond is None else (lambda at, b=b: f"({written(b.cond)}\n{at})")
+                indent = writer.for_each(indent, f"L_{b.var}", items, b.var, f"L_{b.var}", test)
             row = "(" + "".join(f"L_{n}, " for n in names) + ")"
             if cond is not None:
                 lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
