@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned
 from rulelang.language.nodes import nodes_in
+from rulelang.compile.codegen_helpers import TRANSLATED, work_lines
 from rulelang.engine.ops import CallProc, EndOp, Exec, ForInit, JumpIfNot, Op, PerformOp, SignalOp
 
 if TYPE_CHECKING:
@@ -123,9 +124,7 @@ class _BlockWriter:
 
     def step(self, span, indent: str) -> None:
         """One step of work counted (the VM's count of an op), at `span` should it pass the checkpoint."""
-        self.lines += [f"{indent}meter.work += 1",
-                       f"{indent}if meter.work >= meter.checkpoint:",
-                       f"{indent}    meter.check({self.gen.const(span, 'S')})"]
+        self.lines += work_lines(indent, self.gen.const(span, 'S'))
 
     def block(self, stmts: list, indent: str, loops: list) -> None:
         """The statements at `indent` (`pass` when nothing is written in the suite); the names they
@@ -370,9 +369,7 @@ class StatementWriter:
              "    stack = vm.s.stack",
              "    level = len(stack)  # this rule's frame is stack[level - 1]",
              "    try:"] + lines + [
-             "        pass",
-             "    except _CATCH as exc:",
-             "        raise _translate(exc) from None", ""]))
+             "        pass", TRANSLATED]))
         return self.stub(fname)
 
     def option_walker(self, bindings: list, cond, span) -> Callable:
@@ -410,9 +407,7 @@ class StatementWriter:
                 lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
             else:
                 lines.append(f"{indent}rows.append({row})")
-        self.sources.append("\n".join(head + ["    try:"] + lines + [
-            "    except _CATCH as exc:",
-            "        raise _translate(exc) from None", ""]))
+        self.sources.append("\n".join(head + ["    try:"] + lines + [TRANSLATED]))
         return self.stub(fname)
 
     def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
