@@ -213,7 +213,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
         """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
-        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_BlockWriter.value_of)."""
         with self.new_function():
             body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         fname = self.fresh("e")

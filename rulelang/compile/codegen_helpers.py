@@ -1,7 +1,8 @@
 """What generated code calls at run time: the helpers of a generated module's namespace (`_HELPERS`).
 
 Each raises the rules error of its construct, in the rules' words; the code generator (`codegen.py`)
-writes calls of them by name.
+writes calls of them by name. Also the lines every kind of generated function shares: a counted
+step (`work_lines`) and the end of its `try` (`TRANSLATED`).
 """
 from __future__ import annotations
 

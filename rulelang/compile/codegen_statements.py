@@ -1,10 +1,10 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
 of simple statements fused into one op (`FusedExec`), or of simple statements, `if`s and `for each`
 loops (`FusedRegion`; both by `fuse_regions`), continuous rules as one function (`sync_block`) and
-the bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
-simple statement's closure, as the statement compiler made it (`statements.py`): what a statement
-does is written there only; a fused op writes the VM's part around it (steps, events, the frame's
-place) and, in a region, the `if` tests and loops.
+the bindings of a `choose { option ... }` as nested loops (`option_walker`). One writer,
+`_BlockWriter`, writes Python's `if` and `for` for all of them. Each simple statement is the call
+of its closure, as the statement compiler made it (`statements.py`): what a statement does is
+written there only; the writer writes the VM's part around it (steps, events, the frame's place).
 """
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ class _BlockWriter:
         if kind is N.If and b > a:
             self.branches(st, a, indent, loops)
         elif kind is N.For and st.chosen_by is None:
-            self.loop(st, a, b, indent, loops)
+            self.loop(st, a, indent, loops)
         elif kind in (N.Break, N.Continue) and self.sync and loops:
             self.lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
         elif b == a and not self.sync:
@@ -193,7 +193,7 @@ class _BlockWriter:
         elif lines[-1] == f"{indent[:-4]}else:":
             lines.pop()
 
-    def loop(self, st, a: int, b: int, indent: str, loops: list) -> None:
+    def loop(self, st, a: int, indent: str, loops: list) -> None:
         """`for each` as Python's `for`. In a region the ForInit, each turn's ForNext and jump back,
         the last ForNext and the ClearSlot are steps; in a continuous rule, the loop and each turn."""
         gen, lines, ops = self.gen, self.lines, self.ops
