@@ -45,8 +45,7 @@ from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import GENERATOR_VERSION, _compiled
-from rulelang.compile.codegen_helpers import (_BIG, _FAILURES, _HELPERS, TRANSLATED, _placeholder,
-                                              ordered_comparisons)
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRANSLATED, _placeholder, ordered_comparisons
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
