@@ -45,7 +45,7 @@ from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import Ctx, RuleError
 from rulelang.engine.values import _arith, _plain
 from rulelang.compile.codegen_cache import GENERATOR_VERSION, _compiled
-from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, _placeholder, ordered_comparisons
+from rulelang.compile.codegen_helpers import _BIG, _FAILURES, _HELPERS, TRANSLATED, _placeholder, ordered_comparisons
 from rulelang.compile.codegen_facts import _ENTITY_SLOTS, INT, PAIR, NodeFacts, _literal_range
 from rulelang.compile.codegen_loops import LoopWriter
 from rulelang.compile.codegen_defs import DefWriter
@@ -212,7 +212,7 @@ class Generator(NodeFacts, LoopWriter, DefWriter, StatementWriter):
     # ---- entry points used by the compiler
     def function(self, x) -> Callable:
         """A top-level expression: a function fn(ctx). Its body (which leaves the value in `value`)
-        is kept in `expression_bodies`: a fused region writes it in place of a call (_RegionWriter.value_of)."""
+        is kept in `expression_bodies`: a fused region writes it in place of a call (_BlockWriter.value_of)."""
         with self.new_function():
             body = self.read_once("\n".join(self.body_lines(x, "value", "        ")), "        ")
         fname = self.fresh("e")
@@ -646,7 +646,5 @@ def _value_function(fname: str, signature: str, node, body: str) -> str:
     line = getattr(getattr(node, "span", None), "line", 0)
     return (f"def {fname}({signature}):  # rules line {line}\n"
             f"    try:\n"
-            f"{body}\n"
-            f"    except _CATCH as exc:\n"
-            f"        raise _translate(exc) from None\n"
+            f"{body}\n{TRANSLATED}"
             f"    return value\n")

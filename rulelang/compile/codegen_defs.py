@@ -10,6 +10,7 @@ from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned
 from rulelang.language.nodes import nodes_in
 from rulelang.engine.program import DEF_CALL_WORK
+from rulelang.compile.codegen_helpers import TRANSLATED, work_lines
 
 
 # built-ins that take constant time (a def calling only these, and no def, is a leaf: see Generator._is_leaf)
@@ -68,12 +69,8 @@ class DefWriter:
             f"    try:\n"
             f"{body}\n"
             f"    except RecursionError:\n"
-            f"        raise _RuleError({span}, {message}) from None\n"
-            f"    except _CATCH as exc:\n"
-            f"        raise _translate(exc) from None\n")
-        work = (f"        meter.work += {DEF_CALL_WORK}  # meter.charge, inline\n"
-                f"        if meter.work >= meter.checkpoint:\n"
-                f"            meter.check({span})\n")
+            f"        raise _RuleError({span}, {message}) from None\n{TRANSLATED}")
+        work = "".join(line + "\n" for line in work_lines("        ", span, DEF_CALL_WORK))
         charged = (  # the body and the work it counts, without a recursion depth
             f"    vm = c.vm\n"
             f"    if vm is not None:\n"

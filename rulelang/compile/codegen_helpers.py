@@ -1,7 +1,8 @@
 """What generated code calls at run time: the helpers of a generated module's namespace (`_HELPERS`).
 
 Each raises the rules error of its construct, in the rules' words; the code generator (`codegen.py`)
-writes calls of them by name.
+writes calls of them by name. Also the lines every kind of generated function shares: a counted
+step (`work_lines`) and the end of its `try` (`TRANSLATED`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,16 @@ _FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 _CATCH = (RuleFailure,) + _FAILURES
+
+# the end of a generated function's `try`: a Python failure becomes the rules error of its line (Generator._translate)
+TRANSLATED = "    except _CATCH as exc:\n        raise _translate(exc) from None\n"
+
+
+def work_lines(indent: str, span: str, work=1) -> list[str]:
+    """Generated lines that count `work` steps, as the VM counts an op's (meter.charge, inline),
+    checked at `span` (a constant's name) should they pass the checkpoint."""
+    return [f"{indent}meter.work += {work}", f"{indent}if meter.work >= meter.checkpoint:",
+            f"{indent}    meter.check({span})"]
 
 
 def _index(obj, i, span):

@@ -1,10 +1,10 @@
 """Statements written as generated Python (`StatementWriter`, a part of `codegen.Generator`): runs
 of simple statements fused into one op (`FusedExec`), or of simple statements, `if`s and `for each`
 loops (`FusedRegion`; both by `fuse_regions`), continuous rules as one function (`sync_block`) and
-the bindings of a `choose { option ... }` as nested loops (`option_walker`). A fused op calls each
-simple statement's closure, as the statement compiler made it (`statements.py`): what a statement
-does is written there only; a fused op writes the VM's part around it (steps, events, the frame's
-place) and, in a region, the `if` tests and loops.
+the bindings of a `choose { option ... }` as nested loops (`option_walker`). One writer,
+`_BlockWriter`, writes Python's `if` and `for` for all of them. Each simple statement is the call
+of its closure, as the statement compiler made it (`statements.py`): what a statement does is
+written there only; the writer writes the VM's part around it (steps, events, the frame's place).
 """
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Callable
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned
 from rulelang.language.nodes import nodes_in
-from rulelang.engine.ops import (CallProc, ClearSlot, EndOp, Exec, ForInit, ForNext, Jump, JumpIfNot, Op, PerformOp,
-                                 SignalOp)
-from rulelang.engine.program import Code
+from rulelang.compile.codegen_helpers import TRANSLATED, work_lines
+from rulelang.engine.ops import CallProc, EndOp, Exec, ForInit, JumpIfNot, Op, PerformOp, SignalOp
 
 if TYPE_CHECKING:
     from rulelang.compile.codegen import Generator
@@ -27,12 +26,6 @@ _SYNC_DEPTH = 14  # levels of `if` and `for each` a continuous rule written as o
 
 class _NotSimple(Exception):
     """A statement `Generator.sync_block` does not write: the block stays the VM's."""
-
-
-#: statements that steer the VM (loops with guards, choices, turns, returns; `for ... chosen by`, and
-#: `break`/`continue` outside a loop of the block): sync_block does not write them
-_SYNC_CONTROL = (N.For, N.While, N.RepeatTimes, N.RepeatUntil, N.Choose, N.ChooseBlock, N.TakeTurns, N.StepBlock,
-                 N.Break, N.Continue, N.Return, N.End, N.Respond, N.Offer)
 
 
 def _rebinds(body: list, name: str) -> bool:
@@ -78,17 +71,25 @@ class FusedRegion(FusedExec):
     __slots__ = ()
 
 
-class _RegionWriter:
-    """Writes the body of a FusedRegion: each op it stands for, in the order the VM would run it."""
-
-    MAX_DEPTH = 40  # levels of Python indentation a region may use (the tokenizer allows 100)
-    MAX_LOOPS = 12  # loops in loops a region may hold (Python allows 20 nested blocks)
+class _BlockWriter:
+    """The one writer of Python's `if` and `for` for the rules' `if` and `for each ... [where ...]`,
+    and of a simple statement as a call of its closure (its op in `ops`; `ranges`: each statement's
+    ops), for a fused region (`fused_region`) and a continuous rule (`sync_block`). A region runs
+    among the VM's ops (`sync` False): it keeps the op it is at (`op.at`), counts each op it stands
+    for as the VM would, stops for pending events (each open loop's list and index kept in its
+    slot) and writes a test as its compiled body in place (`value_of`). A continuous rule runs to
+    its end at once (VM.run_sync): a step per statement, test and turn of a loop; it runs `break`,
+    `continue`, signals and procedures, and writes its tests itself, a loop's item a Python local."""
 
     INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
-    TOP = "        "  # the indentation of the region's own statements
+    TOP = "        "  # the indentation of the block's own statements
 
-    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list):
+    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list, sync: bool):
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
+        self.sync = sync
+        # levels of Python indentation (the tokenizer allows 100), and loops in loops (Python allows
+        # 20 nested blocks, with the function's `try`), that the block may use
+        self.max_depth, self.max_loops = (_SYNC_DEPTH, _SYNC_DEPTH) if sync else (40, 12)
         self.inlined = False  # an expression's body is written in the region
         self.last_counted_by_vm = False  # the region ends with a simple statement, which the VM counts
 
@@ -106,100 +107,183 @@ class _RegionWriter:
             # Python allows 20 nested blocks (the region's `try` and loops, and the body's loops) and
             # 100 levels of indentation
             if len(rows) <= self.INLINE_LINES and len(loops) + loops_in + 2 < 20 \
-                    and len(indent) // 4 + levels < self.MAX_DEPTH:
+                    and len(indent) // 4 + levels < self.max_depth:
                 self.lines += [indent + r[8:] if r.startswith("        ") else r for r in rows]
                 self.inlined = True
                 return "value"
         return f"{self.gen.const(fn, 'F')}(c)"
 
-    def step(self, k: int, indent: str) -> None:
-        """The VM's count of op k as one step of work."""
-        self.gen.step_lines(self.lines, indent, self.ops[k].span)
+    def test(self, node, fn, k: int, indent: str, loops: list) -> str:
+        """A test or a list to write at `indent`: in a region, the op k's compiled `fn` (value_of),
+        with the op kept as the one it is at; in a continuous rule, the expression `node` written
+        here (in parentheses: a construct of it may start a line of its own, Generator.mark)."""
+        if self.sync:
+            return f"({self.gen.x(node)}\n{indent})"
+        self.lines.append(f"{indent}op.at = {k - self.start}")
+        return self.value_of(fn, indent, loops)
+
+    def step(self, span, indent: str) -> None:
+        """One step of work counted (the VM's count of an op), at `span` should it pass the checkpoint."""
+        self.lines += work_lines(indent, self.gen.const(span, 'S'))
 
     def block(self, stmts: list, indent: str, loops: list) -> None:
+        """The statements at `indent` (`pass` when nothing is written in the suite); the names they
+        bind are rules names of the block only."""
+        saved = self.gen.cc.scope
         for st in stmts:
             self.stmt(st, indent, loops)
+        self.gen.cc.scope = saved
+        if not self.lines or self.lines[-1].endswith(":"):
+            self.lines.append(f"{indent}pass")
 
     def deeper(self, indent: str) -> str:
-        """The indentation one level in (a region too deeply nested is left to the VM's ops)."""
-        if len(indent) // 4 >= self.MAX_DEPTH:
+        """The indentation one level in (a block too deeply nested is left to the VM's ops)."""
+        if len(indent) // 4 >= self.max_depth:
             raise _NotSimple()
         return indent + "    "
 
     def stmt(self, st, indent: str, loops: list) -> None:
-        _, a, b = self.ranges[id(st)]
-        ops, lines = self.ops, self.lines
-        if b == a:
-            return  # a statement with no op of its own
+        entry = self.ranges.get(id(st))
+        if entry is None or entry[0] is not st:
+            raise _NotSimple()
+        _, a, b = entry
         kind = type(st)
-        if kind is N.If:
+        if kind is N.If and b > a:
             self.branches(st, a, indent, loops)
-        elif kind is N.For:
-            if len(loops) >= self.MAX_LOOPS:
-                raise _NotSimple()
-            init, head = ops[a], ops[a + 1]
-            n = len(loops)
-            items, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
-            lines.append(f"{indent}op.at = {a - self.start}")
-            lines.append(f"{indent}{items} = _as_list({self.value_of(init.coll, indent, loops)})")
-            self.step(a, indent)
+        elif kind is N.For and st.chosen_by is None:
+            self.loop(st, a, indent, loops)
+        elif kind in (N.Break, N.Continue) and self.sync and loops:
+            self.lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
+        elif b == a and not self.sync:
+            return  # a statement with no op of its own
+        elif b - a != 1:
+            raise _NotSimple()
+        elif self.sync:
+            self.sync_simple(st, self.ops[a], indent)
+        else:
+            self.region_simple(a, indent, loops)
+
+    def branches(self, st, a: int, indent: str, loops: list) -> None:
+        """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to
+        the end. In a region every test, and the jump, is a step; in a continuous rule the `if` is
+        one. An `else:` followed at once by an `if` is an `elif`."""
+        ops, lines, region = self.ops, self.lines, not self.sync
+        if self.sync:
+            self.step(st.span, indent)
+        p = a
+        for cond, body in st.branches:
+            keyword = "if"
+            if lines[-1] == f"{indent[:-4]}else:":
+                lines.pop()
+                indent, keyword = indent[:-4], "elif"
+            test = ops[p]
+            lines.append(f"{indent}{keyword} {self.test(cond, test.cond, p, indent, loops)}:")
             inner = self.deeper(indent)
-            lines += [f"{indent}for {index}, {item} in _enumerate({items}, 1):",
-                      f"{inner}v[{head.var!r}] = {item}"]
-            if head.cond is not None:
-                lines.append(f"{inner}op.at = {a + 1 - self.start}")
-                lines += [f"{inner}if not {self.value_of(head.cond, inner, loops + [(head.slot, items, index)])}:",
-                          f"{inner}    continue"]
-            self.step(a + 1, inner)  # the ForNext that gave this item
-            self.block(st.body, inner, loops + [(head.slot, items, index)])
-            self.step(b - 2, inner)  # the jump back to the ForNext
-            self.step(a + 1, indent)  # the ForNext that found no more items
-            self.step(b - 1, indent)  # the ClearSlot after the loop
-        elif type(ops[a]) is EndOp:
+            if region:
+                self.step(st.span, inner)
+            self.block(body, inner, loops)
+            if region:
+                self.step(st.span, inner)  # the branch's closing Jump
+            lines.append(f"{indent}else:")
+            if region:
+                self.step(st.span, inner)  # the test failed: on to the next one (or the `else`, or the end)
+            indent, p = inner, test.target
+        if st.other is not None:
+            self.block(st.other, indent, loops)
+        elif lines[-1] == f"{indent[:-4]}else:":
+            lines.pop()
+
+    def loop(self, st, a: int, indent: str, loops: list) -> None:
+        """`for each` as Python's `for`. In a region the ForInit, each turn's ForNext and jump back,
+        the last ForNext and the ClearSlot are steps; in a continuous rule, the loop and each turn."""
+        gen, lines, ops = self.gen, self.lines, self.ops
+        if len(loops) >= self.max_loops:
+            raise _NotSimple()
+        named = {}
+        self.deeper(indent)
+        if self.sync:
+            self.step(st.span, indent)
+            item = target = gen.fresh("_i")
+            # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
+            # own list: the loop's body may move cards
+            items, kept = f"_as_list({gen.x(st.coll)})", None
+            if not _rebinds(st.body, st.var):
+                # the loop's own Python name stands for its variable in the expressions written here
+                # (the statements' closures read it from v); `item` is a fresh name: no other place holds it
+                named = {"pylocals": {**gen.pylocals, st.var: item},
+                         "card_locals": gen.card_locals | ({item} if gen.yields_cards(st.coll) else set())}
+        else:
+            n = len(loops)
+            listed, index, item = f"_items{n}", f"_i{n}", f"_x{n}"
+            lines.append(f"{indent}{listed} = _as_list({self.test(st.coll, ops[a].coll, a, indent, loops)})")
+            self.step(st.span, indent)
+            target, items, kept = f"{index}, {item}", f"_enumerate({listed}, 1)", (ops[a + 1].slot, listed, index)
+        inside = loops + [kept]
+        with gen.setting(**named), gen.cc.scoped({st.var}):
+            test = None if st.cond is None else (lambda at: self.test(st.cond, ops[a + 1].cond, a + 1, at, inside))
+            inner = self.for_each(indent, target, items, st.var, item, test)
+            self.step(st.span, inner)  # (in a region: the ForNext that gave this item)
+            self.block(st.body, inner, inside)
+        if not self.sync:
+            self.step(st.span, inner)  # the jump back to the ForNext
+            self.step(st.span, indent)  # the ForNext that found no more items
+            self.step(st.span, indent)  # the ClearSlot after the loop
+
+    def for_each(self, indent: str, target: str, items: str, var: str, item: str, test=None) -> str:
+        """Python's `for target in items:`, the rules' name `var` set to `item` in v and, given `test`
+        (the indentation inside -> a condition), the items that fail it skipped; the indentation
+        inside. (A region's and a rule's `for each`, and an option's bindings: option_walker.)"""
+        inner = indent + "    "
+        self.lines += [f"{indent}for {target} in {items}:", f"{inner}v[{var!r}] = {item}"]
+        if test is not None:
+            self.lines += [f"{inner}if not {test(inner)}:", f"{inner}    continue"]
+        return inner
+
+    def sync_simple(self, st, op, indent: str) -> None:
+        """(continuous rule) A statement of one op: a step, then the op."""
+        if type(op) not in (Exec, SignalOp, CallProc, PerformOp):
+            raise _NotSimple()
+        if type(st) is N.Let:
+            self.gen.cc.scope = self.gen.cc.scope | {st.name}  # (as the statement compiler's scope has it)
+        self.step(st.span, indent)
+        if type(op) is Exec:
+            self.lines.append(f"{indent}{self.gen.const(op.fn, 'F')}(c)")
+            return
+        self.lines.append(f"{indent}{self.gen.const(op, 'O')}.run(vm, frame)")  # the op itself (its pc is not read)
+        if type(op) is not SignalOp:
+            # a procedure or a keyword's effect was pushed above this rule's frame: run it to its
+            # end now, as VM.run_sync does (False: the rule itself was unwound)
+            self.lines += [f"{indent}if len(stack) != level and not vm.finish_pushed(level):",
+                           f"{indent}    return"]
+
+    def region_simple(self, a: int, indent: str, loops: list) -> None:
+        """(region) A statement of one op, `end ...` or a closure's call, then the VM's part: pending
+        events stop the region; the op is a step."""
+        o, lines = self.ops[a], self.lines
+        lines.append(f"{indent}op.at = {a - self.start}")
+        if type(o) is EndOp:
             # `end turn`, `end game`...: the VM unwinds to what handles it and goes on from there; it
             # counts this op as the step of the region (so no step here). Open loops keep their
             # slots, as the VM's loop ops would leave them.
-            o = ops[a]
-            lines += [f"{indent}op.at = {a - self.start}"]
             self.keep_slots(indent, loops)
             lines += [f"{indent}frame.pc = {a + 1}",
                       f"{indent}vm.unwind({o.what!r}, {self.gen.const(o.span, 'S')})",
                       f"{indent}return"]
+            return
+        lines.append(f"{indent}{self.gen.const(o.fn, 'F')}(c)")  # the statement's closure
+        if a + 1 < self.stop or loops:
+            lines += [f"{indent}if s.events:"]
+            self.keep_slots(indent + "    ", loops)
+            lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
+        if a + 1 == self.stop and indent == self.TOP:
+            self.last_counted_by_vm = True  # (as the step of the region itself)
         else:
-            lines += [f"{indent}op.at = {a - self.start}",
-                      f"{indent}{self.gen.const(ops[a].fn, 'F')}(c)"]  # the statement's closure
-            if a + 1 < self.stop or loops:
-                lines += [f"{indent}if s.events:"]
-                self.keep_slots(indent + "    ", loops)
-                lines += [f"{indent}    frame.pc = {a + 1}", f"{indent}    return"]
-            if a + 1 == self.stop and indent == self.TOP:
-                self.last_counted_by_vm = True  # (as the step of the region itself)
-            else:
-                self.step(a, indent)
+            self.step(o.span, indent)
 
     def keep_slots(self, indent: str, loops: list) -> None:
         """Each open loop's list and next index in its slot, as its ops keep them (before the region
         hands over to the VM)."""
         self.lines += [f"{indent}v[{slot!r}] = [{items}, {index}]" for slot, items, index in loops]
-
-    def branches(self, st, a: int, indent: str, loops: list) -> None:
-        """An `if` chain: each test a JumpIfNot (to the next test), each branch ends with a Jump to the end."""
-        ops, lines = self.ops, self.lines
-        p = a
-        for cond, body in st.branches:
-            test = ops[p]
-            q = test.target - 1  # the branch's closing Jump
-            lines.append(f"{indent}op.at = {p - self.start}")
-            lines.append(f"{indent}if {self.value_of(test.cond, indent, loops)}:")
-            inner = self.deeper(indent)
-            self.step(p, inner)
-            self.block(body, inner, loops)
-            self.step(q, inner)
-            lines.append(f"{indent}else:")
-            self.step(p, inner)  # the test failed: on to the next one (or the `else`, or the end)
-            indent, p = inner, test.target
-        if st.other is not None:
-            self.block(st.other, indent, loops)
 
 
 class RegionRecords:
@@ -237,40 +321,12 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
         kind = type(st)
         if b == a:
             return kind not in (N.If, N.For)
-        if kind is N.If:
-            if type(ops[a]) is not JumpIfNot:
-                return False
-            bodies = [body for _, body in st.branches] + ([st.other] if st.other is not None else [])
-            return all(fusable(x) for body in bodies for x in body) and _contiguous(st, a, b)
-        if kind is N.For:
-            return (st.chosen_by is None and b - a >= 4 and type(ops[a]) is ForInit and type(ops[a + 1]) is ForNext
-                    and type(ops[b - 2]) is Jump and ops[b - 2].target == a + 1 and type(ops[b - 1]) is ClearSlot
-                    and ops[a + 1].end == b - 1 and _span_of(st.body, a + 2) == b - 2
-                    and all(fusable(x) for x in st.body))
+        if kind is N.If:  # (as s_If lays it out: each test, its branch, a jump to the end; the `else`)
+            bodies = [body for _, body in st.branches] + [st.other or []]
+            return type(ops[a]) is JumpIfNot and all(fusable(x) for body in bodies for x in body)
+        if kind is N.For:  # (as s_For lays it out: ForInit, ForNext, the body, a jump back, ClearSlot)
+            return st.chosen_by is None and type(ops[a]) is ForInit and all(fusable(x) for x in st.body)
         return b - a == 1 and type(ops[a]) in (Exec, EndOp)
-
-    def _contiguous(st, a: int, b: int) -> bool:
-        """An `if` laid out as s_If lays it out: test, branch, jump to the end; the next test..."""
-        p = a
-        for _cond, body in st.branches:
-            test = ops[p] if p < b else None
-            if type(test) is not JumpIfNot or not p < test.target <= b:
-                return False
-            q = test.target - 1
-            if type(ops[q]) is not Jump or ops[q].target != b or _span_of(body, p + 1) != q:
-                return False
-            p = test.target
-        return _span_of(st.other or [], p) == b
-
-    def _span_of(body: list, first: int) -> int | None:
-        """Where the ops of a body end if its statements follow each other from `first`, else None."""
-        at = first
-        for x in body:
-            entry = ranges.get(id(x))
-            if entry is None or entry[1] != at:
-                return None
-            at = entry[2]
-        return at
 
     for stmts, parent in records.blocks:
         if parent is not None and fusable(parent):
@@ -291,18 +347,17 @@ def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
 class StatementWriter:
     """Writes statements, and runs of them, as generated Python."""
 
-    def sync_block(self, body: list, span) -> Callable | None:
-        """A continuous rule's block as one generated function run(vm, frame), or None when it
-        holds a statement other than a simple one (an assignment, a move, a discard, a signal, a
-        procedure call, `perform`...), `if`, `for each ... [where ...]`, `break` and `continue`. A
-        continuous rule runs to its end at once (VM.run_sync: no choice, no trigger until it ends),
-        so Python's own `if` and `for` can stand for the VM's jumps. Each simple statement is the closure the statement compiler makes
-        for it; conditions are generated expressions; the steps budget counts each statement, test
-        and turn of a loop."""
+    def sync_block(self, body: list, span, records: RegionRecords) -> Callable | None:
+        """A continuous rule's block (its ops and their statements in `records`) as one generated
+        function run(vm, frame) (_BlockWriter), or None when it holds a statement other than a
+        simple one (an assignment, a move, a discard, a signal, a procedure call, `perform`...),
+        `if`, `for each ... [where ...]`, `break` and `continue`."""
         lines: list[str] = []
+        ops = list(records.code.ops)
+        writer = _BlockWriter(self, ops, records.ranges, 0, len(ops), lines, sync=True)
         try:
             with self.new_function(), self.cc.scoped(()):
-                self._sync_block(body, lines, "        ", False)
+                writer.block(body, writer.TOP, [])
         except _NotSimple:
             return None
         fname = self.fresh("A")
@@ -314,76 +369,8 @@ class StatementWriter:
              "    stack = vm.s.stack",
              "    level = len(stack)  # this rule's frame is stack[level - 1]",
              "    try:"] + lines + [
-             "        pass",
-             "    except _CATCH as exc:",
-             "        raise _translate(exc) from None", ""]))
+             "        pass", TRANSLATED]))
         return self.stub(fname)
-
-    def _sync_block(self, stmts: list, lines: list, indent: str, in_loop: bool) -> None:
-        saved = self.cc.scope
-        for st in stmts:
-            self._sync_stmt(st, lines, indent, in_loop)
-        self.cc.scope = saved
-        if not stmts:
-            lines.append(f"{indent}pass")
-
-    def step_lines(self, lines: list, indent: str, span) -> None:
-        """One step of work counted (the VM's count of an op), at `span` should it pass the checkpoint."""
-        lines += [f"{indent}meter.work += 1",
-                  f"{indent}if meter.work >= meter.checkpoint:",
-                  f"{indent}    meter.check({self.const(span, 'S')})"]
-
-    def _sync_stmt(self, st, lines: list, indent: str, in_loop: bool) -> None:
-        kind = type(st)
-        if kind in (N.If, N.For) and len(indent) // 4 >= _SYNC_DEPTH:
-            raise _NotSimple()  # (nested deeper than Python's 20 blocks: the rule runs on its ops)
-        if kind is N.If:
-            self.step_lines(lines, indent, st.span)
-            for k, (cond, body) in enumerate(st.branches):
-                lines += [f"{indent}{'elif' if k else 'if'} ({self.x(cond)}", f"{indent}):"]
-                self._sync_block(body, lines, indent + "    ", in_loop)
-            if st.other is not None:
-                lines.append(f"{indent}else:")
-                self._sync_block(st.other, lines, indent + "    ", in_loop)
-        elif kind is N.For and st.chosen_by is None:
-            self.step_lines(lines, indent, st.span)
-            item = self.fresh("_i")
-            # the collection as the built-in gives it (a copy of a zone or a cell), not a board's
-            # own list: the loop's body may move cards
-            lines.append(f"{indent}for {item} in _as_list({self.x(st.coll)}):")
-            inner = indent + "    "
-            lines.append(f"{inner}v[{st.var!r}] = {item}")
-            named = {}
-            if not _rebinds(st.body, st.var):
-                # the loop's own Python name stands for its variable in the expressions written here
-                # (the statements' closures read it from v); `item` is a fresh name: no other place holds it
-                named = {"pylocals": {**self.pylocals, st.var: item},
-                         "card_locals": self.card_locals | ({item} if self.yields_cards(st.coll) else set())}
-            with self.setting(**named), self.cc.scoped({st.var}):
-                if st.cond is not None:
-                    lines += [f"{inner}if not ({self.x(st.cond)}", f"{inner}):", f"{inner}    continue"]
-                self.step_lines(lines, inner, st.span)
-                self._sync_block(st.body, lines, inner, True)
-        elif kind in (N.Break, N.Continue) and in_loop:
-            lines.append(f"{indent}{'break' if kind is N.Break else 'continue'}")
-        elif kind in _SYNC_CONTROL:
-            raise _NotSimple()
-        else:
-            scratch = Code(-1, "", "always", st.span)
-            self.cc.stmt(scratch, st, [])
-            if len(scratch.ops) != 1 or type(scratch.ops[0]) not in (Exec, SignalOp, CallProc, PerformOp):
-                raise _NotSimple()
-            op = scratch.ops[0]
-            self.step_lines(lines, indent, st.span)
-            if type(op) is Exec:
-                lines.append(f"{indent}{self.const(op.fn, 'F')}(c)")
-                return
-            lines.append(f"{indent}{self.const(op, 'O')}.run(vm, frame)")  # the op itself (its pc is not read)
-            if type(op) is not SignalOp:
-                # a procedure or a keyword's effect was pushed above this rule's frame: run it to its
-                # end now, as VM.run_sync does (False: the rule itself was unwound)
-                lines += [f"{indent}if len(stack) != level and not vm.finish_pushed(level):",
-                          f"{indent}    return"]
 
     def option_walker(self, bindings: list, cond, span) -> Callable:
         """One option of `choose { option name(x in xs where c, y in ys) if cond {...} }` as nested
@@ -393,7 +380,8 @@ class StatementWriter:
         the option's statements)."""
         fname = self.fresh("W")
         head = [f"def {fname}(c, rows):  # rules line {span.line}", "    v = c.v"]
-        lines = []
+        lines: list[str] = []
+        writer = _BlockWriter(self, [], {}, 0, 0, lines, sync=True)
         names: list[str] = []
 
         def written(node, walrus=False) -> str:
@@ -412,19 +400,14 @@ class StatementWriter:
                     lines += [f"{indent}if F{k} is None:", f"{indent}    F{k} = {items}"]
                     items = f"F{k}"
                 names.append(b.var)
-                lines.append(f"{indent}for L_{b.var} in {items}:")
-                indent += "    "
-                lines.append(f"{indent}v[{b.var!r}] = L_{b.var}")
-                if b.cond is not None:
-                    lines += [f"{indent}if not ({written(b.cond)}", f"{indent}):", f"{indent}    continue"]
+                test = None if b.cond is None else (lambda at, b=b: f"({written(b.cond)}\n{at})")
+                indent = writer.for_each(indent, f"L_{b.var}", items, b.var, f"L_{b.var}", test)
             row = "(" + "".join(f"L_{n}, " for n in names) + ")"
             if cond is not None:
                 lines += [f"{indent}if ({written(cond)}", f"{indent}):", f"{indent}    rows.append({row})"]
             else:
                 lines.append(f"{indent}rows.append({row})")
-        self.sources.append("\n".join(head + ["    try:"] + lines + [
-            "    except _CATCH as exc:",
-            "        raise _translate(exc) from None", ""]))
+        self.sources.append("\n".join(head + ["    try:"] + lines + [TRANSLATED]))
         return self.stub(fname)
 
     def fused_region(self, ops: list, run: list, ranges: dict, start: int, stop: int):
@@ -442,7 +425,7 @@ class StatementWriter:
                  "    c = _Ctx(v, s, vm)",
                  "    meter = vm.meter",
                  "    try:"]
-        writer = _RegionWriter(self, ops, ranges, start, stop, lines)
+        writer = _BlockWriter(self, ops, ranges, start, stop, lines, sync=False)
         try:
             writer.block(run, writer.TOP, [])
         except _NotSimple:

@@ -61,7 +61,7 @@ class StatementCompiler:
             with self.scoped(set(params)):
                 self.block(code, body, loops=[])
                 if kind == "always" and self.fused:
-                    code.sync = self.gen.sync_block(body, span)
+                    code.sync = self.gen.sync_block(body, span, records)
         finally:
             self._regions = saved
         if self.fused:
