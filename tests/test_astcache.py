@@ -295,3 +295,32 @@ def test_a_cache_folder_keeps_about_its_newest_entries(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.pickle")) == [f"{i:02}.pickle" for i in range(2, 12)]
     assert (tmp_path / "other.json").exists()
     prune(tmp_path / "absent", "*.pickle", 10)  # no folder yet: no error
+
+
+def test_an_editor_s_edit_parses_the_touched_declaration_from_memory(cache, monkeypatch):
+    """The language server is one process: the declarations of the last version of a file stay in
+    memory, so an edit parses only the declaration it touched even when the cache on disk is gone,
+    and the AST is the whole file's (a deck read aside is put back as it is now)."""
+    path = REPO / "games" / "evacuation.rules"
+    file = str(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    astcache.parse_text_cached("\n".join(lines), file, keep_whole=False)
+    parsed: list[int] = []
+    real = parser.parse_declarations
+    monkeypatch.setattr(parser, "parse_declarations", lambda c, f, o: parsed.append(o) or real(c, f, o))
+    for step, where in enumerate((len(lines) // 2, 5, len(lines) - 20)):
+        for entry in cache.glob("*.pickle"):
+            entry.unlink()  # nothing on disk to read
+        lines[where:where] = [f"// note {step}"]
+        text = "\n".join(lines)
+        parsed.clear()
+        assert astcache.parse_text_cached(text, file, keep_whole=False) == parser.parse_text(text, file)
+        assert len(parsed) == 1, f"step {step} parsed the chunks at lines {parsed}"
+
+
+def test_an_editor_s_long_deck_is_read_again_as_it_is_now(cache):
+    file = str(cache.parent / "deck.rules")
+    text = _long_deck()
+    for version in (text, "// a note\n" + text, "// a note\n" + text.replace("point: 7)", "point: 70)"),
+                    text.replace("point: 7)", "point: 70)"), text):
+        assert astcache.parse_text_cached(version, file, keep_whole=False) == parser.parse_text(version, file)

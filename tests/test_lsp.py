@@ -152,3 +152,17 @@ def test_check_does_not_load_the_server_libraries():
             % str(ROOT / "examples/tictactoe.rules"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]"), out
+
+
+def test_an_analysis_keeps_its_spans_while_the_next_edit_is_analysed(tmp_path, monkeypatch):
+    """The server keeps the last analysis for hover while it analyses the next version of the text,
+    whose declarations are the same objects moved down: the kept one's diagnostics and symbols stay
+    where they were."""
+    monkeypatch.setenv("RULELANG_CACHE_DIR", str(tmp_path / "cache"))
+    text = "\n".join(['game "G" { players 2 }', "zone pile", "var n: int = 0", "def f = no_such_name", ""])
+    first = Analysis(text, "g.rules")
+    before = ([str(d.span) for d in first.diagnostics], [(str(s.span), str(s.whole)) for s in first.symbols])
+    assert before[0] == ["g.rules:4:9"]
+    second = Analysis("// a note\n// another\n" + text, "g.rules")
+    assert [str(d.span) for d in second.diagnostics] == ["g.rules:6:9"]
+    assert ([str(d.span) for d in first.diagnostics], [(str(s.span), str(s.whole)) for s in first.symbols]) == before

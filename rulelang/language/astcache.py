@@ -5,6 +5,9 @@ last version, so that after an edit only the declarations whose text changed are
 The key of a whole file is its text and a fingerprint of the code that builds the AST (the
 grammar, the parser, the AST nodes, the deck reader, the chunker); the same text at another path
 (another checkout, a copy) is found too, and its spans are given that path.
+For an editor (the language server: one long-running process), the declarations of the last version
+of each file are kept in memory too (`_EditedFile`), so that an edit parses the chunks it changed and
+unpickles nothing; the AST given to an editor is good until its next edit of the file is parsed.
 Only files that parse without errors are kept; anything unexpected (an unwritable folder, a damaged
 entry) falls back to parsing. The folder is ``$RULELANG_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/rulelang/ast``, else ``~/.cache/rulelang/ast``; ``RULELANG_CACHE=0`` turns the
@@ -20,7 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from rulelang.language import nodes as N
 from rulelang.core.cachefiles import collector_paused, parse_cache_dir, prune, write_whole
@@ -74,7 +80,8 @@ def _entry(folder: Path, text: str) -> Path:
 def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesFile:
     """parser.parse_text(text, file), from the cache when this text, or some of its declarations,
     were parsed before. Without keep_whole, the whole text is not kept, only its declarations: for
-    an editor, whose every keystroke makes a version that will not come back."""
+    an editor, whose every keystroke makes a version that will not come back (its declarations are
+    kept in memory too, and the next call for this file reuses them: their spans move then)."""
     folder = cache_dir()
     if folder is None:
         return _parse(text, file)
@@ -100,7 +107,7 @@ def parse_text_cached(text: str, file: str, keep_whole: bool = True) -> N.RulesF
     else:
         with collector_paused():
             try:
-                made = _parse_reusing_declarations(folder, text, file, parse_alone)
+                made = _parse_reusing_declarations(folder, text, file, parse_alone, editor=not keep_whole)
             except RecursionError:  # declarations nested too deeply for pickle (parser.MAX_NESTING): not kept
                 return _parse(text, file)
     if made is not None:
@@ -177,59 +184,118 @@ def _index_entry(folder: Path, file: str) -> Path:
     return folder / ("decls-" + h.hexdigest()[:40] + ".pickle")
 
 
-def _parse_reusing_declarations(folder: Path, text: str, file: str,
-                                parse_alone: set[str]) -> tuple[N.RulesFile, dict] | None:
+def _parse_reusing_declarations(folder: Path, text: str, file: str, parse_alone: set[str],
+                                editor: bool = False) -> tuple[N.RulesFile, dict] | None:
     """The file parsed chunk by chunk, reusing the chunks kept from the last version of this path,
     and the record to keep for it; None when a chunk does not parse on its own (parse the whole
-    file then). `parse_alone` gets the texts of the chunks found to parse on their own."""
+    file then). `parse_alone` gets the texts of the chunks found to parse on their own. For an
+    editor, the declarations of the last version are taken from memory (`_EditedFile`)."""
     from rulelang.language.chunks import declaration_chunks, header_doc
     from rulelang.language.fastcards import restore_card_blocks
 
     index = _index_entry(folder, file)
-    try:
-        known = pickle.loads(index.read_bytes())
-        if not isinstance(known, dict):
-            known = {}
-    except Exception:  # none yet, or damaged
-        known = {}
+    memory = _EditedFile.take(folder, file) if editor else None
+    known = memory.index if memory is not None else _read_index(index)
     chunks, fast_cards = declaration_chunks(text, file)
-    loaded: list = []  # each chunk's kept (offset, pickled declarations) and declarations, or None
+    # each chunk's kept (offset, pickled declarations), declarations, the line their spans start from now,
+    # and those spans if gathered; None for a chunk to parse
+    loaded: list = []
     missing: list[tuple[int, str]] = []
     for offset, chunk in chunks:
-        found = known.get(chunk)
-        part = _load_part(found[1]) if isinstance(found, tuple) and len(found) == 2 else None
-        loaded.append(None if part is None else (found, part))
-        if part is None:
+        held = memory.chunks.get(chunk) if memory is not None else None
+        if held is not None and held.decls is not None:
+            loaded.append((held.pickled, held.decls, held.offset, held.spans))
+        else:
+            found = held.pickled if held is not None else known.get(chunk)
+            part = _load_part(found[1]) if isinstance(found, tuple) and len(found) == 2 else None
+            loaded.append(None if part is None else (found, part, found[0], None))
+        if loaded[-1] is None:
             missing.append((offset, chunk))
         else:
             parse_alone.add(chunk)
     if missing:
         parsed = _parse_chunks(missing, file, parse_alone)
         if parsed is None:
+            if memory is not None:  # (kept for the edit that mends it)
+                _EditedFile.keep(folder, file, memory)
             return None
         parsed = iter(parsed)  # (in the order of the chunks that were missing)
     decls: list = []
     kept: dict[str, tuple[int, bytes]] = {}  # chunk text: (line its spans start from, pickled declarations)
     parts: list[tuple[int, bytes]] = []
+    now: dict[str, _Held] = {}
     for (offset, chunk), was in zip(chunks, loaded):
         if was is None:
             data, part = next(parsed)
-            found = (offset, data)
+            found, spans = (offset, data), None
         else:
-            found, part = was
-            if found[0] != offset:  # kept with its old lines: moved on each load until parsed again
-                _move_spans(part, offset - found[0])
+            found, part, start, spans = was
+            if start != offset:  # kept with its old lines: moved on each load until parsed again
+                spans = spans if spans is not None else _spans_in(part)  # (gathered once, in memory)
+                _move_gathered(spans, offset - start)
         kept[chunk] = found
         parts.append((offset - found[0], found[1]))
         decls.extend(part)
+        now[chunk] = _Held(offset, found, part, spans)
     cards = pickle.dumps(fast_cards, protocol=pickle.HIGHEST_PROTOCOL) if fast_cards else None
+    if fast_cards:  # a chunk whose deck read aside goes back in is unpickled again next time (its deck may change)
+        for held in now.values():
+            if any(isinstance(d, N.CardsDecl) and d.span.line in fast_cards for d in held.decls):
+                held.decls = held.spans = None
     restore_card_blocks(decls, fast_cards)
     if kept != known:
         _write(index, pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+    if editor:
+        _EditedFile.keep(folder, file, _EditedFile(kept, now))
     header = header_doc(text)
     rules = N.RulesFile(span=Span.model_construct(file=file, line=1, column=1), path=file, decls=decls,
                         header_doc=header)
     return rules, {"parts": parts, "cards": cards, "header": header, "file": file}
+
+
+def _read_index(index: Path) -> dict:
+    try:
+        known = pickle.loads(index.read_bytes())
+        return known if isinstance(known, dict) else {}
+    except Exception:  # none yet, or damaged
+        return {}
+
+
+@dataclass
+class _Held:
+    """A chunk of the last version of a file open in an editor."""
+    offset: int  # the line its declarations' spans start from now
+    pickled: tuple[int, bytes]  # as the index on disk keeps it (the line its spans start from there, the pickle)
+    decls: list | None  # None: a deck read aside went back into them (unpickled again next time)
+    spans: list | None  # every span in them, once they had to be moved (moved again without a walk)
+
+
+@dataclass
+class _EditedFile:
+    """The declarations of the last version of a file that an editor parsed, kept in memory: the
+    language server is one long-running process, so an edit parses the chunks it changed and
+    unpickles nothing. The next version of the file takes them (and moves their spans): an AST
+    parsed for an editor is good until the next edit of the same file is parsed."""
+    index: dict[str, tuple[int, bytes]]  # the index of the file's declarations as written on disk
+    chunks: dict[str, _Held]
+
+    FILES: ClassVar[int] = 8  # files kept (a server open for days on many files keeps the last edited)
+    _kept: ClassVar[dict[tuple, "_EditedFile"]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def take(cls, folder: Path, file: str) -> "_EditedFile | None":
+        """The file's kept declarations, taken out (two analyses of one file at once: the second reads
+        the cache on disk), or None."""
+        with cls._lock:
+            return cls._kept.pop((folder, _builder_key().digest(), file), None)
+
+    @classmethod
+    def keep(cls, folder: Path, file: str, edited: "_EditedFile") -> None:
+        with cls._lock:
+            cls._kept[(folder, _builder_key().digest(), file)] = edited
+            while len(cls._kept) > cls.FILES:
+                del cls._kept[next(iter(cls._kept))]  # (the least recently edited: dicts keep their order)
 
 
 def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[str]) -> list[tuple[bytes, list]] | None:
@@ -244,9 +310,20 @@ def _parse_chunks(missing: list[tuple[int, str]], file: str, parse_alone: set[st
 def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: str = "") -> None:
     """Move every span of these declarations by delta lines (a kept chunk that now starts
     elsewhere), and rename the file of those that named old_file (the same text at another path)."""
+    spans = _spans_in(decls)
+    _move_gathered(spans, delta)
+    if old_file is not None:
+        for x in spans:
+            if x.file == old_file:
+                x.__dict__["file"] = new_file
+
+
+def _spans_in(decls: list) -> list[Span]:
+    """Every span in these declarations, each once."""
     from pydantic import BaseModel
 
     seen: set[int] = set()
+    spans: list[Span] = []
     stack: list = list(decls)
     while stack:
         x = stack.pop()
@@ -254,19 +331,26 @@ def _move_spans(decls: list, delta: int, old_file: str | None = None, new_file: 
         if kind is Span:
             if id(x) not in seen:
                 seen.add(id(x))
-                values = x.__dict__  # frozen for users, not for the cache that made it
-                if x.line:
-                    values["line"] += delta
-                if x.end_line:
-                    values["end_line"] += delta
-                if old_file is not None and values["file"] == old_file:
-                    values["file"] = new_file
+                spans.append(x)
         elif kind is list or kind is tuple:
             stack.extend(x)
         elif kind is dict:
             stack.extend(x.values())
         elif isinstance(x, BaseModel):
             stack.extend(x.__dict__.values())
+    return spans
+
+
+def _move_gathered(spans: list[Span], delta: int) -> None:
+    """Move these spans by delta lines."""
+    if not delta:
+        return
+    for x in spans:
+        values = x.__dict__  # frozen for users, not for the cache that made it
+        if values["line"]:
+            values["line"] += delta
+        if values["end_line"]:
+            values["end_line"] += delta
 
 
 def parse_file_cached(path: str | Path) -> N.RulesFile:

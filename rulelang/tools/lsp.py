@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from urllib.parse import unquote, urlparse
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-from rulelang.core.errors import Diagnostic, RulesError, Span
+from rulelang.core.errors import Diagnostic, RulesError, Span, span_of
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CARD_PSEUDO_FIELDS = {
@@ -63,6 +63,11 @@ def _find_name(lines: list[str], name: str, line: int, column: int, last_line: i
     return Span(line=line, column=column, end_line=line, end_column=column + len(name))
 
 
+def _own(span: Span) -> Span:
+    """A copy of a span of the AST: the next edit's analysis moves the declarations' spans (astcache), not this."""
+    return span_of(span.file, span.line, span.column, span.end_line, span.end_column)
+
+
 def _in_comment_or_text(text: str, index: int) -> bool:
     before = text[:index]
     return "//" in before or before.count('"') % 2 == 1
@@ -97,9 +102,10 @@ class Analysis:
             check_rules(self.rules, all_variants=True)
             from rulelang.check.hints import hints
 
-            self.diagnostics = hints(self.rules)  # (a file that checks clean may still get hints)
+            found = hints(self.rules)  # (a file that checks clean may still get hints)
         except RulesError as exc:
-            self.diagnostics = list(exc.diagnostics)
+            found = exc.diagnostics
+        self.diagnostics = [replace(d, span=_own(d.span)) for d in found]
         self.symbols = self._collect(self.rules)
 
     # ---- symbols
@@ -113,28 +119,28 @@ class Analysis:
         for d in rules.decls:
             sp = d.span
             if isinstance(d, N.GameDecl):
-                out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=sp))
+                out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=_own(sp)))
             elif isinstance(d, N.EnumDecl):
                 where = _after(at(d.name, sp))
                 members = [Symbol(m, "member", at(m, where), d.member_docs[i] if i < len(d.member_docs) else [],
                                   f"member of enum {d.name}") for i, m in enumerate(d.members)]
                 out.append(Symbol(d.name, "enum", at(d.name, sp), d.doc, "enum " + d.name + " { " + ", ".join(d.members) + " }",
-                                  members, whole=sp))
+                                  members, whole=_own(sp)))
             elif isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
                 name, kind, of = ("player", "player field", "") if isinstance(d, N.PlayerDecl) else \
                     (d.name, "field", f" of component {d.name}")
                 fields = [Symbol(f.name, kind, at(f.name, f.span if f.span.line else sp), f.doc,
                                  f"{kind} {f.name}: {f.type}{of}") for f in d.fields]
                 out.append(Symbol(name, "player" if of == "" else "component", at(name, sp), d.doc,
-                                  "player { ... }" if of == "" else "component " + name, fields, whole=sp))
+                                  "player { ... }" if of == "" else "component " + name, fields, whole=_own(sp)))
             elif isinstance(d, N.SettingDecl):
                 where = _after(at(d.name, sp))
                 choices = [Symbol(c, "choice", at(c, where), [], f"a choice of setting {d.name}") for c in d.choices]
                 detail = f"setting {d.name}" + (" = one of " + " | ".join(d.choices) if d.choices else "")
-                out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=sp))
+                out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=_own(sp)))
             elif type(d) in _DECL_KINDS:
                 kind = _DECL_KINDS[type(d)]
-                out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=sp))
+                out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=_own(sp)))
         return out
 
     def all_symbols(self):
