@@ -105,16 +105,20 @@ def test_bots_moves_are_one_line_each():
         assert rest.startswith(("Player ", "Zemico", "  ")), "a bot's move is one line"
 
 
+def asked_at_80_columns(name: str, seed: int, seat: int | None = None) -> str:
+    """What the terminal prints when it asks the seat to move (or `seat`) at 80 columns."""
+    match = load(ROOT / f"games/{name}.rules").new_match(players=2, seed=seed)
+    out = io.StringIO()
+    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
+    ask(c, match, match.to_move if seat is None else seat, read=lambda _: "1")
+    return out.getvalue()
+
+
 def test_long_lines_wrap_between_words_at_80_columns():
     # the CLI's console leaves wrapping to the terminal (soft wrap, so simulate's figures can be
     # copied whole); the table's lines of cards and options must still wrap between words at the
     # terminal's width, not cut "mission discard" into "mis" / "sion discard"
-    game = load(ROOT / "games/zemico.rules")
-    match = game.new_match(players=2, seed=3)
-    out = io.StringIO()
-    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
-    ask(c, match, 0, read=lambda _: "1")
-    lines = out.getvalue().splitlines()
+    lines = asked_at_80_columns("zemico", 3, seat=0).splitlines()
     assert any("mission offer" in line for line in lines)
     assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
 
@@ -122,12 +126,7 @@ def test_long_lines_wrap_between_words_at_80_columns():
 def test_at_80_columns_a_line_breaks_between_a_players_values_and_between_cards():
     # Splicers at 80 columns read "... turn over: no · dominated:" over "0", and "Gills [4]  Bog Wolf"
     # over "[5]": a value was parted from its name, a card from its number
-    game = load(ROOT / "games/splicers.rules")
-    match = game.new_match(players=2, seed=4)
-    out = io.StringIO()
-    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
-    ask(c, match, match.to_move, read=lambda _: "1")
-    lines = out.getvalue().splitlines()
+    lines = asked_at_80_columns("splicers", 4).splitlines()
     options = [m.groups() for m in map(re.compile(r"\s+(\d+)\. (.+)$").match, lines) if m]
     assert len(options) == 7 and options[-1][1] == "nothing"
     for number, card in options[:-1]:  # each card of the hand with its number, on one line
@@ -152,12 +151,7 @@ def test_a_hex_cells_name_is_cut_between_words_never_inside_one():
 def test_a_narrow_hex_cell_keeps_its_whole_number():
     # Survivors' map at 80 columns: a cell holding a site read "r… [10" (the number cut, for a
     # letter of the site's name); a cell too narrow for both shows the number alone
-    game = load(ROOT / "games/survivors.rules")
-    match = game.new_match(players=2, seed=4)
-    out = io.StringIO()
-    c = Console(file=out, width=80, color_system=None, highlight=False, soft_wrap=True)
-    ask(c, match, match.to_move, read=lambda _: "1")
-    text = out.getvalue()
+    text = asked_at_80_columns("survivors", 4)
     assert "1-48. a place marked [n] on map" in text
     assert all(f"[{n}]" in text for n in range(1, 49)), [n for n in range(1, 49) if f"[{n}]" not in text]
     assert not re.search(r"\[\d+(?!\d|\])", text)
