@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rulelang.core.cachefiles import prune, write_whole
 
-GENERATOR_VERSION = "54"  # bump when the generated code changes shape (part of the cache key)
+GENERATOR_VERSION = "55"  # bump when the generated code changes shape (part of the cache key)
 
 _CODE_CACHE: dict[str, list[types.CodeType]] = {}  # by the whole source: its units, placed
 _STATS = {"hits": 0, "disk_hits": 0, "misses": 0, "units_compiled": 0}

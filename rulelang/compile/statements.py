@@ -339,23 +339,20 @@ class StatementCompiler:
         code.ops.append(op)
         ends = []
         for opt in s.options:
-            bindings = []
-            names = set()
+            names: list[str] = []
+            product = opt.cond is None  # (ChooseAmong: independent bindings without conditions)
             for b in opt.bindings:
-                with self.scoped(names):
-                    coll = self.expr(b.coll)
-                independent = not (mentioned(b.coll) & names)  # (a text's "{x}" too)
-                names.add(b.var)
-                with self.scoped(names):
-                    bcond = self.opt(b.cond)
-                bindings.append((b.var, coll, bcond, independent))
-            with self.scoped(names):
-                cond = self.opt(opt.cond)
-                body_pc = len(code.ops)
-                op.alts.append((opt.name, bindings, cond, body_pc))
-            # the bindings as generated loops (the code generator's), for the options' walk
-            op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span) if opt.bindings else None)
-            with self.scoped(names):
+                product = product and b.cond is None and not (mentioned(b.coll) & set(names))  # (a text's "{x}" too)
+                names.append(b.var)
+            # a product's collections as closures; any other option's bindings as generated loops, for
+            # the options' walk (the code generator's)
+            colls = [self.expr(b.coll) for b in opt.bindings] if product else None
+            op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span)
+                              if opt.bindings and not product else None)
+            with self.scoped(set(names)):
+                cond = self.opt(opt.cond) if not opt.bindings else None
+                op.alts.append((opt.name, names, colls, cond, len(code.ops)))
+            with self.scoped(set(names)):
                 self.block(code, opt.body, loops)
             j = Jump(None, opt.span)
             code.ops.append(j)

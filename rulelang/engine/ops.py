@@ -244,11 +244,13 @@ NOT_LISTED = _NotListed()
 class ChooseAmong(Op):
     """`choose { option a(x in xs) {...} option b {...} }`: every binding of every option is one choice."""
 
-    # alts: a list of (name, [(var, coll, cond, independent)], cond, body_pc); walkers: per alternative,
-    # its bindings as generated loops, walker(ctx, rows), or None for an option without bindings
-    # (codegen_statements: Generator.option_walker); products: per alternative, whether its bindings
-    # are independent and without conditions (worked out on first use)
-    __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end", "products")
+    # alts: a list of (name, its bindings' names, colls, cond, body_pc). An option whose bindings are
+    # independent and without conditions (and that has no condition) is a plain product: `colls` are
+    # its bindings' collections, a function of the context each. Any other option has None there, and
+    # its bindings are walked by its walker (walkers: per alternative, walker(ctx, rows), generated
+    # loops: codegen_statements' Generator.option_walker), or, without bindings, it is one option
+    # if `cond` holds
+    __slots__ = ("alts", "walkers", "by", "optional", "prompt", "span", "end")
 
     def enumerate(self, vm, frame, most: int = 0) -> Options:
         """Every option, in order: alternatives in order, each one's bindings with the first name
@@ -256,34 +258,29 @@ class ChooseAmong(Op):
         With `most`, stops by raising `EnoughOptions` as soon as that many options are found (the
         rows of a binding's conditions are worked out one by one: see `VM.probe`)."""
         options = Options()
-        products = self.products
-        if products is None:
-            products = self.products = [cond is None and all(b[2] is None and b[3] for b in bindings)
-                                        for _name, bindings, cond, _pc in self.alts]
-        for index, (name, bindings, cond, _pc) in enumerate(self.alts):
+        for index, (name, names, colls, cond, _pc) in enumerate(self.alts):
             v = dict(frame.vars)
             ctx = Ctx(v, vm.s, vm)
 
-            if products[index]:
+            if colls is not None:
                 # the common case: independent bindings without conditions, a plain product
                 lists = []
-                for b in bindings:
-                    value = b[1](ctx)
+                for coll in colls:
+                    value = coll(ctx)
                     items = as_list(value)
                     lists.append(list(items) if items is value else items)
-                options.add_product(index, name, [b[0] for b in bindings], lists)
+                options.add_product(index, name, names, lists)
                 if most and len(options) >= most:
                     raise EnoughOptions
                 continue
 
-            if not bindings:  # `option name if cond`: one option, or none
+            if not names:  # `option name if cond`: one option, or none
                 if cond(ctx):
                     options.add_rows(index, name, [], [()])
                     if most and len(options) >= most:
                         raise EnoughOptions
                 continue
             rows = [] if not most else _CappedRows(most - len(options))
-            names = [b[0] for b in bindings]
             self.walkers[index](ctx, rows)
             options.add_rows(index, name, names, rows)
         if self.optional:
@@ -315,7 +312,7 @@ class ChooseAmong(Op):
             frame.pc = self.end
             return
         frame.vars.update(option["values"])
-        frame.pc = self.alts[option["alt"]][3]
+        frame.pc = self.alts[option["alt"]][4]
 
 
 class CallProc(Op):
