@@ -90,13 +90,12 @@ def draw_chips(out: Text, cards: list[dict], numbers: dict, most: int = 12, widt
     append_parts(out, parts, width)
 
 
-def append_parts(out: Text, parts: list, width: int | None, sep: str = " ", indent: int = 4) -> None:
-    """`parts` (texts) appended to `out`, `sep` between them; where the line would pass `width`, it goes
+def append_parts(out: Text, parts: list[Text], width: int | None, sep: str = " ", indent: int = 4) -> None:
+    """`parts` appended to `out`, `sep` between them; where the line would pass `width`, it goes
     on to a new line between two parts, not inside one (rich would break "dominated: 0" after the
     colon, or a card's name from its number)."""
     column = Text(out.plain.rsplit("\n", 1)[-1]).cell_len
     for i, part in enumerate(parts):
-        part = part if isinstance(part, Text) else Text(part)
         if i and width and column + len(sep) + part.cell_len > width:
             out.append("\n" + " " * indent)
             column = indent

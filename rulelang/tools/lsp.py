@@ -117,30 +117,30 @@ class Analysis:
             return _find_name(lines, name, span.line, span.column, span.end_line or None)
 
         for d in rules.decls:
-            sp = d.span
+            sp = _own(d.span)  # (kept as `whole`)
             if isinstance(d, N.GameDecl):
-                out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=_own(sp)))
+                out.append(Symbol(d.title, "game", at("game", sp), d.doc, f"game \"{d.title}\"", whole=sp))
             elif isinstance(d, N.EnumDecl):
                 where = _after(at(d.name, sp))
                 members = [Symbol(m, "member", at(m, where), d.member_docs[i] if i < len(d.member_docs) else [],
                                   f"member of enum {d.name}") for i, m in enumerate(d.members)]
                 out.append(Symbol(d.name, "enum", at(d.name, sp), d.doc, "enum " + d.name + " { " + ", ".join(d.members) + " }",
-                                  members, whole=_own(sp)))
+                                  members, whole=sp))
             elif isinstance(d, (N.ComponentDecl, N.PlayerDecl)):
                 name, kind, of = ("player", "player field", "") if isinstance(d, N.PlayerDecl) else \
                     (d.name, "field", f" of component {d.name}")
                 fields = [Symbol(f.name, kind, at(f.name, f.span if f.span.line else sp), f.doc,
                                  f"{kind} {f.name}: {f.type}{of}") for f in d.fields]
                 out.append(Symbol(name, "player" if of == "" else "component", at(name, sp), d.doc,
-                                  "player { ... }" if of == "" else "component " + name, fields, whole=_own(sp)))
+                                  "player { ... }" if of == "" else "component " + name, fields, whole=sp))
             elif isinstance(d, N.SettingDecl):
                 where = _after(at(d.name, sp))
                 choices = [Symbol(c, "choice", at(c, where), [], f"a choice of setting {d.name}") for c in d.choices]
                 detail = f"setting {d.name}" + (" = one of " + " | ".join(d.choices) if d.choices else "")
-                out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=_own(sp)))
+                out.append(Symbol(d.name, "setting", at(d.name, sp), d.doc, detail, choices, whole=sp))
             elif type(d) in _DECL_KINDS:
                 kind = _DECL_KINDS[type(d)]
-                out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=_own(sp)))
+                out.append(Symbol(d.name, kind, at(d.name, sp), d.doc, _detail(d, kind), whole=sp))
         return out
 
     def all_symbols(self):
