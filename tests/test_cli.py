@@ -285,6 +285,16 @@ def test_play_tictactoe_through_stdin():
     assert "Traceback" not in proc.stderr
 
 
+def test_play_says_how_the_game_ended_in_words(tmp_path):
+    """One round is "1 round", not "1 rounds"; several winners are all named."""
+    path = tmp_path / "both.rules"
+    path.write_text('game "Both" { players 2 round: play }\n'
+                    'phase play { win players\n end game }\n', encoding="utf-8")
+    proc = rulelang("play", path, "--seats", "random,random", timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Game over after 1 round, Player 1 and Player 2 won." in proc.stdout
+
+
 def test_play_a_one_player_game_seats_the_person_alone(tmp_path, monkeypatch):
     """Without --seats, `play` seats a person and random bots in the others: none for a solitaire."""
     path = tmp_path / "solo.rules"

@@ -202,9 +202,7 @@ def cmd_play(args) -> int:
             if index is None or index == QUIT:
                 return 1 if index is None else 0
         match.apply(index)
-    result = match.result
-    winners = ", ".join(f"Player {w}" for w in result["winners"]) or "nobody"
-    console.print(f"[bold]Game over[/bold] after {result['rounds']} rounds. Winner: {escape(str(winners))}", markup=True)
+    console.print(f"[bold]Game over[/bold] {escape(match.result_words())}.", markup=True)
     draw_result(console, table_view(match, viewer), names)
     return 0
 

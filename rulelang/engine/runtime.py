@@ -609,6 +609,13 @@ class Match:
             **({"eliminated": [i + 1 for i in out_seats(self.s)]} if out_seats(self.s) else {}),
         }
 
+    def result_words(self) -> str:
+        """A finished match in a line: "after 3 rounds, Player 2 won" (the play and replay commands)."""
+        result = self.result
+        rounds = result["rounds"]
+        winners = " and ".join(f"Player {w}" for w in result["winners"]) or "nobody"
+        return f"after {rounds} round{'' if rounds == 1 else 's'}, {winners} won"
+
     # ---- views
     def view(self, seat: int) -> dict:
         return player_view(self.s, seat)

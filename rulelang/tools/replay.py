@@ -343,6 +343,5 @@ def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:
             say(f"    {line}")
         shown_log = len(match.s.log)
     if match.is_over:
-        winners = ", ".join(f"Player {w}" for w in match.result["winners"]) or "nobody"
-        say(f"game over after {match.result['rounds']} rounds: {winners} won")
+        say(f"game over {match.result_words()}")
     return 0
