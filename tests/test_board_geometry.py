@@ -247,3 +247,23 @@ def test_the_cells_a_seat_owns_stay_right_as_cards_come_go_and_change_owners(nam
             s = match.s
             board = s.zones[name]
             bowls = [s.zones["bowl#1"], s.zones["bowl#2"]]
+
+
+def test_distance_on_graphs_and_tracks_counts_steps_and_is_minus_one_without_a_path():
+    """`distance` on a graph board follows its edges (an island is -1), and a looping track is
+    measured the short way round."""
+    text = """
+game "Steps" { players 2  round: play }
+zone rooms: board graph { hall -- kitchen -- cellar; hall -- stairs; attic }
+zone ring: board track 6 loop
+zone lane: board track 6
+var out: list of any = []
+phase play {
+  out = [distance(rooms, "hall", "cellar"), distance(rooms, "stairs", "cellar"), distance(rooms, "hall", "attic"),
+         distance(ring, 0, 5), distance(lane, 0, 5), distance(ring, 1, 4)]
+  end game
+}
+"""
+    match = load_rules(text).new_match(seed=1)
+    assert match.is_over
+    assert match.s.globals["out"] == [2, 3, -1, 1, 5, 3]

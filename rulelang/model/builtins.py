@@ -300,7 +300,8 @@ def _adjacent(ctx, a, b):
     return cells.graph.has_edge(a.cell, b.cell)
 
 
-builtin("distance", 2, 3, "the number of steps between two cards on one board (or distance(board, cell, cell))")(
+builtin("distance", 2, 3, "the number of steps between two cards on one board (or distance(board, cell, cell)); "
+                               "-1 when no path joins them")(
     lambda ctx, a, b, c=None: a.cells.distance(b, c) if c is not None else board_of(a).cells.distance(a.cell, b.cell))
 builtin("frontier", 1, 1, "the empty cells next to an occupied cell of a board")(
     lambda ctx, board: board.cells.frontier())
