@@ -166,3 +166,32 @@ def test_the_server_gives_each_token_its_own_seat(tmp_path):
         two.send_json({"type": "save"})
         assert "saved on the server" in two.receive_json()["text"]
     assert table.save_files()
+
+
+def test_a_page_lists_the_saves_and_loads_one_back_to_its_position(tmp_path):
+    """The browser's saves: a page asks for the list, loads one, and every page is back where the
+    save was made; a name that is not a save of the folder is refused in words."""
+    game = load(ROOT / "examples/tictactoe.rules")
+    table = Table(game, ["human", "human"], seed=0, bot_delay=0, saves=tmp_path)
+    links = dict(table.links("http://testserver"))
+    client = TestClient(create_app(table))
+    token_one, token_two = (links[f"Player {n}"].rsplit("/", 1)[1] for n in (1, 2))
+    with client.websocket_connect(f"/ws/{token_one}") as one, client.websocket_connect(f"/ws/{token_two}") as two:
+        one.receive_json(), two.receive_json()
+        one.send_json({"type": "choose", "index": 4, "at": 0})
+        one.receive_json(), two.receive_json()
+        one.send_json({"type": "save"})
+        saved = one.receive_json()["text"].rsplit(" ", 1)[1]
+        two.send_json({"type": "choose", "index": 0, "at": 1})
+        assert two.receive_json()["history"]["length"] == 2
+        one.receive_json()
+        one.send_json({"type": "saves"})
+        assert one.receive_json() == {"type": "saves", "files": [saved]}
+        one.send_json({"type": "load", "file": "../elsewhere.json"})
+        refused = one.receive_json()
+        assert refused == {"type": "notice", "error": True,
+                           "text": "could not load it: elsewhere.json could not be read: no such file or directory"}
+        one.send_json({"type": "load", "file": saved})
+        back_one, back_two = one.receive_json(), two.receive_json()
+        assert back_one["history"]["length"] == back_two["history"]["length"] == 1
+        assert back_two["view"]["choice"] and back_one["view"]["choice"] is None

@@ -239,7 +239,10 @@ class Table:
 
     def read_save(self, name: str) -> dict:
         name = Path(name).name  # a file of the saves folder, nothing else (and named so to the browser)
-        return self.load_file(self.saves / name, shown=name)
+        try:
+            return self.load_file(self.saves / name, shown=name)
+        except OSError as exc:  # (in words, without the server's folders)
+            raise ValueError(f"{name} could not be read: {reason_of(exc)}") from None
 
     def load_file(self, path: Path, shown: str | None = None) -> dict:
         """load_data of a file; a file that is not a save (not JSON, not UTF-8, nested too deeply, saved
