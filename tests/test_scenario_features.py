@@ -179,6 +179,20 @@ def test_prompt_turn_number_current_step_contains_and_visible_to(tmp_path):
            "  choose \"chip 2\"\n  run choice\n  expect turn_number == 2\n")
 
 
+def test_a_helper_given_the_wrong_values_says_which_and_where(tmp_path):
+    """contains() and visible_to() misused in an expectation: the scenario fails at that expectation,
+    naming the helper and what it was given, never with Python's words."""
+    cases = {'contains(5, "x")': "contains() looks in a text or a list, not in 5",
+             "contains(prompt, 5)": "contains() looks in a text or a list, not in none",  # (no choice pending)
+             'contains("chips", 5)': "contains() looks for a text in a text, not for 5",
+             "visible_to(1, 2)": "visible_to() takes a player and a card, not 1 and 2"}
+    for expr, words in cases.items():
+        result = run(tmp_path, "  position {\n    phase one\n  }\n  expect " + expr + "\n")
+        assert not result.passed
+        assert [(span.line, span.column) for span, _ in result.failures] == [(6, 10)]
+        assert result.message.startswith(words + "\n    6 |   expect " + expr), result.message
+
+
 # ------------------------------------------------------------------ positions
 
 def test_copies_a_loop_a_start_at_a_step_and_repeat(tmp_path):
