@@ -233,3 +233,58 @@ def test_a_game_value_holding_an_empty_text_shows_a_dash(browser, serve):
     assert "race phase: –" in chips, chips
     assert not [c for c in chips if c.rstrip().endswith(":")], chips
     assert not page.errors
+
+
+ENDING = '''
+/// Each player keeps one of two gems from a private hand: the kept gem's worth is the score.
+game "Ending" { players 2  round: play }
+component Gem { worth: int  label "gem {worth}" }
+cards gems in pouch { Gem(worth: k) for k in 1..4 }
+zone pouch
+zone hand per player private
+player { score: int = 0; kept: any = none; ready: bool = false }
+setup {
+  for p in players { draw 2 from pouch to hand(p) }
+}
+phase play {
+  take turns once {
+    choose g from hand(current) as "Keep which gem?"
+    current.kept = g
+    current.score += g.worth
+    current.ready = true
+  }
+  end game
+}
+result { win [p in players where p.score == max([q.score for q in players])] }
+'''
+
+
+def test_the_end_of_a_match_shows_what_every_player_ends_with(browser, tmp_path):
+    """As the terminal does: a row per player field, a column per player, the winner starred, and
+    only what the seat may see (the other player's kept gem lies in a private hand)."""
+    path = tmp_path / "ending.rules"
+    path.write_text(ENDING, encoding="utf-8")
+    served = Served(Table(load(path), ["human", "random"], seed=1, bot_delay=0.0, saves=tmp_path))
+    try:
+        page = open_seat(browser, served.links["Player 1"])
+        page.locator(".card.target").first.click()
+        page.wait_for_selector("#banner.over")
+        match = served.table.match
+        mine, theirs = (p.attrs for p in match.s.players)
+        rows = page.locator("#prompt .end tbody tr")
+        cells = [rows.nth(i).locator("th, td").all_inner_texts() for i in range(rows.count())]
+        kept, hidden = (f"gem {p['kept'].attrs['worth']}" for p in (mine, theirs))
+        assert cells == [["score", str(mine["score"]), str(theirs["score"])],
+                         ["kept", kept, "a hidden card in hand of player 2"],
+                         ["ready", "yes", "yes"]]
+        assert hidden not in page.inner_text("body")
+        heads = page.locator("#prompt .end thead th").all_inner_texts()
+        winner = match.result["winners"][0]
+        assert heads[winner].endswith("\u00a0★") and not heads[3 - winner].endswith("★")
+        assert page.locator("#prompt .end th.won").count() == 1
+        # on a phone the page keeps its width (a wide table scrolls inside its panel)
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert not page.errors
+    finally:
+        served.stop()

@@ -257,6 +257,14 @@ def shown_value(state, value, seat: int):
     return describe(value)
 
 
+def end_rows(players: list[dict]) -> list[list]:
+    """What every player ends with, from a view's `players`: a row per player field (in the order
+    they first appear), the field's name then each player's value, as that view's seat sees it. The
+    terminal and the page both draw it as the table at the end of a match."""
+    names = dict.fromkeys(k for p in players for k in p["fields"])
+    return [[name, [p["fields"].get(name) for p in players]] for name in names]
+
+
 def table_view(match: Match, seat: int) -> dict:
     """Everything one seat may see, laid out for a table (0-based seat; -1 for a spectator)."""
     s = match.s
@@ -264,6 +272,8 @@ def table_view(match: Match, seat: int) -> dict:
     extra = option_cells(match) if s.pending is not None and s.pending["player"] == seat else {}
     zones = [_zone(match, z, seat, refs, extra.get(z.key, set())) for z in s.zones.values()]
     pending = s.pending
+    players = [{"seat": p.seat + 1, "fields": {k: shown_value(s, v, seat) for k, v in p.attrs.items()}}
+               for p in s.players]
     return {
         "title": match.game.title,
         "variants": list(match.game.variants),
@@ -276,8 +286,8 @@ def table_view(match: Match, seat: int) -> dict:
         "over": s.over,
         "winners": [w + 1 for w in s.winners] if s.over else [],
         "decisions": s.decisions,
-        "players": [{"seat": p.seat + 1, "fields": {k: shown_value(s, v, seat) for k, v in p.attrs.items()}}
-                    for p in s.players],
+        "players": players,
+        "end": end_rows(players) if s.over else None,
         "globals": {k: shown_value(s, v, seat) for k, v in s.globals.items() if not k.startswith("__")},
         "zones": zones,
         "choice": choice_view(match, seat, refs),

@@ -440,8 +440,8 @@ def draw_result(console: Console, view: dict, seats: list[str] | None = None):
     """The end of a match: what every player ends with (their fields, the score among them), a row
     per field and a column per player, as the view's seat may see them (-1: a watcher)."""
     players = view["players"]
-    names = list(dict.fromkeys(k for p in players for k in p["fields"]))
-    if not names:
+    rows = view["end"]  # (None before the end)
+    if not rows:
         return
     winners = set(view["winners"])
     table = RichTable(title="at the end", title_justify="left", box=box.SIMPLE_HEAD)
@@ -449,8 +449,8 @@ def draw_result(console: Console, view: dict, seats: list[str] | None = None):
     for p in players:
         table.add_column(seat_name(p["seat"], view, seats) + (" *" if p["seat"] in winners else ""),
                          justify="right", overflow="fold")
-    for name in names:
-        table.add_row(pretty(name), *(value_text(p["fields"].get(name)) for p in players))
+    for name, values in rows:
+        table.add_row(pretty(name), *(value_text(v) for v in values))
     console.print(table)
     if winners:
         console.print(Text("* won", style="dim"))

@@ -591,12 +591,29 @@ function previewCells(tok, on) {
 
 // ---- prompt
 
+// The end of a match: what every player ends with, a row per player field and a column per player,
+// the winners starred (the view's `end`: the same rows the terminal draws, as this seat sees them)
+function endTable(v) {
+  const rows = v.end || [];
+  if (!rows.length) return el("div", { class: "waiting", text: "The game is over." });
+  const won = new Set(v.winners);
+  const head = el("tr", {}, el("th", {}),
+                  ...v.players.map((p) => el("th", { class: won.has(p.seat) ? "won" : null },
+                                             who(p.seat) + (won.has(p.seat) ? "\u00a0★" : ""))));
+  const body = rows.map(([name, values]) => el("tr", {}, el("th", { text: pretty(name) }),
+                                               ...values.map((val) => el("td", { text: valueText(val) }))));
+  return el("div", { class: "end" },
+            el("div", { class: "ask", text: "At the end" }),
+            el("div", { class: "scroll" }, el("table", {}, el("thead", {}, head), el("tbody", {}, ...body))),
+            won.size ? el("div", { class: "hint", text: "★ won" }) : null);
+}
+
 function renderPrompt(v, next, placed) {
   const root = $("prompt");
   root.replaceChildren();
   if (state.error) {
     setBanner("The rules stopped with an error (go back in time to play on):\n" + state.error, "offline");
-  } else if (v.over) { root.append(el("div", { class: "waiting", text: "The game is over." })); return; }
+  } else if (v.over) { root.append(endTable(v)); return; }
   if (!state.history.live) { root.append(el("div", { class: "waiting", text: "Looking back: no choice here." })); return; }
   if (!v.choice) {
     if (v.to_move) root.append(el("div", { class: "waiting" }, `Waiting for ${who(v.to_move)}`,
