@@ -360,3 +360,13 @@ def test_the_program_leaves_its_objects_to_the_system_at_exit(monkeypatch, capsy
         if collecting:  # (the program turns the collector off for a short command: not for the tests after)
             gc.enable()
     assert "ok" in capsys.readouterr().out
+
+
+def test_replay_names_the_seats_and_seeds_a_file_has(repo_cwd):
+    """`replay --seat` and `--seed` beyond what the file holds: a line saying what it does hold."""
+    code, out, err = run_main("replay", "tests/replays/tictactoe.json", "--seat", 3)
+    assert code == 2 and not out
+    assert err == "rulelang: --seat 3 is not a seat of tests/replays/tictactoe.json: its players are 1 to 2\n"
+    code, out, err = run_main("replay", "tests/replays/tictactoe.json", "--seed", 999)
+    assert code == 2 and not out
+    assert err == "rulelang: tests/replays/tictactoe.json has no game with seed 999: its seeds are 1, 2\n"
