@@ -9,7 +9,7 @@ from pathlib import Path
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
 
-from rulelang.tools.lsp import Analysis, after_dot
+from rulelang.tools.lsp import Analysis, after_dot, builtin_help
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = (ROOT / "examples/tictactoe.rules").read_text(encoding="utf-8")
@@ -21,6 +21,17 @@ def line_of(text: str, needle: str) -> tuple[int, int]:
         if needle in line:
             return i, line.index(needle)
     raise AssertionError(needle)
+
+
+def test_hover_tells_built_in_values_keywords_and_the_special_functions():
+    a = Analysis(TICTACTOE, "tictactoe.rules")
+    line, col = line_of(TICTACTOE, "has_line(current)")
+    assert a.hover(line, col + len("has_line(") + 1).endswith("Built-in value: the player whose turn it is")
+    line, col = line_of(TICTACTOE, "move top(supply(current))")
+    assert a.hover(line, col + 1) == "`move`: a keyword of the language (see the language reference)"
+    assert builtin_help("has") == ("```rules\nhas(...)\n```\n\n"
+                                   "Built-in function: true when a card carries a keyword: has(card, flying)")
+    assert builtin_help("no_such_word") is None
 
 
 def test_the_analysis_knows_names_docs_and_builtins():
