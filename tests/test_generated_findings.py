@@ -127,7 +127,8 @@ zone pile
 def fits(a, b) = a == b
 phase p { move [g in pile where matched([2, "v {g}"], pile, fits)] to pile on bottom }
 """
-    play(text)
+    match = play(text)  # (it used to fail: the text's loop name was unknown to the generated `matched`)
+    assert match.is_over and len(match.s.zones["pile"].items) == 3
 
 
 def test_an_option_binding_whose_list_shows_an_earlier_binding_in_a_text():

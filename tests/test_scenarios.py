@@ -30,6 +30,7 @@ def test_scenario_files_exist():
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(SCENARIOS)) for p in FILES])
 def test_scenario_file(path: Path):
     results = run_file(path, _GAMES)
+    assert results, f"{path} holds no scenario"
     failed = [r for r in results if not r.passed]
     if failed:
         lines = [f"{len(failed)} of {len(results)} scenarios failed in {path}:"]

@@ -53,7 +53,7 @@ def _sound(match):
 
 @pytest.mark.parametrize("variant", ["", "events", "zombies", "radiation", "all_modules"])
 def test_checks_clean(variant):
-    game(variant)
+    assert game(variant).variants == ([variant] if variant else [])  # (load raises on any error)
 
 
 MODES = [("", "random_map", 3), ("", "tile_laying", 4), ("", "map_file", 2), ("all_modules", "random_map", 4),
