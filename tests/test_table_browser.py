@@ -98,7 +98,7 @@ def test_whole_tic_tac_toe_game_by_clicks(browser, serve):
         target.click()
     for page in (one, two):
         page.wait_for_selector("#banner.over")
-        assert "Winner: Player 1" in page.inner_text("#banner")
+        assert page.inner_text("#banner") == "Game over after 1 round, Player 1 won."
         assert page.locator("#feed li").count() == 5
         assert not page.errors
     assert served.table.match.result["winners"] == [1]

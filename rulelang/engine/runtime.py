@@ -610,7 +610,7 @@ class Match:
         }
 
     def result_words(self) -> str:
-        """A finished match in a line: "after 3 rounds, Player 2 won" (the play and replay commands)."""
+        """A finished match in a line: "after 3 rounds, Player 2 won" (play, replay and the browser table)."""
         result = self.result
         rounds = result["rounds"]
         winners = " and ".join(f"Player {w}" for w in result["winners"]) or "nobody"

@@ -285,6 +285,7 @@ def table_view(match: Match, seat: int) -> dict:
         "waiting_prompt": pending["prompt"] if pending is not None else None,
         "over": s.over,
         "winners": [w + 1 for w in s.winners] if s.over else [],
+        "ending": match.result_words() if s.over else None,  # ("after 3 rounds, Player 2 won")
         "decisions": s.decisions,
         "players": players,
         "end": end_rows(players) if s.over else None,

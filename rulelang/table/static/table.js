@@ -146,8 +146,7 @@ function render() {
   if (state.error) {
     setBanner("The rules stopped with an error (go back in time to play on):\n" + state.error, "offline");
   } else if (v.over) {
-    const w = v.winners.length ? v.winners.map(seatName).join(", ") : "nobody";
-    setBanner(`Game over. Winner${v.winners.length > 1 ? "s" : ""}: ${w}.`, "over");
+    setBanner(`Game over ${v.ending}.`, "over");  // (the words the terminal prints)
   } else if (!state.history.live) {
     setBanner(`Looking back at decision ${state.history.at} of ${state.history.length}. ` +
               "Nothing can be played here: use “Play on from here” or go back to now.");
