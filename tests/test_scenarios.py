@@ -99,6 +99,14 @@ MISTAKES = [
      '    hand of player 2: empty\n    played of player 1: Card(suit: clubs, rank: 3)\n'
      '    played of player 2: Card(suit: hearts, rank: 7)\n  }\n  run game\n  run phase play\n  expect true\n', 13,
      ['the game is already over (in round 1): phase "play" cannot run']),
+    ('  run step\n  expect true\n', 4, ["say which step to run: `run step NAME`", "|   run step"]),
+    ('  run phase plya\n  expect true\n', 4,
+     ['the game has no phase "plya"', "expected: one of: play, take_trick", 'did you mean "play"?']),
+    ('  next roll 0\n  run setup\n  expect true\n', 4, ["a die shows 1 or more, not 0"]),
+    ('  run setup\n', 1, ["the scenario checks nothing: add at least one `expect`"]),
+    ('  run setup\n  expect error "nothing"\n', 5, ['expected the rules to fail with "nothing", but they did not']),
+    ('  run setup\n  choose option 9\n  expect true\n', 5,
+     ['this answer was never used: no choice came up for "option 9"']),
 ]
 
 
