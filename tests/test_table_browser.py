@@ -288,3 +288,29 @@ def test_the_end_of_a_match_shows_what_every_player_ends_with(browser, tmp_path)
         assert not page.errors
     finally:
         served.stop()
+
+
+def test_a_watcher_sees_the_end_of_a_match_without_either_private_card(browser, tmp_path):
+    """A watcher sees public cards only: at the end both kept gems (each in a private hand) are
+    hidden cards in the table, while the public fields and the winner's mark are shown."""
+    path = tmp_path / "ending.rules"
+    path.write_text(ENDING, encoding="utf-8")
+    served = Served(Table(load(path), ["random", "random"], seed=3, bot_delay=0.0, saves=tmp_path))
+    try:
+        page = open_seat(browser, served.links["watch (public cards only)"])
+        page.wait_for_selector("#banner.over")
+        match = served.table.match
+        players = [p.attrs for p in match.s.players]
+        rows = page.locator("#prompt .end tbody tr")
+        cells = [rows.nth(i).locator("th, td").all_inner_texts() for i in range(rows.count())]
+        assert cells == [["score", *(str(p["score"]) for p in players)],
+                         ["kept", "a hidden card in hand of player 1", "a hidden card in hand of player 2"],
+                         ["ready", "yes", "yes"]]
+        body = page.inner_text("body")
+        for p in players:
+            assert f"gem {p['kept'].attrs['worth']}" not in body
+        won = page.locator("#prompt .end thead th.won").all_inner_texts()
+        assert won == [f"Player {match.result['winners'][0]} (random)\u00a0★"]
+        assert not page.errors
+    finally:
+        served.stop()
