@@ -235,28 +235,7 @@ def test_a_game_value_holding_an_empty_text_shows_a_dash(browser, serve):
     assert not page.errors
 
 
-ENDING = '''
-/// Each player keeps one of two gems from a private hand: the kept gem's worth is the score.
-game "Ending" { players 2  round: play }
-component Gem { worth: int  label "gem {worth}" }
-cards gems in pouch { Gem(worth: k) for k in 1..4 }
-zone pouch
-zone hand per player private
-player { score: int = 0; kept: any = none; ready: bool = false }
-setup {
-  for p in players { draw 2 from pouch to hand(p) }
-}
-phase play {
-  take turns once {
-    choose g from hand(current) as "Keep which gem?"
-    current.kept = g
-    current.score += g.worth
-    current.ready = true
-  }
-  end game
-}
-result { win [p in players where p.score == max([q.score for q in players])] }
-'''
+ENDING = (ROOT / "tests/surfaces/ending.rules").read_text(encoding="utf-8")  # (a private kept gem)
 
 
 def test_the_end_of_a_match_shows_what_every_player_ends_with(browser, tmp_path):
