@@ -290,6 +290,11 @@ def test_a_watcher_sees_the_end_of_a_match_without_either_private_card(browser, 
             assert f"gem {p['kept'].attrs['worth']}" not in body
         won = page.locator("#prompt .end thead th.won").all_inner_texts()
         assert won == [f"Player {match.result['winners'][0]} (random)\u00a0★"]
+        # the table leads the main column at the end; looking back, the prompt is in the side column again
+        assert page.locator("#main > #prompt:first-child .end").count() == 1
+        page.locator("#travel button[title='one decision back']").click()
+        page.wait_for_selector("#side > #prompt:first-child")
+        assert page.locator("#prompt .end").count() == 0
         assert not page.errors
     finally:
         served.stop()
