@@ -235,28 +235,7 @@ def test_a_game_value_holding_an_empty_text_shows_a_dash(browser, serve):
     assert not page.errors
 
 
-ENDING = '''
-/// Each player keeps one of two gems from a private hand: the kept gem's worth is the score.
-game "Ending" { players 2  round: play }
-component Gem { worth: int  label "gem {worth}" }
-cards gems in pouch { Gem(worth: k) for k in 1..4 }
-zone pouch
-zone hand per player private
-player { score: int = 0; kept: any = none; ready: bool = false }
-setup {
-  for p in players { draw 2 from pouch to hand(p) }
-}
-phase play {
-  take turns once {
-    choose g from hand(current) as "Keep which gem?"
-    current.kept = g
-    current.score += g.worth
-    current.ready = true
-  }
-  end game
-}
-result { win [p in players where p.score == max([q.score for q in players])] }
-'''
+ENDING = (ROOT / "tests/surfaces/ending.rules").read_text(encoding="utf-8")  # (a private kept gem)
 
 
 def test_the_end_of_a_match_shows_what_every_player_ends_with(browser, tmp_path):
@@ -285,6 +264,37 @@ def test_the_end_of_a_match_shows_what_every_player_ends_with(browser, tmp_path)
         # on a phone the page keeps its width (a wide table scrolls inside its panel)
         page.set_viewport_size({"width": 390, "height": 844})
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert not page.errors
+    finally:
+        served.stop()
+
+
+def test_a_watcher_sees_the_end_of_a_match_without_either_private_card(browser, tmp_path):
+    """A watcher sees public cards only: at the end both kept gems (each in a private hand) are
+    hidden cards in the table, while the public fields and the winner's mark are shown."""
+    path = tmp_path / "ending.rules"
+    path.write_text(ENDING, encoding="utf-8")
+    served = Served(Table(load(path), ["random", "random"], seed=3, bot_delay=0.0, saves=tmp_path))
+    try:
+        page = open_seat(browser, served.links["watch (public cards only)"])
+        page.wait_for_selector("#banner.over")
+        match = served.table.match
+        players = [p.attrs for p in match.s.players]
+        rows = page.locator("#prompt .end tbody tr")
+        cells = [rows.nth(i).locator("th, td").all_inner_texts() for i in range(rows.count())]
+        assert cells == [["score", *(str(p["score"]) for p in players)],
+                         ["kept", "a hidden card in hand of player 1", "a hidden card in hand of player 2"],
+                         ["ready", "yes", "yes"]]
+        body = page.inner_text("body")
+        for p in players:
+            assert f"gem {p['kept'].attrs['worth']}" not in body
+        won = page.locator("#prompt .end thead th.won").all_inner_texts()
+        assert won == [f"Player {match.result['winners'][0]} (random)\u00a0★"]
+        # the table leads the main column at the end; looking back, the prompt is in the side column again
+        assert page.locator("#main > #prompt:first-child .end").count() == 1
+        page.locator("#travel button[title='one decision back']").click()
+        page.wait_for_selector("#side > #prompt:first-child")
+        assert page.locator("#prompt .end").count() == 0
         assert not page.errors
     finally:
         served.stop()

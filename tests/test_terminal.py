@@ -162,3 +162,28 @@ def test_a_game_value_holding_an_empty_text_shows_a_dash():
     from rulelang.table.terminal import value_text
 
     assert [value_text(v) for v in ("", None, True, 0, "race_end")] == ["-", "-", "yes", "0", "race end"]
+
+
+def test_the_table_at_the_end_draws_the_views_end_rows_and_hides_the_other_players_private_card():
+    """`draw_result` draws the rows the browser page draws too (`end`, made once by the table
+    view): the seat's own kept gem is named, the other player's is a hidden card, the winner starred."""
+    from rulelang.table.terminal import draw_result
+
+    match = load(ROOT / "tests/surfaces/ending.rules").new_match(seed=1)
+    while not match.is_over:
+        match.apply(0)
+    view = table_view(match, 0)
+    mine, theirs = (p.attrs for p in match.s.players)
+    assert view["end"] == [["score", [mine["score"], theirs["score"]]],
+                           ["kept", [f"gem {mine['kept'].attrs['worth']}", "a hidden card in hand of player 2"]],
+                           ["ready", [True, True]]]
+    c, out = console()
+    draw_result(c, view)
+    text = out.getvalue()
+    assert f"gem {mine['kept'].attrs['worth']}" in text and "a hidden card in hand of player 2" in text
+    assert f"gem {theirs['kept'].attrs['worth']}" not in text
+    winner = match.result["winners"][0]
+    header = next(line for line in text.splitlines() if "Player 1" in line)
+    starred = [name for name in re.split(r"\s{2,}", header.strip()) if name.endswith(" *")]
+    assert starred == ["Player 1 (you) *" if winner == 1 else "Player 2 *"]
+    assert "* won" in text

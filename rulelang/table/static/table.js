@@ -610,6 +610,10 @@ function endTable(v) {
 function renderPrompt(v, next, placed) {
   const root = $("prompt");
   root.replaceChildren();
+  // At the end the table of what every player ends with leads the main column: as wide as the
+  // boards (four players' columns do not fit the side column) and first on a phone, under the banner.
+  const home = v.over && !state.error && (v.end || []).length ? $("main") : $("side");  // (no fields: a line in the side)
+  if (root.parentElement !== home) home.prepend(root);
   if (state.error) {
     setBanner("The rules stopped with an error (go back in time to play on):\n" + state.error, "offline");
   } else if (v.over) { root.append(endTable(v)); return; }
