@@ -349,10 +349,10 @@ class StatementCompiler:
             colls = [self.expr(b.coll) for b in opt.bindings] if product else None
             op.walkers.append(self.gen.option_walker(opt.bindings, opt.cond, opt.span)
                               if opt.bindings and not product else None)
-            with self.scoped(set(names)):
-                cond = self.opt(opt.cond) if not opt.bindings else None
-                op.alts.append((opt.name, names, colls, cond, len(code.ops)))
-            with self.scoped(set(names)):
+            # (an option without bindings tests its condition here; with bindings, its walker does)
+            cond = self.opt(opt.cond) if not opt.bindings else None
+            op.alts.append((opt.name, names, colls, cond, len(code.ops)))
+            with self.scoped(names):
                 self.block(code, opt.body, loops)
             j = Jump(None, opt.span)
             code.ops.append(j)

@@ -611,9 +611,8 @@ class Match:
 
     def result_words(self) -> str:
         """A finished match in a line: "after 3 rounds, Player 2 won" (play, replay and the browser table)."""
-        result = self.result
-        rounds = result["rounds"]
-        winners = " and ".join(f"Player {w}" for w in result["winners"]) or "nobody"
+        rounds = self.s.round  # (what `result` says, without making the rest of it)
+        winners = " and ".join(f"Player {w + 1}" for w in self.s.winners) or "nobody"
         return f"after {rounds} round{'' if rounds == 1 else 's'}, {winners} won"
 
     # ---- views
