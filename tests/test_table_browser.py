@@ -298,3 +298,21 @@ def test_a_watcher_sees_the_end_of_a_match_without_either_private_card(browser, 
         assert not page.errors
     finally:
         served.stop()
+
+
+def test_the_feed_tells_moves_taken_as_the_only_option_as_the_seat_saw_them(browser, serve):
+    """A choice of one option is taken without asking; the feed still tells it, with "(the only
+    option)": each player's own shown gem by name, the other's as a hidden card."""
+    served = serve("tests/surfaces/only_option.rules", ["human", "random"], seed=3)
+    page = open_seat(browser, served.links["Player 1"])
+    mine, theirs = (f"gem {e.attrs['worth']}" for e in served.table.match.s.zones["shown"])
+    page.locator(".card.target").first.click()  # keep a gem: the other is given up without asking
+    page.wait_for_selector("#banner.over")
+    feed = page.locator("#feed li").all_inner_texts()
+    only = [line for line in feed if line.endswith("(the only option)")]
+    assert only[:2] == [f"Player 1: {mine} (the only option)",
+                        "Player 2 (random): a hidden card (the only option)"], feed
+    assert len(only) == 4 and only[2].startswith("Player 1: gem "), feed
+    assert only[3] == "Player 2 (random): a hidden card (the only option)", feed
+    assert theirs not in feed[1]
+    assert not page.errors

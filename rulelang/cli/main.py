@@ -177,16 +177,21 @@ def cmd_play(args) -> int:
     humans = [i for i, a in enumerate(agents) if a is None]
     # who reads the bots' moves: the one human, or with several at one screen, a watcher (public cards only)
     viewer = humans[0] if len(humans) == 1 else -1
-    match = game.new_match(players=players, seed=args.seed)
+    taken: list = []  # the choices of one option, taken without asking (each is said as a move)
+    match = game.new_match(players=players, seed=args.seed, taken=taken)
     from rich.markup import escape  # (a title, like any text of the rules file, is shown as it is written)
 
     console.print(f"[bold]{escape(game.title)}[/bold]: {players} players, seed {args.seed}. "
                   f"Seats: {escape(', '.join(names))}", markup=True)
-    shown_log = 0
+    shown_log = shown_taken = 0
     while True:
-        for line in match.s.log[shown_log:]:
-            console.print(f"  {line}", style="dim", markup=False)
-        shown_log = len(match.s.log)
+        for item in match.news(shown_log, shown_taken):
+            if isinstance(item, str):
+                console.print(f"  {item}", style="dim", markup=False)
+            else:
+                console.print(f"Player {item['seat'] + 1} ({names[item['seat']]}): {item['labels'][viewer]}"
+                              " (the only option)", markup=False)
+        shown_log, shown_taken = len(match.s.log), len(taken)
         if match.is_over:
             break
         seat = match.to_move

@@ -109,7 +109,10 @@ class ForChosenNext(Op):
             frame.pc = self.end
             return
         if len(items) == 1 and not vm.ask_single:
-            self.resume(vm, frame, {"values": {self.var: items[0]}})
+            only = {"name": "next", "values": {self.var: items[0]}}
+            if vm.taken is not None:
+                vm.took(self.by, Ctx(frame.vars, vm.s, vm), only, self.prompt, self.span)
+            self.resume(vm, frame, only)
             return
         who = self.by(Ctx(frame.vars, vm.s, vm))
         options = Options()
@@ -190,6 +193,8 @@ class ChooseOne(Op):
             raise RuleError(self.span, f'there is nothing to choose from for "{self.var}": the list of options is empty'
                             " (write `optional` if choosing nothing is allowed)")
         if n == 1 and not vm.ask_single:
+            if vm.taken is not None:
+                vm.took(self.by, ctx, options[0], self.prompt, self.span)
             self.resume(vm, frame, options[0])
             return
         if vm.probe:
@@ -302,6 +307,8 @@ class ChooseAmong(Op):
             raise RuleError(self.span, "no option of this choice is possible right now"
                             " (write `optional` if doing nothing is allowed)")
         if len(options) == 1 and not vm.ask_single:
+            if vm.taken is not None:
+                vm.took(self.by, Ctx(frame.vars, vm.s, vm), options[0], self.prompt, self.span)
             self.resume(vm, frame, options[0])
             return
         ctx = Ctx(frame.vars, vm.s, vm)

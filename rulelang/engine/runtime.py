@@ -22,7 +22,7 @@ from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, make_zones, out_seats
 from rulelang.engine.saves import Mark, copy_state, mark_state, restore_state, state_from_json, state_to_json
-from rulelang.engine.visibility import determinize, option_label, player_view, result_attrs
+from rulelang.engine.visibility import determinize, move_label, option_label, player_view, result_attrs
 
 SETTLE_LIMIT = 100
 
@@ -36,6 +36,9 @@ class VM:
         self.stopped = False
         self.stop_when_depth: int | None = None
         self.ask_single = False  # ask even a choice of one option (scenarios), instead of taking it
+        # when a list, each choice of one option taken without asking is told there (`took`): the
+        # surfaces show such moves, which no answer records
+        self.taken: list | None = None
         # stop at the next choice of two or more options without listing them (ops.NOT_LISTED): a
         # match tried one option ahead only to be scored (Match.try_option)
         self.probe = False
@@ -99,6 +102,23 @@ class VM:
         if self.sync_floor is not None:
             raise RuleError(span, "a choice was asked for inside a continuous rule or a value computation")
         self.s.pending = {"player": player.seat, "options": options, "prompt": prompt, "span": span}
+
+    def took(self, by, ctx, option: dict, prompt, span: Span) -> None:
+        """Tell `taken` of a choice of one option taken without asking: who took it, the option as
+        each seat (and a watcher, -1) sees it before it is made, the prompt, and the log's length
+        then. Working out who and the prompt leaves chance as it was, so a match that is told plays
+        on exactly as one that is not; when they cannot be worked out, nothing is told."""
+        s = self.s
+        rng = s.rng_state()
+        try:
+            seat = self.chooser(by, ctx, span).seat
+            shown = prompt(ctx) if callable(prompt) else prompt
+        except Exception:  # (a chooser the rules never had to name, or a prompt that fails: not a move to tell)
+            return
+        finally:
+            s.set_rng_state(rng)
+        labels = {viewer: move_label(s, option, viewer, seat) for viewer in range(-1, len(s.players))}
+        self.taken.append({"seat": seat, "labels": labels, "prompt": shown, "log": len(s.log)})
 
     def answer(self, index: int):
         pending = self.s.pending
@@ -479,12 +499,14 @@ class Game:
                 if by_variant else None)
         return Diagnostic(span, f"{who} is played by {counts} players, not {n}", hint=hint)
 
-    def new_match(self, players: int | None = None, seed: int = 0) -> "Match":
+    def new_match(self, players: int | None = None, seed: int = 0, taken: list | None = None) -> "Match":
+        """A match set up and at its first choice. With `taken`, the choices of one option it takes
+        without asking, from its setup on, are told in that list (`Match.taken`)."""
         n = players if players is not None else self.program.game.players_default
         g = self.program.game
         if not g.players_min <= n <= g.players_max:
             raise RulesError(self.player_count_refused(n))
-        match = Match(self, self.new_state(n, seed))
+        match = Match(self, self.new_state(n, seed), taken)
         match.start()
         return match
 
@@ -501,7 +523,7 @@ class Game:
         except (RuleError, BudgetExceeded, MemoryError, RecursionError) as exc:
             raise as_rules_error(exc, None) from None
 
-    def match_from_json(self, data: dict | str) -> "Match":
+    def match_from_json(self, data: dict | str, taken: list | None = None) -> "Match":
         if isinstance(data, str):
             try:
                 data = json.loads(data)
@@ -512,7 +534,7 @@ class Game:
             raise RulesError(Diagnostic(Span(file=self.path), "this saved match was made with different rules "
                                         "(the .rules file, variant or settings changed since it was saved)"))
         try:
-            return Match(self, state_from_json(self.program, data))
+            return Match(self, state_from_json(self.program, data), taken)
         except RulesError:
             raise
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # edited by hand, cut short
@@ -541,10 +563,14 @@ def new_state(program: Program, n: int, seed: int) -> State:
 class Match:
     """One game being played: ask it for legal options and apply one at a time."""
 
-    def __init__(self, game: Game, state: State):
+    def __init__(self, game: Game, state: State, taken: list | None = None):
         self.game = game
         self.s = state
         self.vm = VM(game.program, state)
+        # with a list, each choice of one option the match takes without asking is told there, as
+        # {"seat", "labels": the move as each seat (-1: a watcher) saw it, "prompt", "log": the log's
+        # length then}: no answer records such a move, and play, replay and serve show it
+        self.vm.taken = self.taken = taken
 
     def start(self):
         self.s.stack.append(Frame(self.game.program.flow, 0, {}, [], "flow"))
@@ -583,6 +609,16 @@ class Match:
         vm = self.vm
         vm.answer(index)
         vm.run()
+
+    def news(self, log_from: int, taken_from: int) -> list:
+        """What happened since: the log's lines from `log_from` (texts) and the choices told in
+        `taken` from `taken_from` (dicts), in the order they came."""
+        log, out, at = self.s.log, [], log_from
+        for told in (self.taken or ())[taken_from:]:
+            out += log[at:told["log"]]
+            at = max(at, told["log"])
+            out.append(told)
+        return out + log[at:]
 
     def try_option(self, index: int):
         """Apply an option to look at the position after it: as `apply`, but the match stops at the

@@ -43,13 +43,14 @@ def option_label(state: State, option: dict, seat: int) -> str:
     return _option_label(option["name"], tuple(option["values"].values()), lambda v: seen_as(state, v, seat))
 
 
-def move_label(state: State, option: dict, seat: int) -> str:
+def move_label(state: State, option: dict, seat: int, chooser: int | None = None) -> str:
     """A move as `seat` sees it when it is made: call it before the move is applied. Its chooser
-    sees the option as it was offered; any other seat (-1: a watcher) sees the cards it may see then
-    named, and every other card only as "a hidden card": neither named nor placed, not where it
-    lies now and not where it will lie once the move is made."""
-    pending = state.pending
-    if pending is not None and pending["player"] == seat:
+    (`chooser`, else the pending choice's) sees the option as it was offered; any other seat (-1: a
+    watcher) sees the cards it may see then named, and every other card only as "a hidden card":
+    neither named nor placed, not where it lies now and not where it will lie once the move is made."""
+    if chooser is None and state.pending is not None:
+        chooser = state.pending["player"]
+    if chooser == seat:
         return option_label(state, option, seat)
     return _option_label(option["name"], tuple(option["values"].values()), lambda v: _public_part(v, seat))
 

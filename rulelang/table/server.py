@@ -62,7 +62,11 @@ class Table:
         self.lock = asyncio.Lock()
         self.generation = 0  # bumped when the match is replaced (rewind, load): stale bot answers are dropped
         self.bots_task: asyncio.Task | None = None
-        self.restart(game.new_match(players=self.players, seed=seed).to_json(), [])
+        taken: list = []
+        self.start_base = game.new_match(players=self.players, seed=seed, taken=taken).to_json()
+        # the setup's choices of one option, first in the feed of every match from that start
+        self.opening = [self._told(0, item) for item in taken]
+        self.restart(self.start_base, [])
 
     # ---- links
     def links(self, base: str) -> list[tuple[str, str]]:
@@ -76,8 +80,10 @@ class Table:
         self.base = base
         self.error: str | None = None  # a rules error that stopped the match (shown on every page)
         self.choices: list[int] = []
-        self.feed: list[dict] = []  # moves and log lines, each with the decision it came after
-        self.match = self.game.match_from_json(base)
+        # moves and log lines, each with the decision it came after
+        self.feed: list[dict] = list(self.opening) if base == self.start_base else []
+        self.taken: list = []  # the choices of one option the match took without asking
+        self.match = self.game.match_from_json(base, taken=self.taken)
         self.generation += 1
         for index in choices:
             if self.match.is_over:
@@ -108,13 +114,20 @@ class Table:
         # the move as each seat sees it as it is made, worked out before it is applied: a card hidden
         # from a seat then is "a hidden card" to it, neither named nor placed where the move puts it
         labels = {str(v): move_label(match.s, raw, v) for v in range(-1, self.players)}
-        log_before = len(match.s.log)
+        log_before, taken_before = len(match.s.log), len(self.taken)
         match.apply(index)
         self.choices.append(index)
         step = len(self.choices)
         self.feed.append({"at": step, "seat": seat + 1, "who": self.seats[seat], "labels": labels, "prompt": prompt})
-        for line in match.s.log[log_before:]:
-            self.feed.append({"at": step, "log": line})
+        self.feed += (self._told(step, item) for item in match.news(log_before, taken_before))
+
+    def _told(self, step: int, item) -> dict:
+        """A feed's item of what `Match.news` says: a log line, or a choice of one option taken."""
+        if isinstance(item, str):
+            return {"at": step, "log": item}
+        labels = {str(viewer): label for viewer, label in item["labels"].items()}
+        return {"at": step, "seat": item["seat"] + 1, "who": self.seats[item["seat"]], "labels": labels,
+                "prompt": None, "only": True}
 
     # ---- messages
     def message(self, seat: int, at: int | None = None) -> dict:
@@ -126,7 +139,8 @@ class Table:
             view["choice"] = None  # the past is only looked at; "play from here" rewinds
         # (the feed is in the order of the decisions: what came after this position is not shown)
         feed = [{"log": item["log"]} if "log" in item else
-                {"seat": item["seat"], "who": item["who"], "text": item["labels"][str(seat)], "prompt": item["prompt"]}
+                {"seat": item["seat"], "who": item["who"], "text": item["labels"][str(seat)], "prompt": item["prompt"],
+                 "only": item.get("only", False)}
                 for item in itertools.takewhile(lambda item: item["at"] <= position, self.feed)]
         return {"type": "view", "view": view, "feed": feed[-60:], "error": self.error,
                 "history": {"at": position, "length": len(self.choices), "live": live},

@@ -319,7 +319,8 @@ def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:
     if stored is None:
         raise ValueError(f"{file} has no game with seed {seed}: its seeds are "
                          + ", ".join(str(g["seed"]) for g in data["games"]))
-    match = game.new_match(players=data["players"], seed=stored["seed"])
+    taken: list = []  # the choices of one option, taken without asking (told between the steps)
+    match = game.new_match(players=data["players"], seed=stored["seed"], taken=taken)
     mode = f" ({', '.join(data['variants'])})" if data["variants"] else ""
     mode += "".join(f" ({k} = {v})" for k, v in (data.get("settings") or {}).items())
     who = "a watcher (public cards only)" if seat is None else f"Player {seat}"
@@ -327,7 +328,17 @@ def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:
         f"as {who} sees them")
     ok = digest(match) == stored["digests"][0]
     say(f"step 0: the start  [{'ok' if ok else 'DIFFERS'}]")
-    shown_log = len(match.s.log)
+
+    def tell_news(log_from: int, taken_from: int) -> None:
+        for item in match.news(log_from, taken_from):
+            if isinstance(item, str):
+                say(f"    {item}")
+            else:
+                say(f"    Player {item['seat'] + 1}, {item['prompt'] or 'choose'}: {item['labels'][viewer]}"
+                    " (the only option)")
+
+    tell_news(len(match.s.log), 0)  # (the setup's log is not told; its choices of one option are)
+    shown_log, shown_taken = len(match.s.log), len(taken)
     for step, index in enumerate(stored["choices"], start=1):
         mover = match.to_move
         where = asked_where(match)
@@ -339,9 +350,8 @@ def show(file: Path, seed: int | None, console, seat: int | None = None) -> int:
         match.apply(index)
         ok = digest(match) == stored["digests"][step]
         say(f"step {step}: Player {mover + 1}, {prompt} ({where}): {label}  [{'ok' if ok else 'DIFFERS'}]")
-        for line in match.s.log[shown_log:] if len(match.s.log) >= shown_log else match.s.log[-5:]:
-            say(f"    {line}")
-        shown_log = len(match.s.log)
+        tell_news(shown_log, shown_taken)
+        shown_log, shown_taken = len(match.s.log), len(taken)
     if match.is_over:
         say(f"game over {match.result_words()}")
     return 0

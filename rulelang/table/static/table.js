@@ -682,6 +682,7 @@ function renderFeed() {
   for (const item of state.feed) {
     if (item.log !== undefined) root.append(el("li", { class: "log", text: item.log }));
     else root.append(el("li", {}, el("span", { class: "seat", text: who(item.seat) }), `: ${pretty(item.text)}`,
+                        item.only ? el("span", { class: "asked", text: " (the only option)" }) :
                         item.prompt ? el("span", { class: "asked", text: ` (${item.prompt})` }) : null));
   }
   root.scrollTop = root.scrollHeight;
