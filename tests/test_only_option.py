@@ -105,3 +105,24 @@ def test_the_tables_feed_tells_taken_moves_to_each_seat_as_it_saw_them(tmp_path)
     # a rewind replays the answers from the same start: the setup's moves open the feed again
     table.restart(table.base, [])
     assert feed(0) == [(1, gems[0]), (2, "a hidden card")]
+
+
+def test_chance_in_the_chooser_or_the_prompt_of_a_taken_choice_is_left_as_it_was(tmp_path):
+    """Telling works out who chose and the prompt, which may use chance: the match's chance is put
+    back, so the dice that follow fall as in a match that is not told."""
+    path = tmp_path / "dice.rules"
+    path.write_text('game "Dice" { players 2  round: play; max rounds 3 }\nplayer { score: int = 0 }\ndef die = roll(6)\n'
+                    'phase play {\n  take turns once {\n'
+                    '    choose k from [1] by random(players) as "Roll {die}"\n'
+                    '    current.score += roll(6) + k\n    choose j from [1, 2]\n  }\n}\n'
+                    'result { win [p in players where p.score == max([q.score for q in players])] }\n',
+                    encoding="utf-8")
+    game = load(path)
+    for seed in range(4):
+        told, untold = game.new_match(seed=seed, taken=[]), game.new_match(seed=seed)
+        while not told.is_over:
+            assert digest(told) == digest(untold)
+            told.apply(0)
+            untold.apply(0)
+        assert digest(told) == digest(untold)
+        assert len(told.taken) == 6 and all(t["prompt"].startswith("Roll ") for t in told.taken)

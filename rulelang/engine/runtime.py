@@ -106,10 +106,11 @@ class VM:
     def took(self, by, ctx, option: dict, prompt, span: Span) -> None:
         """Tell `taken` of a choice of one option taken without asking: who took it, the option as
         each seat (and a watcher, -1) sees it before it is made, the prompt, and the log's length
-        then. Working out who and the prompt leaves chance as it was, so a match that is told plays
-        on exactly as one that is not; when they cannot be worked out, nothing is told."""
-        s = self.s
-        rng = s.rng_state()
+        then. Working out who and the prompt leaves chance and the work counted as they were, so a
+        match that is told plays on exactly as one that is not; when they cannot be worked out,
+        nothing is told."""
+        s, meter = self.s, self.meter
+        rng, counted = s.rng_state(), (meter.work, meter.checkpoint, meter.depth)
         try:
             seat = self.chooser(by, ctx, span).seat
             shown = prompt(ctx) if callable(prompt) else prompt
@@ -117,6 +118,7 @@ class VM:
             return
         finally:
             s.set_rng_state(rng)
+            meter.work, meter.checkpoint, meter.depth = counted
         labels = {viewer: move_label(s, option, viewer, seat) for viewer in range(-1, len(s.players))}
         self.taken.append({"seat": seat, "labels": labels, "prompt": shown, "log": len(s.log)})
 
