@@ -5,13 +5,9 @@ the built-in fields, which types fit where (`compatible`), and each type said in
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rulelang.language import nodes as N
 from rulelang.language.nodes import BASE_TYPES
-
-if TYPE_CHECKING:
-    from rulelang.check.checker import SymbolTable
+from rulelang.check.symbols import SymbolTable
 
 
 ENTITY_BUILTIN_ATTRS = {"owner", "zone", "cell", "place", "face_down", "component", "id"}

@@ -9,16 +9,13 @@ written there only; the writer writes the VM's part around it (steps, events, th
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from rulelang.language import nodes as N
 from rulelang.check.dependencies import mentioned
 from rulelang.language.nodes import nodes_in
 from rulelang.compile.codegen_helpers import TRANSLATED, work_lines
 from rulelang.engine.ops import CallProc, EndOp, Exec, ForInit, JumpIfNot, Op, PerformOp, SignalOp
-
-if TYPE_CHECKING:
-    from rulelang.compile.codegen import Generator
 
 
 _SYNC_DEPTH = 14  # levels of `if` and `for each` a continuous rule written as one function may use
@@ -79,12 +76,13 @@ class _BlockWriter:
     for as the VM would, stops for pending events (each open loop's list and index kept in its
     slot) and writes a test as its compiled body in place (`value_of`). A continuous rule runs to
     its end at once (VM.run_sync): a step per statement, test and turn of a loop; it runs `break`,
-    `continue`, signals and procedures, and writes its tests itself, a loop's item a Python local."""
+    `continue`, signals and procedures, and writes its tests itself, a loop's item a Python local.
+    `gen` is the game's `codegen.Generator` (this module is a part of it: it does not import it)."""
 
     INLINE_LINES = 80  # an expression's body longer than this is called, not written in place
     TOP = "        "  # the indentation of the block's own statements
 
-    def __init__(self, gen: "Generator", ops: list, ranges: dict, start: int, stop: int, lines: list, sync: bool):
+    def __init__(self, gen, ops: list, ranges: dict, start: int, stop: int, lines: list, sync: bool):
         self.gen, self.ops, self.ranges, self.start, self.stop, self.lines = gen, ops, ranges, start, stop, lines
         self.sync = sync
         # levels of Python indentation (the tokenizer allows 100), and loops in loops (Python allows
@@ -300,7 +298,7 @@ class RegionRecords:
         self.parents: list = []  # the statements being compiled, outermost first
 
 
-def fuse_regions(gen: "Generator", code, records: RegionRecords) -> None:
+def fuse_regions(gen, code, records: RegionRecords) -> None:
     """Replace the first op of every run of two or more ops of fusable statements (simple ones, and
     `if`s and `for each` loops made only of them) by a FusedRegion (a FusedExec without them)."""
     ops = list(code.ops)  # as compiled: regions are written from these

@@ -24,7 +24,8 @@ from rulelang.model.board import Topology
 from rulelang.core.budgets import BudgetExceeded, Meter, check_size, current_budgets
 from rulelang.model.builtins import BUILTIN_VALUES, as_list, describe, holds_keyword
 from rulelang.check.types import type_name
-from rulelang.check.checker import SymbolTable, covers_shape
+from rulelang.check.checker import covers_shape
+from rulelang.check.symbols import SymbolTable
 from rulelang.core.errors import Span
 from rulelang.compile.statements import StatementCompiler
 from rulelang.check.dependencies import (Fixer, always_reads, constant_defs, def_reads, impure_defs, lifted_conditions,

@@ -17,10 +17,6 @@ import contextlib
 import contextvars
 import os
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # (only named: `check` answering from a verdict reads the budgets without pydantic)
-    from rulelang.core.errors import Span
 
 NUMBER_BOUND = 10**18  # every number of a game stays within ±NUMBER_BOUND (so a doubling loop builds no gigantic integer)
 BEYOND_BOUND = f"beyond ±{NUMBER_BOUND:,} (the numbers of a game stay smaller)"  # how errors say a number is not
@@ -130,9 +126,11 @@ def using(budgets: Budgets):
 
 
 class BudgetExceeded(Exception):
-    """A budget was crossed; carries the span of the rule that crossed it."""
+    """A budget was crossed; carries the span of the rule that crossed it (a `core.errors.Span`:
+    this module imports nothing of the project, so that a check answered from its kept verdict reads
+    the budgets without loading pydantic, which errors.py needs)."""
 
-    def __init__(self, span: Span, budget: str, message: str, limit: int):
+    def __init__(self, span, budget: str, message: str, limit: int):
         self.span, self.budget, self.limit = span, budget, limit
         self.message = f"{message} (budget {budget} = {limit:,}: {_WORDS[budget]})"
         self.hint = (f"if the rules are right, raise it: --budget {budget}={limit * 10} on the command line, "
@@ -177,12 +175,12 @@ class Meter:
         self.work = 0
         self.checkpoint = min(_MEMORY_EVERY, self.limit + 1)
 
-    def charge(self, n: int, span: Span):
+    def charge(self, n: int, span):
         self.work += n
         if self.work >= self.checkpoint:
             self.check(span)
 
-    def check(self, span: Span):
+    def check(self, span):
         """Called when the work reaches the checkpoint: over the steps budget? memory?"""
         if self.work > self.limit:
             raise BudgetExceeded(span, "steps", f"the rules did more than {self.limit:,} steps of work without any player "
@@ -200,7 +198,7 @@ class Meter:
 _MEMORY_EVERY = 20_000
 
 
-def check_size(n: int, span: Span, what: str, meter: "Meter | None" = None) -> None:
+def check_size(n: int, span, what: str, meter: "Meter | None" = None) -> None:
     """A list (range, text, board) of n items is about to be built: within the list_size budget?"""
     b = meter.budgets if meter is not None else current_budgets()
     if n > b.list_size:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from rulelang.language import nodes as N
 from rulelang.model.board import Topology
-from rulelang.check.checker import SymbolTable
+from rulelang.check.symbols import SymbolTable
 from rulelang.core.budgets import BudgetExceeded
 from rulelang.core.errors import Diagnostic, RulesError, RulesRuntimeError, Span
 from rulelang.model.things import CardDef
