@@ -402,3 +402,14 @@ def test_lexer_keywords_come_from_the_grammar():
     keywords, declarations = grammar_keywords()
     assert {"phase", "zone", "cards", "variant", "keyword"} <= declarations
     assert {"move", "draw", "shuffle", "reveal", "skipping", "optional", "replace"} <= keywords
+
+
+def test_every_command_has_its_section_in_the_cli_reference():
+    """docs/cli.md quotes each command's usage (`<!-- cli: NAME -->`): a command without one is
+    one a designer cannot find."""
+    from rulelang.cli.main import build_parser
+
+    commands = re.search(r"\{([\w,]+)\}", build_parser().format_usage()).group(1).split(",")
+    assert "check" in commands and "replay" in commands
+    written = set(re.findall(r"^<!--\s*cli:\s*(\w+)\s*-->", (DOCS / "cli.md").read_text(encoding="utf-8"), re.M))
+    assert sorted(set(commands) - written) == []
