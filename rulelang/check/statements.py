@@ -82,13 +82,16 @@ class StatementChecks:
         if s.op is None:
             if isinstance(s.target, N.Name) and s.target.id not in scope and s.target.id not in self.t.symbols \
                     and s.target.id not in BUILTIN_VALUES:
-                from rulelang.language.syntax_errors import _LEADING_WORDS
+                from rulelang.language.syntax_errors import _LEADING_WORDS, _OTHER_WORDS
                 self.err(s.target.span, f'"{s.target.id}" is neither a statement keyword nor a declared name',
                          expected="a statement (move, let, if, choose, ...), a call or an assignment",
-                         hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope))
+                         hint=did_you_mean(s.target.id, set(_LEADING_WORDS) | set(self.t.symbols) | scope)
+                         or _OTHER_WORDS.get(s.target.id))
             elif not isinstance(s.target, N.Call):
+                performed = isinstance(s.target, N.Name) and self.t.kind(s.target.id) == "keyword"
                 self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
-                         hint="to change a value write `x.field = value`")
+                         hint=f"a keyword is performed: `perform {s.target.id}`, or `perform {s.target.id} on CARD`"
+                         if performed else "to change a value write `x.field = value`")
                 self.expr(s.target, scope)
             else:
                 self.call(s.target, scope, statement=True)

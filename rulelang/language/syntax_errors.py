@@ -145,6 +145,17 @@ _LEADING_WORDS = (
 ).split()
 
 
+# Words other games and languages start a statement with, and what this language writes instead.
+_OTHER_WORDS = {
+    **dict.fromkeys(("deal",), 'cards are dealt with "draw": `draw 3 from deck to hand(p)`'),
+    **dict.fromkeys(("give", "put", "place", "play", "send", "add"), '"move" puts cards in a zone: `move c to hand(p)`'),
+    **dict.fromkeys(("destroy", "trash", "kill"),
+                    '"discard" puts a card where its component discards to: `discard c` (or `move c to pile`)'),
+    **dict.fromkeys(("print", "say", "show", "echo"), '"log" writes a line for the players: `log "..."`'),
+    **dict.fromkeys(("spawn", "make", "new"), '"create" makes a set of cards in a zone: `create SET in ZONE`'),
+}
+
+
 # Keywords that only start a member of another construct, and where they belong.
 _MEMBER_WORDS = {
     "option": "an option is written inside `choose { option NAME { ... } }`",
@@ -541,6 +552,19 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         if guess:
             return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), guess)
+        # a word other games start a statement with, followed by a value (`deal 3 from deck ...`), and not
+        # a keyword, procedure or def of this file
+        other = _OTHER_WORDS.get(word)
+        if other and re.match(r"\s+[\w\"(\[]", source[lead_at + len(word):]) \
+                and not re.search(rf"^\s*(?:keyword|procedure|def)\s+{word}\b", text, re.M):
+            return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a statement of the language',
+                              _expected_words(expected_set, continuations=False), other)
+    # `n++` and `n--`: no such operators
+    step = re.match(r"(\s*)([A-Za-z_][\w.]*)\s*(\+\+|--)", source[start:])
+    if step and start + step.end() >= stop_col - 1:
+        name, op = step.group(2), step.group(3)
+        return Diagnostic(_at(file, line, start + step.end() - 1, 2), f'there is no "{op}" in the language',
+                          f'"{name} {op[0]}= 1"')
     # a keyword that belongs inside another construct: `option` outside `choose { }`
     # (only where the word was read as a name: inside its construct, `label of "..."` is wrong after the word)
     decl_starts, stmt_starts = _token_groups()
