@@ -602,4 +602,20 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         hint = 'write "elif CONDITION { ... }" for "else if"'
     if hint is None and token.type in ("NAME", "INT", "STRING") and "COMMA" in expected_set:
         hint = 'is a "," missing before it?'
+    hint = hint or _other_syntax_hint(token, expected_set, before)
     return Diagnostic(span, message, named[1] if named else _expected_words(expected_set), hint)
+
+
+def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
+    """What another language's way of writing it becomes here: `if` in a list, `players 2-4`, cards
+    separated by ",", a card's values without their fields' names."""
+    if token.type == "IF" and "WHERE" in expected:
+        return 'a list keeps the items that fit with "where": `[p in players where p.score > 1]`'
+    if token.type == "MINUS" and re.search(r"\bplayers\s+\d+$", before):
+        return 'a range of player counts is written with "..": `players 2..4`'
+    if token.type == "COMMA" and {"STAR", "SEMICOLON"} <= expected:
+        return 'cards are listed one a line, or with ";" between them'
+    made = re.search(r"([A-Z]\w*)\(\s*$", before)
+    if token.type in ("INT", "STRING") and "NAME" in expected and made:
+        return f"name the field each value is for: `{made.group(1)}(FIELD: {token})`"
+    return None
