@@ -273,14 +273,12 @@ class StatementChecks:
                      expected="a keyword, as in `perform boost(2) on card`")
         self.expect_cards(s.on, scope)
 
-    def stmt_win(self, s: N.Win, scope: set, ctx: set) -> set | None:
-        self.expr(s.who, scope)
-
-    def stmt_eliminate(self, s: N.Eliminate, scope: set, ctx: set) -> set | None:
+    def stmt_win_or_eliminate(self, s: N.Win | N.Eliminate, scope: set, ctx: set) -> set | None:
         ty = self.expr(s.who, scope)
         if ty not in ("player", "list:player", "any", "list:any"):
-            self.err(s.who.span, f"only players can be eliminated, but this is {describe_type(ty)}",
-                     expected="a player or a list of players, as in `eliminate current`")
+            word, done = ("win", "win") if isinstance(s, N.Win) else ("eliminate", "be eliminated")
+            self.err(s.who.span, f"only players can {done}, but this is {describe_type(ty)}",
+                     expected=f"a player or a list of players, as in `{word} current`")
 
     def stmt_respond(self, s: N.Respond, scope: set, ctx: set) -> set | None:
         self.no_choice_in(ctx, s.span, by=s.coll)
@@ -489,7 +487,7 @@ STMT_CHECKS = {
     N.Choose: _S.stmt_choose, N.ChooseBlock: _S.stmt_choose, N.Move: _S.stmt_move, N.Draw: _S.stmt_draw,
     N.Discard: _S.stmt_on_cards, N.Hide: _S.stmt_on_cards, N.Flip: _S.stmt_on_cards, N.Shuffle: _S.stmt_shuffle,
     N.Create: _S.stmt_create, N.Reveal: _S.stmt_reveal, N.Signal: _S.stmt_signal, N.Perform: _S.stmt_perform,
-    N.Win: _S.stmt_win, N.Eliminate: _S.stmt_eliminate, N.Respond: _S.stmt_respond, N.Offer: _S.stmt_offer,
+    N.Win: _S.stmt_win_or_eliminate, N.Eliminate: _S.stmt_win_or_eliminate, N.Respond: _S.stmt_respond, N.Offer: _S.stmt_offer,
     N.End: _S.stmt_end, N.TakeTurns: _S.stmt_take_turns, N.StepBlock: _S.stmt_step_block,
     N.Log: _S.stmt_log_or_fail, N.Fail: _S.stmt_log_or_fail, N.Break: _S.stmt_break_or_continue,
     N.Continue: _S.stmt_break_or_continue,
