@@ -576,6 +576,7 @@ class ExpressionChecks:
             if name not in PLAYER_BUILTIN_ATTRS:
                 self.err(x.span, f'players have no field "{name}"', expected="a field declared in `player { ... }`",
                          hint=did_you_mean(name, set(self.t.player_fields) | PLAYER_BUILTIN_ATTRS))
+                return "any"  # (said once: not again as a number where it is used)
             return "int"
         if ty.startswith("entity:"):
             fields = self.component_fields(ty[7:])
@@ -587,6 +588,7 @@ class ExpressionChecks:
         if ty == "zone":
             if name not in ZONE_BUILTIN_ATTRS:
                 self.err(x.span, f'zones have no field "{name}"', expected="size or owner")
+                return "any"
             return "int" if name == "size" else "player"
         if ty in ("int", "bool", "str") or ty.startswith("list:") or ty.startswith("sym:"):
             self.err(x.span, f'{describe_type(ty)} has no field "{name}"')
