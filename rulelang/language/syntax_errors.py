@@ -608,13 +608,22 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
 
 def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
     """What another language's way of writing it becomes here: `if` in a list, `players 2-4`, cards
-    separated by ",", a card's values without their fields' names."""
+    separated by ",", a card's values without their fields' names, the round outside the game, a
+    board's `size 3x3`, a setting's type."""
     if token.type == "IF" and "WHERE" in expected:
         return 'a list keeps the items that fit with "where": `[p in players where p.score > 1]`'
     if token.type == "MINUS" and re.search(r"\bplayers\s+\d+$", before):
         return 'a range of player counts is written with "..": `players 2..4`'
     if token.type == "COMMA" and {"STAR", "SEMICOLON"} <= expected:
         return 'cards are listed one a line, or with ";" between them'
+    if token.type in ("ROUND", "PLAYERS", "TURN") and "ZONE" in expected:
+        return (f'`{token}` is written inside `game "Name" {{ ... }}` (a variant changes it by replacing the game: '
+                '`replace game "Name" { ... }`)')
+    size = re.search(r"\bsize\s+(\d+)$", before)
+    if size and token.type == "NAME" and re.fullmatch(r"x\d+", str(token)):
+        return f"write `size {size.group(1)} by {str(token)[1:]}`"
+    if token.type == "COLON" and re.search(r"\bsetting\s+\w+$", before):
+        return "a setting has the type of its value: `setting hand_size = 5`"
     made = re.search(r"([A-Z]\w*)\(\s*$", before)
     if token.type in ("INT", "STRING") and "NAME" in expected and made:
         return f"name the field each value is for: `{made.group(1)}(FIELD: {token})`"
