@@ -229,7 +229,7 @@ class Checker(StatementChecks, ExpressionChecks):
         known = BASE_TYPES | set(self.t.components) | set(self.t.names("enum"))
         named = _TYPE_WORDS.get(t.name.lower())
         hint = f'{named[1]} is written `{named[0]}`' if named else did_you_mean(t.name, known)
-        if self.t.kind(t.name) == "keyword":  # `abilities: hunt`: the field's type, then each card names its keywords
+        if self.t.kind(t.name) == "keyword":  # (a keyword named as the type of a field that holds it)
             hint = f'"{t.name}" is a keyword: a field of keywords has the type `keyword` or `list of keyword`, ' \
                    f'and a card gives its own: `abilities: [{t.name}]`'
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
