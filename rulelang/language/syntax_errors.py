@@ -153,6 +153,8 @@ _OTHER_WORDS = {
                     '"discard" puts a card where its component discards to: `discard c` (or `move c to pile`)'),
     **dict.fromkeys(("print", "say", "show", "echo"), '"log" writes a line for the players: `log "..."`'),
     **dict.fromkeys(("spawn", "make", "new"), '"create" makes a set of cards in a zone: `create SET in ZONE`'),
+    **dict.fromkeys(("function", "func", "fn", "fun"),
+                    '`def f(x) = ...` gives a value; `procedure f(x) { ... }` runs statements'),
 }
 
 
@@ -478,7 +480,8 @@ def _declaration_of(file: str, word: str) -> tuple[str, int] | None:
 
 _CHARACTER_HINTS = {"'": 'texts use double quotes: "like this"',
                     "#": "comments start with // and doc comments with ///",
-                    "&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")'}
+                    "&": 'write "and"', "|": 'write "or"', "!": 'write "not" (and "!=" for "is not equal to")',
+                    "?": "a value chosen by a condition is written `if CONDITION then A else B`"}
 
 
 def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, text: str, last: bool = True) -> Diagnostic:
@@ -557,7 +560,7 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
         other = _OTHER_WORDS.get(word)
         if other and re.match(r"\s+[\w\"(\[]", source[lead_at + len(word):]) \
                 and not re.search(rf"^\s*(?:keyword|procedure|def)\s+{word}\b", text, re.M):
-            return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a statement of the language',
+            return Diagnostic(_at(file, line, lead_at + 1, len(word)), f'"{word}" is not a keyword of the language',
                               _expected_words(expected_set, continuations=False), other)
     # `n++` and `n--`: no such operators
     step = re.match(r"(\s*)([A-Za-z_][\w.]*)\s*(\+\+|--)", source[start:])
@@ -622,6 +625,10 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
     size = re.search(r"\bsize\s+(\d+)$", before)
     if size and token.type == "NAME" and re.fullmatch(r"x\d+", str(token)):
         return f"write `size {size.group(1)} by {str(token)[1:]}`"
+    if token.type == "VBAR" and "OR" in expected:  # `a || b`
+        return 'write "or"'
+    if token.type == "COLON" and re.search(r"\blet\s+\w+$", before):
+        return "a local has the type of its value: `let x = 3`"
     if token.type == "COLON" and re.search(r"\bsetting\s+\w+$", before):
         return "a setting has the type of its value: `setting hand_size = 5`"
     made = re.search(r"([A-Z]\w*)\(\s*$", before)
