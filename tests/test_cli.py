@@ -370,3 +370,15 @@ def test_replay_names_the_seats_and_seeds_a_file_has(repo_cwd):
     code, out, err = run_main("replay", "tests/replays/tictactoe.json", "--seed", 999)
     assert code == 2 and not out
     assert err == "rulelang: tests/replays/tictactoe.json has no game with seed 999: its seeds are 1, 2\n"
+
+
+def test_a_bot_name_that_is_no_bot_is_said_before_any_game_is_played(repo_cwd, monkeypatch):
+    """simulate and render seat only bots: "human" is told where people play, and a misspelt name
+    gets the list of bots, before the progress bar starts; play and serve list "human" too."""
+    code, out, err = run_main("simulate", "examples/tictactoe.rules", "--agents", "human", monkeypatch=monkeypatch)
+    assert code != 0 and "simulating" not in out + err
+    assert 'a "human" seat plays only at a table (rulelang play or serve)' in err
+    code, out, err = run_main("simulate", "examples/tictactoe.rules", "--agents", "random,greedyy", monkeypatch=monkeypatch)
+    assert 'unknown agent "greedyy"; choose one of: random, greedy' in err and "human" not in err
+    code, out, err = run_main("play", "examples/tictactoe.rules", "--seats", "humna", monkeypatch=monkeypatch)
+    assert err.strip().endswith("mcts, ismcts, human"), err

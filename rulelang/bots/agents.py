@@ -180,14 +180,19 @@ MCTS_SETTINGS = {"depth": int, "width": int, "exploration": float, "round_end": 
                  "bias": float, "greedy": float, "playout": str, "epsilon": float, "samples": int, "top": int}
 
 
-def make_agent(spec: str, seed: int):
+def make_agent(spec: str, seed: int, humans: bool = False):
     """An agent from its name, optionally with a budget: "mc:100" (playouts), "greedy:12" and "rollout:12" (options tried),
     "mcts:200" (tree search iterations per move; "ismcts" is the same bot). The tree search bots take
     more settings after the budget: "mcts:200:depth=8:width=12:exploration=0.5",
-    "mcts:25:greedy=2:playout=none:exploration=0.1"."""
+    "mcts:25:greedy=2:playout=none:exploration=0.1". `humans`: whether the command seats people too
+    (only its message of an unknown name says so)."""
     name, _, rest = spec.partition(":")
     if name not in AGENTS:
-        raise ValueError(f'unknown agent "{name}"; choose one of: {", ".join(AGENTS)}, human')
+        bots = ", ".join(AGENTS)
+        if name == "human" and not humans:
+            raise ValueError(f'a "human" seat plays only at a table (rulelang play or serve); here every seat is '
+                             f"a bot: {bots}")
+        raise ValueError(f'unknown agent "{name}"; choose one of: {bots}' + (", human" if humans else ""))
     budget, *extras = rest.split(":") if rest else [""]
     if not budget and not extras:
         return AGENTS[name](seed=seed)
@@ -222,7 +227,7 @@ def seat_bots(seats: list[str], seed: int, humans: bool = True) -> list:
     """One agent per seat, named as `make_agent` reads them, seat i's seeded with `seed * 1000 + i`
     (so a seed plays the same match at the terminal, at the browser table and in `render`); a
     "human" seat has None, or, with `humans=False`, is refused as an unknown agent."""
-    return [None if humans and s == "human" else make_agent(s, seed * 1000 + i) for i, s in enumerate(seats)]
+    return [None if humans and s == "human" else make_agent(s, seed * 1000 + i, humans) for i, s in enumerate(seats)]
 
 
 def play_match(match: Match, agents: list) -> Match:
