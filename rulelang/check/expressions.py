@@ -46,6 +46,13 @@ class _PlacesInText:
                     end_column=column + len(shown) - 2)
 
 
+def _source_words(node) -> str:
+    """A node's text as written, when it stands on one line (else "...")."""
+    span = node.span
+    text = source_line(span.file, span.line) if span.end_line == span.line else None
+    return text[span.column - 1:span.end_column - 1] if text else "..."
+
+
 def _label_name_span(span: Span, name: str) -> Span | None:
     """Where `{name}` stands in the `label "..."` line of the component declared at `span` (None when the
     label cannot be found in the source: the diagnostic then points at the component)."""
@@ -511,6 +518,12 @@ class ExpressionChecks:
                                   f"place as a number is index_of(a, {enum})" if enum else None)
         elif a.startswith("sym:") and b.startswith("sym:") and a != b:
             self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal")
+        elif (a.startswith("list:") and isinstance(x.right, N.NoneLit)) or \
+                (b.startswith("list:") and isinstance(x.left, N.NoneLit)):
+            listed = x.left if a.startswith("list:") else x.right
+            self.err(x.span, f"a list is never none (it is empty or not), so this is always "
+                             f"{'false' if x.op == '==' else 'true'}",
+                     hint=f"write `{'' if x.op == '==' else 'not '}empty({_source_words(listed)})`")
         elif never_alike(a, b):
             self.err(x.span, f"this compares {describe_type(a)} with {describe_type(b)}: they can never be equal, "
                              f"so this is always {'false' if x.op == '==' else 'true'}",

@@ -53,7 +53,7 @@ BUILTIN_RESULT = {
     "directions": "list:any", "straight_directions": "list:any", "diagonal_directions": "list:any",
     "towards": "cell", "ray": "list:cell", "edge": "list:cell", "empty_cells": "list:cell", "owned_cells": "list:cell",
     "regions": "list:any", "region": "list:cell", "cells_around": "list:cell", "cards_on": "list:any", "snapshot": "str",
-    "places_for": "list:any", "placed_at": "list:cell", "covered_cells": "list:cell",
+    "places_for": "list:any", "placed_at": "list:cell", "covered_cells": "list:cell", "at": "list:any",
     "has_room": "bool", "skip": "list:any", "sample": "list:any", "shuffled": "list:any", "index_of": "int",
 }
 
