@@ -235,6 +235,24 @@ class Checker(StatementChecks, ExpressionChecks):
         self.err(t.span, f'"{t.name}" is not a type', expected="int, bool, str, player, cell, keyword, condition, card, zone, "
                  "a component name, an enum name or `list of T`", hint=hint)
 
+    def current_in_setup(self, body: list):
+        """`current` in the setup, outside a `take turns`: nobody is taking a turn yet, so it is none
+        (said once, at its first use). (A choice there without `by PLAYER` is said by `no_choice_in`.)"""
+        todo = list(reversed(body))
+        while todo:
+            x = todo.pop()
+            if isinstance(x, N.TakeTurns):
+                continue  # (there it is the player whose turn it is)
+            if isinstance(x, N.Name) and x.id == "current":
+                self.err(x.span, "nobody is taking a turn during setup, so `current` is none here",
+                         hint="to do it for each player write `for p in players { ... }`; inside "
+                              "`take turns { ... }`, `current` is the player whose turn it is")
+                return
+            if isinstance(x, N.Node):
+                todo.extend(reversed(list(x.__dict__.values())))
+            elif isinstance(x, (list, tuple)):
+                todo.extend(reversed(x))
+
     def check_zone_count(self, d: N.ZoneDecl):
         """`zone display[2 * player_count + 1]`: a whole number the player count and the settings fix
         (it is worked out when the match is set up, before anything else happens)."""
@@ -383,6 +401,8 @@ class Checker(StatementChecks, ExpressionChecks):
         elif type(d) in _BODY_CONTEXT:
             scope = {p.name for p in d.params} if isinstance(d, N.ProcDecl) else set()
             self.block(d.body, scope, ctx={_BODY_CONTEXT[type(d)]})
+            if isinstance(d, N.SetupDecl):
+                self.current_in_setup(d.body)
         elif isinstance(d, N.KeywordDecl):
             scope = {"self"} | {p.name for p in d.params}
             self.expr(d.usable, scope)
