@@ -1650,7 +1650,7 @@ def test_a_region_writes_its_conditions_in_place(tmp_path, monkeypatch):
     region = game.program.generated.source.split("(op, vm, frame):  # rules lines 18-")[1].split("\ndef ")[0]
     assert "for L_p in" in region and "for L_h in" in region  # both quantifiers' loops, in the region
     _plays_as_expected("quantified tests", tmp_path, QUANTIFIED_TESTS, 12)
-    failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and at(h, h) == none")
+    failing = QUANTIFIED_TESTS.replace("h.value > q.score - 5", "h.value > q.score - 5 and empty(at(h, h))")
     message = _failure_of(tmp_path, failing).format()
     assert agrees("quantified tests failing", message, tmp_path)
     assert "at() could not use these values: a card is not a board" in message

@@ -719,3 +719,16 @@ def test_a_saved_match_keeps_its_shown_prompt():
     match.apply(0)
     again = match.game.match_from_json(json.dumps(match.to_json()))
     assert again.prompt == "Player 1, you have picked 1 so far"
+
+
+def test_a_keyword_made_without_its_values_is_said_in_words_when_performed():
+    """`check` refuses a keyword with parameters given bare; one made by an expression it cannot
+    follow (`if ... then boost else boost(1)`) is said at the `perform`, not as Python's KeyError."""
+    game = load_rules('game "K" { players 2  round: play }\nkeyword boost(n) { effect { log "{n}" } }\n'
+                      'var flip: bool = true\n'
+                      'phase play {\n  take turns once { perform (if flip then boost else boost(1)) }\n  end game\n}\n')
+    with pytest.raises(RulesRuntimeError) as info:
+        game.new_match(seed=1)
+    message = info.value.format()
+    assert 'keyword "boost" takes 1 value(s), but this one carries 0' in message and "KeyError" not in message
+    assert ":5:" in message.splitlines()[0]

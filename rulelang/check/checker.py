@@ -284,6 +284,8 @@ class Checker(StatementChecks, ExpressionChecks):
             return
         ty = self.expr(default, set())
         want = type_name(t)
+        if want in ("keyword", "list:keyword"):
+            self.keyword_values(default)
         if want.startswith("map:") and not compatible(want, ty, self.t):
             self.err(default.span, f"this default should be {describe_type(want)}, but it is {describe_type(ty)}",
                      expected="{member: number, ...} with members of " + want[4:])

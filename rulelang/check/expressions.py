@@ -166,6 +166,17 @@ class ExpressionChecks:
                 self.err(x.span, f"a label's condition reads only the card's own fields, so it cannot call {x.func}()",
                          expected="the fields compared, counted or added with each other")
 
+    def keyword_values(self, x) -> None:
+        """A keyword given to a card (printed on it, a field's default, an assignment, a local) without the
+        values its parameters need (`boost` for `boost(n)`): performing it would have none to fill them in."""
+        for k in x.items if isinstance(x, N.ListLit) else (x,):
+            sym = self.t.symbols.get(k.id) if isinstance(k, N.Name) else None
+            if sym is not None and sym.kind == "keyword" and sym.decl.params:
+                n = len(sym.decl.params)
+                self.err(k.span, f'keyword "{k.id}" takes {n} value{"s" if n != 1 else ""}, which each card '
+                         f'that carries it gives: write {k.id}({", ".join(p.name.upper() for p in sym.decl.params)})',
+                         fold=(("keyword values", k.id), f'"{k.id}" is printed again without its values'))
+
     def card_ctor(self, ctor: N.CardCtor, scope: set):
         comp = self.t.components.get(ctor.component)
         if comp is None:
@@ -200,6 +211,8 @@ class ExpressionChecks:
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
             ty = self.expr(a.value, scope)
+            if want in ("keyword", "list:keyword"):
+                self.keyword_values(a.value)
             if want is not None and not compatible(want, ty, self.t):
                 # (each card given the same kind of value: one mistake, in the field's type or in every card)
                 self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',

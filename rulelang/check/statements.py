@@ -63,6 +63,7 @@ class StatementChecks:
 
     def stmt_let(self, s: N.Let, scope: set, ctx: set) -> set | None:
         self.expr(s.value, scope)
+        self.keyword_values(s.value)  # (`let k = boost`: a keyword made without its values)
         self.not_hiding(s.name, s.span)
         return scope | {s.name}
 
@@ -149,6 +150,8 @@ class StatementChecks:
             self.expect_type(s.value, scope, "int", "a number")
         elif s.op == "=":
             self.assigned_alike(s, want, got)
+            if want in ("keyword", "list:keyword"):
+                self.keyword_values(s.value)
 
     def assigned_alike(self, s: N.Assign, want: str | None, got: str):
         """`x.score = "a lot"` where score is a number: a field or a global `var` given a value of another kind."""

@@ -379,6 +379,9 @@ class PerformOp(Op):
             vm.s.stats[kw.name] = vm.s.stats.get(kw.name, 0) + 1
             if info.effect is None:
                 continue
+            if len(kw.args) != len(info.params):  # (a keyword value made from its bare name: `let k = boost`)
+                raise RuleError(self.span, f'keyword "{kw.name}" takes {len(info.params)} value(s), but this one '
+                                f"carries {len(kw.args)}: give it its values where it is made, as {kw.name}(...)")
             v = dict(zip(info.params, kw.args))
             v["self"] = target
             vm.push(info.effect, v, "keyword")
