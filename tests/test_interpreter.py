@@ -732,3 +732,16 @@ def test_a_keyword_made_without_its_values_is_said_in_words_when_performed():
     message = info.value.format()
     assert 'keyword "boost" takes 1 value(s), but this one carries 0' in message and "KeyError" not in message
     assert ":5:" in message.splitlines()[0]
+
+
+def test_a_keyword_without_its_values_on_a_card_is_said_where_its_continuous_rule_runs():
+    """A keyword's `always` rule reads its parameters from the card; a keyword value made without
+    them where check cannot follow it is said at that rule, not as Python's KeyError."""
+    game = load_rules('game "K" { players 2  round: play }\nkeyword aura(n) { always { self.power = n } }\n'
+                      'component C { power: int = 0  k: keyword = aura(1) }\ncards cs in pile { C() }\nzone pile\n'
+                      'var flip: bool = true\n'
+                      'phase play {\n  take turns once { top(pile).k = (if flip then aura else aura(2)) }\n  end game\n}\n')
+    with pytest.raises(RulesRuntimeError) as info:
+        game.new_match(seed=1)
+    message = info.value.format()
+    assert 'keyword "aura" takes 1 value(s), but this one carries 0' in message and "KeyError" not in message

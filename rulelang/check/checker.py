@@ -196,8 +196,8 @@ class Checker(StatementChecks, ExpressionChecks):
         self._ctor_plans: dict[str, tuple] = {}
         self._attr_types: dict[tuple[str, str], str] = {}
         self.phase_refs: set[str] = set()
-        self.signals_sent: set[str] = set()
-        self.signals_heard: dict[str, Span] = {}
+        self.signals_sent: dict[str, list] = {}  # a signal's name -> (its values, the span) of each `signal`
+        self.signals_heard: dict[str, list] = {}  # a signal's name -> (its parameters, the span) of each trigger
         self.deck_fields: dict[str, set] = {}  # a component -> its fields but conditions (check_decks)
 
     # ---- helpers
@@ -319,10 +319,16 @@ class Checker(StatementChecks, ExpressionChecks):
             if game.max_rounds is not None and game.max_rounds < 1:
                 self.err(game.span, f"`max rounds {game.max_rounds}` ends the game before its first round",
                          expected="a round limit of 1 or more", hint="remove the line for no limit")
-        for name, span in self.signals_heard.items():
+        for name, heard in self.signals_heard.items():
             if name not in self.signals_sent:
-                self.err(span, f'nothing ever signals "{name}", so this trigger never runs',
+                self.err(heard[0][1], f'nothing ever signals "{name}", so this trigger never runs',
                          hint=f"send it with `signal {name}(...)` or remove the trigger")
+            for params, at in heard:  # each trigger's parameters are the values each signal gives
+                for values, span in self.signals_sent.get(name, ()):
+                    if values != len(params):
+                        self.err(span, f'signal "{name}" gives {values} value{"s" if values != 1 else ""}, but '
+                                 f"its trigger at line {at.line} takes {len(params)}",
+                                 expected=f"signal {name}({', '.join(params)})")
 
     def check_decl(self, d):
         if isinstance(d, N.ComponentDecl):
@@ -466,7 +472,7 @@ class Checker(StatementChecks, ExpressionChecks):
             scope.add(d.var)
         elif d.kind == "signal":
             scope.update(d.params)
-            self.signals_heard.setdefault(d.signal, d.span)
+            self.signals_heard.setdefault(d.signal, []).append((d.params, d.span))
         elif d.kind == "at" and d.phase is not None:
             if d.timing != "phase":
                 self.err(d.span, "only `at start of phase NAME` / `at end of phase NAME` take a name")

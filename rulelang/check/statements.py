@@ -261,7 +261,7 @@ class StatementChecks:
         self.expect_cards(s.what, scope)
 
     def stmt_signal(self, s: N.Signal, scope: set, ctx: set) -> set | None:
-        self.signals_sent.add(s.name)
+        self.signals_sent.setdefault(s.name, []).append((len(s.args), s.span))
         for a in s.args:
             self.expr(a, scope)
 

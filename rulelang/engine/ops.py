@@ -11,7 +11,7 @@ from __future__ import annotations
 from rulelang.model.builtins import as_list, describe
 from rulelang.core.errors import Span
 from rulelang.model.options import Options
-from rulelang.engine.program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError, as_rules_error
+from rulelang.engine.program import EMPTY_BODY, Ctx, Frame, LOOP_LIMIT, RuleError, as_rules_error, keyword_values
 from rulelang.model.things import OUT_KEY, UNTIL_KEY, KeywordValue, Player, expire, out_seats
 from rulelang.engine.values import whole_number
 
@@ -379,10 +379,7 @@ class PerformOp(Op):
             vm.s.stats[kw.name] = vm.s.stats.get(kw.name, 0) + 1
             if info.effect is None:
                 continue
-            if len(kw.args) != len(info.params):  # (a keyword value made from its bare name: `let k = boost`)
-                raise RuleError(self.span, f'keyword "{kw.name}" takes {len(info.params)} value(s), but this one '
-                                f"carries {len(kw.args)}: give it its values where it is made, as {kw.name}(...)")
-            v = dict(zip(info.params, kw.args))
+            v = keyword_values(info.params, kw, self.span)
             v["self"] = target
             vm.push(info.effect, v, "keyword")
 

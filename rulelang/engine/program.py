@@ -52,6 +52,15 @@ class RuleError(Exception):
         return type(self), (self.span, self.message)
 
 
+def keyword_values(params: list, kw, span: Span) -> dict:
+    """A keyword's parameters bound to the values its card carries (`boost(2)`: n = 2); a keyword value
+    made without them (`let k = boost`, which check cannot always follow) is a rules error at `span`."""
+    if len(kw.args) != len(params):
+        raise RuleError(span, f'keyword "{kw.name}" takes {len(params)} value(s), but this one carries '
+                              f"{len(kw.args)}: give it its values where it is made, as {kw.name}(...)")
+    return dict(zip(params, kw.args))
+
+
 def as_rules_error(exc: Exception, op) -> RulesError:
     """Whatever went wrong while a rule ran (in op, or at a Span), as a diagnostic that names the rule's line."""
     if isinstance(exc, RulesError):

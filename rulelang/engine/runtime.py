@@ -17,7 +17,7 @@ from rulelang.language import nodes as N
 from rulelang.core.budgets import BudgetExceeded, Meter, as_budgets
 from rulelang.model.builtins import describe, keywords_of
 from rulelang.check.dependencies import CARD_ZONES
-from rulelang.engine.program import Code, Ctx, Frame, Program, RuleError, as_rules_error
+from rulelang.engine.program import Code, Ctx, Frame, Program, RuleError, as_rules_error, keyword_values
 from rulelang.core.errors import Diagnostic, RulesError, Span
 from rulelang.model.options import option_name
 from rulelang.model.things import Entity, KeywordValue, Player, State, Zone, make_zones, out_seats
@@ -189,7 +189,7 @@ class VM:
                 kw = next((k for k in keywords_of(bound["self"]) if k.name == info.keyword), None)
                 params = self.program.keywords[info.keyword].params
                 if kw is not None:
-                    bound = {**bound, **dict(zip(params, kw.args))}
+                    bound = {**bound, **keyword_values(params, kw, info.span)}
             if info.cond is not None and not info.cond(Ctx(dict(bound), self.s, self)):
                 continue
             ready.append((info, bound))
@@ -236,7 +236,7 @@ class VM:
                     for e in self.bearers(info.name):
                         kw = next(k for k in keywords_of(e) if k.name == info.name)
                         changed = s.version
-                        self.run_sync(code, {"self": e, **dict(zip(info.params, kw.args))})
+                        self.run_sync(code, {"self": e, **keyword_values(info.params, kw, code.span)})
                         if s.version != changed:  # a keyword's continuous rule that acts is a use
                             s.stats[info.name] = s.stats.get(info.name, 0) + 1
             if s.version == before:
