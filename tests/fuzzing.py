@@ -11,8 +11,9 @@ builds the same two kinds of input:
 
 Each input is parsed and checked (all variants) in this process; one that checks clean is loaded
 with small budgets and played for 30 seeded random steps (views, save, resume). Anything but
-rulelang's own `RulesError` is a crash; an input that takes more than `--limit` CPU seconds is a
-hang. Both are saved to `--out` (one `.rules` file each, named by input number) and counted:
+rulelang's own `RulesError` is a crash, and so is a Python exception the engine wrapped at a rule's
+line ("this rule could not run: KeyError ...") in a file that checked clean; an input that takes
+more than `--limit` CPU seconds is a hang. Both are saved to `--out` (one `.rules` file each, named by input number) and counted:
 
     nice -n 10 python3 tests/fuzzing.py -n 100000 --out /tmp/fuzz-crashes > fuzz.log 2>&1
 
@@ -251,6 +252,9 @@ def make_input(seed: str, i: int, corpus: Corpus) -> tuple[str, str, int]:
 # ------------------------------------------------------------------ running an input
 
 
+INTERNAL = "this rule could not run:"  # how the engine words a Python exception that reached a rule
+
+
 def exercise(text: str, file: str, seed: int = 0) -> str:
     """Parse and check; load, play a little, save and resume what checks clean. Returns what happened:
     "rejected" (diagnostics), "played" or "rules error" (a runtime diagnostic). Any other exception
@@ -277,6 +281,9 @@ def exercise(text: str, file: str, seed: int = 0) -> str:
         return "played"
     except RulesError as exc:
         exc.format()
+        internal = [d.message for d in exc.diagnostics if d.message.startswith(INTERNAL)]
+        # (Python's own error wrapped at the rule's line: a file that checks clean must not reach one)
+        assert not internal, f"an internal error after a clean check: {internal[0]}"
         return "rules error"
 
 

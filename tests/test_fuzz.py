@@ -207,6 +207,9 @@ def exercise(text: str, seed: int = 0) -> str:
         return "played"
     except RulesError as exc:
         exc.format()
+        # (Python's own error wrapped at the rule's line: a file that checks clean must not reach one)
+        internal = [d.message for d in exc.diagnostics if d.message.startswith("this rule could not run:")]
+        assert not internal, f"an internal error after a clean check: {internal[0]}\n{text}"
         return "rules error"
 
 
