@@ -88,7 +88,8 @@ class ExpressionChecks:
         candidates = set(scope) | set(self.t.symbols) | set(BUILTIN_VALUES) | set(BUILTINS) | set(SPECIAL_FUNCS) \
             | {"true", "false", "none"}
         # a name never declared (or declared under another spelling) is said once, at its first use
-        nothing = 'the language writes "no value" as `none`' if name in ("null", "nil", "None", "undefined", "NULL") else None
+        nothing = 'the language writes "no value" as `none`' if name in ("null", "nil", "None", "undefined", "NULL") \
+            else 'a range of whole numbers is written `1..N` (or `0..N - 1`)' if name == "range" else None
         self.err(span, f'"{name}" is not defined', hint=nothing or did_you_mean(name, candidates),
                  fold=(("undefined", name), f'"{name}" is used again'))
 

@@ -587,6 +587,11 @@ def _syntax_diagnostic_of(exc: UnexpectedInput, file: str, line_offset: int, tex
     if str(token) == "=" and before.endswith("=") and source[stop_col - 2:stop_col - 1] == "=":
         return Diagnostic(_at(file, line, column - 1, 2),
                           '"==" compares two values; to give a value write one "="', '"="')
+    # `Card(rank = 1)`: a card's field is given with ":" (the parser's state is a var's, `var x = 3`)
+    made = re.search(r"\b([A-Z]\w*)\((?:[^()]*,)?\s*(\w+)\s*$", before)
+    if str(token) == "=" and made:
+        return Diagnostic(span, f'a card\'s field is given its value with ":" (found "=")',
+                          f'"{made.group(2)}: VALUE"', f"write `{made.group(1)}({made.group(2)}: ...)`")
     named = _named_message(exc)
     if named is None and expected_set == {"LBRACE"} and token.type != "LBRACE":
         named = ("a block in { ... } must come here", '"{"')
@@ -619,6 +624,8 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
         return 'a range of player counts is written with "..": `players 2..4`'
     if token.type == "COMMA" and {"STAR", "SEMICOLON"} <= expected:
         return 'cards are listed one a line, or with ";" between them'
+    if token.type == "COMMA" and "SEMICOLON" in expected and "COMMA" not in expected:
+        return 'write ";" between them, or one a line'
     if token.type in ("ROUND", "PLAYERS", "TURN") and "ZONE" in expected:
         return (f'`{token}` is written inside `game "Name" {{ ... }}` (a variant changes it by replacing the game: '
                 '`replace game "Name" { ... }`)')
@@ -627,6 +634,10 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
         return f"write `size {size.group(1)} by {str(token)[1:]}`"
     if token.type == "VBAR" and "OR" in expected:  # `a || b`
         return 'write "or"'
+    if token.type == "TO" and re.search(r"\d\s*$", before):
+        return 'a range of whole numbers is written with "..": `1..10`'
+    if token.type == "EQUAL" and "COLON" in expected and re.search(r"\bplayer\s*\{[^}]*\b\w+\s*$", before):
+        return "a player field names its type: `score: int = 0`"
     if token.type == "COLON" and re.search(r"\blet\s+\w+$", before):
         return "a local has the type of its value: `let x = 3`"
     if token.type == "COLON" and re.search(r"\bsetting\s+\w+$", before):
