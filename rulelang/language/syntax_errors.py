@@ -153,6 +153,7 @@ _OTHER_WORDS = {
                     '"discard" puts a card where its component discards to: `discard c` (or `move c to pile`)'),
     **dict.fromkeys(("print", "say", "show", "echo"), '"log" writes a line for the players: `log "..."`'),
     **dict.fromkeys(("spawn", "make", "new"), '"create" makes a set of cards in a zone: `create SET in ZONE`'),
+    **dict.fromkeys(("foreach", "forEach"), "write `for p in players { ... }` (or `for each p in players`)"),
     **dict.fromkeys(("function", "func", "fn", "fun"),
                     '`def f(x) = ...` gives a value; `procedure f(x) { ... }` runs statements'),
 }
@@ -634,6 +635,13 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
         return f"write `size {size.group(1)} by {str(token)[1:]}`"
     if token.type == "VBAR" and "OR" in expected:  # `a || b`
         return 'write "or"'
+    if expected == {"LBRACE"} and str(token) in ("then", ":", "do"):
+        return {"then": "a statement's `if` takes a block: `if CONDITION { ... }` (`then` is for a value: "
+                        "`if c then a else b`)",
+                ":": 'a block is written in braces, not after ":": `{ ... }`',
+                "do": "write the block straight after the condition: `while CONDITION { ... }`"}[str(token)]
+    if token.type == "LPAR" and re.search(r"\bfor$", before):
+        return "write `for x in LIST { ... }`, without parentheses"
     if token.type == "TO" and re.search(r"\d\s*$", before):
         return 'a range of whole numbers is written with "..": `1..10`'
     if token.type == "EQUAL" and "COLON" in expected and re.search(r"\bplayer\s*\{[^}]*\b\w+\s*$", before):
