@@ -311,7 +311,13 @@ class ExpressionChecks:
         arg_types = [self.expr(a, scope) for a in args]
         if sym.kind in ("def", "proc", "keyword"):
             n = len(sym.decl.params)
-            self.arity(c, n, n, f'{"procedure" if sym.kind == "proc" else sym.kind} "{name}"')
+            what = f'{"procedure" if sym.kind == "proc" else sym.kind} "{name}"'
+            self.arity(c, n, n, what)
+            for param, a, got in zip(sym.decl.params, args, arg_types):  # (a parameter's declared type)
+                want = type_name(param.type) if param.type is not None else None
+                if want is not None and never_alike(want, got):
+                    self.err(a.span, f'{what} takes {describe_type(want)} for "{param.name}", but this is '
+                                     f"{describe_type(got)}", expected=describe_type(want))
             if sym.kind == "proc" and not statement:
                 self.err(c.span, f'procedure "{name}" does things and has no value; call it as a statement, or make it a def')
             if sym.kind == "keyword" and statement:

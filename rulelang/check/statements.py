@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
-from rulelang.core.errors import Span, did_you_mean
+from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.dependencies import names_bound
 from rulelang.check.types import describe_type, never_alike, written_whole_number
@@ -90,9 +90,12 @@ class StatementChecks:
                          or _OTHER_WORDS.get(s.target.id))
             elif not isinstance(s.target, N.Call):
                 performed = isinstance(s.target, N.Name) and self.t.kind(s.target.id) == "keyword"
+                line = source_line(s.span.file, s.span.line) or ""
+                returned = line[:max(s.span.column - 1, 0)].rstrip().endswith("return")  # `return 3`
                 self.err(s.span, "this line does nothing: a statement is a call, an assignment or a keyword statement",
                          hint=f"a keyword is performed: `perform {s.target.id}`, or `perform {s.target.id} on CARD`"
-                         if performed else "to change a value write `x.field = value`")
+                         if performed else "`return` gives no value: it leaves the block (to hand a value back, "
+                         "set a `var`, or write a `def`)" if returned else "to change a value write `x.field = value`")
                 self.expr(s.target, scope)
             else:
                 self.call(s.target, scope, statement=True)
