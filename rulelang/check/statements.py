@@ -9,7 +9,7 @@ from rulelang.language import nodes as N
 from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.core.errors import Span, did_you_mean, source_line
 from rulelang.language.nodes import BASE_TYPES
-from rulelang.check.dependencies import names_bound
+from rulelang.check.dependencies import mentioned, names_bound
 from rulelang.check.types import describe_type, never_alike, written_whole_number
 
 
@@ -278,6 +278,12 @@ class StatementChecks:
             self.err(s.what.span, f"`perform` uses a keyword, but this is {describe_type(ty)}",
                      expected="a keyword, as in `perform boost(2) on card`")
         self.expect_cards(s.on, scope)
+        named = s.what.func if isinstance(s.what, N.Call) else s.what.id if isinstance(s.what, N.Name) else None
+        sym = self.t.symbols.get(named) if s.on is None and ty == "keyword" else None
+        if sym is not None and sym.kind == "keyword" and sym.decl.effect and "self" in mentioned(sym.decl.effect):
+            # (its effect works on `self`, which is the card after `on`: without one it is none)
+            self.err(s.span, f'keyword "{named}" works on a card (`self`): say which',
+                     expected=f"`perform {named}(...) on CARD`" if sym.decl.params else f"`perform {named} on CARD`")
 
     def stmt_win_or_eliminate(self, s: N.Win | N.Eliminate, scope: set, ctx: set) -> set | None:
         ty = self.expr(s.who, scope)
