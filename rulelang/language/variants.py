@@ -78,7 +78,8 @@ def overlay(decls: list, variant: N.VariantDecl, bag: DiagnosticBag) -> tuple[li
             if same is None:
                 bag.error(item.span,
                           f'variant "{variant.name}" replaces "{item.key[1]}", which the base game does not declare',
-                          hint=did_you_mean(item.key[1], declared_names(decls)))
+                          hint=did_you_mean(item.key[1], declared_names(decls))
+                          or "to add a declaration the base game does not have, write it without `replace`")
                 continue
             decls[same] = item
         else:
