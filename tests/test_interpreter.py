@@ -721,27 +721,22 @@ def test_a_saved_match_keeps_its_shown_prompt():
     assert again.prompt == "Player 1, you have picked 1 so far"
 
 
-def test_a_keyword_made_without_its_values_is_said_in_words_when_performed():
+@pytest.mark.parametrize("keyword, component, statement, line", [
+    # performed: said at the `perform`
+    ('keyword boost(n) { effect { log "{n}" } }', "", "perform (if flip then boost else boost(1))", 5),
+    # carried by a card: said where the keyword's continuous rule runs
+    ("keyword boost(n) { always { self.power = n } }",
+     "component C { power: int = 0  k: keyword = boost(1) }\ncards cs in pile { C() }\nzone pile\n",
+     "top(pile).k = (if flip then boost else boost(2))", 2),
+])
+def test_a_keyword_made_without_its_values_is_said_in_words(keyword, component, statement, line):
     """`check` refuses a keyword with parameters given bare; one made by an expression it cannot
-    follow (`if ... then boost else boost(1)`) is said at the `perform`, not as Python's KeyError."""
-    game = load_rules('game "K" { players 2  round: play }\nkeyword boost(n) { effect { log "{n}" } }\n'
-                      'var flip: bool = true\n'
-                      'phase play {\n  take turns once { perform (if flip then boost else boost(1)) }\n  end game\n}\n')
+    follow (`if ... then boost else boost(1)`) is said in words where the keyword runs, not as
+    Python's KeyError."""
+    game = load_rules(f'game "K" {{ players 2  round: play }}\n{keyword}\n{component}var flip: bool = true\n'
+                      f'phase play {{\n  take turns once {{ {statement} }}\n  end game\n}}\n')
     with pytest.raises(RulesRuntimeError) as info:
         game.new_match(seed=1)
     message = info.value.format()
     assert 'keyword "boost" takes 1 value(s), but this one carries 0' in message and "KeyError" not in message
-    assert ":5:" in message.splitlines()[0]
-
-
-def test_a_keyword_without_its_values_on_a_card_is_said_where_its_continuous_rule_runs():
-    """A keyword's `always` rule reads its parameters from the card; a keyword value made without
-    them where check cannot follow it is said at that rule, not as Python's KeyError."""
-    game = load_rules('game "K" { players 2  round: play }\nkeyword aura(n) { always { self.power = n } }\n'
-                      'component C { power: int = 0  k: keyword = aura(1) }\ncards cs in pile { C() }\nzone pile\n'
-                      'var flip: bool = true\n'
-                      'phase play {\n  take turns once { top(pile).k = (if flip then aura else aura(2)) }\n  end game\n}\n')
-    with pytest.raises(RulesRuntimeError) as info:
-        game.new_match(seed=1)
-    message = info.value.format()
-    assert 'keyword "aura" takes 1 value(s), but this one carries 0' in message and "KeyError" not in message
+    assert f":{line}:" in message.splitlines()[0]
