@@ -211,12 +211,23 @@ class ExpressionChecks:
             if want == "condition":
                 self.expr(a.value, scope | {"self"})  # judged later, for each card as `self`
                 continue
-            ty = self.expr(a.value, scope)
+            enum = self.t.symbols.get(want) if want is not None else None
+            members = enum.decl.members if enum is not None and enum.kind == "enum" else None
+            x = a.value
+            if members is not None and isinstance(x, N.Name) and x.id not in scope and x.id not in self.t.symbols \
+                    and x.id not in BUILTIN_VALUES:  # a member the enum does not have: said with its members
+                self.err(x.span, f'"{x.id}" is not one of the members of {want}', expected=", ".join(members),
+                         hint=did_you_mean(x.id, members),
+                         fold=(("undefined", x.id), f'"{x.id}" is used again'))
+                continue
+            ty = self.expr(x, scope)
             if want in ("keyword", "list:keyword"):
-                self.keyword_values(a.value)
+                self.keyword_values(x)
             if want is not None and not compatible(want, ty, self.t):
                 # (each card given the same kind of value: one mistake, in the field's type or in every card)
-                self.err(a.value.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
+                quoted = members is not None and isinstance(x, N.StrLit) and x.value in members
+                self.err(x.span, f'field "{a.name}" of {comp.name} is {describe_type(want)}, but this is {describe_type(ty)}',
+                         hint=f"write the member without quotes: `{x.value}`" if quoted else None,
                          fold=(("ctor type", comp.name, a.name, ty), f'{describe_type(ty)} for "{a.name}" is given again'))
         for name in missing if not unknown else ():
             self.err(ctor.span, f'{comp.name} needs a value for "{name}"', expected=f"{name}: <{fields[name].type}>",
