@@ -19,8 +19,8 @@ from rulelang.model.builtins import BUILTIN_VALUES, BUILTINS, SPECIAL_FUNCS
 from rulelang.core.errors import DiagnosticBag, Span, did_you_mean
 from rulelang.language.variants import apply_variants
 from rulelang.check.symbols import Symbol, SymbolTable
-from rulelang.check.types import (_TYPE_WORDS, ENTITY_BUILTIN_ATTRS, compatible, describe_type, type_name,
-                                  written_whole_number)
+from rulelang.check.types import (_TYPE_WORDS, ENTITY_BUILTIN_ATTRS, compatible, describe_type, never_alike,
+                                  type_name, written_whole_number)
 from rulelang.language.nodes import BASE_TYPES
 from rulelang.check.expressions import ExpressionChecks
 from rulelang.check.statements import StatementChecks
@@ -286,6 +286,14 @@ class Checker(StatementChecks, ExpressionChecks):
         want = type_name(t)
         if want in ("keyword", "list:keyword"):
             self.keyword_values(default)
+        items = default.items if isinstance(default, N.ListLit) and want.startswith("list:") else ()
+        literal = {N.IntLit: "int", N.StrLit: "str", N.BoolLit: "bool"}  # (a list's items: their types, unchecked again)
+        for x, got in [(default, ty)] + [(x, literal[type(x)]) for x in items if type(x) in literal]:
+            expected = want if x is default else want[5:]
+            if never_alike(expected, got):
+                self.err(x.span, f"this default should be {describe_type(expected)}, but it is {describe_type(got)}",
+                         expected=describe_type(expected))
+                break
         if want.startswith("map:") and not compatible(want, ty, self.t):
             self.err(default.span, f"this default should be {describe_type(want)}, but it is {describe_type(ty)}",
                      expected="{member: number, ...} with members of " + want[4:])
