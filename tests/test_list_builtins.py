@@ -81,3 +81,16 @@ def test_a_deck_cannot_be_made_by_chance(tmp_path):
     with pytest.raises(RulesError) as caught:
         rulelang.load(path)
     assert "shuffled" in caught.value.format()
+
+
+def test_sorted_by_with_a_key_missing_says_how_many_each_has(tmp_path):
+    """`sorted_by(items, keys)` takes one key per item: fewer keys were Python's "list index out of range"."""
+    path = tmp_path / "bad.rules"
+    path.write_text(GAME.replace("mixed = shuffled([red, green, blue])", "mixed = sorted_by(cs, [3, 1])"),
+                    encoding="utf-8")
+    game = rulelang.load(path)
+    with pytest.raises(RulesRuntimeError) as caught:
+        game.new_match(seed=1)
+    said = caught.value.format()
+    assert "sorted_by() needs one key for each item: 5 items, but 2 keys" in said and "out of range" not in said
+    assert "bad.rules:24:11:" in said.splitlines()[0]

@@ -212,6 +212,9 @@ builtin("concat", 1, None, "the lists joined one after another")(
 @builtin("sorted_by", 2, 2, "the items sorted by a number each: sorted_by(items, [key for x in items])")
 def _sorted_by(ctx, items, keys):
     items, keys = as_list(items), as_list(keys)
+    if len(keys) != len(items):
+        raise RuleFailure(f"sorted_by() needs one key for each item: {len(items)} item{'s' if len(items) != 1 else ''}, "
+                          f"but {len(keys)} key{'s' if len(keys) != 1 else ''} (write sorted_by(items, [KEY for x in items]))")
     return [items[i] for i in sorted(range(len(items)), key=lambda i: keys[i])]
 
 
