@@ -130,7 +130,8 @@ class ExpressionChecks:
     def expect_type(self, x, scope, want: str, words: str):
         ty = self.expr(x, scope)
         if ty not in (want, "any"):
-            self.err(x.span, f"this should be {words}, but it is {describe_type(ty)}")
+            self.err(x.span, f"this should be {words}, but it is {describe_type(ty)}",
+                     hint="player(N) is the player in seat N" if (want, ty) == ("player", "int") else None)
 
     def check_label(self, template: str, comp: N.ComponentDecl, span: Span):
         fields = {f.name for f in comp.fields} | ENTITY_BUILTIN_ATTRS

@@ -218,6 +218,9 @@ class StatementChecks:
         if isinstance(s, N.Choose):
             self.not_one_value(s.coll, self.expr(s.coll, scope), "a choice is made among",
                                f"choose {s.var} from 1..{{n}}")
+            if isinstance(s.coll, N.ListLit) and not s.coll.items and not s.opts.optional:
+                self.err(s.coll.span, "a choice among an empty list has nothing to offer",
+                         hint="list the options, or write `optional` if choosing nothing is allowed")
             self.expr(s.cond, scope | {s.var})
         self.expect_player(s.opts.by, scope)
         self.prompt(s.opts.prompt, s.span, scope)
