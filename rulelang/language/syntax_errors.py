@@ -640,6 +640,10 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
                         "`if c then a else b`)",
                 ":": 'a block is written in braces, not after ":": `{ ... }`',
                 "do": "write the block straight after the condition: `while CONDITION { ... }`"}[str(token)]
+    if expected == {"TO"} and re.search(r"\b(draw|move)\b", before):  # `draw 2 from deck`: to where?
+        verb = re.findall(r"\b(draw|move)\b", before)[-1]
+        return ("say where the cards go: `draw 2 from deck to hand(current)`" if verb == "draw"
+                else "say where it goes: `move c to ZONE`")
     if token.type == "LPAR" and re.search(r"\bfor$", before):
         return "write `for x in LIST { ... }`, without parentheses"
     if token.type == "TO" and re.search(r"\d\s*$", before):
