@@ -640,6 +640,10 @@ def _other_syntax_hint(token, expected: frozenset, before: str) -> str | None:
                         "`if c then a else b`)",
                 ":": 'a block is written in braces, not after ":": `{ ... }`',
                 "do": "write the block straight after the condition: `while CONDITION { ... }`"}[str(token)]
+    if str(token) == "match" and "GAME" in expected:
+        return "the whole match ends with `end game`"
+    if "ONCE" in expected and (token.type == "INT" or str(token) in ("twice", "thrice")):
+        return "to go round the table more than once write `repeat 2 times { take turns once { ... } }`"
     if expected == {"TO"} and re.search(r"\b(draw|move)\b", before):  # `draw 2 from deck`: to where?
         verb = re.findall(r"\b(draw|move)\b", before)[-1]
         return ("say where the cards go: `draw 2 from deck to hand(current)`" if verb == "draw"
