@@ -35,13 +35,26 @@ err_console = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, emoji=F
 
 @contextmanager
 def progress_bar(quiet: bool, what: str, total: int):
-    """A progress bar of `total` steps on stderr (none with --quiet), as the function that advances it."""
+    """A progress bar of `total` steps on stderr (none with --quiet), as the function that advances it.
+    It is drawn from the first step on: a mistake found before any game is played (a bot's name, a
+    variant, the rules file) is said alone, not under an empty bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=False, disable=quiet) as progress:
-        task = progress.add_task(what, total=total)
-        yield lambda: progress.advance(task)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TimeRemainingColumn(), console=err_console, transient=False, disable=quiet)
+    task = progress.add_task(what, total=total)
+    started = []
+
+    def advance():
+        if not started:
+            started.append(progress.start())
+        progress.advance(task)
+
+    try:
+        yield advance
+    finally:
+        if started:
+            progress.stop()
 
 
 def write_json(path: str, data, end: str = "") -> None:

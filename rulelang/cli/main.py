@@ -88,11 +88,7 @@ def cmd_simulate(args) -> int:
     from rulelang.cli.balance import print_metrics, print_seats
     from rulelang.balance.simulate import simulate
 
-    from rulelang.bots.agents import make_agent
-
     agents = args.agents.split(",") if args.agents else ["random"]
-    for name in set(agents):
-        make_agent(name, 0)  # (a name no bot has is said before the progress bar starts)
     with progress_bar(args.quiet, "simulating", args.n) as advance:
         summary = simulate(args.file, args.n, variant=chosen_variants(args.variant), players=args.players,
                            agents=agents, seed=args.seed, jobs=args.jobs, settings=chosen_settings(args.set),

@@ -569,10 +569,7 @@ class Match:
         self.game = game
         self.s = state
         self.vm = VM(game.program, state)
-        # with a list, each choice of one option the match takes without asking is told there, as
-        # {"seat", "labels": the move as each seat (-1: a watcher) saw it, "prompt", "log": the log's
-        # length then}: no answer records such a move, and play, replay and serve show it
-        self.vm.taken = self.taken = taken
+        self.vm.taken = taken
 
     def start(self):
         self.s.stack.append(Frame(self.game.program.flow, 0, {}, [], "flow"))
@@ -611,6 +608,13 @@ class Match:
         vm = self.vm
         vm.answer(index)
         vm.run()
+
+    @property
+    def taken(self) -> list | None:
+        """With a list given to the match, each choice of one option it took without asking, as
+        {"seat", "labels": the move as each seat (-1: a watcher) saw it, "prompt", "log": the log's
+        length then}: no answer records such a move, and play, replay and serve show it (`VM.took`)."""
+        return self.vm.taken
 
     def news(self, log_from: int, taken_from: int) -> list:
         """What happened since: the log's lines from `log_from` (texts) and the choices told in
